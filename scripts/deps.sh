@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages vkrr needs, only those missing. Needs root (or sudo).
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build clang pkg-config libvulkan-dev mesa-vulkan-drivers
+      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all Debian packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

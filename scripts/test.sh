@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command: install what is missing, build, run every test; then the
+# whole suite again under ASan+UBSan, and a short libFuzzer run per parser.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/deps.sh"
+
+echo "== build and test (RelWithDebInfo)"
+"$root/scripts/build.sh" "$root/build"
+(cd "$root/build" && ctest --output-on-failure -j2)
+
+echo "== build and test (ASan + UBSan)"
+"$root/scripts/build.sh" "$root/build-asan" -DVKRR_SANITIZE=ON -DVKRR_CUDA=OFF
+(cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j2)
+
+if [ -f "$root/tests/fuzz/CMakeLists.txt" ]; then
+  echo "== fuzz (short runs)"
+  CC=clang CXX=clang++ "$root/scripts/build.sh" "$root/build-fuzz" -DVKRR_FUZZ=ON -DVKRR_CUDA=OFF -DVKRR_TESTS=ON
+  "$root/tests/fuzz/run.sh" "$root/build-fuzz" "${VKRR_FUZZ_SECONDS:-20}"
+fi
+echo "== all tests passed"

@@ -1,0 +1,59 @@
+// bindings.glsl - the contract between vkbridge and every port shader.
+//
+// vkbridge binds, for every launch, descriptor set 0 as follows.  A port
+// shader includes this file and never declares bindings of its own.
+//
+//   binding 0  the CUDA parameter block: a read-only storage buffer holding the
+//              launch's args.bin bytes with pointer words rewritten to device
+//              addresses (+ delta) and texture/surface handle words rewritten
+//              to table indices.  Declare the kernel's parameter struct with
+//              the same byte layout (scalar block layout) after including this:
+//                  VKRR_PARAMS(MyKernelParams);   // then read vkrr_p.field
+//   binding 1  float textures: sampler2D table (HALF, FLOAT, UNORM/SNORM read as
+//              normalized float).  Index = the rewritten handle word.
+//   binding 2  unsigned integer textures (usampler2D), binding 3 signed (isampler2D):
+//              arrays read with the integer flag (0x01).
+//   binding 4..8  surfaces as storage images, through an unsigned integer view
+//              of the same texel size, so a port stores exact bits:
+//              4: r8ui (1-byte texels), 5: r16ui (2), 6: r32ui (4),
+//              7: rg32ui (8, e.g. HALF x4), 8: rgba32ui (16, e.g. FLOAT x4).
+//              Index = the rewritten handle word; x is in texels here (the
+//              helpers in surface.glsl take CUDA's byte x and divide once).
+//
+// Every table slot is always bound (slots without a resource get a 1x1 dummy),
+// because lavapipe has no descriptor indexing / partially bound descriptors.
+// Local size comes from specialization constants 0, 1, 2 = CUDA's block.
+#ifndef VKRR_BINDINGS_GLSL
+#define VKRR_BINDINGS_GLSL
+
+#extension GL_EXT_scalar_block_layout : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference2 : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+
+#define VKRR_MAX_TEXTURES 16
+#define VKRR_MAX_SURFACES 8
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 1) uniform sampler2D vkrr_tex[VKRR_MAX_TEXTURES];
+layout(set = 0, binding = 2) uniform usampler2D vkrr_utex[VKRR_MAX_TEXTURES];
+layout(set = 0, binding = 3) uniform isampler2D vkrr_itex[VKRR_MAX_TEXTURES];
+layout(set = 0, binding = 4, r8ui) uniform writeonly uimage2D vkrr_surf8[VKRR_MAX_SURFACES];
+layout(set = 0, binding = 5, r16ui) uniform writeonly uimage2D vkrr_surf16[VKRR_MAX_SURFACES];
+layout(set = 0, binding = 6, r32ui) uniform writeonly uimage2D vkrr_surf32[VKRR_MAX_SURFACES];
+layout(set = 0, binding = 7, rg32ui) uniform writeonly uimage2D vkrr_surf64[VKRR_MAX_SURFACES];
+layout(set = 0, binding = 8, rgba32ui) uniform writeonly uimage2D vkrr_surf128[VKRR_MAX_SURFACES];
+
+#define VKRR_PARAMS(T) \
+    layout(set = 0, binding = 0, scalar) readonly buffer VkrrParamBlock { T vkrr_p; }
+
+// CUDA's built-in indices.
+#define threadIdx gl_LocalInvocationID
+#define blockIdx gl_WorkGroupID
+#define blockDim gl_WorkGroupSize
+#define gridDim gl_NumWorkGroups
+
+#endif

@@ -1,0 +1,145 @@
+/* capture.h - reading a CUDA bridge capture (spec/capture-format.md).
+ *
+ * Usage:
+ *     vkrr_capture *cap = NULL;
+ *     vkrr_error err = {0};
+ *     if (vkrr_capture_open(&cap, "CAPDIR", &err) != VKRR_OK) { print; exit 2 }
+ *     for (uint32_t i = 0; i < cap->nlaunches; i++) {
+ *         const vkrr_launch *l = &cap->launches[i];
+ *         vkrr_mapfile pre;   // contents of allocation 0 before the launch
+ *         vkrr_capture_map_alloc_pre(cap, l, 0, &pre, &err);
+ *         ...
+ *         vkrr_mapfile_close(&pre);
+ *     }
+ *     vkrr_capture_close(cap);
+ *
+ * Opening parses every manifest and args.bin (small), lists dump/ and parses
+ * run/run.log, and checks everything that can be checked without reading the
+ * big files: sizes of alloc files and dumps against the manifest and the
+ * array shapes, pointers inside args.bin and into declared allocations.  The
+ * big files are memory-mapped on demand (vkrr_capture_map_*), so opening a
+ * multi-GB capture costs no RAM.  Every malformed piece is an error naming
+ * the file and the line or byte offset (exit 2); unknown manifest line kinds
+ * are skipped with a warning.
+ *
+ * Identity: launches are in sequence order; frame k starts at the k-th launch
+ * of the capture's first kernel; occurrence is how many earlier launches of
+ * the same kernel the capture has, so (kernel, occurrence) names a launch
+ * across captures whose sequence numbers differ.
+ *
+ * Sampler state of a texture at launch N is the last cuTexObjectCreate with
+ * that object handle before launch N's first line in the log (handles are
+ * reused); with none, CUDA-like defaults and a warning.
+ *
+ * Ownership: everything hangs off the vkrr_capture and is freed by
+ * vkrr_capture_close().  Never writes into CAPDIR.
+ */
+#ifndef VKRR_CAPTURE_H
+#define VKRR_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mapfile.h"
+#include "status.h"
+
+#define VKRR_ARGS_MAX_BYTES 4096u /* CUDA's kernel parameter limit */
+
+typedef struct vkrr_alloc {
+    uint32_t index;        /* launch-local index from the manifest */
+    uint64_t base;         /* device base address: the identity across launches */
+    uint64_t size;
+    char *pre_path;        /* replay/.../alloc-IDX.bin */
+    char *post_path;       /* dump/ file of this allocation after the launch, NULL if none */
+    uint32_t post_offset;  /* argument offset named in the dump file's name */
+} vkrr_alloc;
+
+typedef struct vkrr_pointer {
+    uint32_t offset;       /* byte offset of the 8-byte word in args.bin */
+    uint32_t alloc;        /* index into vkrr_launch.allocs (not the manifest index) */
+    uint64_t delta;        /* bytes past the allocation's base */
+} vkrr_pointer;
+
+typedef enum vkrr_image_kind { VKRR_IMAGE_TEXTURE = 0, VKRR_IMAGE_SURFACE = 1 } vkrr_image_kind;
+
+enum { VKRR_FILTER_POINT = 0, VKRR_FILTER_LINEAR = 1 };
+enum { VKRR_ADDRESS_WRAP = 0, VKRR_ADDRESS_CLAMP = 1, VKRR_ADDRESS_MIRROR = 2, VKRR_ADDRESS_BORDER = 3 };
+enum { VKRR_TEXFLAG_INTEGER = 0x01, VKRR_TEXFLAG_NORMALIZED = 0x02, VKRR_TEXFLAG_SRGB = 0x10 };
+
+typedef struct vkrr_sampler {
+    int filter;            /* VKRR_FILTER_* */
+    int address[2];        /* VKRR_ADDRESS_* per axis */
+    bool normalized;       /* normalized coordinates */
+    bool read_as_integer;  /* flags 0x01 */
+    bool srgb;             /* flags 0x10 */
+    bool from_log;         /* false: defaults were applied (and warned about) */
+} vkrr_sampler;
+
+typedef struct vkrr_image {
+    uint32_t offset;       /* byte offset of the handle word in args.bin */
+    vkrr_image_kind kind;
+    uint64_t handle;       /* the CUtexObject / CUsurfObject word */
+    uint32_t width, height, channels;
+    uint32_t format;       /* CUarray_format code */
+    uint64_t array;        /* CUarray behind it when the log says, else 0 */
+    vkrr_sampler sampler;  /* textures only */
+    char *dump_path;       /* dump/ file: after the launch (== before, for a texture) */
+} vkrr_image;
+
+typedef struct vkrr_launch {
+    uint64_t sequence;     /* the bridge's launch number */
+    char *kernel;
+    uint32_t frame;        /* 0-based */
+    uint32_t occurrence;   /* 0-based, per kernel across the capture */
+    uint32_t grid[3], block[3];
+    uint32_t shared_bytes;
+    uint32_t args_bytes;
+    uint8_t *args;         /* args.bin contents (<= 4 KiB) */
+    char *dir;             /* replay/replay-NNNNNN-KERNEL */
+    vkrr_alloc *allocs;
+    uint32_t nallocs;
+    vkrr_pointer *pointers;
+    uint32_t npointers;
+    vkrr_image *images;    /* in argument order */
+    uint32_t nimages;
+    long log_line;         /* first log line of this launch, 0 when not in the log */
+} vkrr_launch;
+
+typedef struct vkrr_module_file {
+    char *path;            /* CAPDIR/modules/NAME */
+    char *name;
+} vkrr_module_file;
+
+typedef struct vkrr_capture {
+    char *path;
+    vkrr_launch *launches;
+    uint32_t nlaunches;
+    uint32_t nframes;
+    vkrr_module_file *modules;
+    uint32_t nmodules;
+    bool has_log;
+    unsigned warnings;     /* warnings issued while opening */
+} vkrr_capture;
+
+vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *err);
+void vkrr_capture_close(vkrr_capture *cap); /* accepts NULL */
+
+/* Maps the allocation's contents before the launch (alloc-IDX.bin) or after it
+ * (its dump; VKRR_ERR_MISSING when the capture has none).  Sizes are checked. */
+vkrr_status vkrr_capture_map_alloc_pre(const vkrr_capture *cap, const vkrr_launch *l,
+                                       uint32_t alloc, vkrr_mapfile *m, vkrr_error *err);
+vkrr_status vkrr_capture_map_alloc_post(const vkrr_capture *cap, const vkrr_launch *l,
+                                        uint32_t alloc, vkrr_mapfile *m, vkrr_error *err);
+/* Maps an image's dump (W x H x texel bytes). */
+vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l,
+                                   uint32_t image, vkrr_mapfile *m, vkrr_error *err);
+
+/* Finds a launch by (kernel, occurrence); NULL when absent. */
+const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
+                                     uint32_t occurrence);
+
+/* Writes `vkrr info` output: a table for people, or one JSON object. */
+void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f);
+void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f);
+
+#endif

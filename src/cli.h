@@ -1,0 +1,31 @@
+/* cli.h - the vkrr commands and the small helpers they share.
+ *
+ * Each command is `int vkrr_cmd_NAME(int argc, char **argv)` with argv[0] the
+ * command name; it returns the process exit code (0 pass, 1 mismatch, 2 bad
+ * input or usage, 3 no usable device or library) and prints its own errors.
+ * main.c holds the one table of commands.
+ */
+#ifndef VKRR_CLI_H
+#define VKRR_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status.h"
+
+int vkrr_cmd_info(int argc, char **argv);
+
+/* Prints err as "vkrr: error: ..." and returns its exit code. */
+int vkrr_cli_fail(const vkrr_error *err);
+/* Prints "vkrr CMD: MESSAGE" and a hint to run `vkrr CMD --help`; returns 2. */
+int vkrr_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Strict number parsing for flags: the whole string must be a number in range. */
+bool vkrr_cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+bool vkrr_cli_parse_double(const char *s, double *out);
+/* "WxH" with both in 1..max. */
+bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
+/* True when argv[i] is "--help" or "-h". */
+bool vkrr_cli_is_help(const char *arg);
+
+#endif

@@ -1,0 +1,89 @@
+/* cuformat.h - CUDA array formats and the number types vkrr compares in.
+ *
+ * The one table of CUarray_format codes (spec/capture-format.md): name, bytes
+ * per channel, bytes per texel for a channel count, and the Vulkan format an
+ * array maps to when read as normalized float or as integer.  And the exact
+ * conversions of every element type to double, used by metrics and heatmaps:
+ * f16, bf16, f32, unorm/snorm 8 and 16, e4m3 (NaN codes 0x7f/0xff included),
+ * plus round-to-nearest-even f32 -> f16 and satfinite f32/f16 -> e4m3.
+ *
+ * Does NOT: touch files or devices.  All functions are pure.
+ */
+#ifndef VKRR_CUFORMAT_H
+#define VKRR_CUFORMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan_core.h>
+
+#include "status.h"
+
+/* Element types of compared data. */
+typedef enum vkrr_dtype {
+    VKRR_DT_BYTES = 0, /* opaque bytes: exact match only */
+    VKRR_DT_F16,
+    VKRR_DT_BF16,
+    VKRR_DT_F32,
+    VKRR_DT_E4M3,
+    VKRR_DT_U8,
+    VKRR_DT_S8,
+    VKRR_DT_U16,
+    VKRR_DT_S16,
+    VKRR_DT_U32,
+    VKRR_DT_S32,
+    VKRR_DT_UNORM8,
+    VKRR_DT_SNORM8,
+    VKRR_DT_UNORM16,
+    VKRR_DT_SNORM16,
+    VKRR_DT_COUNT
+} vkrr_dtype;
+
+const char *vkrr_dtype_name(vkrr_dtype t);           /* "f16", "e4m3", ... */
+bool vkrr_dtype_parse(const char *name, vkrr_dtype *out);
+unsigned vkrr_dtype_size(vkrr_dtype t);              /* bytes per element; 1 for BYTES */
+bool vkrr_dtype_is_float(vkrr_dtype t);              /* has ULPs: f16, bf16, f32, e4m3 */
+
+/* Exact value of one element at p (little-endian), as double.  NaN and Inf
+ * come through as NaN and Inf. */
+double vkrr_dtype_to_double(vkrr_dtype t, const void *p);
+
+/* Ordered integer position of a float code, so that |a - b| is the distance
+ * in ULPs; +0 and -0 map to the same position.  Only for float dtypes and
+ * non-NaN codes. */
+int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p);
+
+/* Scalar conversions. */
+float vkrr_f16_to_f32(uint16_t h);
+uint16_t vkrr_f32_to_f16_rne(float f);       /* round to nearest even, like __float2half_rn */
+float vkrr_bf16_to_f32(uint16_t h);
+float vkrr_e4m3_to_f32(uint8_t v);           /* 0x7f and 0xff are NaN */
+uint8_t vkrr_f32_to_e4m3_satfinite(float f); /* RNE, saturates to +-448, NaN -> 0x7f */
+
+/* CUarray_format codes. */
+typedef struct vkrr_cuformat_info {
+    unsigned code;
+    const char *name;         /* "HALF", "UNORM_INT8X4", ... */
+    unsigned channel_bytes;   /* bytes per channel */
+    unsigned fixed_channels;  /* 0: channels come from the array; else 1, 2 or 4 */
+    unsigned texel_bytes_override; /* non-zero: bytes per texel regardless (code 80) */
+    vkrr_dtype norm_dtype;    /* element type when read as normalized float */
+    vkrr_dtype int_dtype;     /* element type when read as integer */
+} vkrr_cuformat_info;
+
+/* NULL for an unknown or unsupported code. */
+const vkrr_cuformat_info *vkrr_cuformat_find(unsigned code);
+
+/* Checks code and channel count; VKRR_ERR_FORMAT with a message naming both
+ * otherwise (err's file/line left for the caller to fill). */
+vkrr_status vkrr_cuformat_check(unsigned code, unsigned channels, vkrr_error *err);
+
+unsigned vkrr_cuformat_texel_bytes(unsigned code, unsigned channels); /* 0 when invalid */
+
+/* The Vulkan format of an array read as normalized float (read_as_integer
+ * false) or as integer; VK_FORMAT_UNDEFINED when invalid. */
+VkFormat vkrr_cuformat_vk_format(unsigned code, unsigned channels, bool read_as_integer);
+
+/* The element type the array's contents are compared in. */
+vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer);
+
+#endif

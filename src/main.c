@@ -1,0 +1,57 @@
+/* vkrr - prove a Vulkan compute port of a CUDA network correct, launch by
+ * launch, against captures of the CUDA original.  This file is the one table
+ * of commands and the one place a status becomes an exit code. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"info", vkrr_cmd_info, "list a capture's launches, frames, resources and sampler state"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vkrr COMMAND [ARGS]\n"
+            "\n"
+            "vkrr replays the kernel launches of a CUDA capture through a Vulkan compute\n"
+            "port, compares every output with what CUDA wrote, and shows where they differ.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "Run 'vkrr COMMAND --help' for a command's options.\n"
+            "Exit codes: 0 all pass, 1 a mismatch was found, 2 bad input or usage,\n"
+            "3 no usable device or library.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (vkrr_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("vkrr %s\n", VKRR_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "vkrr: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,48 @@
+/* mapfile.h - read-only memory maps of capture files.
+ *
+ * Capture files can be gigabytes; they are mapped, never read into RAM, so a
+ * launch's inputs cost nothing until they are touched, and the kernel can drop
+ * the pages again.  An empty file maps to data == NULL, size == 0.
+ *
+ *     vkrr_mapfile m;
+ *     if (vkrr_mapfile_open(&m, path, expected_size, &err)) ...
+ *     use(m.data, m.size);
+ *     vkrr_mapfile_close(&m);
+ *
+ * expected_size: VKRR_MAPFILE_ANY_SIZE, or the exact size the file must have
+ * (VKRR_ERR_SIZE naming the file otherwise).  Also: whole-file reads of small
+ * files (manifests, logs) with a size cap, and atomic whole-file writes.
+ */
+#ifndef VKRR_MAPFILE_H
+#define VKRR_MAPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define VKRR_MAPFILE_ANY_SIZE UINT64_MAX
+
+typedef struct vkrr_mapfile {
+    const uint8_t *data;
+    size_t size;
+} vkrr_mapfile;
+
+vkrr_status vkrr_mapfile_open(vkrr_mapfile *m, const char *path,
+                              uint64_t expected_size, vkrr_error *err);
+void vkrr_mapfile_close(vkrr_mapfile *m); /* accepts a zeroed or closed map */
+
+/* Reads a whole small file into a NUL-terminated malloc'd buffer (caller frees).
+ * Files larger than max_bytes are an error naming the file. */
+vkrr_status vkrr_read_text(const char *path, size_t max_bytes, char **out,
+                           size_t *len, vkrr_error *err);
+
+/* Writes bytes to path through "path.tmp-PID" and rename(), so a reader never
+ * sees a partial file. */
+vkrr_status vkrr_write_file_atomic(const char *path, const void *data,
+                                   size_t size, vkrr_error *err);
+
+/* mkdir -p; existing directories are fine. */
+vkrr_status vkrr_mkdirs(const char *path, vkrr_error *err);
+
+#endif

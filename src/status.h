@@ -1,0 +1,84 @@
+/* status.h - vkrr's error model.
+ *
+ * Every fallible function returns a vkrr_status and, when it fails, fills a
+ * vkrr_error the caller owns (stack storage, no allocation): which status, the
+ * file at fault, the line or the byte offset in it where known, and a message.
+ * Only main.c turns a status into an exit code and prints the error.
+ *
+ *     vkrr_error err = {0};
+ *     if (vkrr_capture_open(&cap, dir, &err) != VKRR_OK) {
+ *         vkrr_error_print(&err, stderr);
+ *         return vkrr_status_exit_code(err.status);
+ *     }
+ *
+ * Exit codes of the whole tool: 0 all pass, 1 a mismatch was found, 2 bad input
+ * or usage, 3 no usable device or library.  The status list below says which
+ * exit code each status maps to; there is one list and no second copy.
+ *
+ * Does NOT: allocate, log, or abort.  Warnings (non-fatal) go through
+ * vkrr_warn(), which writes one line to stderr and counts it.
+ */
+#ifndef VKRR_STATUS_H
+#define VKRR_STATUS_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* X(name, exit code, message) */
+#define VKRR_STATUS_LIST(X)                                                     \
+    X(VKRR_OK, 0, "ok")                                                         \
+    X(VKRR_ERR_MISMATCH, 1, "a result is out of tolerance")                    \
+    X(VKRR_ERR_USAGE, 2, "bad usage")                                          \
+    X(VKRR_ERR_IO, 2, "cannot read or write a file")                           \
+    X(VKRR_ERR_MISSING, 2, "a file or directory is missing")                   \
+    X(VKRR_ERR_PARSE, 2, "malformed input")                                    \
+    X(VKRR_ERR_RANGE, 2, "a number is out of range")                           \
+    X(VKRR_ERR_SIZE, 2, "a file's size disagrees with its description")       \
+    X(VKRR_ERR_FORMAT, 2, "unsupported format")                                \
+    X(VKRR_ERR_INCONSISTENT, 2, "the capture contradicts itself")              \
+    X(VKRR_ERR_NOMEM, 2, "out of memory")                                      \
+    X(VKRR_ERR_NO_PORT, 1, "no port for this kernel")                          \
+    X(VKRR_ERR_NO_DEVICE, 3, "no usable device")                               \
+    X(VKRR_ERR_NO_LIBRARY, 3, "a required library cannot be loaded")           \
+    X(VKRR_ERR_DEVICE, 3, "the device failed")                                 \
+    X(VKRR_ERR_TIMEOUT, 1, "a launch did not finish in time")                  \
+    X(VKRR_ERR_INTERNAL, 2, "internal error")
+
+typedef enum vkrr_status {
+#define VKRR_X_ENUM(name, code, msg) name,
+    VKRR_STATUS_LIST(VKRR_X_ENUM)
+#undef VKRR_X_ENUM
+    VKRR_STATUS_COUNT
+} vkrr_status;
+
+typedef struct vkrr_error {
+    vkrr_status status;
+    char file[512];   /* the file at fault, "" when none */
+    long line;        /* 1-based line in file, 0 when not a line */
+    long offset;      /* byte offset (argument offset, file offset), -1 when none */
+    char msg[768];    /* one sentence, no trailing newline */
+} vkrr_error;
+
+const char *vkrr_status_name(vkrr_status s);     /* "VKRR_ERR_PARSE" */
+const char *vkrr_status_message(vkrr_status s);  /* "malformed input" */
+int vkrr_status_exit_code(vkrr_status s);
+
+/* Fills err (when non-NULL) and returns status, so a caller writes
+ *     return vkrr_fail(err, VKRR_ERR_PARSE, path, lineno, -1, "expected ...");
+ * file may be NULL; line 0 and offset -1 mean "not known". */
+vkrr_status vkrr_fail(vkrr_error *err, vkrr_status status, const char *file,
+                      long line, long offset, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* "FILE:LINE: message" or "FILE: at byte OFF: message"; one line. */
+void vkrr_error_format(const vkrr_error *err, char *buf, size_t cap);
+void vkrr_error_print(const vkrr_error *err, FILE *f);
+
+/* Non-fatal warnings: "vkrr: warning: ..." on stderr; counted. */
+void vkrr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+unsigned vkrr_warning_count(void);
+/* Tests and --quiet: route warnings to f (NULL silences them); still counted. */
+void vkrr_warn_set_stream(FILE *f);
+
+#endif

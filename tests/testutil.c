@@ -1,0 +1,106 @@
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+unsigned test_passed, test_failed;
+
+bool test_check(bool ok, const char *file, int line, const char *expr)
+{
+    if (ok) {
+        test_passed++;
+        return true;
+    }
+    test_failed++;
+    fprintf(stderr, "%s:%d: check failed: %s\n", file, line, expr);
+    return false;
+}
+
+int test_finish(const char *name)
+{
+    printf("%s: %u passed, %u failed\n", name, test_passed, test_failed);
+    if (test_passed == 0 && test_failed == 0) {
+        printf("%s: no checks ran\n", name);
+        return 1;
+    }
+    return test_failed ? 1 : 0;
+}
+
+char *test_tmpdir(const char *name)
+{
+    char *p = malloc(4096);
+    snprintf(p, 4096, "%s/%s.XXXXXX", getcwd((char[4096]){0}, 4096), name);
+    if (!mkdtemp(p)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    return p;
+}
+
+void test_rmtree(const char *path)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", path);
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+        }
+    }
+    fclose(f);
+    buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+bool test_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+int test_run_vkrr(const char *args, char **out, char **err)
+{
+    char tmpl_out[] = "/tmp/vkrr-test-out.XXXXXX", tmpl_err[] = "/tmp/vkrr-test-err.XXXXXX";
+    int fo = mkstemp(tmpl_out), fe = mkstemp(tmpl_err);
+    if (fo < 0 || fe < 0) {
+        perror("mkstemp");
+        exit(1);
+    }
+    close(fo);
+    close(fe);
+    size_t n = strlen(args) + 2 * sizeof tmpl_out + 64 + strlen(VKRR_BIN);
+    char *cmd = malloc(n);
+    snprintf(cmd, n, "%s %s >%s 2>%s </dev/null", VKRR_BIN, args, tmpl_out, tmpl_err);
+    int st = system(cmd);
+    free(cmd);
+    if (out)
+        *out = test_read_file(tmpl_out, NULL);
+    if (err)
+        *err = test_read_file(tmpl_err, NULL);
+    unlink(tmpl_out);
+    unlink(tmpl_err);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
