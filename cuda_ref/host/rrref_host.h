@@ -1,0 +1,56 @@
+/* rrref_host.h - rrref's host side: the network, its weights, and one frame
+ * run launch by launch on a backend and recorded into a capture.
+ *
+ * This is what the CUDA application around the kernels does: allocate the
+ * plane arena and the weight image, create the input textures and the output
+ * and history surfaces, launch the layers in order.  `vkrr synth` calls it per
+ * frame; the recording goes through capture_write.h exactly as the bridge
+ * would record the real thing (array/texture/surface log lines, the history
+ * texture re-created every frame with the same handle value).
+ *
+ *     rrref_net *net;
+ *     rrref_net_create(&net, &(rrref_net_desc){ .width = 64, .height = 48, .seed = 1 }, &err);
+ *     for (k = 0; k < frames; k++) {
+ *         vkrr_scene_render(&sd, k, &scene, &err);
+ *         rrref_net_run_frame(net, &cpu_backend, &scene, writer, output, &err);
+ *     }
+ *     rrref_net_destroy(net);
+ *
+ * The net keeps the history between frames itself (frame 0 gets the noisy
+ * colour as history).  output: W*H*4 f16 (the denoised frame, as written to
+ * the output surface).
+ */
+#ifndef RRREF_HOST_H
+#define RRREF_HOST_H
+
+#include <stdint.h>
+
+#include "capture_write.h"
+#include "replay.h"
+#include "scene.h"
+#include "status.h"
+#include "view.h"
+
+typedef struct rrref_net rrref_net;
+
+typedef struct rrref_net_desc {
+    uint32_t width, height;
+    uint64_t seed;        /* weights are derived from it deterministically */
+} rrref_net_desc;
+
+vkrr_status rrref_net_create(rrref_net **out, const rrref_net_desc *desc, vkrr_error *err);
+void rrref_net_destroy(rrref_net *net); /* accepts NULL */
+
+/* Runs one frame; records every launch into w when w is non-NULL. */
+vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
+                                const vkrr_scene_frame *scene, vkrr_writer *w,
+                                uint16_t *output, vkrr_error *err);
+
+/* The kernel names of one frame, in launch order (NULL-terminated). */
+const char *const *rrref_kernel_names(void);
+
+/* vkrr_describe_fn for rrref kernels: the window and type of each output. */
+bool rrref_describe_output(const char *kernel, const uint8_t *args, uint32_t args_bytes,
+                           uint32_t arg_offset, vkrr_view *out);
+
+#endif
