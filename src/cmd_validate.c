@@ -1,0 +1,273 @@
+/* vkrr validate: replay every captured launch through the Vulkan port,
+ * compare each output with what CUDA wrote, print the per-layer table, write
+ * heatmaps and JSON, and exit non-zero when a layer is out of tolerance. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_vk.h"
+#include "capture.h"
+#include "cli.h"
+#include "compare.h"
+#include "cpu_backend.h"
+#include "rrref_host.h"
+#include "validate.h"
+#include "validate_report.h"
+
+static const char validate_help[] =
+    "usage: vkrr validate CAPDIR [options]\n"
+    "\n"
+    "Replays every launch of the capture through the Vulkan port, each from its own\n"
+    "captured inputs (isolated: the error shown is the port's own), and compares\n"
+    "every output with what CUDA wrote: each allocation with a post-launch dump (the\n"
+    "window the layer writes, in its own type, and the rest byte for byte) and\n"
+    "every surface.  One row per launch, then a summary.\n"
+    "\n"
+    "output:\n"
+    "  --out DIR            heatmaps go to DIR/heatmaps (default: vkrr-out)\n"
+    "  --heatmaps WHICH     failing (default), all, or none\n"
+    "  --json FILE          every metric of every resource of every launch\n"
+    "  -q, --quiet          only the summary line and failures\n"
+    "\n"
+    "reference:\n"
+    "  --ref capture        compare the port with the capture (default)\n"
+    "  --ref cpu            also rerun the original kernels on the CPU (where vkrr has\n"
+    "                       their source) and show port vs rerun and rerun vs capture\n"
+    "\n"
+    "tolerance (defaults per type: f16 2 ULP, f32 4 ULP or 1e-6 + 1e-5*|ref|,\n"
+    "e4m3 1 ULP, integers and bytes exact):\n"
+    "  --tolerance FILE     per-kernel and per-argument rules, one per line:\n"
+    "                         KERNEL[#OCC] [argOFF] atol=X rtol=X max_ulp=N|off\n"
+    "                       ('*' matches any run of characters; later lines win)\n"
+    "  --atol X, --rtol X, --max-ulp N   override every rule\n"
+    "  --buffer-type T      type of buffers no port describes (default f16;\n"
+    "                       bytes, f32, e4m3, ...)\n"
+    "  --strict             a kernel with no port is a failure\n"
+    "\n"
+    "device:\n"
+    "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
+    "  --timeout SECONDS    a launch running longer is reported TIMEOUT (default 60)\n"
+    "  --ports DIR          load NAME.spv port shaders from DIR over the built-in ones\n"
+    "  --validation         enable the Khronos validation layer\n"
+    "\n"
+    "exit: 0 every launch passes, 1 a launch failed or timed out, 2 bad input or\n"
+    "usage, 3 no usable Vulkan device or library.\n"
+    "\n"
+    "example:\n"
+    "  vkrr synth /tmp/cap && vkrr validate /tmp/cap --json /tmp/cap.json\n";
+
+typedef struct validate_args {
+    const char *capdir, *out, *json, *ref, *heatmaps, *tolerance, *device, *ports;
+    const char *buffer_type;
+    vkrr_tol_override flags;
+    double timeout;
+    bool strict, validation, quiet;
+} validate_args;
+
+static int parse_args(int argc, char **argv, validate_args *a)
+{
+    *a = (validate_args){.out = "vkrr-out", .ref = "capture", .heatmaps = "failing",
+                         .buffer_type = "f16"};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                  \
+    do {                                                                              \
+        if (!v)                                                                       \
+            return vkrr_cli_usage_error("validate", "%s needs a value", o);           \
+        i++;                                                                          \
+    } while (0)
+        if (vkrr_cli_is_help(o)) {
+            fputs(validate_help, stdout);
+            return -1;
+        } else if (!strcmp(o, "--out")) {
+            NEED_VALUE();
+            a->out = v;
+        } else if (!strcmp(o, "--json")) {
+            NEED_VALUE();
+            a->json = v;
+        } else if (!strcmp(o, "--ref")) {
+            NEED_VALUE();
+            if (strcmp(v, "capture") && strcmp(v, "cpu"))
+                return vkrr_cli_usage_error("validate", "--ref takes capture or cpu, not '%s'", v);
+            a->ref = v;
+        } else if (!strcmp(o, "--heatmaps")) {
+            NEED_VALUE();
+            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
+                return vkrr_cli_usage_error("validate", "--heatmaps takes failing, all or none, not '%s'", v);
+            a->heatmaps = v;
+        } else if (!strcmp(o, "--tolerance")) {
+            NEED_VALUE();
+            a->tolerance = v;
+        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
+            NEED_VALUE();
+            double x;
+            if (!vkrr_cli_parse_double(v, &x) || x < 0)
+                return vkrr_cli_usage_error("validate", "%s takes a number >= 0, not '%s'", o, v);
+            if (o[2] == 'a')
+                a->flags.has_atol = true, a->flags.atol = x;
+            else
+                a->flags.has_rtol = true, a->flags.rtol = x;
+        } else if (!strcmp(o, "--max-ulp")) {
+            NEED_VALUE();
+            uint64_t x;
+            if (!strcmp(v, "off"))
+                a->flags.has_max_ulp = true, a->flags.max_ulp = -1;
+            else if (vkrr_cli_parse_u64(v, INT64_MAX, &x))
+                a->flags.has_max_ulp = true, a->flags.max_ulp = (int64_t)x;
+            else
+                return vkrr_cli_usage_error("validate", "--max-ulp takes an integer >= 0 or off, not '%s'", v);
+        } else if (!strcmp(o, "--buffer-type")) {
+            NEED_VALUE();
+            vkrr_dtype t;
+            if (!vkrr_dtype_parse(v, &t))
+                return vkrr_cli_usage_error("validate", "--buffer-type: unknown type '%s'", v);
+            a->buffer_type = v;
+        } else if (!strcmp(o, "--device")) {
+            NEED_VALUE();
+            a->device = v;
+        } else if (!strcmp(o, "--timeout")) {
+            NEED_VALUE();
+            if (!vkrr_cli_parse_double(v, &a->timeout) || a->timeout <= 0)
+                return vkrr_cli_usage_error("validate", "--timeout takes seconds > 0, not '%s'", v);
+        } else if (!strcmp(o, "--ports")) {
+            NEED_VALUE();
+            a->ports = v;
+        } else if (!strcmp(o, "--strict")) {
+            a->strict = true;
+        } else if (!strcmp(o, "--validation")) {
+            a->validation = true;
+        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
+            a->quiet = true;
+        } else if (o[0] == '-') {
+            return vkrr_cli_usage_error("validate", "unknown option '%s'", o);
+        } else if (!a->capdir) {
+            a->capdir = o;
+        } else {
+            return vkrr_cli_usage_error("validate", "unexpected argument '%s'", o);
+        }
+#undef NEED_VALUE
+    }
+    if (!a->capdir)
+        return vkrr_cli_usage_error("validate", "missing CAPDIR");
+    return 0;
+}
+
+int vkrr_cmd_validate(int argc, char **argv)
+{
+    validate_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+
+    vkrr_error err = {0};
+    vkrr_capture *cap = NULL;
+    vkrr_tol_rules *rules = NULL;
+    vkrr_backend port = {0}, cpu = {0};
+    vkrr_launch_result *res = NULL;
+    char heatmap_dir[4096] = "";
+    rc = 2;
+
+    if (vkrr_capture_open(&cap, a.capdir, &err) != VKRR_OK)
+        goto fail;
+    if (cap->nlaunches == 0) {
+        vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
+        goto fail;
+    }
+    if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
+        goto fail;
+    vkrr_compare_tol_set_flags(rules, &a.flags);
+    if (strcmp(a.heatmaps, "none")) {
+        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.out);
+        if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
+            goto fail;
+    }
+    vkrr_vk_desc vd = {.device = a.device, .timeout_s = a.timeout, .ports_dir = a.ports,
+                       .validation = a.validation};
+    if (vkrr_vk_backend_create(&port, &vd, &err) != VKRR_OK)
+        goto fail;
+    if (!strcmp(a.ref, "cpu") && vkrr_cpu_backend_create(&cpu, &err) != VKRR_OK)
+        goto fail;
+    vkrr_vk_stats st;
+    vkrr_vk_backend_stats(port.self, &st);
+
+    vkrr_dtype bt = VKRR_DT_F16;
+    vkrr_dtype_parse(a.buffer_type, &bt);
+    vkrr_validate_opts opts = {
+        .port = &port,
+        .rerun = cpu.run ? &cpu : NULL,
+        .rules = rules,
+        .describe = rrref_describe_output,
+        .buffer_dtype = bt,
+        .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
+        .heatmaps_all = !strcmp(a.heatmaps, "all"),
+    };
+    res = calloc(cap->nlaunches, sizeof *res);
+    if (!res) {
+        vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        goto fail;
+    }
+    bool rerun = opts.rerun != NULL;
+    printf("validate %s: %u launches in %u frames, port on %s%s\n", a.capdir, cap->nlaunches,
+           cap->nframes, st.device_name, rerun ? ", original kernels rerun on the CPU" : "");
+    if (!a.quiet)
+        vkrr_report_table_header(stdout, rerun);
+    vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
+                             .reference = a.ref};
+    uint32_t done = 0;
+    for (; done < cap->nlaunches; done++) {
+        if (vkrr_validate_launch(&opts, cap, &cap->launches[done], &res[done], &err) != VKRR_OK)
+            goto fail;
+        info.counts[res[done].status]++;
+        if (!a.quiet || res[done].status != VKRR_LAUNCH_PASS)
+            vkrr_report_table_row(stdout, &res[done], rerun);
+        fflush(stdout);
+    }
+    unsigned bad = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT] +
+                   info.counts[VKRR_LAUNCH_ERROR] +
+                   (a.strict ? info.counts[VKRR_LAUNCH_NO_PORT] : 0);
+    printf("summary: %u launches: %u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR -> %s\n",
+           cap->nlaunches, info.counts[VKRR_LAUNCH_PASS], info.counts[VKRR_LAUNCH_FAIL],
+           info.counts[VKRR_LAUNCH_NO_PORT], info.counts[VKRR_LAUNCH_TIMEOUT],
+           info.counts[VKRR_LAUNCH_ERROR], bad ? "FAIL" : "PASS");
+    for (uint32_t i = 0; i < done; i++)
+        if (res[i].status == VKRR_LAUNCH_FAIL) {
+            printf("first failing launch: #%llu %s (frame %u, occurrence %u)\n",
+                   (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
+                   res[i].launch->frame, res[i].launch->occurrence);
+            break;
+        }
+    if (heatmap_dir[0])
+        printf("heatmaps: %s\n", heatmap_dir);
+    if (a.json) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mf = open_memstream(&buf, &len);
+        if (!mf) {
+            vkrr_fail(&err, VKRR_ERR_NOMEM, a.json, 0, -1, "out of memory");
+            goto fail;
+        }
+        vkrr_report_json(mf, &info, res, done);
+        fclose(mf);
+        vkrr_status s = vkrr_write_file_atomic(a.json, buf, len, &err);
+        free(buf);
+        if (s != VKRR_OK)
+            goto fail;
+        printf("json: %s\n", a.json);
+    }
+    rc = bad ? 1 : 0;
+    goto out;
+fail:
+    rc = vkrr_cli_fail(&err);
+out:
+    for (uint32_t i = 0; res && cap && i < cap->nlaunches; i++)
+        vkrr_launch_result_free(&res[i]);
+    free(res);
+    if (port.destroy)
+        port.destroy(port.self);
+    if (cpu.destroy)
+        cpu.destroy(cpu.self);
+    vkrr_compare_tol_destroy(rules);
+    vkrr_capture_close(cap);
+    return rc;
+}

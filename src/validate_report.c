@@ -1,0 +1,211 @@
+/* The validate report: the terminal table and the JSON document.  Names in
+ * the JSON are an interface: scripts depend on them. */
+#include "validate_report.h"
+
+#include <math.h>
+#include <string.h>
+
+static void fmt_num(char *buf, size_t cap, double v)
+{
+    if (isinf(v))
+        snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
+    else if (isnan(v))
+        snprintf(buf, cap, "nan");
+    else if (v == 0)
+        snprintf(buf, cap, "0");
+    else if (fabs(v) >= 1e-3 && fabs(v) < 1e5)
+        snprintf(buf, cap, "%.4g", v);
+    else
+        snprintf(buf, cap, "%.3e", v);
+}
+
+void vkrr_report_table_header(FILE *f, bool rerun)
+{
+    fprintf(f, "%8s  %-32s %5s  %-14s %10s %8s %8s  %-7s", "seq", "kernel", "frame",
+            "worst", "max abs", "max ULP", "PSNR dB", "status");
+    if (rerun)
+        fprintf(f, "  %12s %14s", "ULP vs rerun", "rerun vs cap");
+    fputc('\n', f);
+}
+
+void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun)
+{
+    const vkrr_launch *l = r->launch;
+    char worst[32] = "-", abs_s[32] = "-", ulp_s[32] = "-", psnr_s[32] = "-";
+    if (r->worst >= 0) {
+        const vkrr_resource_result *w = &r->res[r->worst];
+        snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
+        fmt_num(abs_s, sizeof abs_s, w->port.max_abs);
+        snprintf(ulp_s, sizeof ulp_s, "%lld", (long long)w->port.max_ulp);
+        fmt_num(psnr_s, sizeof psnr_s, w->port.psnr);
+    }
+    fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s  %-7s", (unsigned long long)l->sequence,
+            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s, vkrr_launch_status_name(r->status));
+    if (rerun) {
+        if (r->rerun && r->worst >= 0) {
+            int64_t vr = 0, rc = 0;
+            bool rc_pass = true;
+            for (uint32_t i = 0; i < r->nres; i++) {
+                if (r->res[i].port_vs_rerun.max_ulp > vr)
+                    vr = r->res[i].port_vs_rerun.max_ulp;
+                if (r->res[i].rerun_vs_capture.max_ulp > rc)
+                    rc = r->res[i].rerun_vs_capture.max_ulp;
+                rc_pass = rc_pass && r->res[i].rerun_vs_capture.pass;
+            }
+            fprintf(f, "  %12lld %9lld %-4s", (long long)vr, (long long)rc, rc_pass ? "ok" : "BAD");
+        } else {
+            fprintf(f, "  %12s %14s", "-", "-");
+        }
+    }
+    fputc('\n', f);
+    if (r->note[0])
+        fprintf(f, "%8s  note: %s\n", "", r->note);
+    for (uint32_t i = 0; i < r->nres; i++) {
+        const vkrr_resource_result *x = &r->res[i];
+        if (x->pass)
+            continue;
+        fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
+                   "mismatches, %llu unwritten",
+                "", x->is_buffer ? "buffer" : "surface", x->offset, x->port.exact_pct,
+                (unsigned long long)x->port.out_of_tol, (unsigned long long)x->port.nan_mismatch,
+                (unsigned long long)x->port.inf_mismatch, (unsigned long long)x->port.unwritten);
+        if (x->outside_diff)
+            fprintf(f, ", %llu bytes differ outside the layer's windows",
+                    (unsigned long long)x->outside_diff);
+        if (x->port.max_abs_index != UINT64_MAX)
+            fprintf(f, "; worst at x=%u y=%u plane=%u channel=%u", x->port.max_abs_pos.x,
+                    x->port.max_abs_pos.y, x->port.max_abs_pos.plane, x->port.max_abs_pos.channel);
+        fputc('\n', f);
+        if (x->heatmap[0])
+            fprintf(f, "%8s  heatmap: %s\n", "", x->heatmap);
+    }
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* JSON has no Inf/NaN: an infinite PSNR (identical data) is written as null. */
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_metrics(FILE *f, const vkrr_metrics *m)
+{
+    fprintf(f, "{\"type\": ");
+    json_str(f, vkrr_dtype_name(m->dtype));
+    fprintf(f, ", \"count\": %llu, \"exact_pct\": ", (unsigned long long)m->count);
+    json_num(f, m->exact_pct);
+    fprintf(f, ", \"max_abs\": ");
+    json_num(f, m->max_abs);
+    if (m->max_abs_index != UINT64_MAX)
+        fprintf(f, ", \"max_abs_at\": {\"index\": %llu, \"x\": %u, \"y\": %u, \"plane\": %u, "
+                   "\"channel\": %u}",
+                (unsigned long long)m->max_abs_index, m->max_abs_pos.x, m->max_abs_pos.y,
+                m->max_abs_pos.plane, m->max_abs_pos.channel);
+    else
+        fprintf(f, ", \"max_abs_at\": null");
+    fprintf(f, ", \"mean_abs\": ");
+    json_num(f, m->mean_abs);
+    fprintf(f, ", \"rmse\": ");
+    json_num(f, m->rmse);
+    fprintf(f, ", \"psnr\": ");
+    json_num(f, m->psnr);
+    fprintf(f, ", \"nmse\": ");
+    json_num(f, m->nmse);
+    fprintf(f, ", \"max_ulp\": %lld, \"within_1_ulp_pct\": ", (long long)m->max_ulp);
+    json_num(f, m->within1_ulp_pct);
+    fprintf(f, ", \"within_4_ulp_pct\": ");
+    json_num(f, m->within4_ulp_pct);
+    fprintf(f, ", \"nan_mismatches\": %llu, \"inf_mismatches\": %llu, \"unwritten\": %llu, "
+               "\"out_of_tolerance\": %llu, \"tolerance\": {\"atol\": ",
+            (unsigned long long)m->nan_mismatch, (unsigned long long)m->inf_mismatch,
+            (unsigned long long)m->unwritten, (unsigned long long)m->out_of_tol);
+    if (m->tol.atol >= 0) json_num(f, m->tol.atol); else fputs("null", f);
+    fprintf(f, ", \"rtol\": ");
+    if (m->tol.rtol >= 0) json_num(f, m->tol.rtol); else fputs("null", f);
+    fprintf(f, ", \"max_ulp\": ");
+    if (m->tol.max_ulp >= 0) fprintf(f, "%lld", (long long)m->tol.max_ulp); else fputs("null", f);
+    fprintf(f, "}, \"pass\": %s}", m->pass ? "true" : "false");
+}
+
+void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
+                      uint32_t n)
+{
+    fprintf(f, "{\n  \"capture\": ");
+    json_str(f, info->capture);
+    fprintf(f, ",\n  \"port\": ");
+    json_str(f, info->port);
+    fprintf(f, ",\n  \"device\": ");
+    json_str(f, info->device ? info->device : "");
+    fprintf(f, ",\n  \"reference\": ");
+    json_str(f, info->reference);
+    fprintf(f, ",\n  \"summary\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, \"no_port\": %u, "
+               "\"timeout\": %u, \"error\": %u},\n  \"launches\": [",
+            n, info->counts[VKRR_LAUNCH_PASS], info->counts[VKRR_LAUNCH_FAIL],
+            info->counts[VKRR_LAUNCH_NO_PORT], info->counts[VKRR_LAUNCH_TIMEOUT],
+            info->counts[VKRR_LAUNCH_ERROR]);
+    for (uint32_t i = 0; i < n; i++) {
+        const vkrr_launch_result *r = &res[i];
+        const vkrr_launch *l = r->launch;
+        fprintf(f, "%s\n    {\"sequence\": %llu, \"kernel\": ", i ? "," : "",
+                (unsigned long long)l->sequence);
+        json_str(f, l->kernel);
+        fprintf(f, ", \"frame\": %u, \"occurrence\": %u, \"status\": ", l->frame, l->occurrence);
+        json_str(f, vkrr_launch_status_name(r->status));
+        fprintf(f, ", \"note\": ");
+        json_str(f, r->note);
+        fprintf(f, ", \"seconds\": ");
+        json_num(f, r->seconds);
+        fprintf(f, ", \"resources\": [");
+        for (uint32_t k = 0; k < r->nres; k++) {
+            const vkrr_resource_result *x = &r->res[k];
+            const vkrr_metrics *m = &x->port;
+            fprintf(f, "%s\n      {\"offset\": %u, \"kind\": \"%s\", \"type\": ", k ? "," : "",
+                    x->offset, x->is_buffer ? "buffer" : "surface");
+            json_str(f, vkrr_dtype_name(m->dtype));
+            if (x->is_buffer)
+                fprintf(f, ", \"base\": \"0x%llx\", \"window_offset\": %llu",
+                        (unsigned long long)x->base, (unsigned long long)x->view.offset);
+            fprintf(f, ", \"width\": %u, \"height\": %u, \"planes\": %u, \"channels\": %u",
+                    x->view.width, x->view.height, x->view.planes, x->view.channels);
+            fprintf(f, ", \"pass\": %s, \"exact_pct\": ", x->pass ? "true" : "false");
+            json_num(f, m->exact_pct);
+            fprintf(f, ", \"max_abs\": ");
+            json_num(f, m->max_abs);
+            fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)m->max_ulp);
+            json_num(f, m->psnr);
+            fprintf(f, ", \"nmse\": ");
+            json_num(f, m->nmse);
+            fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, \"heatmap\": ",
+                    (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff);
+            if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);
+            fprintf(f, ", \"metrics\": ");
+            json_metrics(f, m);
+            if (x->has_rerun) {
+                fprintf(f, ", \"port_vs_rerun\": ");
+                json_metrics(f, &x->port_vs_rerun);
+                fprintf(f, ", \"rerun_vs_capture\": ");
+                json_metrics(f, &x->rerun_vs_capture);
+            }
+            fputc('}', f);
+        }
+        fprintf(f, "%s]}", r->nres ? "\n    " : "");
+    }
+    fprintf(f, "\n  ]\n}\n");
+}
