@@ -1,7 +1,7 @@
 /* rrref.h - rrref's kernel parameter blocks, network shape and memory layout.
  *
  * The one description of every rrref kernel's parameters, shared by the CUDA
- * kernels (cuda_ref/kernels/*.cu), the CPU backend, the host side
+ * kernels (the .cu files beside this header), the CPU backend, the host side
  * (cuda_ref/host/rrref_host.c) and, mirrored by hand, the Vulkan port's
  * parameter blocks (scalar layout).  Valid C11, C++17 and CUDA.  A capture's
  * args.bin is exactly one of these structs (little-endian, no padding: every
