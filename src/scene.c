@@ -408,8 +408,9 @@ static void shade(const scene *s, const hit *h, float out[3])
 }
 
 /* Monte-Carlo-like estimate of clean: the mean of SPP samples, each the clean
- * value times a Pareto(alpha 2, mean 1) weight, so the error is unbiased but
- * heavy-tailed; plus rare outright fireflies (paths that hit a light). */
+ * value times a Pareto(alpha 2, mean 1) weight or zero, so the error is
+ * unbiased but heavy-tailed; plus rare outright fireflies (paths that hit a
+ * light). */
 static void noisy_pixel(const scene *s, uint32_t frame, uint32_t x, uint32_t y,
                         const float clean[3], float out[3])
 {
@@ -421,7 +422,9 @@ static void noisy_pixel(const scene *s, uint32_t frame, uint32_t x, uint32_t y,
         float u = 1.0f - unit24(h); /* (0, 1] */
         if (u < 1.0f / 1048576.0f)
             u = 1.0f / 1048576.0f;
-        float wgt = 0.5f / sqrtf(u);
+        /* Half the paths find no light at all (weight 0, doubled on the
+         * others): sparse, speckled noise like a path tracer's at low spp. */
+        float wgt = (h & 1u) ? 1.0f / sqrtf(u) : 0.0f;
         uint64_t hc = mix64(h);
         for (int c = 0; c < 3; c++) {
             float uc = (float)(uint32_t)((hc >> (16 * c)) & 0xffffu) * (1.0f / 65536.0f);
