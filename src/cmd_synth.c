@@ -1,0 +1,123 @@
+/* vkrr synth OUTDIR [...]: make a capture from nothing, to try every other
+ * command on (and to test them end to end). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scene.h"
+#include "synth.h"
+
+static const char synth_help[] =
+    "usage: vkrr synth OUTDIR [--size WxH] [--frames N] [--seed S] [--scene NAME]\n"
+    "                  [--backend cpu] [--force]\n"
+    "\n"
+    "Makes a capture without a GPU or any download: renders a procedural scene\n"
+    "(edges, a sky gradient, 1-px wires, small bright lamps, a panning camera and\n"
+    "one moving object) with Monte-Carlo-like noise, runs rrref, vkrr's reference\n"
+    "CUDA denoiser, on it frame by frame, and records every kernel launch exactly\n"
+    "as the CUDA bridge records a real one.  OUTDIR then holds:\n"
+    "\n"
+    "  replay/   one folder per launch: manifest.txt, args.bin, alloc-N.bin (inputs)\n"
+    "  dump/     every launch's resources after it ran (what CUDA wrote)\n"
+    "  run/run.log   the bridge's log (arrays, textures, sampler state, modules)\n"
+    "  modules/  rrref's PTX and fatbin, when this build compiled them with nvcc\n"
+    "  preview/frame-K-{noisy,clean,denoised}.png   to look at\n"
+    "\n"
+    "The same arguments always give byte-identical files.  The capture appears\n"
+    "under OUTDIR only once complete (it is written to OUTDIR.tmp-PID first).\n"
+    "\n"
+    "  --size WxH      frame size, each side 1..16384 (default 64x48)\n"
+    "  --frames N      frames, 1..1000; history carries over between them (default 3)\n"
+    "  --seed S        seeds the scene, its noise and rrref's weights (default 1)\n"
+    "  --scene NAME    default | stripes (high-frequency patterns) (default: default)\n"
+    "  --backend cpu   runs the kernels on the CPU (the only backend synth uses now)\n"
+    "  --force         replace OUTDIR if it exists and is not empty\n"
+    "\n"
+    "Then:\n"
+    "  vkrr info OUTDIR            list the launches, frames, resources, samplers\n"
+    "  vkrr validate OUTDIR        replay every launch on the Vulkan port and compare\n"
+    "\n"
+    "Example:\n"
+    "  vkrr synth /tmp/cap --size 1280x720 --frames 3 && vkrr validate /tmp/cap\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+int vkrr_cmd_synth(int argc, char **argv)
+{
+    vkrr_synth_desc d = {.progress = stderr, .cancel = &interrupted};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t u;
+        if (vkrr_cli_is_help(a)) {
+            fputs(synth_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--force")) {
+            d.force = true;
+            continue;
+        } else if (a[0] != '-') {
+            if (d.dir)
+                return vkrr_cli_usage_error("synth", "unexpected argument '%s'", a);
+            d.dir = a;
+            continue;
+        }
+        if (strcmp(a, "--size") && strcmp(a, "--frames") && strcmp(a, "--seed") &&
+            strcmp(a, "--scene") && strcmp(a, "--backend"))
+            return vkrr_cli_usage_error("synth", "unknown option '%s'", a);
+        if (!v)
+            return vkrr_cli_usage_error("synth", "%s needs a value", a);
+        i++;
+        if (!strcmp(a, "--size")) {
+            if (!vkrr_cli_parse_size(v, VKRR_SYNTH_MAX_SIDE, &d.width, &d.height))
+                return vkrr_cli_usage_error("synth", "--size '%s': expected WxH, each 1..%u", v,
+                                            VKRR_SYNTH_MAX_SIDE);
+        } else if (!strcmp(a, "--frames")) {
+            if (!vkrr_cli_parse_u64(v, VKRR_SYNTH_MAX_FRAMES, &u) || u == 0)
+                return vkrr_cli_usage_error("synth", "--frames '%s': expected 1..%u", v,
+                                            VKRR_SYNTH_MAX_FRAMES);
+            d.frames = (uint32_t)u;
+        } else if (!strcmp(a, "--seed")) {
+            if (!vkrr_cli_parse_u64(v, UINT64_MAX, &u) || u == 0)
+                return vkrr_cli_usage_error("synth", "--seed '%s': expected a number >= 1", v);
+            d.seed = u;
+        } else if (!strcmp(a, "--scene")) {
+            bool known = false;
+            for (const char *const *n = vkrr_scene_names(); *n; n++)
+                known |= !strcmp(*n, v);
+            if (!known)
+                return vkrr_cli_usage_error("synth", "--scene '%s': scenes are default, stripes",
+                                            v);
+            d.scene = v;
+        } else if (strcmp(v, "cpu")) {
+            return vkrr_cli_usage_error("synth", "--backend '%s': only 'cpu' is supported", v);
+        }
+    }
+    if (!d.dir)
+        return vkrr_cli_usage_error("synth", "missing OUTDIR");
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    vkrr_error err = {0};
+    vkrr_synth_stats s = {0};
+    vkrr_status st = vkrr_synth_run(&d, &s, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (st != VKRR_OK)
+        return vkrr_cli_fail(&err);
+    printf("wrote %s: %u frame%s, %llu launches, %u module file%s\n", d.dir, s.frames,
+           s.frames == 1 ? "" : "s", (unsigned long long)s.launches, s.modules,
+           s.modules == 1 ? "" : "s");
+    printf("RMSE vs clean (linear / tone-mapped): noisy %.4g / %.4g, denoised %.4g / %.4g\n",
+           s.rmse_noisy, s.rmse_noisy_tm, s.rmse_denoised, s.rmse_denoised_tm);
+    printf("next: vkrr info %s   or   vkrr validate %s\n", d.dir, d.dir);
+    return 0;
+}
