@@ -239,6 +239,14 @@ int vkrr_cmd_validate(int argc, char **argv)
         }
     if (heatmap_dir[0])
         printf("heatmaps: %s\n", heatmap_dir);
+    /* Any validation-layer message means the bridge or a port misuses Vulkan:
+     * the results cannot be trusted, so the run fails. */
+    vkrr_vk_backend_stats(port.self, &st);
+    if (a.validation) {
+        printf("validation layer: %u messages\n", st.validation_messages);
+        if (st.validation_messages)
+            bad++;
+    }
     if (a.json) {
         char *buf = NULL;
         size_t len = 0;
