@@ -148,24 +148,31 @@ static void test_lookup(void)
     CHECK_EQ_U64(has("packed/k.fatbin", "vkrr_test_scale", &st, &err), VKRR_CUDA_MODULE_UNKNOWN);
     CHECK_EQ_U64(st, VKRR_OK);
 
-    char path[4096], *unknown = NULL;
+    char path[4096], *list = NULL;
     memset(&err, 0, sizeof err);
-    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR, "vkrr_test_scale", path, sizeof path, &unknown, &err), VKRR_OK);
-    CHECK(strstr(path, "/k.") != NULL);
-    CHECK(unknown == NULL);
+    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR, "vkrr_test_scale", path, sizeof path, &err), VKRR_OK);
+    CHECK(strstr(path, "/k.cubin") != NULL); /* sorted by name: k.cubin, k.fatbin, k.ptx */
     memset(&err, 0, sizeof err);
-    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR, "no_such_kernel", path, sizeof path, &unknown, &err),
-                 VKRR_ERR_MISSING);
+    CHECK_EQ_U64(vkrr_cuda_module_candidates(MODDIR, "vkrr_test_scale", &list, &err), VKRR_OK);
+    if (list) {
+        const char *second = list + strlen(list) + 1, *third = second + strlen(second) + 1;
+        CHECK(strstr(list, "/k.cubin") && strstr(second, "/k.fatbin") && strstr(third, "/k.ptx"));
+        CHECK(third[strlen(third) + 1] == '\0');
+    }
+    free(list);
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_U64(vkrr_cuda_module_candidates(MODDIR, "no_such_kernel", &list, &err), VKRR_ERR_MISSING);
     CHECK(strstr(err.msg, "no module") && strstr(err.msg, "no_such_kernel"));
     CHECK(strstr(err.msg, "3 .ptx/.cubin/.fatbin file(s) searched") != NULL);
-    free(unknown);
+    CHECK(list == NULL);
+    free(list);
     memset(&err, 0, sizeof err);
-    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR "/packed", "no_such_kernel", path, sizeof path, &unknown, &err),
+    CHECK_EQ_U64(vkrr_cuda_module_candidates(MODDIR "/packed", "no_such_kernel", &list, &err),
                  VKRR_ERR_MISSING);
-    CHECK(unknown && strstr(unknown, "packed/k.fatbin") && unknown[strlen(unknown) + 1] == '\0');
+    CHECK(list && strstr(list, "packed/k.fatbin") && list[strlen(list) + 1] == '\0');
     CHECK(strstr(err.msg, "1 with compressed") != NULL);
-    free(unknown);
-    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR "/nonexistent", "x", path, sizeof path, NULL, &err),
+    free(list);
+    CHECK_EQ_U64(vkrr_cuda_module_find(MODDIR "/nonexistent", "x", path, sizeof path, &err),
                  VKRR_ERR_MISSING);
 }
 
@@ -219,7 +226,7 @@ static void test_damaged(const char *file, vkrr_cuda_module_kind kind)
     /* In a folder the damaged file is skipped with a warning, not fatal. */
     vkrr_warn_set_stream(NULL);
     char out[4096];
-    CHECK_EQ_U64(vkrr_cuda_module_find(dir, "vkrr_test_scale", out, sizeof out, NULL, &err), VKRR_ERR_MISSING);
+    CHECK_EQ_U64(vkrr_cuda_module_find(dir, "vkrr_test_scale", out, sizeof out, &err), VKRR_ERR_MISSING);
     CHECK(strstr(err.msg, "1 damaged file(s) skipped") != NULL);
     vkrr_warn_set_stream(stderr);
     test_rmtree(dir);

@@ -66,14 +66,15 @@ static vkrr_status load_module(cuda_backend *b, const char *path, const char *ke
     return VKRR_OK;
 }
 
-/* Searches the module folder; files the parser cannot see into (compressed
- * fatbins) are loaded and asked through the driver. */
+/* Every candidate file in the module folder, surest first: a module the
+ * driver refuses (a cubin for another GPU) falls through to the next, and
+ * files the parser cannot see into (compressed fatbins) are asked through
+ * cuModuleGetFunction. */
 static vkrr_status resolve(cuda_backend *b, const char *kernel, vkrr_cu_function *fn, vkrr_error *err)
 {
-    char path[4096];
-    char *unknown = NULL;
-    vkrr_cu_module mod = NULL;
+    char *list = NULL;
     vkrr_status st;
+    vkrr_error first = { 0 };
     for (uint32_t i = 0; i < b->nkernels; i++)
         if (strcmp(b->kernels[i].name, kernel) == 0) {
             *fn = b->kernels[i].fn;
@@ -83,26 +84,27 @@ static vkrr_status resolve(cuda_backend *b, const char *kernel, vkrr_cu_function
         return vkrr_fail(err, VKRR_ERR_MISSING, NULL, 0, -1,
                          "kernel %s: no CUDA module folder was given (CAPDIR/modules or --modules DIR)",
                          kernel);
-    st = vkrr_cuda_module_find(b->module_dir, kernel, path, sizeof path, &unknown, err);
-    if (st == VKRR_OK) {
-        st = load_module(b, path, kernel, &mod, err);
-        if (st != VKRR_OK) goto fail;
-        vkrr_cu_result cr = b->api.cuModuleGetFunction(fn, mod, kernel);
-        if (cr != VKRR_CU_SUCCESS) {
-            st = cu_fail(b, err, VKRR_ERR_DEVICE, kernel, "cuModuleGetFunction", cr);
-            goto fail;
-        }
-    } else if (st == VKRR_ERR_MISSING && unknown) {
-        for (const char *u = unknown; *u; u += strlen(u) + 1) {
-            vkrr_error lerr = { 0 };
-            if (load_module(b, u, kernel, &mod, &lerr) != VKRR_OK) continue;
-            if (b->api.cuModuleGetFunction(fn, mod, kernel) == VKRR_CU_SUCCESS) {
-                st = VKRR_OK;
-                break;
+    st = vkrr_cuda_module_candidates(b->module_dir, kernel, &list, err);
+    if (st != VKRR_OK && st != VKRR_ERR_MISSING) goto fail;
+    const vkrr_status found = st;
+    st = VKRR_ERR_MISSING;
+    for (const char *p = list; p && *p && st != VKRR_OK; p += strlen(p) + 1) {
+        vkrr_error lerr = { 0 };
+        vkrr_cu_module mod = NULL;
+        st = load_module(b, p, kernel, &mod, &lerr);
+        if (st == VKRR_OK) {
+            vkrr_cu_result cr = b->api.cuModuleGetFunction(fn, mod, kernel);
+            if (cr != VKRR_CU_SUCCESS) {
+                st = cu_fail(b, &lerr, VKRR_ERR_DEVICE, kernel, "cuModuleGetFunction", cr);
+                snprintf(lerr.file, sizeof lerr.file, "%s", p);
             }
         }
-        if (st != VKRR_OK) goto fail;
-    } else {
+        if (st != VKRR_OK && first.status == VKRR_OK) first = lerr;
+    }
+    if (st != VKRR_OK) {
+        /* A parser miss says more than the driver's refusal of a maybe-file. */
+        if (found == VKRR_OK && first.status != VKRR_OK && err) *err = first;
+        st = found == VKRR_OK ? first.status : found;
         goto fail;
     }
     cu_kernel *grown = realloc(b->kernels, (b->nkernels + 1) * sizeof *grown);
@@ -115,7 +117,7 @@ static vkrr_status resolve(cuda_backend *b, const char *kernel, vkrr_cu_function
     }
     b->kernels[b->nkernels++] = (cu_kernel){ copy, *fn };
 fail:
-    free(unknown);
+    free(list);
     return st;
 }
 

@@ -270,15 +270,15 @@ static bool list_append(char **list, size_t *len, const char *s)
     return true;
 }
 
-vkrr_status vkrr_cuda_module_find(const char *dir, const char *kernel, char *path_out,
-                                  size_t cap, char **unknown, vkrr_error *err)
+vkrr_status vkrr_cuda_module_candidates(const char *dir, const char *kernel, char **list,
+                                        vkrr_error *err)
 {
     vkrr_status st = VKRR_OK;
-    char **names = NULL, *ulist = NULL;
-    size_t nnames = 0, ulen = 0;
+    char **names = NULL, *yes = NULL, *maybe = NULL;
+    size_t nnames = 0, ylen = 0, mlen = 0;
     unsigned searched = 0, nunknown = 0, damaged = 0;
     char path[4096];
-    if (unknown) *unknown = NULL;
+    *list = NULL;
     DIR *dp = opendir(dir);
     if (!dp)
         return vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1, "cannot open the CUDA module folder: %s",
@@ -286,12 +286,8 @@ vkrr_status vkrr_cuda_module_find(const char *dir, const char *kernel, char *pat
     for (struct dirent *de; (de = readdir(dp)) != NULL;) {
         if (vkrr_cuda_module_kind_of(de->d_name) == VKRR_CUDA_MODULE_NONE) continue;
         char **grown = realloc(names, (nnames + 1) * sizeof *names);
-        if (!grown || !(grown[nnames] = strdup(de->d_name))) {
-            if (grown) names = grown;
-            st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "no memory to list CUDA modules");
-            goto fail;
-        }
-        names = grown;
+        if (grown) names = grown;
+        if (!grown || !(names[nnames] = strdup(de->d_name))) goto nomem;
         nnames++;
     }
     if (nnames) qsort(names, nnames, sizeof *names, cmp_names);
@@ -305,36 +301,43 @@ vkrr_status vkrr_cuda_module_find(const char *dir, const char *kernel, char *pat
             vkrr_error_format(&ferr, line, sizeof line);
             vkrr_warn("skipping CUDA module: %s", line);
             damaged++;
-            continue;
-        }
-        if (a == VKRR_CUDA_MODULE_YES) {
-            if ((size_t)snprintf(path_out, cap, "%s", path) >= cap) {
-                st = vkrr_fail(err, VKRR_ERR_RANGE, path, 0, -1, "module path too long");
-                goto fail;
-            }
-            goto fail; /* found: st is VKRR_OK; the cleanup below is shared */
-        }
-        if (a == VKRR_CUDA_MODULE_UNKNOWN) {
+        } else if (a == VKRR_CUDA_MODULE_YES) {
+            if (!list_append(&yes, &ylen, path)) goto nomem;
+        } else if (a == VKRR_CUDA_MODULE_UNKNOWN) {
             nunknown++;
-            if (unknown && !list_append(&ulist, &ulen, path)) {
-                st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "no memory to list CUDA modules");
-                goto fail;
-            }
+            if (!list_append(&maybe, &mlen, path)) goto nomem;
         }
     }
-    st = vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1,
-                   "no module in this folder holds kernel %s (%u .ptx/.cubin/.fatbin file(s) searched; "
-                   "%u with compressed fatbin entries that only the driver can search "
-                   "(rebuild with nvcc --no-compress); %u damaged file(s) skipped)",
-                   kernel, searched, nunknown, damaged);
-    if (unknown) {
-        *unknown = ulist;
-        ulist = NULL;
-    }
+    const bool sure = ylen != 0;
+    for (const char *m = maybe; m && *m; m += strlen(m) + 1)
+        if (!list_append(&yes, &ylen, m)) goto nomem;
+    if (!sure)
+        st = vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1,
+                       "no module in this folder holds kernel %s (%u .ptx/.cubin/.fatbin file(s) searched; "
+                       "%u with compressed fatbin entries that only the driver can search "
+                       "(rebuild with nvcc --no-compress); %u damaged file(s) skipped)",
+                       kernel, searched, nunknown, damaged);
+    *list = yes;
+    yes = NULL;
+    goto fail; /* shared cleanup */
+nomem:
+    st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "no memory to list CUDA modules");
 fail:
-    free(ulist);
+    free(yes);
+    free(maybe);
     for (size_t i = 0; i < nnames; i++) free(names[i]);
     free(names);
     closedir(dp);
+    return st;
+}
+
+vkrr_status vkrr_cuda_module_find(const char *dir, const char *kernel, char *path_out,
+                                  size_t cap, vkrr_error *err)
+{
+    char *list = NULL;
+    vkrr_status st = vkrr_cuda_module_candidates(dir, kernel, &list, err);
+    if (st == VKRR_OK && (size_t)snprintf(path_out, cap, "%s", list) >= cap)
+        st = vkrr_fail(err, VKRR_ERR_RANGE, list, 0, -1, "module path too long");
+    free(list);
     return st;
 }

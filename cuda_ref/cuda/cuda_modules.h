@@ -61,14 +61,18 @@ vkrr_status vkrr_cuda_module_read(const char *path, uint8_t **data, size_t *size
 vkrr_status vkrr_cuda_module_file_has(const char *path, const char *kernel,
                                       vkrr_cuda_module_answer *answer, vkrr_error *err);
 
-/* The first module file (sorted by name) in dir that holds kernel, into
- * path_out.  Damaged files are skipped with a warning.  None: VKRR_ERR_MISSING
- * "no module in DIR holds kernel NAME", saying how many files were searched
- * and how many could not be (compressed or damaged).  When unknown is non-NULL
- * and no file answers YES, *unknown receives a newly allocated, NUL-separated,
- * double-NUL-terminated list of the files that answered UNKNOWN (NULL when
- * none), for the caller to try with the driver; free() it. */
+/* Every module file in dir (sorted by name) that may hold kernel, as a newly
+ * allocated NUL-separated, double-NUL-terminated list (free() it): first those
+ * that surely hold it, then those with compressed entries (UNKNOWN).  Damaged
+ * files are skipped with a warning.  With no sure file the status is
+ * VKRR_ERR_MISSING "no module in this folder holds kernel NAME" (saying how
+ * many files were searched, compressed or damaged), and *list still holds the
+ * UNKNOWN files (NULL when none) for the caller to ask the driver about. */
+vkrr_status vkrr_cuda_module_candidates(const char *dir, const char *kernel, char **list,
+                                        vkrr_error *err);
+
+/* The first file that surely holds kernel (VKRR_ERR_MISSING otherwise). */
 vkrr_status vkrr_cuda_module_find(const char *dir, const char *kernel, char *path_out,
-                                  size_t cap, char **unknown, vkrr_error *err);
+                                  size_t cap, vkrr_error *err);
 
 #endif
