@@ -121,6 +121,77 @@ static void test_relocate(void)
 #ifdef VKRR_TEST_CUDA_MODULES
 #define MODDIR VKRR_TEST_CUDA_MODULES
 
+/* Only where libcuda and a GPU exist (the GPU check script runs this binary
+ * there, VKRR_TEST_CUDA_MODULES_DIR pointing at its copy of the modules). */
+static void test_gpu_run(void)
+{
+    const char *dir = getenv("VKRR_TEST_CUDA_MODULES_DIR");
+    vkrr_backend be;
+    vkrr_error err = { 0 };
+    vkrr_status st = vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){ .module_dir = dir ? dir : MODDIR }, &err);
+    if (st == VKRR_ERR_NO_LIBRARY || st == VKRR_ERR_NO_DEVICE) {
+        printf("cuda_backend: no GPU run (%s)\n", err.msg);
+        return;
+    }
+    CHECK_EQ_U64(st, VKRR_OK);
+    if (st != VKRR_OK) return;
+    CHECK(be.has_kernel(be.self, "vkrr_test_scale"));
+    CHECK(!be.has_kernel(be.self, "vkrr_test_nonexistent"));
+
+    float pre[100], post[100];
+    for (int i = 0; i < 100; i++) pre[i] = (float)i - 50.0f;
+    memset(post, 0, sizeof post);
+    uint8_t args[16] = { 0 };
+    const float scale = 3.0f;
+    const int32_t n = 99; /* the last element must stay as it was */
+    memcpy(args + 8, &scale, 4);
+    memcpy(args + 12, &n, 4);
+    vkrr_replay_alloc al = { .base = 0x7000000, .size = sizeof pre, .pre = pre, .post = post };
+    vkrr_pointer ptr = { .offset = 0, .alloc = 0, .delta = 4 }; /* window one float in */
+    vkrr_replay r = { .kernel = "vkrr_test_scale", .grid = { 1, 1, 1 }, .block = { 128, 1, 1 },
+                      .args = args, .args_bytes = 16, .allocs = &al, .nallocs = 1,
+                      .pointers = &ptr, .npointers = 1 };
+    st = be.run(be.self, &r, &err);
+    CHECK_EQ_U64(st, VKRR_OK);
+    if (st != VKRR_OK) fprintf(stderr, "    %s\n", err.msg);
+    CHECK(post[0] == pre[0] && post[1] == pre[1] * 3.0f && post[99] == pre[99] * 3.0f);
+    unsigned bad = 0;
+    for (int i = 1; i < 100; i++) bad += post[i] != pre[i] * 3.0f;
+    CHECK_EQ_U64(bad, 0);
+
+    enum { W = 5, H = 3 };
+    float tex[W * H], surf[W * H];
+    for (int i = 0; i < W * H; i++) tex[i] = (float)(i * i) * 0.25f;
+    memset(surf, 0, sizeof surf);
+    vkrr_replay_image ims[2] = {
+        { .offset = 0, .kind = VKRR_IMAGE_TEXTURE, .width = W, .height = H, .channels = 1, .format = 32,
+          .sampler = { .filter = VKRR_FILTER_POINT, .address = { VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP } },
+          .pre = tex },
+        { .offset = 8, .kind = VKRR_IMAGE_SURFACE, .width = W, .height = H, .channels = 1, .format = 32,
+          .post = surf },
+    };
+    uint8_t targs[24] = { 0 };
+    const int32_t wh[2] = { W, H - 1 }; /* last row untouched: stays sentinel */
+    memcpy(targs + 16, wh, 8);
+    vkrr_replay t = { .kernel = "vkrr_test_tex2surf", .grid = { 1, 1, 1 }, .block = { 8, 4, 1 },
+                      .args = targs, .args_bytes = 24, .images = ims, .nimages = 2 };
+    st = be.run(be.self, &t, &err);
+    CHECK_EQ_U64(st, VKRR_OK);
+    if (st != VKRR_OK) fprintf(stderr, "    %s\n", err.msg);
+    bad = 0;
+    for (int i = 0; i < W * (H - 1); i++) bad += surf[i] != tex[i] * 2.0f;
+    CHECK_EQ_U64(bad, 0);
+    uint32_t last;
+    memcpy(&last, &surf[W * (H - 1)], 4);
+    CHECK_EQ_U64(last, 0xFFFFFFFFu);
+
+    t.kernel = "vkrr_test_nonexistent";
+    CHECK_EQ_U64(be.run(be.self, &t, &err), VKRR_ERR_MISSING);
+    CHECK(strstr(err.msg, "vkrr_test_nonexistent") != NULL);
+    printf("cuda_backend: GPU run done\n");
+    be.destroy(be.self);
+}
+
 static vkrr_cuda_module_answer has(const char *file, const char *kernel, vkrr_status *st, vkrr_error *err)
 {
     char path[1024];
@@ -242,6 +313,7 @@ int main(void)
     test_relocate();
 #ifdef VKRR_TEST_CUDA_MODULES
     test_lookup();
+    test_gpu_run();
     test_damaged("k.cubin", VKRR_CUDA_MODULE_CUBIN);
     test_damaged("k.fatbin", VKRR_CUDA_MODULE_FATBIN);
 #else
