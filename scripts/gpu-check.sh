@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The GPU check, for a machine with an NVIDIA GPU (and nvcc): under 5 minutes.
+#   1. build with nvcc (the rrref modules and the test kernels)
+#   2. test_cuda_backend: the libcuda backend runs its test kernels for real
+#   3. vkrr synth --backend cuda: an rrref capture made on the GPU
+#   4. vkrr validate: the Vulkan port against it (NVIDIA's Vulkan driver when
+#      present, else lavapipe)
+#   5. vkrr synth --backend cpu with the same arguments, compared with the GPU
+#      capture layer by layer (vkrr diff when it exists, else dump/ bytes)
+# A step whose command does not exist yet is reported as SKIPPED, not failed.
+# Environment: VKRR_GPU_BUILD (build dir, default build-gpu), VKRR_GPU_OUT
+# (work dir, default out/gpu-check), VKRR_SYNTH_ARGS (default "--size 64x48 --frames 2").
+# Exit: 0 all run steps passed, 1 a step failed, 3 no GPU/driver.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${VKRR_GPU_BUILD:-$root/build-gpu}
+out=${VKRR_GPU_OUT:-$root/out/gpu-check}
+synth_args=${VKRR_SYNTH_ARGS:---size 64x48 --frames 2}
+vkrr=$build/vkrr
+declare -a summary
+failed=0
+note() { summary+=("$(printf '%-34s %s' "$1" "$2")"); echo "== $1: $2"; }
+fail() { note "$1" "FAILED ($2)"; failed=1; }
+# True when `vkrr --help` lists the command.
+has_cmd() { [ -x "$vkrr" ] && "$vkrr" --help 2>&1 | grep -qE "^  $1( |$)"; }
+
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu-check: no NVIDIA GPU or driver here (nvidia-smi -L fails); nothing to check" >&2
+  exit 3
+fi
+nvidia-smi -L | head -1
+
+mkdir -p "$(dirname "$out")"
+shopt -s nullglob
+echo "== build ($build)"
+if ! timeout 240 "$root/scripts/build.sh" "$build" -DVKRR_CUDA=ON >"$out.build.log" 2>&1; then
+  tail -30 "$out.build.log"
+  # The tool may not link while modules are missing; the backend test may still build.
+  timeout 120 cmake --build "$build" -j"$(nproc)" --target test_cuda_backend >/dev/null 2>&1 \
+    && note build "PARTIAL (vkrr did not build; see $out.build.log)" \
+    || { fail build "see $out.build.log"; }
+else
+  note build ok
+fi
+
+if [ -x "$build/tests/test_cuda_backend" ]; then
+  log=$(timeout 60 "$build/tests/test_cuda_backend" 2>&1); rc=$?
+  echo "$log" | grep -v "truncated"
+  if [ $rc -ne 0 ]; then fail "libcuda backend test" "exit $rc"
+  elif echo "$log" | grep -q "GPU run done"; then note "libcuda backend test" "ok (kernels ran on the GPU)"
+  else fail "libcuda backend test" "passed but did not run on the GPU: $(echo "$log" | grep 'no GPU run')"; fi
+else
+  fail "libcuda backend test" "test_cuda_backend not built"
+fi
+
+# Vulkan driver: NVIDIA's ICD when installed, else lavapipe.
+icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1)
+[ -z "$icd" ] && icd=$(ls /usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | head -1)
+[ -n "$icd" ] && export VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd
+echo "== Vulkan driver: ${icd:-loader default}"
+
+rm -rf "$out"; mkdir -p "$out"
+gpu_cap=$out/rrref-cuda cpu_cap=$out/rrref-cpu
+if has_cmd synth; then
+  # shellcheck disable=SC2086
+  if timeout 120 "$vkrr" synth --backend cuda $synth_args --out "$gpu_cap"; then note "synth --backend cuda" ok
+  else fail "synth --backend cuda" "exit $?"; fi
+  # shellcheck disable=SC2086
+  if timeout 120 "$vkrr" synth --backend cpu $synth_args --out "$cpu_cap"; then note "synth --backend cpu" ok
+  else fail "synth --backend cpu" "exit $?"; fi
+else
+  note "synth" "SKIPPED (vkrr synth does not exist yet)"
+fi
+
+if [ -d "$gpu_cap" ] && has_cmd validate; then
+  timeout 120 "$vkrr" validate "$gpu_cap" --html "$out/validate.html"; rc=$?
+  case $rc in
+    0) note "validate vulkan vs GPU capture" ok ;;
+    1) fail "validate vulkan vs GPU capture" "mismatches, see $out/validate.html" ;;
+    *) fail "validate vulkan vs GPU capture" "exit $rc" ;;
+  esac
+elif [ -d "$gpu_cap" ]; then
+  note "validate" "SKIPPED (vkrr validate does not exist yet)"
+fi
+
+if [ -d "$gpu_cap/dump" ] && [ -d "$cpu_cap/dump" ]; then
+  if has_cmd diff; then
+    timeout 120 "$vkrr" diff "$gpu_cap" "$cpu_cap"; rc=$?
+    [ $rc -eq 0 ] && note "GPU vs CPU capture (vkrr diff)" ok || fail "GPU vs CPU capture (vkrr diff)" "exit $rc"
+  else
+    same=0 differ=0 missing=0
+    for f in "$gpu_cap"/dump/*; do
+      b=$(basename "$f")
+      if [ ! -f "$cpu_cap/dump/$b" ]; then echo "  only on GPU: $b"; missing=$((missing + 1))
+      elif cmp -s "$f" "$cpu_cap/dump/$b"; then same=$((same + 1))
+      else
+        echo "  differ: $b ($(cmp "$f" "$cpu_cap/dump/$b" | head -1 | sed 's/.*differ: //'); $(cmp -l "$f" "$cpu_cap/dump/$b" | wc -l) bytes)"
+        differ=$((differ + 1))
+      fi
+    done
+    for f in "$cpu_cap"/dump/*; do
+      [ -f "$gpu_cap/dump/$(basename "$f")" ] || { echo "  only on CPU: $(basename "$f")"; missing=$((missing + 1)); }
+    done
+    msg="$same identical, $differ differ, $missing unmatched dump files (byte compare; vkrr diff absent)"
+    [ $differ -eq 0 ] && [ $missing -eq 0 ] && note "GPU vs CPU capture" "ok: $msg" || fail "GPU vs CPU capture" "$msg"
+  fi
+fi
+
+echo; echo "gpu-check summary:"
+printf '  %s\n' "${summary[@]}"
+exit $failed
