@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "cpu_backend.h"
+#include "cuda_backend.h"
 #include "rrref_host.h"
 #include "validate.h"
 #include "validate_report.h"
@@ -33,6 +34,9 @@ static const char validate_help[] =
     "  --ref capture        compare the port with the capture (default)\n"
     "  --ref cpu            also rerun the original kernels on the CPU (where vkrr has\n"
     "                       their source) and show port vs rerun and rerun vs capture\n"
+    "  --ref cuda           the same through libcuda on an NVIDIA GPU, with the modules\n"
+    "                       of CAPDIR/modules (or --modules DIR); exit 3 without one\n"
+    "  --modules DIR        CUDA modules (*.ptx, *.cubin, *.fatbin) for --ref cuda\n"
     "\n"
     "tolerance (defaults per type: f16 2 ULP, f32 4 ULP or 1e-6 + 1e-5*|ref|,\n"
     "e4m3 1 ULP, integers and bytes exact):\n"
@@ -57,7 +61,7 @@ static const char validate_help[] =
     "  vkrr synth /tmp/cap && vkrr validate /tmp/cap --json /tmp/cap.json\n";
 
 typedef struct validate_args {
-    const char *capdir, *out, *json, *ref, *heatmaps, *tolerance, *device, *ports;
+    const char *capdir, *out, *json, *ref, *heatmaps, *tolerance, *device, *ports, *modules;
     const char *buffer_type;
     vkrr_tol_override flags;
     double timeout;
@@ -88,8 +92,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->json = v;
         } else if (!strcmp(o, "--ref")) {
             NEED_VALUE();
-            if (strcmp(v, "capture") && strcmp(v, "cpu"))
-                return vkrr_cli_usage_error("validate", "--ref takes capture or cpu, not '%s'", v);
+            if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+                return vkrr_cli_usage_error("validate", "--ref takes capture, cpu or cuda, not '%s'", v);
             a->ref = v;
         } else if (!strcmp(o, "--heatmaps")) {
             NEED_VALUE();
@@ -130,6 +134,9 @@ static int parse_args(int argc, char **argv, validate_args *a)
             NEED_VALUE();
             if (!vkrr_cli_parse_double(v, &a->timeout) || a->timeout <= 0)
                 return vkrr_cli_usage_error("validate", "--timeout takes seconds > 0, not '%s'", v);
+        } else if (!strcmp(o, "--modules")) {
+            NEED_VALUE();
+            a->modules = v;
         } else if (!strcmp(o, "--ports")) {
             NEED_VALUE();
             a->ports = v;
@@ -163,7 +170,7 @@ int vkrr_cmd_validate(int argc, char **argv)
     vkrr_error err = {0};
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
-    vkrr_backend port = {0}, cpu = {0};
+    vkrr_backend port = {0}, rerun_be = {0};
     vkrr_launch_result *res = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
@@ -186,7 +193,13 @@ int vkrr_cmd_validate(int argc, char **argv)
                        .validation = a.validation};
     if (vkrr_vk_backend_create(&port, &vd, &err) != VKRR_OK)
         goto fail;
-    if (!strcmp(a.ref, "cpu") && vkrr_cpu_backend_create(&cpu, &err) != VKRR_OK)
+    char modules[4096];
+    snprintf(modules, sizeof modules, "%s/modules", a.capdir);
+    if (!strcmp(a.ref, "cpu") && vkrr_cpu_backend_create(&rerun_be, &err) != VKRR_OK)
+        goto fail;
+    if (!strcmp(a.ref, "cuda") &&
+        vkrr_cuda_backend_create(&rerun_be, &(vkrr_cuda_desc){.module_dir = a.modules ? a.modules : modules},
+                                 &err) != VKRR_OK)
         goto fail;
     vkrr_vk_stats st;
     vkrr_vk_backend_stats(port.self, &st);
@@ -195,7 +208,7 @@ int vkrr_cmd_validate(int argc, char **argv)
     vkrr_dtype_parse(a.buffer_type, &bt);
     vkrr_validate_opts opts = {
         .port = &port,
-        .rerun = cpu.run ? &cpu : NULL,
+        .rerun = rerun_be.run ? &rerun_be : NULL,
         .rules = rules,
         .describe = rrref_describe_output,
         .buffer_dtype = bt,
@@ -208,8 +221,9 @@ int vkrr_cmd_validate(int argc, char **argv)
         goto fail;
     }
     bool rerun = opts.rerun != NULL;
-    printf("validate %s: %u launches in %u frames, port on %s%s\n", a.capdir, cap->nlaunches,
-           cap->nframes, st.device_name, rerun ? ", original kernels rerun on the CPU" : "");
+    printf("validate %s: %u launches in %u frames, port on %s%s%s\n", a.capdir, cap->nlaunches,
+           cap->nframes, st.device_name, rerun ? ", original kernels rerun on " : "",
+           rerun ? rerun_be.name : "");
     if (!a.quiet)
         vkrr_report_table_header(stdout, rerun);
     vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
@@ -273,8 +287,8 @@ out:
     free(res);
     if (port.destroy)
         port.destroy(port.self);
-    if (cpu.destroy)
-        cpu.destroy(cpu.self);
+    if (rerun_be.destroy)
+        rerun_be.destroy(rerun_be.self);
     vkrr_compare_tol_destroy(rules);
     vkrr_capture_close(cap);
     return rc;
