@@ -90,19 +90,39 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
 {
     if (!o->heatmap_dir || (rr->pass && !o->heatmaps_all))
         return;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%06llu-%s-arg%03u-%s.png", o->heatmap_dir,
-             (unsigned long long)l->sequence, l->kernel, rr->offset,
-             rr->is_buffer ? "buffer" : "surface");
+    const vkrr_view *v = &rr->view;
+    uint64_t n = (uint64_t)v->width * v->height * v->planes * v->channels;
+    char path[1024], title[512];
+    if (!vkrr_heatmap_path(path, sizeof path, o->heatmap_dir, (uint32_t)l->sequence, l->kernel,
+                           rr->offset, -1))
+        return;
+    snprintf(title, sizeof title, "#%llu %s arg%u (frame %u)", (unsigned long long)l->sequence,
+             l->kernel, rr->offset, l->frame);
+    float *ref = malloc(n * sizeof *ref), *cand = malloc(n * sizeof *cand);
+    float *e = malloc(n * sizeof *e);
     vkrr_error herr = {0};
-    char title[512];
-    snprintf(title, sizeof title, "#%llu %s arg%u", (unsigned long long)l->sequence, l->kernel,
-             rr->offset);
-    if (vkrr_heatmap_write(path, title, &rr->view, capture, port, bytes, &rr->port, &herr) ==
-        VKRR_OK)
+    vkrr_status s = VKRR_ERR_NOMEM;
+    if (ref && cand && e) {
+        s = vkrr_compare_decode(v, capture, bytes, ref, &herr);
+        if (s == VKRR_OK)
+            s = vkrr_compare_decode(v, port, bytes, cand, &herr);
+        if (s == VKRR_OK)
+            s = vkrr_compare_error_map(v, capture, port, bytes, e, &herr);
+        if (s == VKRR_OK)
+            s = vkrr_heatmap_write(&(vkrr_heatmap_desc){.path = path, .view = *v, .ref = ref,
+                                                        .cand = cand, .err = e, .grid = true,
+                                                        .title = title},
+                                   &herr);
+    } else {
+        vkrr_fail(&herr, s, path, 0, -1, "out of memory for the heatmap");
+    }
+    if (s == VKRR_OK)
         snprintf(rr->heatmap, sizeof rr->heatmap, "%s", path);
     else
         vkrr_error_print(&herr, stderr); /* a heatmap is a picture, not a verdict */
+    free(ref);
+    free(cand);
+    free(e);
 }
 
 /* Worst: failing before passing, then more ULPs, then larger abs error. */
