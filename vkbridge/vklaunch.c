@@ -359,8 +359,8 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
     uint32_t used[VKRR_VK_BIND_COUNT] = {0};
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
-        VkFormat fmt, view;
-        uint32_t binding;
+        VkFormat fmt = VK_FORMAT_UNDEFINED, view = VK_FORMAT_UNDEFINED;
+        uint32_t binding = 0;
         if ((st = image_formats(vk, im, i, &fmt, &view, &binding, err)) != VKRR_OK)
             return st;
         bool tex = im->kind == VKRR_IMAGE_TEXTURE;

@@ -235,7 +235,7 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
         }
     } else {
         /* First discrete GPU that qualifies, else the first device that does. */
-        char first_missing[512] = "";
+        char first_missing[1024] = "";
         for (int pass = 0; pass < 2 && chosen < 0; pass++)
             for (uint32_t i = 0; i < n && chosen < 0; i++) {
                 VkPhysicalDeviceProperties p;
