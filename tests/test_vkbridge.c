@@ -233,8 +233,27 @@ static void test_ports_dir(const vkrr_port *copy)
     free(dir);
 }
 
-/* A serial loop long enough to outlast a 1 s timeout on lavapipe (a few
- * seconds; the backend then waits for it before it is destroyed). */
+static vkrr_status spin(vkrr_backend *be, uint32_t iters, double *seconds, vkrr_error *err)
+{
+    uint32_t out[1] = {0};
+    uint8_t args[12];
+    put64(args, 0x40000);
+    put32(args + 8, iters);
+    vkrr_replay_alloc allocs[1] = {{0x40000, sizeof out, out, out}};
+    vkrr_pointer ptrs[1] = {{0, 0, 0}};
+    vkrr_replay r = {.kernel = "vkrr_test_spin_kernel", .grid = {1, 1, 1}, .block = {1, 1, 1},
+                     .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 1,
+                     .pointers = ptrs, .npointers = 1};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    vkrr_status st = be->run(be->self, &r, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return st;
+}
+
+/* A serial loop calibrated to run about 3 s against a 1 s timeout: the launch
+ * reports VKRR_ERR_TIMEOUT, the next launch waits for it and then runs. */
 static void test_timeout(void)
 {
     vkrr_backend be;
@@ -243,31 +262,22 @@ static void test_timeout(void)
         CHECK(!"backend for the timeout test");
         return;
     }
-    uint32_t out[1] = {0};
-    uint8_t args[12];
-    put64(args, 0x40000);
-    put32(args + 8, 2000000000u);
-    vkrr_replay_alloc allocs[1] = {{0x40000, sizeof out, out, out}};
-    vkrr_pointer ptrs[1] = {{0, 0, 0}};
-    vkrr_replay r = {.kernel = "vkrr_test_spin_kernel", .grid = {1, 1, 1}, .block = {1, 1, 1},
-                     .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 1,
-                     .pointers = ptrs, .npointers = 1};
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    vkrr_status st = be.run(be.self, &r, &err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    printf("timeout test: status %s after %.2f s\n", vkrr_status_name(st), s);
-    if (st == VKRR_OK) {
-        printf("  (the device finished 2e9 steps within 1 s: timeout not exercised)\n");
-    } else {
+    double s = 0;
+    vkrr_status st = spin(&be, 20000000u, &s, &err);
+    CHECK(st == VKRR_OK);
+    double per_step = s / 2e7;
+    double want = per_step > 0 ? 3.0 / per_step : 4e9;
+    uint32_t iters = want > 4e9 ? 4000000000u : (uint32_t)want;
+    printf("timeout test: 2e7 steps took %.3f s; %u steps should take ~3 s\n", s, iters);
+    if (st == VKRR_OK && s < 0.5) {
+        st = spin(&be, iters, &s, &err);
+        printf("timeout test: %s after %.2f s\n", vkrr_status_name(st), s);
         CHECK(st == VKRR_ERR_TIMEOUT);
-        /* the next launch waits for the stuck one, then runs */
-        put32(args + 8, 10);
-        st = be.run(be.self, &r, &err);
+        CHECK(s < 2.5);
+        st = spin(&be, 10, &s, &err);
         if (st != VKRR_OK)
             vkrr_error_print(&err, stderr);
-        CHECK(st == VKRR_OK || st == VKRR_ERR_TIMEOUT);
+        CHECK(st == VKRR_OK);
     }
     be.destroy(be.self);
 }

@@ -1,4 +1,5 @@
-// Test port: one long serial loop (iters steps of an LCG), for the timeout test.
+// Test port: one long serial loop (iters xorshift steps, which a compiler
+// cannot fold into a closed form), for the timeout test.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "bindings.glsl"
@@ -9,8 +10,12 @@ VKRR_PARAMS(Params);
 
 void main()
 {
-    uint x = gl_GlobalInvocationID.x;
+    uint x = gl_GlobalInvocationID.x + 1u;
     for (uint i = 0; i < vkrr_p.iters; i++)
-        x = x * 1664525u + 1013904223u;
+    {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+    }
     vkrr_p.out_u.v[gl_GlobalInvocationID.x] = x;
 }
