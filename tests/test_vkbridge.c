@@ -233,6 +233,8 @@ static void test_ports_dir(const vkrr_port *copy)
     free(dir);
 }
 
+static uint32_t spun; /* the spin kernel's result */
+
 static vkrr_status spin(vkrr_backend *be, uint32_t iters, double *seconds, vkrr_error *err)
 {
     uint32_t out[1] = {0};
@@ -249,6 +251,7 @@ static vkrr_status spin(vkrr_backend *be, uint32_t iters, double *seconds, vkrr_
     vkrr_status st = be->run(be->self, &r, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    spun = out[0];
     return st;
 }
 
@@ -265,6 +268,13 @@ static void test_timeout(void)
     double s = 0;
     vkrr_status st = spin(&be, 20000000u, &s, &err);
     CHECK(st == VKRR_OK);
+    uint32_t x = 1;
+    for (uint32_t i = 0; i < 20000000u; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+    }
+    CHECK_EQ_U64(spun, x); /* every step ran */
     double per_step = s / 2e7;
     double want = per_step > 0 ? 3.0 / per_step : 4e9;
     uint32_t iters = want > 4e9 ? 4000000000u : (uint32_t)want;
