@@ -23,6 +23,15 @@ static unsigned messages(vkrr_backend *be)
     return s.validation_messages;
 }
 
+static void run_ok(vkrr_backend *be, vkrr_replay *r)
+{
+    vkrr_error err = {0};
+    vkrr_status st = be->run(be->self, r, &err);
+    if (st != VKRR_OK)
+        vkrr_error_print(&err, stderr);
+    CHECK(st == VKRR_OK);
+}
+
 /* A pointer 32 bytes into an arena, and a destination with untouched tail. */
 static void test_copy(vkrr_backend *be, const char *kernel, uint32_t blockx, uint32_t gridx)
 {
@@ -45,11 +54,7 @@ static void test_copy(vkrr_backend *be, const char *kernel, uint32_t blockx, uin
     vkrr_replay r = {.kernel = kernel, .grid = {gridx, 1, 1}, .block = {blockx, 1, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 2,
                      .pointers = ptrs, .npointers = 2};
-    vkrr_error err = {0};
-    vkrr_status st = be->run(be->self, &r, &err);
-    if (st != VKRR_OK)
-        vkrr_error_print(&err, stderr);
-    CHECK(st == VKRR_OK);
+    run_ok(be, &r);
     bool ok = true;
     for (int i = 0; i < 16; i++)
         ok = ok && dst_post[i] == arena[8 + i] * 2.0f;
@@ -109,11 +114,7 @@ static void test_textures(vkrr_backend *be)
     vkrr_replay r = {.kernel = "vkrr_test_tex_kernel", .grid = {1, 1, 1}, .block = {4, 2, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 2,
                      .pointers = ptrs, .npointers = 2, .images = ims, .nimages = 5};
-    vkrr_error err = {0};
-    vkrr_status st = be->run(be->self, &r, &err);
-    if (st != VKRR_OK)
-        vkrr_error_print(&err, stderr);
-    CHECK(st == VKRR_OK);
+    run_ok(be, &r);
     int bad[5] = {0};
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
@@ -162,11 +163,7 @@ static void test_surface(vkrr_backend *be)
     vkrr_replay r = {.kernel = "vkrr_test_surf_kernel", .grid = {2, 3, 1}, .block = {2, 1, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 1,
                      .pointers = ptrs, .npointers = 1, .images = ims, .nimages = 1};
-    vkrr_error err = {0};
-    vkrr_status st = be->run(be->self, &r, &err);
-    if (st != VKRR_OK)
-        vkrr_error_print(&err, stderr);
-    CHECK(st == VKRR_OK);
+    run_ok(be, &r);
     int wrong = 0, sentinel = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
