@@ -9,9 +9,9 @@
 //   clamps anything beyond +-448 (infinities included) to +-448.  vkrr_e4m3
 //   does that with integer operations on the f32 bits (an f16 input is first
 //   widened exactly, so one rounding either way).
-// - NaN: a NaN input encodes as VKRR_E4M3_NAN | sign, i.e. 0x7f or 0xff, the
-//   two NaN codes CUDA produces; decoding 0x7f/0xff gives an f32 NaN and
-//   VKRR_H_NAN as f16 bits.
+// - NaN: a NaN input encodes as VKRR_E4M3_NAN (0x7f, sign dropped), as
+//   cuda_cpu.h / rrref.h define it; both NaN codes 0x7f and 0xff decode to an
+//   f32 NaN and to VKRR_H_NAN as f16 bits.
 // - -0 encodes as 0x80 and decodes as -0.
 #ifndef VKRR_E4M3_GLSL
 #define VKRR_E4M3_GLSL
@@ -53,7 +53,7 @@ uint vkrr_e4m3(float f)
     uint sign = (x >> 24) & 0x80u;
     uint ax = x & 0x7fffffffu;
     if (ax > 0x7f800000u)
-        return sign | VKRR_E4M3_NAN;
+        return VKRR_E4M3_NAN;
     if (ax >= 0x43e00000u)            // >= 448 (inf too): satfinite
         return sign | VKRR_E4M3_MAX;
     if (ax >= 0x3c800000u) {          // >= 2^-6: normal e4m3
