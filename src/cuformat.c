@@ -1,0 +1,336 @@
+/* cuformat.c - the CUarray_format table and exact element conversions.
+ *
+ * Conversions work on bits, never through a compiler's own half type, so the
+ * results do not depend on the host's FPU modes or on what a compiler folds.
+ */
+#include "cuformat.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- element types ------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    unsigned size;
+} dtype_table[VKRR_DT_COUNT] = {
+    [VKRR_DT_BYTES] = {"bytes", 1},     [VKRR_DT_F16] = {"f16", 2},
+    [VKRR_DT_BF16] = {"bf16", 2},       [VKRR_DT_F32] = {"f32", 4},
+    [VKRR_DT_E4M3] = {"e4m3", 1},       [VKRR_DT_U8] = {"u8", 1},
+    [VKRR_DT_S8] = {"s8", 1},           [VKRR_DT_U16] = {"u16", 2},
+    [VKRR_DT_S16] = {"s16", 2},         [VKRR_DT_U32] = {"u32", 4},
+    [VKRR_DT_S32] = {"s32", 4},         [VKRR_DT_UNORM8] = {"unorm8", 1},
+    [VKRR_DT_SNORM8] = {"snorm8", 1},   [VKRR_DT_UNORM16] = {"unorm16", 2},
+    [VKRR_DT_SNORM16] = {"snorm16", 2},
+};
+
+const char *vkrr_dtype_name(vkrr_dtype t)
+{
+    return (unsigned)t < VKRR_DT_COUNT ? dtype_table[t].name : "?";
+}
+
+bool vkrr_dtype_parse(const char *name, vkrr_dtype *out)
+{
+    for (unsigned i = 0; name && i < VKRR_DT_COUNT; i++) {
+        if (!strcmp(name, dtype_table[i].name)) {
+            *out = (vkrr_dtype)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned vkrr_dtype_size(vkrr_dtype t)
+{
+    return (unsigned)t < VKRR_DT_COUNT ? dtype_table[t].size : 1;
+}
+
+bool vkrr_dtype_is_float(vkrr_dtype t)
+{
+    return t == VKRR_DT_F16 || t == VKRR_DT_BF16 || t == VKRR_DT_F32 || t == VKRR_DT_E4M3;
+}
+
+/* ---- scalar conversions ------------------------------------------------- */
+
+static float f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+float vkrr_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    if (exp == 0x1f) /* Inf, or NaN with its payload kept */
+        return f32_from_bits(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        /* zero or subnormal: man * 2^-24 is exact in f32 */
+        float v = (float)man * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return f32_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+uint16_t vkrr_f32_to_f16_rne(float f)
+{
+    uint32_t x = f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u)
+        return 0x7fffu; /* NaN: CUDA's __float2half_rn returns the canonical NaN */
+    if (ax >= 0x477ff000u) /* >= 65520, the midpoint above 65504: rounds to Inf */
+        return sign | 0x7c00u;
+    if (ax >= 0x38800000u) { /* normal in f16: rebias, round the 13 dropped bits */
+        uint32_t m = ax - 0x38000000u;
+        m += 0xfffu + ((m >> 13) & 1u);
+        return (uint16_t)(sign | (m >> 13));
+    }
+    if (ax <= 0x33000000u) /* <= 2^-25: ties to the even zero */
+        return sign;
+    /* f16 subnormal: the value in units of 2^-24 is mant >> (126 - e) */
+    uint32_t e = ax >> 23;
+    uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - e; /* 14..24 */
+    uint32_t r = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (r & 1u)))
+        r++;
+    return (uint16_t)(sign | r);
+}
+
+float vkrr_bf16_to_f32(uint16_t h)
+{
+    return f32_from_bits((uint32_t)h << 16);
+}
+
+float vkrr_e4m3_to_f32(uint8_t v)
+{
+    unsigned exp = (v >> 3) & 0xfu, man = v & 7u;
+    float r;
+    if ((v & 0x7fu) == 0x7fu)
+        return (v & 0x80u) ? -NAN : NAN;
+    if (exp == 0)
+        r = (float)man * 0x1p-9f; /* subnormal: man/8 * 2^(1-7) */
+    else
+        r = ldexpf((float)(8u + man), (int)exp - 10); /* (1 + man/8) * 2^(exp-7) */
+    return (v & 0x80u) ? -r : r;
+}
+
+uint8_t vkrr_f32_to_e4m3_satfinite(float f)
+{
+    if (isnan(f))
+        return 0x7fu;
+    uint8_t sign = signbit(f) ? 0x80u : 0u;
+    float a = fabsf(f);
+    if (a >= 448.0f) /* satfinite: Inf and everything past the largest finite */
+        return sign | 0x7eu;
+    if (a < 0x1p-6f) {
+        /* subnormal range, unit 2^-9; q == 8 lands on the smallest normal 0x08 */
+        float q = nearbyintf(a * 0x1p9f);
+        return (uint8_t)(sign | (unsigned)q);
+    }
+    int ex;
+    frexpf(a, &ex);
+    int e = ex - 1; /* a = 1.m * 2^e, e in -6..8 */
+    float q = nearbyintf(ldexpf(a, 3 - e)); /* 8..16; 16 carries into the exponent */
+    return (uint8_t)(sign | (unsigned)(((e + 7) << 3) + (int)q - 8));
+}
+
+/* ---- whole elements ----------------------------------------------------- */
+
+static uint16_t ld16(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static uint32_t ld32(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+}
+
+double vkrr_dtype_to_double(vkrr_dtype t, const void *p)
+{
+    const uint8_t *b = p;
+    switch (t) {
+    case VKRR_DT_F16: return vkrr_f16_to_f32(ld16(p));
+    case VKRR_DT_BF16: return vkrr_bf16_to_f32(ld16(p));
+    case VKRR_DT_F32: return f32_from_bits(ld32(p));
+    case VKRR_DT_E4M3: return vkrr_e4m3_to_f32(b[0]);
+    case VKRR_DT_U8: return b[0];
+    case VKRR_DT_S8: return (int8_t)b[0];
+    case VKRR_DT_U16: return ld16(p);
+    case VKRR_DT_S16: return (int16_t)ld16(p);
+    case VKRR_DT_U32: return ld32(p);
+    case VKRR_DT_S32: return (int32_t)ld32(p);
+    case VKRR_DT_UNORM8: return b[0] / 255.0;
+    case VKRR_DT_SNORM8: return fmax(-1.0, (int8_t)b[0] / 127.0);
+    case VKRR_DT_UNORM16: return ld16(p) / 65535.0;
+    case VKRR_DT_SNORM16: return fmax(-1.0, (int16_t)ld16(p) / 32767.0);
+    case VKRR_DT_BYTES:
+    default: return b[0];
+    }
+}
+
+int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p)
+{
+    uint32_t bits, signbit;
+    switch (t) {
+    case VKRR_DT_F16:
+    case VKRR_DT_BF16: bits = ld16(p); signbit = 0x8000u; break;
+    case VKRR_DT_F32: bits = ld32(p); signbit = 0x80000000u; break;
+    case VKRR_DT_E4M3: bits = *(const uint8_t *)p; signbit = 0x80u; break;
+    default: return 0;
+    }
+    /* sign-magnitude -> ordered integers; both zeros land on 0 */
+    int64_t mag = (int64_t)(bits & (signbit - 1u));
+    return (bits & signbit) ? -mag : mag;
+}
+
+/* ---- CUarray_format table ----------------------------------------------- */
+
+static const vkrr_cuformat_info cuformat_table[] = {
+    {1, "UNSIGNED_INT8", 1, 0, 0, VKRR_DT_UNORM8, VKRR_DT_U8},
+    {2, "UNSIGNED_INT16", 2, 0, 0, VKRR_DT_UNORM16, VKRR_DT_U16},
+    /* 32-bit integers cannot be read normalized in CUDA: integer either way */
+    {3, "UNSIGNED_INT32", 4, 0, 0, VKRR_DT_U32, VKRR_DT_U32},
+    {8, "SIGNED_INT8", 1, 0, 0, VKRR_DT_SNORM8, VKRR_DT_S8},
+    {9, "SIGNED_INT16", 2, 0, 0, VKRR_DT_SNORM16, VKRR_DT_S16},
+    {10, "SIGNED_INT32", 4, 0, 0, VKRR_DT_S32, VKRR_DT_S32},
+    {16, "HALF", 2, 0, 0, VKRR_DT_F16, VKRR_DT_F16},
+    {32, "FLOAT", 4, 0, 0, VKRR_DT_F32, VKRR_DT_F32},
+    /* 101010_2 as some bridges store it: an RGBA32F backing, 16 bytes a texel */
+    {80, "UNORM_INT_101010_2", 4, 0, 16, VKRR_DT_F32, VKRR_DT_F32},
+    {192, "UNORM_INT8X1", 1, 1, 0, VKRR_DT_UNORM8, VKRR_DT_U8},
+    {193, "UNORM_INT8X2", 1, 2, 0, VKRR_DT_UNORM8, VKRR_DT_U8},
+    {194, "UNORM_INT8X4", 1, 4, 0, VKRR_DT_UNORM8, VKRR_DT_U8},
+    {195, "UNORM_INT16X1", 2, 1, 0, VKRR_DT_UNORM16, VKRR_DT_U16},
+    {196, "UNORM_INT16X2", 2, 2, 0, VKRR_DT_UNORM16, VKRR_DT_U16},
+    {197, "UNORM_INT16X4", 2, 4, 0, VKRR_DT_UNORM16, VKRR_DT_U16},
+    {198, "SNORM_INT8X1", 1, 1, 0, VKRR_DT_SNORM8, VKRR_DT_S8},
+    {199, "SNORM_INT8X2", 1, 2, 0, VKRR_DT_SNORM8, VKRR_DT_S8},
+    {200, "SNORM_INT8X4", 1, 4, 0, VKRR_DT_SNORM8, VKRR_DT_S8},
+    {201, "SNORM_INT16X1", 2, 1, 0, VKRR_DT_SNORM16, VKRR_DT_S16},
+    {202, "SNORM_INT16X2", 2, 2, 0, VKRR_DT_SNORM16, VKRR_DT_S16},
+    {203, "SNORM_INT16X4", 2, 4, 0, VKRR_DT_SNORM16, VKRR_DT_S16},
+};
+
+const vkrr_cuformat_info *vkrr_cuformat_find(unsigned code)
+{
+    for (size_t i = 0; i < sizeof cuformat_table / sizeof cuformat_table[0]; i++)
+        if (cuformat_table[i].code == code)
+            return &cuformat_table[i];
+    return NULL;
+}
+
+/* Why a code is not in the table, for the error message. */
+static const char *unsupported_kind(unsigned code)
+{
+    if (code >= 0x91 && code <= 0x9e)
+        return "a block-compressed (BC) format";
+    if ((code >= 0x9f && code <= 0xb5) && code != 0xa0 && code != 0xaa && code != 0xab &&
+        code != 0xac && code != 0xad && code != 0xae && code != 0xaf)
+        return "a YUV format";
+    return "an unknown code";
+}
+
+vkrr_status vkrr_cuformat_check(unsigned code, unsigned channels, vkrr_error *err)
+{
+    const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
+    if (!fi)
+        return vkrr_fail(err, VKRR_ERR_FORMAT, NULL, 0, -1,
+                         "CUarray_format %u (0x%x) is %s; vkrr supports 1, 2, 3, 8, 9, 10, 16, "
+                         "32, 80 and 192..203",
+                         code, code, unsupported_kind(code));
+    if (channels != 1 && channels != 2 && channels != 4)
+        return vkrr_fail(err, VKRR_ERR_FORMAT, NULL, 0, -1,
+                         "CUarray_format %u (%s) with %u channels: CUDA arrays have 1, 2 or 4",
+                         code, fi->name, channels);
+    if (fi->fixed_channels && channels != fi->fixed_channels)
+        return vkrr_fail(err, VKRR_ERR_FORMAT, NULL, 0, -1,
+                         "CUarray_format %u (%s) has %u channels, not %u", code, fi->name,
+                         fi->fixed_channels, channels);
+    return VKRR_OK;
+}
+
+unsigned vkrr_cuformat_texel_bytes(unsigned code, unsigned channels)
+{
+    if (vkrr_cuformat_check(code, channels, NULL) != VKRR_OK)
+        return 0;
+    const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
+    return fi->texel_bytes_override ? fi->texel_bytes_override : fi->channel_bytes * channels;
+}
+
+/* Vulkan formats per element type for 1, 2 and 4 channels. */
+static VkFormat vk_format_of(vkrr_dtype t, unsigned channels)
+{
+    unsigned i = channels == 1 ? 0 : channels == 2 ? 1 : 2;
+    static const VkFormat unorm8[3] = {VK_FORMAT_R8_UNORM, VK_FORMAT_R8G8_UNORM,
+                                       VK_FORMAT_R8G8B8A8_UNORM};
+    static const VkFormat u8[3] = {VK_FORMAT_R8_UINT, VK_FORMAT_R8G8_UINT, VK_FORMAT_R8G8B8A8_UINT};
+    static const VkFormat snorm8[3] = {VK_FORMAT_R8_SNORM, VK_FORMAT_R8G8_SNORM,
+                                       VK_FORMAT_R8G8B8A8_SNORM};
+    static const VkFormat s8[3] = {VK_FORMAT_R8_SINT, VK_FORMAT_R8G8_SINT, VK_FORMAT_R8G8B8A8_SINT};
+    static const VkFormat unorm16[3] = {VK_FORMAT_R16_UNORM, VK_FORMAT_R16G16_UNORM,
+                                        VK_FORMAT_R16G16B16A16_UNORM};
+    static const VkFormat u16[3] = {VK_FORMAT_R16_UINT, VK_FORMAT_R16G16_UINT,
+                                    VK_FORMAT_R16G16B16A16_UINT};
+    static const VkFormat snorm16[3] = {VK_FORMAT_R16_SNORM, VK_FORMAT_R16G16_SNORM,
+                                        VK_FORMAT_R16G16B16A16_SNORM};
+    static const VkFormat s16[3] = {VK_FORMAT_R16_SINT, VK_FORMAT_R16G16_SINT,
+                                    VK_FORMAT_R16G16B16A16_SINT};
+    static const VkFormat u32[3] = {VK_FORMAT_R32_UINT, VK_FORMAT_R32G32_UINT,
+                                    VK_FORMAT_R32G32B32A32_UINT};
+    static const VkFormat s32[3] = {VK_FORMAT_R32_SINT, VK_FORMAT_R32G32_SINT,
+                                    VK_FORMAT_R32G32B32A32_SINT};
+    static const VkFormat f16[3] = {VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
+                                    VK_FORMAT_R16G16B16A16_SFLOAT};
+    static const VkFormat f32[3] = {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT,
+                                    VK_FORMAT_R32G32B32A32_SFLOAT};
+    switch (t) {
+    case VKRR_DT_UNORM8: return unorm8[i];
+    case VKRR_DT_U8: return u8[i];
+    case VKRR_DT_SNORM8: return snorm8[i];
+    case VKRR_DT_S8: return s8[i];
+    case VKRR_DT_UNORM16: return unorm16[i];
+    case VKRR_DT_U16: return u16[i];
+    case VKRR_DT_SNORM16: return snorm16[i];
+    case VKRR_DT_S16: return s16[i];
+    case VKRR_DT_U32: return u32[i];
+    case VKRR_DT_S32: return s32[i];
+    case VKRR_DT_F16: return f16[i];
+    case VKRR_DT_F32: return f32[i];
+    default: return VK_FORMAT_UNDEFINED;
+    }
+}
+
+VkFormat vkrr_cuformat_vk_format(unsigned code, unsigned channels, bool read_as_integer)
+{
+    if (vkrr_cuformat_check(code, channels, NULL) != VKRR_OK)
+        return VK_FORMAT_UNDEFINED;
+    /* The spec maps 101010_2 to the packed format; the backend owns the
+     * conversion from the 16-byte backing the dump holds. */
+    if (code == 80)
+        return VK_FORMAT_A2B10G10R10_UNORM_PACK32;
+    return vk_format_of(vkrr_cuformat_dtype(code, read_as_integer), channels);
+}
+
+vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer)
+{
+    const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
+    if (!fi)
+        return VKRR_DT_BYTES;
+    return read_as_integer ? fi->int_dtype : fi->norm_dtype;
+}

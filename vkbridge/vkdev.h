@@ -1,0 +1,62 @@
+/* vkdev.h - vkbridge's device-level state shared by backend_vk.c and vklaunch.c.
+ *
+ * Internal to vkbridge.  vkrr_vk_dev holds what outlives a launch: the
+ * descriptor set layout of bindings.glsl, the pipeline layout, one descriptor
+ * pool/set, one command buffer and fence, the 1x1 dummies for unused table
+ * slots, and the cache of shader modules and pipelines.  vkrr_vk_launch holds
+ * what one launch creates; vkrr_vk_launch_free() releases it.
+ */
+#ifndef VKRR_VKDEV_H
+#define VKRR_VKDEV_H
+
+#include "replay.h"
+#include "vkmem.h"
+
+/* bindings.glsl: table sizes and the binding numbers. */
+#define VKRR_VK_MAX_TEXTURES 16u
+#define VKRR_VK_MAX_SURFACES 8u
+enum {
+    VKRR_VK_BIND_PARAMS = 0,
+    VKRR_VK_BIND_TEX = 1,   /* float */
+    VKRR_VK_BIND_UTEX = 2,  /* unsigned integer */
+    VKRR_VK_BIND_ITEX = 3,  /* signed integer */
+    VKRR_VK_BIND_SURF8 = 4, /* .. 8: r8ui r16ui r32ui rg32ui rgba32ui */
+    VKRR_VK_BIND_COUNT = 9
+};
+
+typedef struct vkrr_vk_dev {
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkDescriptorPool pool;
+    VkCommandPool cmdpool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkSampler dummy_sampler;
+    vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
+} vkrr_vk_dev;
+
+typedef struct vkrr_vk_launch {
+    vkrr_vk_buffer params, up, down;   /* parameter block, staging in, staging out */
+    vkrr_vk_buffer *bufs;              /* one per allocation */
+    uint32_t nbufs;
+    vkrr_vk_image *imgs;               /* one per replay image */
+    VkSampler *samplers;               /* textures only */
+    uint32_t *binding, *slot;          /* where each image is bound */
+    uint64_t *img_up, *img_down;       /* staging offsets per image */
+    uint64_t *buf_up, *buf_down;       /* staging offsets per allocation */
+    uint32_t nimgs;
+} vkrr_vk_launch;
+
+vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
+void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d);
+
+/* Creates the launch's resources, fills the staging buffer and parameter
+ * block, and records the command buffer (upload, dispatch with pipe, read
+ * back).  On failure everything made so far is freed. */
+vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                                   VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err);
+/* Copies the read-back staging into every wanted post. */
+void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L);
+void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
+
+#endif

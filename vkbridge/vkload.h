@@ -1,0 +1,157 @@
+/* vkload.h - libvulkan loaded at run time, an instance, and one device.
+ *
+ * Usage:
+ *     vkrr_vk_ctx *vk = NULL;
+ *     vkrr_vk_ctx_desc d = {.device = "llvmpipe", .validation = true};
+ *     if (vkrr_vk_ctx_create(&vk, &d, &err) != VKRR_OK) { ... }
+ *     vk->fn.vkCreateBuffer(vk->device, ...);     // every function through the table
+ *     vkrr_vk_ctx_destroy(vk);
+ *
+ * The loader is an X-macro list of exactly the functions vkbridge uses,
+ * loaded in three phases (library, instance, device) into vkrr_vk_fn; nothing
+ * links libvulkan.  Device choice (desc.device): NULL or "" takes the first
+ * discrete GPU with every required feature, else any device that has them
+ * (lavapipe included); digits select by index in vkEnumeratePhysicalDevices
+ * order; anything else is a case-insensitive substring of the device name.
+ * Required features (named in the error when missing, VKRR_ERR_NO_DEVICE):
+ * Vulkan 1.2, bufferDeviceAddress, shaderInt64, shaderInt16, shaderInt8,
+ * shaderFloat16, storageBuffer8BitAccess, storageBuffer16BitAccess,
+ * uniformAndStorageBuffer8BitAccess, uniformAndStorageBuffer16BitAccess,
+ * scalarBlockLayout, shaderStorageImageExtendedFormats (r8ui/r16ui/rg32ui
+ * surface views).  Shaders are built for vulkan1.2, so maintenance4
+ * (LocalSizeId) is not needed.
+ *
+ * Validation: desc.validation or env VKRR_VALIDATION=1 enables
+ * VK_LAYER_KHRONOS_validation with a debug messenger that prints every
+ * warning/error message to stderr and counts it (vkrr_vk_ctx.messages), so
+ * tests can fail on any.  Missing layer: VKRR_ERR_NO_LIBRARY naming it.
+ *
+ * Does NOT: allocate resources (vkmem.h) or run anything (backend_vk.h).
+ * Ownership: the ctx owns the library handle, instance and device.
+ */
+#ifndef VKRR_VKLOAD_H
+#define VKRR_VKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include "status.h"
+
+#define VKRR_VK_LIB_FUNCS(X) \
+    X(vkCreateInstance) \
+    X(vkEnumerateInstanceLayerProperties) \
+    X(vkEnumerateInstanceVersion)
+
+#define VKRR_VK_INSTANCE_FUNCS(X) \
+    X(vkDestroyInstance) \
+    X(vkEnumeratePhysicalDevices) \
+    X(vkGetPhysicalDeviceProperties) \
+    X(vkGetPhysicalDeviceFeatures2) \
+    X(vkGetPhysicalDeviceMemoryProperties) \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) \
+    X(vkGetPhysicalDeviceFormatProperties) \
+    X(vkCreateDevice) \
+    X(vkGetDeviceProcAddr) \
+    X(vkCreateDebugUtilsMessengerEXT) \
+    X(vkDestroyDebugUtilsMessengerEXT)
+
+#define VKRR_VK_DEVICE_FUNCS(X) \
+    X(vkDestroyDevice) \
+    X(vkDeviceWaitIdle) \
+    X(vkGetDeviceQueue) \
+    X(vkQueueSubmit) \
+    X(vkAllocateMemory) \
+    X(vkFreeMemory) \
+    X(vkMapMemory) \
+    X(vkUnmapMemory) \
+    X(vkCreateBuffer) \
+    X(vkDestroyBuffer) \
+    X(vkGetBufferMemoryRequirements) \
+    X(vkBindBufferMemory) \
+    X(vkGetBufferDeviceAddress) \
+    X(vkCreateImage) \
+    X(vkDestroyImage) \
+    X(vkGetImageMemoryRequirements) \
+    X(vkBindImageMemory) \
+    X(vkCreateImageView) \
+    X(vkDestroyImageView) \
+    X(vkCreateSampler) \
+    X(vkDestroySampler) \
+    X(vkCreateShaderModule) \
+    X(vkDestroyShaderModule) \
+    X(vkCreateDescriptorSetLayout) \
+    X(vkDestroyDescriptorSetLayout) \
+    X(vkCreatePipelineLayout) \
+    X(vkDestroyPipelineLayout) \
+    X(vkCreateComputePipelines) \
+    X(vkDestroyPipeline) \
+    X(vkCreateDescriptorPool) \
+    X(vkDestroyDescriptorPool) \
+    X(vkResetDescriptorPool) \
+    X(vkAllocateDescriptorSets) \
+    X(vkUpdateDescriptorSets) \
+    X(vkCreateCommandPool) \
+    X(vkDestroyCommandPool) \
+    X(vkResetCommandPool) \
+    X(vkAllocateCommandBuffers) \
+    X(vkBeginCommandBuffer) \
+    X(vkEndCommandBuffer) \
+    X(vkCmdPipelineBarrier) \
+    X(vkCmdCopyBuffer) \
+    X(vkCmdCopyBufferToImage) \
+    X(vkCmdCopyImageToBuffer) \
+    X(vkCmdClearColorImage) \
+    X(vkCmdBindPipeline) \
+    X(vkCmdBindDescriptorSets) \
+    X(vkCmdDispatch) \
+    X(vkCreateFence) \
+    X(vkDestroyFence) \
+    X(vkWaitForFences) \
+    X(vkResetFences) \
+    X(vkGetFenceStatus)
+
+typedef struct vkrr_vk_fn {
+#define VKRR_VK_FN_FIELD(name) PFN_##name name;
+    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+    VKRR_VK_LIB_FUNCS(VKRR_VK_FN_FIELD)
+    VKRR_VK_INSTANCE_FUNCS(VKRR_VK_FN_FIELD)
+    VKRR_VK_DEVICE_FUNCS(VKRR_VK_FN_FIELD)
+#undef VKRR_VK_FN_FIELD
+} vkrr_vk_fn;
+
+typedef struct vkrr_vk_ctx_desc {
+    const char *device;   /* NULL/"" default, "INDEX" or a name substring */
+    bool validation;      /* also enabled by env VKRR_VALIDATION=1 */
+    const char *library;  /* NULL: "libvulkan.so.1" (tests point it elsewhere) */
+} vkrr_vk_ctx_desc;
+
+typedef struct vkrr_vk_ctx {
+    vkrr_vk_fn fn;
+    void *lib;
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    bool validation;
+    unsigned messages;    /* validation messages (warning or error) seen so far */
+} vkrr_vk_ctx;
+
+vkrr_status vkrr_vk_ctx_create(vkrr_vk_ctx **out, const vkrr_vk_ctx_desc *desc,
+                               vkrr_error *err);
+/* Destroys the device (and keeps the instance) then creates it again on the
+ * same physical device: the way back from VK_ERROR_DEVICE_LOST.  Every
+ * object made on the old device must be gone already. */
+vkrr_status vkrr_vk_ctx_recreate_device(vkrr_vk_ctx *vk, vkrr_error *err);
+void vkrr_vk_ctx_destroy(vkrr_vk_ctx *vk); /* accepts NULL */
+
+/* "VK_ERROR_DEVICE_LOST" and friends, for messages. */
+const char *vkrr_vk_result_name(VkResult r);
+
+#endif

@@ -1,0 +1,207 @@
+#include "vkmem.h"
+
+#include <string.h>
+
+static int find_type(const vkrr_vk_ctx *vk, uint32_t bits, VkMemoryPropertyFlags want,
+                     VkMemoryPropertyFlags prefer)
+{
+    int fallback = -1;
+    for (uint32_t i = 0; i < vk->mem.memoryTypeCount; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        VkMemoryPropertyFlags f = vk->mem.memoryTypes[i].propertyFlags;
+        if ((f & want) != want)
+            continue;
+        if ((f & prefer) == prefer)
+            return (int)i;
+        if (fallback < 0)
+            fallback = (int)i;
+    }
+    return fallback;
+}
+
+static vkrr_status alloc_memory(vkrr_vk_ctx *vk, const VkMemoryRequirements *req, vkrr_vk_mem where,
+                                bool device_address, VkDeviceMemory *out, vkrr_error *err)
+{
+    VkMemoryPropertyFlags want = where == VKRR_VK_MEM_HOST
+                                     ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                     : 0;
+    VkMemoryPropertyFlags prefer = where == VKRR_VK_MEM_HOST ? want : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    int type = find_type(vk, req->memoryTypeBits, want, prefer);
+    if (type < 0)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "no %s memory type for %llu bytes",
+                         where == VKRR_VK_MEM_HOST ? "host-visible" : "device",
+                         (unsigned long long)req->size);
+    VkMemoryAllocateFlagsInfo flags = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkMemoryAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = device_address ? &flags : NULL,
+        .allocationSize = req->size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    VkResult r = vk->fn.vkAllocateMemory(vk->device, &ai, NULL, out);
+    if (r != VK_SUCCESS)
+        return vkrr_fail(err, r == VK_ERROR_OUT_OF_HOST_MEMORY ? VKRR_ERR_NOMEM : VKRR_ERR_DEVICE,
+                         NULL, 0, -1, "vkAllocateMemory(%llu bytes): %s",
+                         (unsigned long long)req->size, vkrr_vk_result_name(r));
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_vk_buffer_create(vkrr_vk_ctx *vk, VkDeviceSize size, VkBufferUsageFlags usage,
+                                  vkrr_vk_mem where, vkrr_vk_buffer *out, vkrr_error *err)
+{
+    vkrr_status st;
+    memset(out, 0, sizeof *out);
+    if (size == 0)
+        size = 16; /* Vulkan forbids empty buffers; nothing reads past the real size */
+    VkBufferCreateInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult r = vk->fn.vkCreateBuffer(vk->device, &bi, NULL, &out->buf);
+    if (r != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateBuffer(%llu bytes): %s",
+                       (unsigned long long)size, vkrr_vk_result_name(r));
+        goto fail;
+    }
+    VkMemoryRequirements req;
+    vk->fn.vkGetBufferMemoryRequirements(vk->device, out->buf, &req);
+    bool bda = (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0;
+    if ((st = alloc_memory(vk, &req, where, bda, &out->mem, err)) != VKRR_OK)
+        goto fail;
+    if ((r = vk->fn.vkBindBufferMemory(vk->device, out->buf, out->mem, 0)) != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkBindBufferMemory: %s", vkrr_vk_result_name(r));
+        goto fail;
+    }
+    if (where == VKRR_VK_MEM_HOST &&
+        (r = vk->fn.vkMapMemory(vk->device, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map)) != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkMapMemory: %s", vkrr_vk_result_name(r));
+        goto fail;
+    }
+    if (bda) {
+        VkBufferDeviceAddressInfo ai = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                        .buffer = out->buf};
+        out->addr = vk->fn.vkGetBufferDeviceAddress(vk->device, &ai);
+    }
+    out->size = size;
+    return VKRR_OK;
+fail:
+    vkrr_vk_buffer_destroy(vk, out);
+    return st;
+}
+
+void vkrr_vk_buffer_destroy(vkrr_vk_ctx *vk, vkrr_vk_buffer *b)
+{
+    if (!b)
+        return;
+    if (b->buf)
+        vk->fn.vkDestroyBuffer(vk->device, b->buf, NULL);
+    if (b->mem) /* freeing mapped memory unmaps it */
+        vk->fn.vkFreeMemory(vk->device, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+vkrr_status vkrr_vk_image_create(vkrr_vk_ctx *vk, uint32_t width, uint32_t height, VkFormat format,
+                                 VkFormat view_format, VkImageUsageFlags usage,
+                                 vkrr_vk_image *out, vkrr_error *err)
+{
+    vkrr_status st;
+    memset(out, 0, sizeof *out);
+    bool mutable = format != view_format;
+    VkImageCreateInfo ii = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        /* EXTENDED_USAGE: STORAGE need only be supported by the integer view's format */
+        .flags = mutable ? VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT : 0,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = format,
+        .extent = {width, height, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    VkResult r = vk->fn.vkCreateImage(vk->device, &ii, NULL, &out->img);
+    if (r != VK_SUCCESS) {
+        st = vkrr_fail(err, r == VK_ERROR_FORMAT_NOT_SUPPORTED ? VKRR_ERR_FORMAT : VKRR_ERR_DEVICE,
+                       NULL, 0, -1, "vkCreateImage(%ux%u, VkFormat %d): %s", width, height,
+                       (int)format, vkrr_vk_result_name(r));
+        goto fail;
+    }
+    VkMemoryRequirements req;
+    vk->fn.vkGetImageMemoryRequirements(vk->device, out->img, &req);
+    if ((st = alloc_memory(vk, &req, VKRR_VK_MEM_DEVICE, false, &out->mem, err)) != VKRR_OK)
+        goto fail;
+    if ((r = vk->fn.vkBindImageMemory(vk->device, out->img, out->mem, 0)) != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkBindImageMemory: %s", vkrr_vk_result_name(r));
+        goto fail;
+    }
+    VkImageViewCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = out->img,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = view_format,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    if ((r = vk->fn.vkCreateImageView(vk->device, &vi, NULL, &out->view)) != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateImageView(VkFormat %d): %s",
+                       (int)view_format, vkrr_vk_result_name(r));
+        goto fail;
+    }
+    out->format = format;
+    out->view_format = view_format;
+    out->width = width;
+    out->height = height;
+    return VKRR_OK;
+fail:
+    vkrr_vk_image_destroy(vk, out);
+    return st;
+}
+
+void vkrr_vk_image_destroy(vkrr_vk_ctx *vk, vkrr_vk_image *im)
+{
+    if (!im)
+        return;
+    if (im->view)
+        vk->fn.vkDestroyImageView(vk->device, im->view, NULL);
+    if (im->img)
+        vk->fn.vkDestroyImage(vk->device, im->img, NULL);
+    if (im->mem)
+        vk->fn.vkFreeMemory(vk->device, im->mem, NULL);
+    memset(im, 0, sizeof *im);
+}
+
+unsigned vkrr_vk_format_bytes(VkFormat f)
+{
+    switch (f) {
+    case VK_FORMAT_R8_UNORM: case VK_FORMAT_R8_SNORM: case VK_FORMAT_R8_UINT: case VK_FORMAT_R8_SINT:
+        return 1;
+    case VK_FORMAT_R8G8_UNORM: case VK_FORMAT_R8G8_SNORM: case VK_FORMAT_R8G8_UINT:
+    case VK_FORMAT_R8G8_SINT: case VK_FORMAT_R16_UNORM: case VK_FORMAT_R16_SNORM:
+    case VK_FORMAT_R16_UINT: case VK_FORMAT_R16_SINT: case VK_FORMAT_R16_SFLOAT:
+        return 2;
+    case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SNORM: case VK_FORMAT_R8G8B8A8_UINT:
+    case VK_FORMAT_R8G8B8A8_SINT: case VK_FORMAT_R16G16_UNORM: case VK_FORMAT_R16G16_SNORM:
+    case VK_FORMAT_R16G16_UINT: case VK_FORMAT_R16G16_SINT: case VK_FORMAT_R16G16_SFLOAT:
+    case VK_FORMAT_R32_UINT: case VK_FORMAT_R32_SINT: case VK_FORMAT_R32_SFLOAT:
+    case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
+        return 4;
+    case VK_FORMAT_R16G16B16A16_UNORM: case VK_FORMAT_R16G16B16A16_SNORM:
+    case VK_FORMAT_R16G16B16A16_UINT: case VK_FORMAT_R16G16B16A16_SINT:
+    case VK_FORMAT_R16G16B16A16_SFLOAT: case VK_FORMAT_R32G32_UINT: case VK_FORMAT_R32G32_SINT:
+    case VK_FORMAT_R32G32_SFLOAT:
+        return 8;
+    case VK_FORMAT_R32G32B32A32_UINT: case VK_FORMAT_R32G32B32A32_SINT:
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+        return 16;
+    default:
+        return 0;
+    }
+}
