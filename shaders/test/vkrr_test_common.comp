@@ -1,5 +1,5 @@
 #version 460
-// vkrr_selftest_common - runs the shared includes on arrays so tests/test_ports.c
+// vkrr_test_common - runs the shared includes on arrays so tests/test_ports.c
 // can check them against independent C references (not an rrref kernel).
 //   mode 0: f32 (bits) -> f16 bits (vkrr_f2h)        in u32[n]  out u16[n]
 //   mode 1: f16 bits -> e4m3 (vkrr_e4m3_from_h)      in u16[n]  out u8[n]
