@@ -57,7 +57,7 @@ static bool run_mode(uint32_t mode, uint32_t n, const void *in, size_t in_bytes,
     vkrr_status st = vk.run(vk.self, &r, &err);
     free(zero);
     if (st != VKRR_OK)
-        fprintf(stderr, "mode %u: %s\n", mode, err.message);
+        fprintf(stderr, "mode %u: %s\n", mode, err.msg);
     return st == VKRR_OK;
 }
 
@@ -271,7 +271,7 @@ int main(void)
     vkrr_vk_desc d = {.device = NULL, .timeout_s = 60};
     have_vk = vkrr_vk_backend_create(&vk, &d, &err) == VKRR_OK;
     if (!CHECK(have_vk)) {
-        fprintf(stderr, "no Vulkan device: %s\n", err.message);
+        fprintf(stderr, "no Vulkan device: %s\n", err.msg);
         return test_finish("ports_common");
     }
     CHECK(vk.has_kernel(vk.self, "vkrr_test_common"));

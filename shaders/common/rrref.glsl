@@ -88,11 +88,92 @@ struct RrrefOutputParams {
     uint64_t colour;      //  8 texture
     uint64_t motion;      // 16 texture
     uint64_t history;     // 24 texture (linear)
-    uint64_t out;         // 32 surface HALF x4
+    uint64_t out_;        // 32 surface HALF x4 (.cu: out, a GLSL keyword)
     uint64_t weights;     // 40 e4m3
     uint64_t history_out; // 48 surface HALF x4
     uint width;           // 56
     uint height;          // 60
 };
+
+// ---- rrref_common.cuh, step by step ----------------------------------------
+
+#define RRREF_K_MAX RRREF_K_DEC0
+// The quantised activations of one pixel (the .cu's int ka[K]): value k * 2^-9.
+int rr_ka[RRREF_K_MAX];
+
+// rr_e4m3_fixed: code -> k with value k * 2^-9; nan set for 0x7f/0xff.
+int rr_e4m3_fixed(uint code, inout bool nan)
+{
+    uint e = (code >> 3) & 15u, m = code & 7u;
+    if (e == 15u && m == 7u) {
+        nan = true;
+        return 0;
+    }
+    int k = e == 0u ? int(m) : int((8u + m) << (e - 1u));
+    return (code & 0x80u) != 0u ? -k : k;
+}
+
+// rr_fixed_to_half: s * 2^-18 rounded once to f16 (same rounding as the slice).
+uint rr_fixed_to_half(int64_t s) { return vkrr_slice_round(VkrrSlice(s, false)); }
+
+// rr_conv_channel over rr_ka[0..K): acc = bias; per 32-term slice an exact
+// int64 sum, one RNE rounding to f16, one __hadd.  Any NaN -> 0x7fff.
+uint rr_conv_channel(bool anan, VkrrE4m3Ptr w, uint wbase, int K, uint bias_code)
+{
+    bool nan = anan;
+    int bk = rr_e4m3_fixed(bias_code, nan);
+    uint acc = rr_fixed_to_half(int64_t(bk) << 9);
+    for (int k0 = 0; k0 < K; k0 += RRREF_SLICE) {
+        int64_t s = int64_t(0);
+        int kend = min(k0 + RRREF_SLICE, K);
+        for (int k = k0; k < kend; k++)
+            s += int64_t(rr_ka[k]) * int64_t(rr_e4m3_fixed(uint(w.v[wbase + uint(k)]), nan));
+        acc = vkrr_hadd(acc, rr_fixed_to_half(s));
+    }
+    return nan ? VKRR_H_NAN : acc;
+}
+
+// rr_cubic: t = clamp(x, -2, 2) with CUDA's NaN rules; fmaf((t*t)*t, -1/16, t).
+float rr_cubic(float x)
+{
+    float t = vkrr_fminf(vkrr_fmaxf(x, -2.0), 2.0);
+    precise float t2 = t * t;
+    precise float t3 = t2 * t;
+    return fma(t3, -0.0625, t);
+}
+
+// rr_log2_poly (positive normal x).
+float rr_log2_poly(float x)
+{
+    uint b = floatBitsToUint(x);
+    float e = float(int(b >> 23) - 127);
+    precise float t = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u) + -1.0;
+    float p = fma(0.25, t, -0.6875);
+    p = fma(p, t, 1.4375);
+    precise float pt = p * t;
+    precise float r = e + pt;
+    return r;
+}
+
+// rr_exp2_poly (v in [-14, 14]).
+float rr_exp2_poly(float v)
+{
+    float n = floor(v);
+    precise float f = v + -n;
+    float q = fma(fma(0.34375, f, 0.65625), f, 1.0);
+    precise float r = q * uintBitsToFloat(uint(int(n) + 127) << 23);
+    return r;
+}
+
+int rr_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// rr_load_f16: channels [0, n) of f16 planes (w x h) at (sx, sy), requantised
+// f16 -> e4m3 (satfinite), into rr_ka[k0 ...].
+void rr_load_f16(int k0, VkrrF16Ptr planes, uint w, uint h, int n, int sx, int sy, inout bool nan)
+{
+    uint plane = w * h, i = uint(sy) * w + uint(sx);
+    for (int c = 0; c < n; c++)
+        rr_ka[k0 + c] = rr_e4m3_fixed(vkrr_e4m3_from_h(uint(planes.v[uint(c) * plane + i])), nan);
+}
 
 #endif
