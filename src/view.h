@@ -24,7 +24,10 @@ typedef struct vkrr_view {
 } vkrr_view;
 
 /* Describes the output a kernel writes through the pointer argument at
- * arg_offset (the window it writes, in its own type).  False when unknown. */
+ * arg_offset: the window it writes, in its own type.  The window's offset is
+ * relative to where the pointer points (usually 0); the caller adds the
+ * pointer's delta into its allocation.  False when the argument is not an
+ * output the function knows (inputs, unknown kernels). */
 typedef bool (*vkrr_describe_fn)(const char *kernel, const uint8_t *args,
                                  uint32_t args_bytes, uint32_t arg_offset,
                                  vkrr_view *out);

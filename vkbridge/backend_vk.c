@@ -1,0 +1,317 @@
+/* backend_vk.c - the "vulkan" backend: ports, pipeline cache, submit and wait. */
+#include "backend_vk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ports.h"
+#include "vkdev.h"
+
+#define VKRR_VK_DEFAULT_TIMEOUT_S 60.0
+
+typedef struct vk_module {
+    char *kernel;
+    VkShaderModule mod;
+} vk_module;
+
+typedef struct vk_pipe {
+    uint32_t module; /* index into modules */
+    uint32_t block[3];
+    VkPipeline pipe;
+} vk_pipe;
+
+typedef struct vk_backend {
+    vkrr_vk_ctx *vk;
+    vkrr_vk_dev dev;
+    double timeout_s;
+    char *ports_dir;
+    vk_module *modules;
+    uint32_t nmodules, cap_modules;
+    vk_pipe *pipes;
+    uint32_t npipes, cap_pipes;
+    bool busy;             /* a launch timed out and may still run */
+    vkrr_vk_launch zombie; /* its resources, freed once the fence signals */
+    vkrr_vk_stats stats;
+} vk_backend;
+
+static void drop_cache(vk_backend *b)
+{
+    for (uint32_t i = 0; i < b->npipes; i++)
+        b->vk->fn.vkDestroyPipeline(b->vk->device, b->pipes[i].pipe, NULL);
+    for (uint32_t i = 0; i < b->nmodules; i++) {
+        b->vk->fn.vkDestroyShaderModule(b->vk->device, b->modules[i].mod, NULL);
+        free(b->modules[i].kernel);
+    }
+    b->npipes = b->nmodules = 0;
+}
+
+static bool vk_has_kernel(void *self, const char *kernel)
+{
+    vk_backend *b = self;
+    return vkrr_ports_dir_has(b->ports_dir, kernel) || vkrr_ports_find(kernel) != NULL;
+}
+
+static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, vkrr_error *err)
+{
+    for (uint32_t i = 0; i < b->nmodules; i++)
+        if (strcmp(b->modules[i].kernel, kernel) == 0) {
+            *out = i;
+            return VKRR_OK;
+        }
+    vkrr_status st;
+    uint32_t *loaded = NULL;
+    size_t bytes = 0;
+    const uint32_t *code;
+    if (vkrr_ports_dir_has(b->ports_dir, kernel)) {
+        if ((st = vkrr_ports_load(b->ports_dir, kernel, &loaded, &bytes, err)) != VKRR_OK)
+            return st;
+        code = loaded;
+    } else {
+        const vkrr_port *p = vkrr_ports_find(kernel);
+        if (!p)
+            return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "no Vulkan port of kernel %s%s%s",
+                             kernel, b->ports_dir ? " built in or in " : "",
+                             b->ports_dir ? b->ports_dir : "");
+        code = p->code;
+        bytes = p->bytes;
+    }
+    if (b->nmodules == b->cap_modules) {
+        uint32_t cap = b->cap_modules ? 2 * b->cap_modules : 16;
+        vk_module *m = realloc(b->modules, cap * sizeof *m);
+        if (!m) {
+            free(loaded);
+            return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        }
+        b->modules = m;
+        b->cap_modules = cap;
+    }
+    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = bytes, .pCode = code};
+    VkShaderModule mod;
+    VkResult r = b->vk->fn.vkCreateShaderModule(b->vk->device, &ci, NULL, &mod);
+    free(loaded);
+    if (r != VK_SUCCESS)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateShaderModule(%s): %s", kernel,
+                         vkrr_vk_result_name(r));
+    char *name = strdup(kernel);
+    if (!name) {
+        b->vk->fn.vkDestroyShaderModule(b->vk->device, mod, NULL);
+        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    }
+    b->modules[b->nmodules] = (vk_module){name, mod};
+    *out = b->nmodules++;
+    return VKRR_OK;
+}
+
+static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline *out, vkrr_error *err)
+{
+    vkrr_status st;
+    uint32_t m;
+    if ((st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
+        return st;
+    for (uint32_t i = 0; i < b->npipes; i++)
+        if (b->pipes[i].module == m && !memcmp(b->pipes[i].block, r->block, sizeof r->block)) {
+            b->stats.pipeline_hits++;
+            *out = b->pipes[i].pipe;
+            return VKRR_OK;
+        }
+    if (b->npipes == b->cap_pipes) {
+        uint32_t cap = b->cap_pipes ? 2 * b->cap_pipes : 16;
+        vk_pipe *p = realloc(b->pipes, cap * sizeof *p);
+        if (!p)
+            return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        b->pipes = p;
+        b->cap_pipes = cap;
+    }
+    VkSpecializationMapEntry me[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo si = {.mapEntryCount = 3, .pMapEntries = me, .dataSize = sizeof r->block,
+                               .pData = r->block};
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = b->modules[m].mod,
+                  .pName = "main",
+                  .pSpecializationInfo = &si},
+        .layout = b->dev.layout,
+    };
+    VkPipeline pipe;
+    VkResult res = b->vk->fn.vkCreateComputePipelines(b->vk->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipe);
+    if (res != VK_SUCCESS)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateComputePipelines(%s): %s",
+                         r->kernel, vkrr_vk_result_name(res));
+    b->pipes[b->npipes++] = (vk_pipe){m, {r->block[0], r->block[1], r->block[2]}, pipe};
+    b->stats.pipelines_created++;
+    *out = pipe;
+    return VKRR_OK;
+}
+
+static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, vkrr_error *err)
+{
+    const VkPhysicalDeviceLimits *lim = &b->vk->props.limits;
+    uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
+    for (int i = 0; i < 3; i++) {
+        if (r->block[i] == 0 || r->block[i] > lim->maxComputeWorkGroupSize[i])
+            return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1,
+                             "%s: block[%d] = %u is outside 1..%u on %s", r->kernel, i, r->block[i],
+                             lim->maxComputeWorkGroupSize[i], b->vk->props.deviceName);
+        if (r->grid[i] == 0 || r->grid[i] > lim->maxComputeWorkGroupCount[i])
+            return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1,
+                             "%s: grid[%d] = %u is outside 1..%u on %s", r->kernel, i, r->grid[i],
+                             lim->maxComputeWorkGroupCount[i], b->vk->props.deviceName);
+    }
+    if (threads > lim->maxComputeWorkGroupInvocations)
+        return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "%s: %llu threads a block exceed %u on %s",
+                         r->kernel, (unsigned long long)threads, lim->maxComputeWorkGroupInvocations,
+                         b->vk->props.deviceName);
+    return VKRR_OK;
+}
+
+/* After VK_ERROR_DEVICE_LOST: everything on the device goes, the device is made again. */
+static vkrr_status recover(vk_backend *b, vkrr_vk_launch *L, const char *kernel, vkrr_error *err)
+{
+    vkrr_vk_launch_free(b->vk, L);
+    vkrr_vk_launch_free(b->vk, &b->zombie);
+    b->busy = false;
+    drop_cache(b);
+    vkrr_vk_dev_fini(b->vk, &b->dev);
+    b->stats.device_recreated++;
+    vkrr_error e2 = {0};
+    if (vkrr_vk_ctx_recreate_device(b->vk, &e2) != VKRR_OK || vkrr_vk_dev_init(b->vk, &b->dev, &e2) != VKRR_OK)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1,
+                         "%s: the device was lost and could not be recreated: %s", kernel, e2.msg);
+    return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1,
+                     "%s: VK_ERROR_DEVICE_LOST (the device was recreated for later launches)", kernel);
+}
+
+/* A launch that timed out earlier still owns the command buffer and fence. */
+static vkrr_status settle(vk_backend *b, uint64_t wait_ns, vkrr_error *err)
+{
+    if (!b->busy)
+        return VKRR_OK;
+    VkResult r = b->vk->fn.vkWaitForFences(b->vk->device, 1, &b->dev.fence, VK_TRUE, wait_ns);
+    if (r == VK_TIMEOUT)
+        return vkrr_fail(err, VKRR_ERR_TIMEOUT, NULL, 0, -1,
+                         "the device is still running a launch that timed out earlier");
+    if (r == VK_ERROR_DEVICE_LOST)
+        return recover(b, &b->zombie, "an earlier launch", err);
+    vkrr_vk_launch_free(b->vk, &b->zombie);
+    b->busy = false;
+    b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
+    return VKRR_OK;
+}
+
+static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
+{
+    vk_backend *b = self;
+    vkrr_status st;
+    vkrr_vk_launch L;
+    memset(&L, 0, sizeof L);
+    uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
+    if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
+        return st;
+    if ((st = check_dims(b, r, err)) != VKRR_OK)
+        return st;
+    VkPipeline pipe;
+    if ((st = get_pipeline(b, r, &pipe, err)) != VKRR_OK)
+        return st;
+    if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, &L, err)) != VKRR_OK)
+        return st;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                       .pCommandBuffers = &b->dev.cmd};
+    VkResult res = b->vk->fn.vkQueueSubmit(b->vk->queue, 1, &si, b->dev.fence);
+    if (res == VK_ERROR_DEVICE_LOST)
+        return recover(b, &L, r->kernel, err);
+    if (res != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "%s: vkQueueSubmit: %s", r->kernel,
+                       vkrr_vk_result_name(res));
+        goto fail;
+    }
+    res = b->vk->fn.vkWaitForFences(b->vk->device, 1, &b->dev.fence, VK_TRUE, timeout_ns);
+    if (res == VK_TIMEOUT) {
+        b->zombie = L; /* still in use by the device: freed by settle() */
+        b->busy = true;
+        return vkrr_fail(err, VKRR_ERR_TIMEOUT, NULL, 0, -1, "%s did not finish within %g s",
+                         r->kernel, b->timeout_s);
+    }
+    if (res == VK_ERROR_DEVICE_LOST)
+        return recover(b, &L, r->kernel, err);
+    if (res != VK_SUCCESS) {
+        st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "%s: vkWaitForFences: %s", r->kernel,
+                       vkrr_vk_result_name(res));
+        goto fail;
+    }
+    b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
+    vkrr_vk_launch_finish(r, &L);
+    vkrr_vk_launch_free(b->vk, &L);
+    return VKRR_OK;
+fail:
+    vkrr_vk_launch_free(b->vk, &L);
+    return st;
+}
+
+static void vk_destroy(void *self)
+{
+    vk_backend *b = self;
+    if (!b)
+        return;
+    if (b->vk && b->vk->device) {
+        vkrr_error e = {0};
+        if (settle(b, (uint64_t)(b->timeout_s * 1e9), &e) != VKRR_OK && b->busy) {
+            /* Destroying a device that still runs work is undefined; leaking it is not. */
+            vkrr_warn("vulkan: a timed-out launch is still running; the device is left to the process exit");
+            free(b->ports_dir);
+            free(b->modules);
+            free(b->pipes);
+            free(b);
+            return;
+        }
+        drop_cache(b);
+        vkrr_vk_dev_fini(b->vk, &b->dev);
+    }
+    vkrr_vk_ctx_destroy(b->vk);
+    free(b->ports_dir);
+    free(b->modules);
+    free(b->pipes);
+    free(b);
+}
+
+vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, vkrr_error *err)
+{
+    vkrr_status st;
+    memset(out, 0, sizeof *out);
+    vk_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    vkrr_vk_desc d = desc ? *desc : (vkrr_vk_desc){0};
+    b->timeout_s = d.timeout_s > 0 && isfinite(d.timeout_s) ? d.timeout_s : VKRR_VK_DEFAULT_TIMEOUT_S;
+    if (b->timeout_s > 1e9)
+        b->timeout_s = 1e9;
+    if (d.ports_dir && !(b->ports_dir = strdup(d.ports_dir))) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        goto fail;
+    }
+    vkrr_vk_ctx_desc cd = {.device = d.device, .validation = d.validation};
+    if ((st = vkrr_vk_ctx_create(&b->vk, &cd, err)) != VKRR_OK)
+        goto fail;
+    if ((st = vkrr_vk_dev_init(b->vk, &b->dev, err)) != VKRR_OK)
+        goto fail;
+    out->name = "vulkan";
+    out->self = b;
+    out->has_kernel = vk_has_kernel;
+    out->run = vk_run;
+    out->destroy = vk_destroy;
+    return VKRR_OK;
+fail:
+    vk_destroy(b);
+    return st;
+}
+
+void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out)
+{
+    const vk_backend *b = self;
+    *out = b->stats;
+    out->device_name = b->vk->props.deviceName;
+    out->validation_messages = b->vk->messages;
+}
