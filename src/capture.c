@@ -1,0 +1,431 @@
+/* capture.c - opening a capture: replay/ launches (manifest, args.bin, alloc
+ * files), then dump/ and run/run.log (capture_resolve.c), identity, modules/.
+ * Only stats and small reads; big files are mapped on demand. */
+#include "capture.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "capture_internal.h"
+#include "capture_parse.h"
+
+#define MANIFEST_MAX_BYTES (1u << 20)
+
+char *vkrr_capture_join(const char *a, const char *b)
+{
+    char *p = NULL;
+    return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+vkrr_status vkrr_capture_stat_size(const char *path, uint64_t want, const char *what,
+                                   vkrr_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        return vkrr_fail(err, e == ENOENT ? VKRR_ERR_MISSING : VKRR_ERR_IO, path, 0, -1,
+                         "%s is missing: %s", what, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode))
+        return vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "%s is not a regular file", what);
+    if ((uint64_t)sb.st_size != want)
+        return vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1, "%s has %llu bytes, expected %llu", what,
+                         (unsigned long long)sb.st_size, (unsigned long long)want);
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_capture_list_dir(const char *path, char ***names, uint32_t *n, vkrr_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(path);
+    if (!d) {
+        int e = errno;
+        return vkrr_fail(err, e == ENOENT || e == ENOTDIR ? VKRR_ERR_MISSING : VKRR_ERR_IO, path,
+                         0, -1, "cannot open directory: %s", strerror(e));
+    }
+    uint32_t cap = 0;
+    vkrr_status st = VKRR_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            uint32_t nc = cap ? cap * 2 : 64;
+            char **p = nc > cap ? realloc(*names, nc * sizeof *p) : NULL;
+            if (!p) {
+                st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory listing");
+                goto fail;
+            }
+            *names = p;
+            cap = nc;
+        }
+        if (!((*names)[*n] = strdup(e->d_name))) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory listing");
+            goto fail;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    return VKRR_OK;
+fail:
+    closedir(d);
+    vkrr_capture_free_names(*names, *n);
+    *names = NULL;
+    *n = 0;
+    return st;
+}
+
+void vkrr_capture_free_names(char **names, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void launch_free(vkrr_launch *l)
+{
+    free(l->kernel);
+    free(l->args);
+    free(l->dir);
+    for (uint32_t i = 0; i < l->nallocs; i++) {
+        free(l->allocs[i].pre_path);
+        free(l->allocs[i].post_path);
+    }
+    free(l->allocs);
+    free(l->pointers);
+    for (uint32_t i = 0; i < l->nimages; i++)
+        free(l->images[i].dump_path);
+    free(l->images);
+}
+
+void vkrr_capture_close(vkrr_capture *cap)
+{
+    if (!cap)
+        return;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        launch_free(&cap->launches[i]);
+    free(cap->launches);
+    for (uint32_t i = 0; i < cap->nmodules; i++) {
+        free(cap->modules[i].path);
+        free(cap->modules[i].name);
+    }
+    free(cap->modules);
+    free(cap->path);
+    free(cap);
+}
+
+/* args.bin: exactly `args NBYTES` bytes, at most 4 KiB. */
+static vkrr_status load_args(vkrr_launch *l, const char *path, vkrr_error *err)
+{
+    vkrr_mapfile m = {0};
+    vkrr_status st = vkrr_mapfile_open(&m, path, l->args_bytes, err);
+    if (st)
+        return st;
+    l->args = malloc(l->args_bytes ? l->args_bytes : 1);
+    if (!l->args)
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");
+    else if (l->args_bytes)
+        memcpy(l->args, m.data, l->args_bytes);
+    vkrr_mapfile_close(&m);
+    return st;
+}
+
+static uint64_t word_at(const vkrr_launch *l, uint32_t off)
+{
+    uint64_t w;
+    memcpy(&w, l->args + off, 8); /* little-endian hosts only, like CUDA */
+    return w;
+}
+
+/* Fills l from replay/<name>: manifest, args.bin, alloc files. */
+static vkrr_status load_launch(vkrr_launch *l, const char *dir, const char *dirkernel,
+                               vkrr_error *err)
+{
+    vkrr_manifest m = {0};
+    char *text = NULL, *mpath = NULL, *apath = NULL;
+    size_t len = 0;
+    vkrr_status st;
+    if (!(l->dir = strdup(dir)) || !(mpath = vkrr_capture_join(dir, "manifest.txt")) ||
+        !(apath = vkrr_capture_join(dir, "args.bin"))) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
+        goto fail;
+    }
+    if ((st = vkrr_read_text(mpath, MANIFEST_MAX_BYTES, &text, &len, err)) ||
+        (st = vkrr_manifest_parse(&m, text, len, mpath, err)))
+        goto fail;
+    if (strcmp(m.kernel, dirkernel)) {
+        st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, mpath, 1, -1,
+                       "kernel '%s' differs from the directory name's '%s'", m.kernel, dirkernel);
+        goto fail;
+    }
+    l->kernel = m.kernel;
+    m.kernel = NULL;
+    memcpy(l->grid, m.grid, sizeof l->grid);
+    memcpy(l->block, m.block, sizeof l->block);
+    l->shared_bytes = m.shared_bytes;
+    l->args_bytes = m.args_bytes;
+    if ((st = load_args(l, apath, err)))
+        goto fail;
+    l->allocs = calloc(m.nallocs + 1, sizeof *l->allocs);
+    l->pointers = calloc(m.npointers + 1, sizeof *l->pointers);
+    l->images = calloc(m.nimages + 1, sizeof *l->images);
+    if (!l->allocs || !l->pointers || !l->images) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < m.nallocs; i++) {
+        vkrr_alloc *a = &l->allocs[l->nallocs++];
+        a->index = m.allocs[i].index;
+        a->base = m.allocs[i].base;
+        a->size = m.allocs[i].size;
+        char name[32];
+        snprintf(name, sizeof name, "alloc-%u.bin", a->index);
+        if (!(a->pre_path = vkrr_capture_join(dir, name))) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
+            goto fail;
+        }
+        if ((st = vkrr_capture_stat_size(a->pre_path, a->size, "allocation file", err)))
+            goto fail;
+    }
+    for (uint32_t i = 0; i < m.npointers; i++) {
+        const vkrr_manifest_pointer *mp = &m.pointers[i];
+        uint32_t k = 0;
+        while (l->allocs[k].index != mp->index)
+            k++; /* the manifest parser checked it is declared */
+        uint64_t want = l->allocs[k].base + mp->delta;
+        if (word_at(l, mp->offset) != want) {
+            st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, apath, 0, mp->offset,
+                           "word 0x%llx at offset %u is not allocation %u's base + %llu (0x%llx, "
+                           "manifest line %ld)",
+                           (unsigned long long)word_at(l, mp->offset), mp->offset, mp->index,
+                           (unsigned long long)mp->delta, (unsigned long long)want, mp->line);
+            goto fail;
+        }
+        l->pointers[l->npointers++] = (vkrr_pointer){mp->offset, k, mp->delta};
+    }
+    for (uint32_t i = 0; i < m.nimages; i++) {
+        vkrr_image *im = &l->images[l->nimages++];
+        im->offset = m.images[i].offset;
+        im->kind = m.images[i].kind;
+        im->handle = word_at(l, im->offset);
+    }
+fail:
+    vkrr_manifest_free(&m);
+    free(text);
+    free(mpath);
+    free(apath);
+    return st;
+}
+
+/* "replay-NNNNNN-KERNEL" -> sequence and kernel (pointing into name). */
+static vkrr_status parse_replay_name(const char *name, const char *path, uint64_t *seq,
+                                     const char **kernel, vkrr_error *err)
+{
+    const char *s = name + 7;
+    size_t k = 0;
+    while (s[k] >= '0' && s[k] <= '9')
+        k++;
+    if (k == 0 || s[k] != '-' || !s[k + 1])
+        return vkrr_fail(err, VKRR_ERR_PARSE, path, 0, -1,
+                         "bad replay directory name: expected replay-NNNNNN-KERNEL");
+    vkrr_status st = vkrr_parse_u64(s, k, 0, UINT64_MAX, seq);
+    if (st)
+        return vkrr_fail(err, st, path, 0, -1, "launch number in the directory name is out of range");
+    *kernel = s + k + 1;
+    return VKRR_OK;
+}
+
+static int cmp_launch(const void *a, const void *b)
+{
+    const vkrr_launch *x = a, *y = b;
+    return (x->sequence > y->sequence) - (x->sequence < y->sequence);
+}
+
+static vkrr_status load_replay(vkrr_capture *cap, vkrr_error *err)
+{
+    char *rdir = vkrr_capture_join(cap->path, "replay");
+    char **names = NULL;
+    uint32_t n = 0;
+    vkrr_status st;
+    if (!rdir)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
+    if ((st = vkrr_capture_list_dir(rdir, &names, &n, err)))
+        goto fail;
+    cap->launches = calloc(n + 1, sizeof *cap->launches);
+    if (!cap->launches) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, rdir, 0, -1, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        char *path = vkrr_capture_join(rdir, names[i]);
+        if (!path) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, rdir, 0, -1, "out of memory");
+            goto fail;
+        }
+        struct stat sb;
+        if (strncmp(names[i], "replay-", 7) || stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+            vkrr_warn("%s: not a replay-NNNNNN-KERNEL directory; skipped", path);
+            free(path);
+            continue;
+        }
+        uint64_t seq = 0;
+        const char *kernel = NULL;
+        vkrr_launch *l = &cap->launches[cap->nlaunches++];
+        if (!(st = parse_replay_name(names[i], path, &seq, &kernel, err))) {
+            l->sequence = seq;
+            st = load_launch(l, path, kernel, err);
+        }
+        free(path);
+        if (st)
+            goto fail;
+    }
+    if (cap->nlaunches == 0) {
+        st = vkrr_fail(err, VKRR_ERR_MISSING, rdir, 0, -1, "no replay-NNNNNN-KERNEL directories");
+        goto fail;
+    }
+    qsort(cap->launches, cap->nlaunches, sizeof *cap->launches, cmp_launch);
+    for (uint32_t i = 1; i < cap->nlaunches; i++)
+        if (cap->launches[i].sequence == cap->launches[i - 1].sequence) {
+            st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, cap->launches[i].dir, 0, -1,
+                           "launch %llu recorded twice (also %s)",
+                           (unsigned long long)cap->launches[i].sequence, cap->launches[i - 1].dir);
+            goto fail;
+        }
+fail:
+    vkrr_capture_free_names(names, n);
+    free(rdir);
+    return st;
+}
+
+/* Frame k starts at the k-th launch of the first kernel; occurrence counts
+ * earlier launches of the same kernel. */
+static void assign_identity(vkrr_capture *cap)
+{
+    const char *first = cap->launches[0].kernel;
+    uint32_t frame = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        vkrr_launch *l = &cap->launches[i];
+        if (i > 0 && !strcmp(l->kernel, first))
+            frame++;
+        l->frame = frame;
+        l->occurrence = 0;
+        for (uint32_t j = 0; j < i; j++)
+            l->occurrence += !strcmp(cap->launches[j].kernel, l->kernel);
+    }
+    cap->nframes = frame + 1;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+    return strcmp(((const vkrr_module_file *)a)->name, ((const vkrr_module_file *)b)->name);
+}
+
+/* modules/ is a vkrr extension: absent is fine. */
+static vkrr_status load_modules(vkrr_capture *cap, vkrr_error *err)
+{
+    char *mdir = vkrr_capture_join(cap->path, "modules");
+    char **names = NULL;
+    uint32_t n = 0;
+    vkrr_status st = VKRR_OK;
+    struct stat sb;
+    if (!mdir)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
+    if (stat(mdir, &sb) != 0)
+        goto fail;
+    if ((st = vkrr_capture_list_dir(mdir, &names, &n, err)))
+        goto fail;
+    cap->modules = calloc(n + 1, sizeof *cap->modules);
+    if (!cap->modules) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, mdir, 0, -1, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *dot = strrchr(names[i], '.');
+        if (!dot || (strcmp(dot, ".ptx") && strcmp(dot, ".cubin") && strcmp(dot, ".fatbin")))
+            continue;
+        vkrr_module_file *mf = &cap->modules[cap->nmodules++];
+        mf->name = strdup(names[i]);
+        mf->path = vkrr_capture_join(mdir, names[i]);
+        if (!mf->name || !mf->path) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, mdir, 0, -1, "out of memory");
+            goto fail;
+        }
+    }
+    qsort(cap->modules, cap->nmodules, sizeof *cap->modules, cmp_module);
+fail:
+    vkrr_capture_free_names(names, n);
+    free(mdir);
+    return st;
+}
+
+vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *err)
+{
+    *out = NULL;
+    unsigned warn0 = vkrr_warning_count();
+    vkrr_status st;
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1, "capture directory is missing");
+    vkrr_capture *cap = calloc(1, sizeof *cap);
+    if (!cap || !(cap->path = strdup(dir))) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
+        goto fail;
+    }
+    if ((st = load_replay(cap, err)) || (st = vkrr_capture_resolve_dumps(cap, err)) ||
+        (st = vkrr_capture_resolve_log(cap, err)) || (st = load_modules(cap, err)))
+        goto fail;
+    assign_identity(cap);
+    cap->warnings = vkrr_warning_count() - warn0;
+    *out = cap;
+    return VKRR_OK;
+fail:
+    vkrr_capture_close(cap);
+    return st;
+}
+
+const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
+                                     uint32_t occurrence)
+{
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (cap->launches[i].occurrence == occurrence && !strcmp(cap->launches[i].kernel, kernel))
+            return &cap->launches[i];
+    return NULL;
+}
+
+vkrr_status vkrr_capture_map_alloc_pre(const vkrr_capture *cap, const vkrr_launch *l,
+                                       uint32_t alloc, vkrr_mapfile *m, vkrr_error *err)
+{
+    if (alloc >= l->nallocs)
+        return vkrr_fail(err, VKRR_ERR_USAGE, cap->path, 0, -1, "launch %llu has no allocation %u",
+                         (unsigned long long)l->sequence, alloc);
+    return vkrr_mapfile_open(m, l->allocs[alloc].pre_path, l->allocs[alloc].size, err);
+}
+
+vkrr_status vkrr_capture_map_alloc_post(const vkrr_capture *cap, const vkrr_launch *l,
+                                        uint32_t alloc, vkrr_mapfile *m, vkrr_error *err)
+{
+    if (alloc >= l->nallocs)
+        return vkrr_fail(err, VKRR_ERR_USAGE, cap->path, 0, -1, "launch %llu has no allocation %u",
+                         (unsigned long long)l->sequence, alloc);
+    if (!l->allocs[alloc].post_path)
+        return vkrr_fail(err, VKRR_ERR_MISSING, cap->path, 0, -1,
+                         "no dump of allocation 0x%llx after launch %llu",
+                         (unsigned long long)l->allocs[alloc].base, (unsigned long long)l->sequence);
+    return vkrr_mapfile_open(m, l->allocs[alloc].post_path, l->allocs[alloc].size, err);
+}
+
+vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l, uint32_t image,
+                                   vkrr_mapfile *m, vkrr_error *err)
+{
+    if (image >= l->nimages)
+        return vkrr_fail(err, VKRR_ERR_USAGE, cap->path, 0, -1, "launch %llu has no image %u",
+                         (unsigned long long)l->sequence, image);
+    const vkrr_image *im = &l->images[image];
+    uint64_t bytes = vkrr_capture_image_bytes(im);
+    return vkrr_mapfile_open(m, im->dump_path, bytes, err);
+}

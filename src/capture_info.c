@@ -1,0 +1,127 @@
+/* capture_info.c - `vkrr info` output: a table for people, JSON for scripts.
+ * The JSON names are an interface (tests and scripts read them). */
+#include <stdio.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cuformat.h"
+
+static const char *kind_name(vkrr_image_kind k)
+{
+    return k == VKRR_IMAGE_TEXTURE ? "texture" : "surface";
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_launch(const vkrr_launch *l, FILE *f)
+{
+    fprintf(f, "{\"sequence\":%llu,\"kernel\":", (unsigned long long)l->sequence);
+    json_string(f, l->kernel);
+    fprintf(f,
+            ",\"frame\":%u,\"occurrence\":%u,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
+            "\"shared_bytes\":%u,\"args_bytes\":%u,\"allocs\":[",
+            l->frame, l->occurrence, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+            l->block[2], l->shared_bytes, l->args_bytes);
+    for (uint32_t i = 0; i < l->nallocs; i++)
+        fprintf(f, "%s{\"index\":%u,\"base\":\"0x%llx\",\"size\":%llu}", i ? "," : "",
+                l->allocs[i].index, (unsigned long long)l->allocs[i].base,
+                (unsigned long long)l->allocs[i].size);
+    fputs("],\"pointers\":[", f);
+    for (uint32_t i = 0; i < l->npointers; i++)
+        fprintf(f, "%s{\"offset\":%u,\"alloc\":%u,\"delta\":%llu}", i ? "," : "",
+                l->pointers[i].offset, l->allocs[l->pointers[i].alloc].index,
+                (unsigned long long)l->pointers[i].delta);
+    fputs("],\"images\":[", f);
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        const vkrr_image *im = &l->images[i];
+        fprintf(f,
+                "%s{\"offset\":%u,\"kind\":\"%s\",\"width\":%u,\"height\":%u,\"channels\":%u,"
+                "\"format\":%u,\"filter\":\"%s\",\"address\":[%d,%d],\"normalized\":%s,"
+                "\"read_as_integer\":%s}",
+                i ? "," : "", im->offset, kind_name(im->kind), im->width, im->height, im->channels,
+                im->format, im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
+                im->sampler.address[0], im->sampler.address[1],
+                im->sampler.normalized ? "true" : "false",
+                im->sampler.read_as_integer ? "true" : "false");
+    }
+    fputs("]}", f);
+}
+
+void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
+{
+    fputs("{\"launches\":[", f);
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_launch(&cap->launches[i], f);
+    }
+    fputs("\n]}\n", f);
+}
+
+static const char *address_name(int a)
+{
+    static const char *names[] = {"wrap", "clamp", "mirror", "border"};
+    return a >= 0 && a < 4 ? names[a] : "?";
+}
+
+void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
+{
+    fprintf(f, "capture %s: %u launches, %u frames, %u modules, %s\n", cap->path, cap->nlaunches,
+            cap->nframes, cap->nmodules, cap->has_log ? "run.log present" : "no run.log");
+    size_t kw = 6;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (strlen(cap->launches[i].kernel) > kw)
+            kw = strlen(cap->launches[i].kernel);
+    if (kw > 60)
+        kw = 60;
+    fprintf(f, "%8s  %-*s %5s %4s  %-18s %-14s %7s %5s %6s %6s %6s\n", "seq", (int)kw, "kernel",
+            "frame", "occ", "grid", "block", "shmem", "args", "allocs", "ptrs", "images");
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        const vkrr_launch *l = &cap->launches[i];
+        char grid[40], block[40];
+        snprintf(grid, sizeof grid, "%ux%ux%u", l->grid[0], l->grid[1], l->grid[2]);
+        snprintf(block, sizeof block, "%ux%ux%u", l->block[0], l->block[1], l->block[2]);
+        fprintf(f, "%8llu  %-*.*s %5u %4u  %-18s %-14s %7u %5u %6u %6u %6u\n",
+                (unsigned long long)l->sequence, (int)kw, (int)kw, l->kernel, l->frame,
+                l->occurrence, grid, block, l->shared_bytes, l->args_bytes, l->nallocs,
+                l->npointers, l->nimages);
+        for (uint32_t j = 0; j < l->nallocs; j++)
+            fprintf(f, "%10s alloc %-3u base 0x%-14llx %12llu bytes%s\n", "", l->allocs[j].index,
+                    (unsigned long long)l->allocs[j].base, (unsigned long long)l->allocs[j].size,
+                    l->allocs[j].post_path ? "" : "  (no dump after)");
+        for (uint32_t j = 0; j < l->npointers; j++)
+            fprintf(f, "%10s arg %-4u -> alloc %u + %llu\n", "", l->pointers[j].offset,
+                    l->allocs[l->pointers[j].alloc].index,
+                    (unsigned long long)l->pointers[j].delta);
+        for (uint32_t j = 0; j < l->nimages; j++) {
+            const vkrr_image *im = &l->images[j];
+            const vkrr_cuformat_info *fi = vkrr_cuformat_find(im->format);
+            fprintf(f, "%10s arg %-4u %s %ux%ux%u %s", "", im->offset, kind_name(im->kind),
+                    im->width, im->height, im->channels, fi ? fi->name : "?");
+            if (im->kind == VKRR_IMAGE_TEXTURE)
+                fprintf(f, " %s %s/%s%s%s%s", im->sampler.filter ? "linear" : "point",
+                        address_name(im->sampler.address[0]), address_name(im->sampler.address[1]),
+                        im->sampler.normalized ? " normalized" : "",
+                        im->sampler.read_as_integer ? " integer" : "",
+                        im->sampler.from_log ? "" : " (defaults)");
+            if (im->array)
+                fprintf(f, " array 0x%llx", (unsigned long long)im->array);
+            fputc('\n', f);
+        }
+    }
+}
