@@ -1,4 +1,4 @@
-/* test_ports_common.c - the shared port includes (shaders/common/*.glsl) on lavapipe,
+/* test_ports_common.c - the shared port includes (shaders/common/NAME.glsl) on lavapipe,
  * checked exhaustively against independent C references.
  *
  * Runs shaders/test/vkrr_test_common.comp through the Vulkan backend with

@@ -33,7 +33,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
 
-#define VKRR_MAX_TEXTURES 16
+#define VKRR_MAX_TEXTURES 8   // 3 tables x 8 <= maxPerStageDescriptorSamplers (32 on lavapipe)
 #define VKRR_MAX_SURFACES 8
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
