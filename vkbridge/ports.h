@@ -1,6 +1,6 @@
 /* ports.h - the SPIR-V ports vkbridge can run, by CUDA kernel name.
  *
- * Built-in ports are shaders/NAME.comp compiled at build time (file base name =
+ * Built-in ports are every shaders/NAME.comp compiled at build time (file base name =
  * kernel name) and embedded by the vkrr_shaders library; with the tests
  * enabled, shaders/test/NAME.comp are registered the same way (names
  * vkrr_test_*).  A ports folder given at run time overrides them: DIR/NAME.spv
