@@ -12,10 +12,14 @@
 // - fmaxf/fminf: CUDA returns the other operand for a NaN; GLSL max/min do
 //   not promise that.  vkrr_fmaxf/vkrr_fminf test NaN on the bits.
 // - approximate instructions (ex2.approx.ftz, rsqrt.approx.ftz): not
-//   specified to the bit.  vkrr_ex2_approx / vkrr_rsqrt_approx reproduce the
-//   CPU backend's stand-ins (cuda_cpu.h), see there; against a real GPU
-//   expect last-bit differences (ex2.approx: rel. error up to 2^-22.5 per the
-//   PTX ISA; rsqrt.approx: about 1 ULP), usually gone after rounding to f16.
+//   specified to the bit.  The CPU backend (cuda_cpu.h) returns the exactly
+//   rounded f32 of exp2 / 1/sqrt computed in double (FTZ in and out).  The
+//   stand-ins here use GLSL exp2 / inversesqrt in f32 (no shaderFloat64 in
+//   vkbridge), so expect a few-ULP f32 difference from the CPU backend and
+//   from the GPU (ex2.approx: rel. error up to 2^-22.5 per the PTX ISA;
+//   rsqrt.approx: about 1 ULP); the f16 rounding after them hides most of it.
+//   NOT YET MEASURED: a 65536-entry f16-input table, or float-float
+//   evaluation, would make them exact against the CPU backend.
 // - denormals: .ftz flushes f32 denormal inputs and outputs to signed zero;
 //   vkrr_ftz does it by hand (lavapipe promises no denormal mode).
 #ifndef VKRR_MATH_GLSL

@@ -7,11 +7,17 @@
 // CPU backend:
 // - coordinates: unnormalized x, or normalized x * width;
 // - point: texel floor(x);
+// - a NaN coordinate reads as 0; coordinates are clamped to +-2^24;
 // - linear: xb = x - 0.5, i = floor(xb), a = frac(xb) quantised to 9-bit
-//   fixed point with 8 fractional bits (a = round(a * 256) / 256, so 1.0 is
-//   reachable); result = (1-a)(1-b) T00 + a(1-b) T10 + (1-a)b T01 + ab T11,
-//   in f32, in that order, nothing fused (`precise`);
-// - addressing on texel indexes per axis: clamp, wrap, mirror, border (0).
+//   fixed point with 8 fractional bits, a = floor(frac * 256 + 0.5) / 256
+//   (round half up, so 1.0 is reachable); result = w00 T00 + w10 T10 +
+//   w01 T01 + w11 T11 with w00 = (1-a)(1-b) etc., in f32, in that order,
+//   nothing fused (`precise`);
+// - addressing on texel indexes per axis: clamp, border (0), and with
+//   normalized coordinates wrap and mirror (period 2n); with unnormalized
+//   coordinates wrap and mirror act as clamp (CUDA supports only clamp/border).
+// - channels a format lacks: texelFetch gives alpha 1, CUDA 0; the rrref
+//   kernels never read them (callers must not either).
 // - UNORM8/SNORM8 contents: the fetched float is turned back into its code
 //   and reconverted as code/255 (snorm: max(code/127, -1)) correctly rounded by
 //   integer division (vkrr_div_rn), not by the driver's conversion.
@@ -28,9 +34,13 @@
 #define VKRR_BORDER 3
 
 // Index i on an axis of n texels under an addressing mode; -1 means border.
-int vkrr_tex_address(int i, int n, int mode)
+int vkrr_tex_address(int i, int n, int mode, bool normalized)
 {
-    if (mode == VKRR_CLAMP)
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == VKRR_BORDER)
+        return -1;
+    if (!normalized || mode == VKRR_CLAMP)
         return clamp(i, 0, n - 1);
     if (mode == VKRR_WRAP) {
         int r = i % n;
@@ -45,28 +55,37 @@ int vkrr_tex_address(int i, int n, int mode)
     return (i < 0 || i >= n) ? -1 : i;
 }
 
-vec4 vkrr_texel(int h, int i, int j, ivec2 size, int mode_x, int mode_y)
+vec4 vkrr_texel(int h, int i, int j, ivec2 size, bool normalized, int mode_x, int mode_y)
 {
-    int x = vkrr_tex_address(i, size.x, mode_x);
-    int y = vkrr_tex_address(j, size.y, mode_y);
+    int x = vkrr_tex_address(i, size.x, mode_x, normalized);
+    int y = vkrr_tex_address(j, size.y, mode_y, normalized);
     if (x < 0 || y < 0)
         return vec4(0.0);
     return texelFetch(vkrr_tex[h], ivec2(x, y), 0);
+}
+
+// cpu_tex_coord: NaN -> 0, then clamped to +-2^24 (safe to floor into an int).
+float vkrr_tex_coord(float v)
+{
+    if ((floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u)
+        return 0.0;
+    return clamp(v, -16777216.0, 16777216.0);
 }
 
 // Point-sampled tex2D<float4>(tex, x, y).
 vec4 vkrr_tex2d_point(int h, float x, float y, bool normalized, int mode_x, int mode_y)
 {
     ivec2 size = textureSize(vkrr_tex[h], 0);
-    precise float fx = normalized ? x * float(size.x) : x;
-    precise float fy = normalized ? y * float(size.y) : y;
-    return vkrr_texel(h, int(floor(fx)), int(floor(fy)), size, mode_x, mode_y);
+    precise float fx = vkrr_tex_coord(normalized ? x * float(size.x) : x);
+    precise float fy = vkrr_tex_coord(normalized ? y * float(size.y) : y);
+    return vkrr_texel(h, int(floor(fx)), int(floor(fy)), size, normalized, mode_x, mode_y);
 }
 
 // The 1.8 fixed-point weight of a fractional position.
 float vkrr_tex_weight(float frac_)
 {
-    precise float w = round(frac_ * 256.0) * (1.0 / 256.0);   // both exact (powers of two)
+    precise float t = frac_ * 256.0 + 0.5;    // unfused, as __fmul_rn/__fadd_rn
+    precise float w = floor(t) * 0.00390625;
     return w;
 }
 
@@ -74,16 +93,17 @@ float vkrr_tex_weight(float frac_)
 vec4 vkrr_tex2d_linear(int h, float x, float y, bool normalized, int mode_x, int mode_y)
 {
     ivec2 size = textureSize(vkrr_tex[h], 0);
-    precise float fx = (normalized ? x * float(size.x) : x) - 0.5;
-    precise float fy = (normalized ? y * float(size.y) : y) - 0.5;
+    precise float fx = vkrr_tex_coord(normalized ? x * float(size.x) : x) + -0.5;
+    precise float fy = vkrr_tex_coord(normalized ? y * float(size.y) : y) + -0.5;
     float ix = floor(fx), iy = floor(fy);
-    precise float a = vkrr_tex_weight(fx - ix);
-    precise float b = vkrr_tex_weight(fy - iy);
+    precise float dx = fx + -ix, dy = fy + -iy;
+    precise float a = vkrr_tex_weight(dx);
+    precise float b = vkrr_tex_weight(dy);
     int i = int(ix), j = int(iy);
-    vec4 t00 = vkrr_texel(h, i, j, size, mode_x, mode_y);
-    vec4 t10 = vkrr_texel(h, i + 1, j, size, mode_x, mode_y);
-    vec4 t01 = vkrr_texel(h, i, j + 1, size, mode_x, mode_y);
-    vec4 t11 = vkrr_texel(h, i + 1, j + 1, size, mode_x, mode_y);
+    vec4 t00 = vkrr_texel(h, i, j, size, normalized, mode_x, mode_y);
+    vec4 t10 = vkrr_texel(h, i + 1, j, size, normalized, mode_x, mode_y);
+    vec4 t01 = vkrr_texel(h, i, j + 1, size, normalized, mode_x, mode_y);
+    vec4 t11 = vkrr_texel(h, i + 1, j + 1, size, normalized, mode_x, mode_y);
     precise float a1 = 1.0 - a, b1 = 1.0 - b;
     precise vec4 r = (a1 * b1) * t00 + (a * b1) * t10 + (a1 * b) * t01 + (a * b) * t11;
     return r;
