@@ -66,12 +66,7 @@ uint vkrr_e4m3(float f)
     uint e = ax >> 23;                // 117..120
     uint m = (ax & 0x7fffffu) | 0x800000u;
     uint sh = 141u - e;               // value / 2^-9 = m >> sh, 21..24
-    uint q = m >> sh;
-    uint rem = m & ((1u << sh) - 1u);
-    uint half_ = 1u << (sh - 1u);
-    if (rem > half_ || (rem == half_ && (q & 1u) != 0u))
-        q += 1u;
-    return sign | q;
+    return sign | vkrr_rne_shr(m, sh);
 }
 
 // f16 bits -> e4m3 (cvt.rn.satfinite.e4m3x2.f16x2 on one lane).

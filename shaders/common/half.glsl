@@ -22,6 +22,18 @@
 #define VKRR_H_NAN 0x7fffu
 #define VKRR_H_INF 0x7c00u
 
+// m >> sh (1 <= sh <= 31) rounded to nearest even: the subnormal step of
+// every narrowing conversion here (f16, e4m3).
+uint vkrr_rne_shr(uint m, uint sh)
+{
+    uint q = m >> sh;
+    uint rem = m & ((1u << sh) - 1u);
+    uint half_ = 1u << (sh - 1u);
+    if (rem > half_ || (rem == half_ && (q & 1u) != 0u))
+        q += 1u;
+    return q;
+}
+
 // f32 -> f16 bits, round to nearest even.
 uint vkrr_f2h(float f)
 {
@@ -43,12 +55,7 @@ uint vkrr_f2h(float f)
     uint e = ax >> 23;                // 102..112
     uint m = (ax & 0x7fffffu) | 0x800000u;
     uint sh = 126u - e;               // 14..24
-    uint q = m >> sh;
-    uint rem = m & ((1u << sh) - 1u);
-    uint half_ = 1u << (sh - 1u);
-    if (rem > half_ || (rem == half_ && (q & 1u) != 0u))
-        q += 1u;
-    return sign | q;
+    return sign | vkrr_rne_shr(m, sh);
 }
 
 // f16 bits -> exact f32.
