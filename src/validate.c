@@ -257,7 +257,8 @@ static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const
                                       : VKRR_LAUNCH_ERROR;
     char buf[900];
     vkrr_error_format(&berr, buf, sizeof buf);
-    snprintf(note, note_cap, "%s: %s", be->name, buf);
+    if (snprintf(note, note_cap, "%s: %s", be->name, buf) >= (int)note_cap)
+        note[note_cap - 1] = 0; /* a long message is cut; the row stays readable */
     return VKRR_OK;
 }
 
