@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "cpu_kernels.h"
+extern "C" {
 #include "cuformat.h"
+}
 
 namespace {
 

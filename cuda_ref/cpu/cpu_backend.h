@@ -23,12 +23,13 @@
 #ifndef VKRR_CPU_BACKEND_H
 #define VKRR_CPU_BACKEND_H
 
-#include "replay.h"
-#include "status.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* the project's C headers have no C++ guards of their own */
+#include "replay.h"
+#include "status.h"
 
 vkrr_status vkrr_cpu_backend_create(vkrr_backend *out, vkrr_error *err);
 
