@@ -124,6 +124,12 @@ static vkrr_status load_args(vkrr_launch *l, const char *path, vkrr_error *err)
 {
     vkrr_mapfile m = {0};
     vkrr_status st = vkrr_mapfile_open(&m, path, l->args_bytes, err);
+    if (st == VKRR_ERR_SIZE && err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s (manifest.txt line 3 says 'args %u')", err->msg,
+                 l->args_bytes);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
     if (st)
         return st;
     l->args = malloc(l->args_bytes ? l->args_bytes : 1);
