@@ -187,6 +187,24 @@ static void bad_manifest(const char *name, int line, const char *text, vkrr_stat
     expect(dir, st, MAN, line, offset);
 }
 
+/* Renames the dump matching `glob` to `to`; expects the error to name `to`
+ * (or `file` when given). */
+static void bad_dump_name(const char *name, const char *glob, const char *to, vkrr_status st,
+                          const char *file, long line, long offset)
+{
+    char *dir = fresh(name);
+    sh("cd '%s/dump' && mv %s '%s'", dir, glob, to);
+    expect(dir, st, file ? file : to, line, offset);
+}
+
+/* Truncates or extends the file at rel to `size` bytes. */
+static void bad_size(const char *name, const char *rel, long size, vkrr_status st)
+{
+    char *dir = fresh(name);
+    sh("truncate -s %ld '%s/%s'", size, dir, rel);
+    expect(dir, st, rel, -1, -1);
+}
+
 static void bad_log_line(const char *name, const char *text, vkrr_status st)
 {
     char *dir = fresh(name), path[4300];
@@ -254,12 +272,8 @@ int main(void)
     expect(d, VKRR_ERR_INCONSISTENT, MAN, 1, -1);
 
     /* args.bin */
-    d = fresh("args_short");
-    sh("truncate -s 40 '%s/" RDIR "/args.bin'", d);
-    expect(d, VKRR_ERR_SIZE, RDIR "/args.bin", -1, -1);
-    d = fresh("args_long");
-    sh("truncate -s 4100 '%s/" RDIR "/args.bin'", d);
-    expect(d, VKRR_ERR_SIZE, RDIR "/args.bin", -1, -1);
+    bad_size("args_short", RDIR "/args.bin", 40, VKRR_ERR_SIZE);
+    bad_size("args_long", RDIR "/args.bin", 4100, VKRR_ERR_SIZE);
     d = fresh("args_nbytes"); /* args.bin is the file that disagrees */
     snprintf(p, sizeof p, "%s/%s", d, MAN);
     set_line(p, 3, "args 48");
@@ -269,54 +283,36 @@ int main(void)
     expect(d, VKRR_ERR_INCONSISTENT, RDIR "/args.bin", -1, 8);
 
     /* alloc files */
-    d = fresh("alloc_short");
-    sh("truncate -s 36 '%s/" RDIR "/alloc-0.bin'", d);
-    expect(d, VKRR_ERR_SIZE, RDIR "/alloc-0.bin", -1, -1);
+    bad_size("alloc_short", RDIR "/alloc-0.bin", 36, VKRR_ERR_SIZE);
     d = fresh("alloc_missing");
     sh("rm '%s/" RDIR "/alloc-1.bin'", d);
     expect(d, VKRR_ERR_MISSING, RDIR "/alloc-1.bin", -1, -1);
 
     /* dump/ */
-    d = fresh("tex_dump_short");
-    sh("truncate -s 59 '%s/" TEXDUMP "'", d);
-    expect(d, VKRR_ERR_SIZE, TEXDUMP, -1, -1);
-    d = fresh("tex_dump_fmt");
-    sh("cd '%s/dump' && mv *texture* launch-998-" KA "-arg016-texture-5x3x4-fmt7.bin", d);
-    expect(d, VKRR_ERR_FORMAT, "texture-5x3x4-fmt7.bin", -1, -1);
-    d = fresh("tex_dump_3ch");
-    sh("cd '%s/dump' && mv *texture* launch-998-" KA "-arg016-texture-5x4x3-fmt1.bin", d);
-    expect(d, VKRR_ERR_FORMAT, "texture-5x4x3-fmt1.bin", -1, -1);
-    d = fresh("tex_dump_wh");
-    sh("cd '%s/dump' && mv *texture* launch-998-" KA "-arg016-texture-3x5x4-fmt1.bin", d);
-    expect(d, VKRR_ERR_INCONSISTENT, "run/run.log", 2, -1); /* cuArrayCreate says 5x3 */
-    d = fresh("dump_overflow");
-    sh("cd '%s/dump' && mv *texture* launch-998-" KA
-       "-arg016-texture-4294967295x4294967295x4-fmt32.bin",
-       d);
-    expect(d, VKRR_ERR_RANGE, "4294967295x4294967295x4-fmt32.bin", -1, -1);
-    d = fresh("dump_name");
-    sh("cd '%s/dump' && mv *texture* launch-998-" KA "-argXYZ-texture-5x3x4-fmt1.bin", d);
-    expect(d, VKRR_ERR_PARSE, "argXYZ-texture-5x3x4-fmt1.bin", -1, -1);
-    d = fresh("dump_seq_overflow");
-    sh("cd '%s/dump' && mv *texture* launch-99999999999999999999999-" KA
-       "-arg016-texture-5x3x4-fmt1.bin",
-       d);
-    expect(d, VKRR_ERR_RANGE, "launch-99999999999999999999999-" KA "-arg016-texture-5x3x4-fmt1.bin",
-           -1, -1);
-    d = fresh("buf_dump_short");
-    sh("truncate -s 38 '%s/" BUFDUMP "'", d);
-    expect(d, VKRR_ERR_SIZE, BUFDUMP, -1, -1);
-    d = fresh("buf_dump_base");
-    sh("cd '%s/dump' && mv *base0x7f0000000000* launch-998-" KA
-       "-arg000-buffer-base0x7f0000000008+0x0-fmt-1.bin",
-       d);
-    expect(d, VKRR_ERR_INCONSISTENT, "base0x7f0000000008+0x0-fmt-1.bin", -1, -1);
+    bad_size("tex_dump_short", TEXDUMP, 59, VKRR_ERR_SIZE);
+    bad_dump_name("tex_dump_fmt", "*texture*", "launch-998-" KA "-arg016-texture-5x3x4-fmt7.bin",
+                  VKRR_ERR_FORMAT, NULL, -1, -1);
+    bad_dump_name("tex_dump_3ch", "*texture*", "launch-998-" KA "-arg016-texture-5x4x3-fmt1.bin",
+                  VKRR_ERR_FORMAT, NULL, -1, -1);
+    bad_dump_name("tex_dump_wh", "*texture*", "launch-998-" KA "-arg016-texture-3x5x4-fmt1.bin",
+                  VKRR_ERR_INCONSISTENT, "run/run.log", 2, -1); /* cuArrayCreate says 5x3 */
+    bad_dump_name("dump_overflow", "*texture*",
+                  "launch-998-" KA "-arg016-texture-4294967295x4294967295x4-fmt32.bin",
+                  VKRR_ERR_RANGE, NULL, -1, -1);
+    bad_dump_name("dump_name", "*texture*", "launch-998-" KA "-argXYZ-texture-5x3x4-fmt1.bin",
+                  VKRR_ERR_PARSE, NULL, -1, -1);
+    bad_dump_name("dump_seq_overflow", "*texture*",
+                  "launch-99999999999999999999999-" KA "-arg016-texture-5x3x4-fmt1.bin",
+                  VKRR_ERR_RANGE, NULL, -1, -1);
+    bad_size("buf_dump_short", BUFDUMP, 38, VKRR_ERR_SIZE);
+    bad_dump_name("buf_dump_base", "*base0x7f0000000000*",
+                  "launch-998-" KA "-arg000-buffer-base0x7f0000000008+0x0-fmt-1.bin",
+                  VKRR_ERR_INCONSISTENT, NULL, -1, -1);
     d = fresh("tex_dump_missing");
     sh("rm '%s/" TEXDUMP "'", d);
     expect(d, VKRR_ERR_MISSING, MAN, -1, 16);
-    d = fresh("dump_kind");
-    sh("cd '%s/dump' && mv *surface* launch-998-" KA "-arg032-texture-7x2x1-fmt32.bin", d);
-    expect(d, VKRR_ERR_INCONSISTENT, "arg032-texture-7x2x1-fmt32.bin", -1, 32);
+    bad_dump_name("dump_kind", "*surface*", "launch-998-" KA "-arg032-texture-7x2x1-fmt32.bin",
+                  VKRR_ERR_INCONSISTENT, NULL, -1, 32);
 
     /* missing directories */
     d = fresh("no_dump_dir");
@@ -332,14 +328,17 @@ int main(void)
     expect(p, VKRR_ERR_MISSING, "no_such_capture", -1, -1);
 
     /* run/run.log */
-    bad_log_line("log_filter", "[d4r nvcuda] cuTexObjectCreate resource=0x1 type=0 array=0x2 "
-                               "addr=1,1 filter=x flags=0x0 result=0 object=0x5",
+    bad_log_line("log_filter",
+                 "[d4r nvcuda] cuTexObjectCreate resource=0x1 type=0 array=0x2 "
+                 "addr=1,1 filter=x flags=0x0 result=0 object=0x5",
                  VKRR_ERR_PARSE);
-    bad_log_line("log_filter_range", "cuTexObjectCreate array=0x2 addr=1,1 filter=2 flags=0x0 "
-                                     "result=0 object=0x5",
+    bad_log_line("log_filter_range",
+                 "cuTexObjectCreate array=0x2 addr=1,1 filter=2 flags=0x0 "
+                 "result=0 object=0x5",
                  VKRR_ERR_RANGE);
-    bad_log_line("log_addr", "cuTexObjectCreate array=0x2 addr=1 filter=0 flags=0x0 result=0 "
-                             "object=0x5",
+    bad_log_line("log_addr",
+                 "cuTexObjectCreate array=0x2 addr=1 filter=0 flags=0x0 result=0 "
+                 "object=0x5",
                  VKRR_ERR_PARSE);
     bad_log_line("log_object", "cuTexObjectCreate array=0x2 addr=1,1 filter=0 flags=0x0 result=0 "
                                "object=0x1ffffffffffffffffff",
