@@ -324,6 +324,12 @@ int main(void)
     d = fresh("no_launches");
     sh("rm -r '%s/replay/'*", d);
     expect(d, VKRR_ERR_MISSING, "/replay", -1, -1);
+    d = fresh("replay_name");
+    sh("mv '%s/" RDIR "' '%s/replay/replay-00x998-" KA "'", d, d);
+    expect(d, VKRR_ERR_PARSE, "replay/replay-00x998-" KA, -1, -1);
+    d = fresh("replay_seq_overflow");
+    sh("mv '%s/" RDIR "' '%s/replay/replay-99999999999999999999-" KA "'", d, d);
+    expect(d, VKRR_ERR_RANGE, "replay/replay-99999999999999999999-" KA, -1, -1);
     snprintf(p, sizeof p, "%s/no_such_capture", root);
     expect(p, VKRR_ERR_MISSING, "no_such_capture", -1, -1);
 
