@@ -46,17 +46,17 @@ void main()
         precise float cx = px + float(t % 5 - RRREF_FILTER_R);
         precise float cy = py + float(t / 5 - RRREF_FILTER_R);
         vec4 c = vkrr_tex2d_point(colour, cx, cy, false, VKRR_CLAMP, VKRR_CLAMP);
-        r = fma(wt, c.x, r);
-        g = fma(wt, c.y, g);
-        b = fma(wt, c.z, b);
+        r = vkrr_fma(wt, c.x, r);
+        g = vkrr_fma(wt, c.y, g);
+        b = vkrr_fma(wt, c.z, b);
     }
     vec2 mv = vkrr_tex2d_point(vkrr_handle(vkrr_p.motion), px, py, false, VKRR_CLAMP, VKRR_CLAMP).xy;
     precise float hx = px + mv.x, hy = py + mv.y;
     vec4 h = vkrr_tex2d_linear(vkrr_handle(vkrr_p.history), hx, hy, false, VKRR_CLAMP, VKRR_CLAMP);
     precise float wh = e[RRREF_N_TAPS] * inv;
-    r = fma(wh, h.x, r);
-    g = fma(wh, h.y, g);
-    b = fma(wh, h.z, b);
+    r = vkrr_fma(wh, h.x, r);
+    g = vkrr_fma(wh, h.y, g);
+    b = vkrr_fma(wh, h.z, b);
     uvec4 o = uvec4(vkrr_f2h(r), vkrr_f2h(g), vkrr_f2h(b), 0x3c00u);
     vkrr_surf2d_write_h4(vkrr_surf_handle(vkrr_p.out_), o, x * 8, y);
     vkrr_surf2d_write_h4(vkrr_surf_handle(vkrr_p.history_out), o, x * 8, y);

@@ -88,6 +88,100 @@ float vkrr_div(float a, float b)
     return uintBitsToFloat(s | bits);
 }
 
+// msb of a non-zero uint64.
+int vkrr_msb64(uint64_t v)
+{
+    uint hi = uint(v >> 32);
+    return hi != 0u ? 32 + findMSB(hi) : findMSB(uint(v));
+}
+
+// fmaf(a, b, c): a*b + c with ONE rounding (RNE), done in integers.
+// GLSL's fma() is fused only where the result is `precise`, and even then
+// lavapipe (Mesa 22.3) computed it as a rounded product plus an add: rrref's
+// expo0 came out 1 ULP off the CUDA result through rr_log2_poly.  So the
+// exact product of the two 24-bit significands (48 bits, a uint64) is added
+// to c's significand, both aligned with their leading bit at 61 and the
+// smaller shifted right with a sticky bit (when bits are shifted out, the
+// larger operand is at least 4x the smaller, so the sum keeps its leading
+// bit at 60 or above and 37+ bits below the result's last bit: rounding from
+// there is exact), then rounded once, subnormals and overflow included.
+float vkrr_fma(float a, float b, float c)
+{
+    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c);
+    uint aa = ua & 0x7fffffffu, ab = ub & 0x7fffffffu, ac = uc & 0x7fffffffu;
+    // NaN/Inf anywhere, or an exact zero product: no rounding of the product
+    // happens, so product-then-add is the fused result.
+    if (aa >= 0x7f800000u || ab >= 0x7f800000u || ac >= 0x7f800000u || aa == 0u || ab == 0u) {
+        precise float p = a * b;
+        precise float r = p + c;
+        return r;
+    }
+    uint ma, mb, mc;
+    int ea, eb, ec;
+    vkrr_unpack_f(aa, ma, ea);
+    vkrr_unpack_f(ab, mb, eb);
+    bool sp = ((ua ^ ub) & 0x80000000u) != 0u, sc = (uc & 0x80000000u) != 0u;
+    // value = X * 2^EX with X's leading bit at 61 (exponents unbiased, of the lsb).
+    uint64_t X = uint64_t(ma) * uint64_t(mb);
+    int sh = 61 - vkrr_msb64(X);
+    X <<= uint(sh);
+    int EX = (ea - 150) + (eb - 150) - sh;
+    uint64_t Y = uint64_t(0);
+    int EY = EX;
+    if (ac != 0u) {
+        vkrr_unpack_f(ac, mc, ec);
+        Y = uint64_t(mc) << 38;
+        EY = ec - 150 - 38;
+    }
+    bool sx = sp, sy = sc;
+    if (Y != uint64_t(0) && (EY > EX || (EY == EX && Y > X))) {
+        uint64_t t = X; X = Y; Y = t;
+        int te = EX; EX = EY; EY = te;
+        bool ts = sx; sx = sy; sy = ts;
+    }
+    int d = EX - EY;
+    if (Y != uint64_t(0) && d > 0) {
+        uint64_t lost = d >= 64 ? Y : (Y & ((uint64_t(1) << uint(d)) - uint64_t(1)));
+        Y = d >= 64 ? uint64_t(0) : (Y >> uint(d));
+        if (lost != uint64_t(0))
+            Y |= uint64_t(1);
+    }
+    uint64_t S = sx == sy ? X + Y : X - Y;
+    if (S == uint64_t(0))
+        return 0.0; // exact cancellation: +0 under RNE
+    uint sign = sx ? 0x80000000u : 0u;
+    int k = vkrr_msb64(S);
+    // Keep 24 bits, fewer where the result is subnormal (last bit 2^-149).
+    int drop = max(k - 23, -149 - EX);
+    uint64_t m;
+    int E;
+    if (drop <= 0) {
+        m = S << uint(-drop);
+        E = EX + drop;
+    } else if (drop > 63) {
+        return uintBitsToFloat(sign); // far below the smallest subnormal
+    } else {
+        m = S >> uint(drop);
+        uint64_t rest = S & ((uint64_t(1) << uint(drop)) - uint64_t(1));
+        uint64_t half_ = uint64_t(1) << uint(drop - 1);
+        if (rest > half_ || (rest == half_ && (m & uint64_t(1)) != uint64_t(0)))
+            m += uint64_t(1);
+        E = EX + drop;
+        if (m == (uint64_t(1) << 24)) {
+            m >>= 1;
+            E += 1;
+        }
+    }
+    uint bits;
+    if (m < (uint64_t(1) << 23)) {
+        bits = uint(m); // subnormal (E == -149), or zero
+    } else {
+        int be = E + 23 + 127; // biased exponent of the leading bit
+        bits = be >= 255 ? 0x7f800000u : (uint(be) << 23) | (uint(m) & 0x7fffffu);
+    }
+    return uintBitsToFloat(sign | bits);
+}
+
 // ex2.approx.ftz.f32 stand-in (see the header comment).
 float vkrr_ex2_approx(float x)
 {

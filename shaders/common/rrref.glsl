@@ -139,7 +139,7 @@ float rr_cubic(float x)
     float t = vkrr_fminf(vkrr_fmaxf(x, -2.0), 2.0);
     precise float t2 = t * t;
     precise float t3 = t2 * t;
-    return fma(t3, -0.0625, t);
+    return vkrr_fma(t3, -0.0625, t);
 }
 
 // rr_log2_poly (positive normal x).
@@ -148,8 +148,8 @@ float rr_log2_poly(float x)
     uint b = floatBitsToUint(x);
     float e = float(int(b >> 23) - 127);
     precise float t = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u) + -1.0;
-    float p = fma(0.25, t, -0.6875);
-    p = fma(p, t, 1.4375);
+    float p = vkrr_fma(0.25, t, -0.6875);
+    p = vkrr_fma(p, t, 1.4375);
     precise float pt = p * t;
     precise float r = e + pt;
     return r;
@@ -160,7 +160,7 @@ float rr_exp2_poly(float v)
 {
     float n = floor(v);
     precise float f = v + -n;
-    float q = fma(fma(0.34375, f, 0.65625), f, 1.0);
+    float q = vkrr_fma(vkrr_fma(0.34375, f, 0.65625), f, 1.0);
     precise float r = q * uintBitsToFloat(uint(int(n) + 127) << 23);
     return r;
 }
