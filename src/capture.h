@@ -43,6 +43,10 @@
 #include "mapfile.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define VKRR_ARGS_MAX_BYTES 4096u /* CUDA's kernel parameter limit */
 
 typedef struct vkrr_alloc {
@@ -141,5 +145,9 @@ const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel
 /* Writes `vkrr info` output: a table for people, or one JSON object. */
 void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f);
 void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #include "capture.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct vkrr_writer vkrr_writer;
 
 typedef struct vkrr_writer_desc {
@@ -101,5 +105,9 @@ vkrr_status vkrr_writer_module(vkrr_writer *w, const char *name, const void *dat
  * sequence number through seq_out when non-NULL. */
 vkrr_status vkrr_writer_launch(vkrr_writer *w, const vkrr_launch_record *rec,
                                uint64_t *seq_out, vkrr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

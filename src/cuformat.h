@@ -18,6 +18,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Element types of compared data. */
 typedef enum vkrr_dtype {
     VKRR_DT_BYTES = 0, /* opaque bytes: exact match only */
@@ -85,5 +89,9 @@ VkFormat vkrr_cuformat_vk_format(unsigned code, unsigned channels, bool read_as_
 
 /* The element type the array's contents are compared in. */
 vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define VKRR_MAPFILE_ANY_SIZE UINT64_MAX
 
 typedef struct vkrr_mapfile {
@@ -44,5 +48,9 @@ vkrr_status vkrr_write_file_atomic(const char *path, const void *data,
 
 /* mkdir -p; existing directories are fine. */
 vkrr_status vkrr_mkdirs(const char *path, vkrr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

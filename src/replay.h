@@ -29,6 +29,10 @@
 #include "capture.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Surfaces with no known contents start as this byte everywhere, so texels a
  * kernel never wrote can be told apart (0xFFFF is a NaN in f16, 0xFFFFFFFF in f32). */
 #define VKRR_SENTINEL_BYTE 0xFFu
@@ -92,5 +96,9 @@ typedef struct vkrr_backend {
     vkrr_status (*run)(void *self, vkrr_replay *r, vkrr_error *err);
     void (*destroy)(void *self);  /* accepts NULL self */
 } vkrr_backend;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,6 +31,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct vkrr_scene_desc {
     uint32_t width, height;  /* >= 1 each */
     uint64_t seed;
@@ -53,5 +57,9 @@ const char *const *vkrr_scene_names(void);
 vkrr_status vkrr_scene_render(const vkrr_scene_desc *desc, uint32_t frame,
                               vkrr_scene_frame *out, vkrr_error *err);
 void vkrr_scene_frame_free(vkrr_scene_frame *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

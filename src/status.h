@@ -25,6 +25,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* X(name, exit code, message) */
 #define VKRR_STATUS_LIST(X)                                                     \
     X(VKRR_OK, 0, "ok")                                                         \
@@ -80,5 +84,9 @@ void vkrr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 unsigned vkrr_warning_count(void);
 /* Tests and --quiet: route warnings to f (NULL silences them); still counted. */
 void vkrr_warn_set_stream(FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

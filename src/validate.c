@@ -104,8 +104,8 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     float *buf = n && n < (UINT64_MAX / 3) / sizeof(float) ? malloc(3 * n * sizeof(float)) : NULL;
     vkrr_error herr = {0};
     char title[512];
-    snprintf(title, sizeof title, "#%llu %s arg%u%s", (unsigned long long)l->sequence, l->kernel,
-             rr->offset, chained ? " (chained)" : "");
+    snprintf(title, sizeof title, "#%llu %s arg%u (frame %u)%s", (unsigned long long)l->sequence,
+             l->kernel, rr->offset, l->frame, chained ? " chained" : "");
     if (!buf) {
         vkrr_warn("%s: no memory for the heatmap of arg %u", l->dir, rr->offset);
         return;
@@ -301,7 +301,8 @@ static vkrr_status run_backend(const vkrr_backend *be, vkrr_replay *r,
                                       : VKRR_LAUNCH_ERROR;
     char buf[900];
     vkrr_error_format(&berr, buf, sizeof buf);
-    snprintf(note, note_cap, "%s: %s", be->name, buf);
+    if (snprintf(note, note_cap, "%s: %s", be->name, buf) >= (int)note_cap)
+        note[note_cap - 1] = 0; /* a long message is cut; the row stays readable */
     return VKRR_OK;
 }
 

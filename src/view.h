@@ -14,6 +14,10 @@
 
 #include "cuformat.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct vkrr_view {
     vkrr_dtype dtype;
     uint64_t offset;      /* bytes into the resource where the window starts */
@@ -37,5 +41,9 @@ static inline uint64_t vkrr_view_bytes(const vkrr_view *v)
 {
     return (uint64_t)v->width * v->height * v->planes * v->channels * vkrr_dtype_size(v->dtype);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

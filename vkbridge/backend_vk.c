@@ -107,7 +107,7 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
 static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline *out, vkrr_error *err)
 {
     vkrr_status st;
-    uint32_t m;
+    uint32_t m = 0;
     if ((st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
         return st;
     for (uint32_t i = 0; i < b->npipes; i++)
@@ -136,7 +136,7 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline 
                   .pSpecializationInfo = &si},
         .layout = b->dev.layout,
     };
-    VkPipeline pipe;
+    VkPipeline pipe = VK_NULL_HANDLE;
     VkResult res = b->vk->fn.vkCreateComputePipelines(b->vk->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipe);
     if (res != VK_SUCCESS)
         return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateComputePipelines(%s): %s",
@@ -213,7 +213,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
         return st;
     if ((st = check_dims(b, r, err)) != VKRR_OK)
         return st;
-    VkPipeline pipe;
+    VkPipeline pipe = VK_NULL_HANDLE;
     if ((st = get_pipeline(b, r, &pipe, err)) != VKRR_OK)
         return st;
     if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, &L, err)) != VKRR_OK)

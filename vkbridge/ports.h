@@ -1,8 +1,8 @@
 /* ports.h - the SPIR-V ports vkbridge can run, by CUDA kernel name.
  *
- * Built-in ports are shaders/*.comp compiled at build time (file base name =
+ * Built-in ports are every shaders/NAME.comp compiled at build time (file base name =
  * kernel name) and embedded by the vkrr_shaders library; with the tests
- * enabled, shaders/test/*.comp are registered the same way (names
+ * enabled, shaders/test/NAME.comp are registered the same way (names
  * vkrr_test_*).  A ports folder given at run time overrides them: DIR/NAME.spv
  * is used instead of the built-in NAME.  Only SPIR-V is read from a folder;
  * compiling NAME.comp at run time (glslang's C API) is not supported, compile

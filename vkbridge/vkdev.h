@@ -14,6 +14,7 @@
 
 /* bindings.glsl: table sizes and the binding numbers. */
 #define VKRR_VK_MAX_TEXTURES 16u
+#define VKRR_VK_MAX_INT_TEXTURES 8u
 #define VKRR_VK_MAX_SURFACES 8u
 enum {
     VKRR_VK_BIND_PARAMS = 0,

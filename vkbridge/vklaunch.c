@@ -23,6 +23,16 @@ static int surf_class(unsigned texel_bytes)
     }
 }
 
+/* Descriptors in a binding of bindings.glsl. */
+static uint32_t table_size(uint32_t binding)
+{
+    if (binding == VKRR_VK_BIND_PARAMS)
+        return 1;
+    if (binding == VKRR_VK_BIND_TEX)
+        return VKRR_VK_MAX_TEXTURES;
+    return binding < VKRR_VK_BIND_SURF8 ? VKRR_VK_MAX_INT_TEXTURES : VKRR_VK_MAX_SURFACES;
+}
+
 static bool is_sint(VkFormat f)
 {
     return f == VK_FORMAT_R8_SINT || f == VK_FORMAT_R8G8_SINT || f == VK_FORMAT_R8G8B8A8_SINT ||
@@ -142,9 +152,7 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
         b[i].descriptorType = i == VKRR_VK_BIND_PARAMS ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
                               : i < VKRR_VK_BIND_SURF8 ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
                                                       : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-        b[i].descriptorCount = i == VKRR_VK_BIND_PARAMS ? 1
-                               : i < VKRR_VK_BIND_SURF8 ? VKRR_VK_MAX_TEXTURES
-                                                       : VKRR_VK_MAX_SURFACES;
+        b[i].descriptorCount = table_size(i);
     }
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .bindingCount = VKRR_VK_BIND_COUNT, .pBindings = b};
@@ -158,7 +166,7 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
         goto fail;
     VkDescriptorPoolSize ps[3] = {
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1},
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 3 * VKRR_VK_MAX_TEXTURES},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VKRR_VK_MAX_TEXTURES + 2 * VKRR_VK_MAX_INT_TEXTURES},
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 5 * VKRR_VK_MAX_SURFACES},
     };
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -359,12 +367,12 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
     uint32_t used[VKRR_VK_BIND_COUNT] = {0};
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
-        VkFormat fmt, view;
-        uint32_t binding;
+        VkFormat fmt = VK_FORMAT_UNDEFINED, view = VK_FORMAT_UNDEFINED;
+        uint32_t binding = 0;
         if ((st = image_formats(vk, im, i, &fmt, &view, &binding, err)) != VKRR_OK)
             return st;
         bool tex = im->kind == VKRR_IMAGE_TEXTURE;
-        uint32_t cap = tex ? VKRR_VK_MAX_TEXTURES : VKRR_VK_MAX_SURFACES;
+        uint32_t cap = table_size(binding);
         if (used[binding] >= cap)
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, im->offset,
                              "more than %u images for binding %u (bindings.glsl)", cap, binding);
@@ -401,7 +409,7 @@ static void write_descriptors(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_lau
     memset(w, 0, sizeof w);
     for (uint32_t b = VKRR_VK_BIND_TEX; b < VKRR_VK_BIND_COUNT; b++) {
         bool tex = b < VKRR_VK_BIND_SURF8;
-        uint32_t n = tex ? VKRR_VK_MAX_TEXTURES : VKRR_VK_MAX_SURFACES;
+        uint32_t n = table_size(b);
         for (uint32_t s = 0; s < n; s++)
             info[b][s] = (VkDescriptorImageInfo){
                 .sampler = tex ? d->dummy_sampler : VK_NULL_HANDLE,

@@ -155,6 +155,11 @@ static bool check_device(vkrr_vk_ctx *vk, VkPhysicalDevice pd, char *buf, size_t
     size_t len = 0;
     if (p.apiVersion < VK_API_VERSION_1_2)
         len += (size_t)snprintf(buf, cap, " Vulkan 1.2");
+    /* bindings.glsl: 16 + 8 + 8 combined image samplers, 5 x 8 storage images */
+    if (p.limits.maxPerStageDescriptorSamplers < 32 || p.limits.maxPerStageDescriptorSampledImages < 32)
+        len += (size_t)snprintf(buf + len, cap - len, " maxPerStageDescriptorSamplers>=32");
+    if (p.limits.maxPerStageDescriptorStorageImages < 40)
+        len += (size_t)snprintf(buf + len, cap - len, " maxPerStageDescriptorStorageImages>=40");
     feature_set have;
     feature_chain(&have);
     if (p.apiVersion >= VK_API_VERSION_1_2)
@@ -235,7 +240,7 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
         }
     } else {
         /* First discrete GPU that qualifies, else the first device that does. */
-        char first_missing[512] = "";
+        char first_missing[1024] = "";
         for (int pass = 0; pass < 2 && chosen < 0; pass++)
             for (uint32_t i = 0; i < n && chosen < 0; i++) {
                 VkPhysicalDeviceProperties p;

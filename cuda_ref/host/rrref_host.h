@@ -31,6 +31,10 @@
 #include "status.h"
 #include "view.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct rrref_net rrref_net;
 
 typedef struct rrref_net_desc {
@@ -52,5 +56,9 @@ const char *const *rrref_kernel_names(void);
 /* vkrr_describe_fn for rrref kernels: the window and type of each output. */
 bool rrref_describe_output(const char *kernel, const uint8_t *args, uint32_t args_bytes,
                            uint32_t arg_offset, vkrr_view *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,7 +12,10 @@
 //   binding 1  float textures: sampler2D table (HALF, FLOAT, UNORM/SNORM read as
 //              normalized float).  Index = the rewritten handle word.
 //   binding 2  unsigned integer textures (usampler2D), binding 3 signed (isampler2D):
-//              arrays read with the integer flag (0x01).
+//              arrays read with the integer flag (0x01).  These two tables hold
+//              VKRR_MAX_INT_TEXTURES each, so the three texture tables together
+//              (16 + 8 + 8 combined image samplers) stay within
+//              maxPerStageDescriptorSamplers of lavapipe (32).
 //   binding 4..8  surfaces as storage images, through an unsigned integer view
 //              of the same texel size, so a port stores exact bits:
 //              4: r8ui (1-byte texels), 5: r16ui (2), 6: r32ui (4),
@@ -34,13 +37,14 @@
 #extension GL_EXT_shader_8bit_storage : require
 
 #define VKRR_MAX_TEXTURES 16
+#define VKRR_MAX_INT_TEXTURES 8
 #define VKRR_MAX_SURFACES 8
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(set = 0, binding = 1) uniform sampler2D vkrr_tex[VKRR_MAX_TEXTURES];
-layout(set = 0, binding = 2) uniform usampler2D vkrr_utex[VKRR_MAX_TEXTURES];
-layout(set = 0, binding = 3) uniform isampler2D vkrr_itex[VKRR_MAX_TEXTURES];
+layout(set = 0, binding = 2) uniform usampler2D vkrr_utex[VKRR_MAX_INT_TEXTURES];
+layout(set = 0, binding = 3) uniform isampler2D vkrr_itex[VKRR_MAX_INT_TEXTURES];
 layout(set = 0, binding = 4, r8ui) uniform writeonly uimage2D vkrr_surf8[VKRR_MAX_SURFACES];
 layout(set = 0, binding = 5, r16ui) uniform writeonly uimage2D vkrr_surf16[VKRR_MAX_SURFACES];
 layout(set = 0, binding = 6, r32ui) uniform writeonly uimage2D vkrr_surf32[VKRR_MAX_SURFACES];

@@ -1,0 +1,154 @@
+// tex.glsl - tex2D by hand from texelFetch, with CUDA's filtering and addressing.
+//
+// A Vulkan sampler filters with the device's own sub-texel precision and
+// converts UNORM/SNORM with its own rounding, so ports never sample: they
+// fetch texels (texelFetch, no sampler state used) and do what the CUDA
+// texture unit does, in the definitions cuda_ref/cpu/cuda_cpu.h uses for the
+// CPU backend:
+// - coordinates: unnormalized x, or normalized x * width;
+// - point: texel floor(x);
+// - a NaN coordinate reads as 0; coordinates are clamped to +-2^24;
+// - linear: xb = x - 0.5, i = floor(xb), a = frac(xb) quantised to 9-bit
+//   fixed point with 8 fractional bits, a = floor(frac * 256 + 0.5) / 256
+//   (round half up, so 1.0 is reachable); result = w00 T00 + w10 T10 +
+//   w01 T01 + w11 T11 with w00 = (1-a)(1-b) etc., in f32, in that order,
+//   nothing fused (`precise`);
+// - addressing on texel indexes per axis: clamp, border (0), and with
+//   normalized coordinates wrap and mirror (period 2n); with unnormalized
+//   coordinates wrap and mirror act as clamp (CUDA supports only clamp/border).
+// - channels a format lacks: texelFetch gives alpha 1, CUDA 0; the rrref
+//   kernels never read them (callers must not either).
+// - UNORM8/SNORM8 contents: the fetched float is turned back into its code
+//   and reconverted as code/255 (snorm: max(code/127, -1)) correctly rounded by
+//   integer division (vkrr_div_rn), not by the driver's conversion.
+// The sampler state of a texture is known to the port (the host code of its
+// .cu fixes it), so it is passed as constants; the handle selects the image.
+#ifndef VKRR_TEX_GLSL
+#define VKRR_TEX_GLSL
+
+#include "cuda.glsl"
+
+#define VKRR_WRAP 0
+#define VKRR_CLAMP 1
+#define VKRR_MIRROR 2
+#define VKRR_BORDER 3
+
+// Index i on an axis of n texels under an addressing mode; -1 means border.
+int vkrr_tex_address(int i, int n, int mode, bool normalized)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == VKRR_BORDER)
+        return -1;
+    if (!normalized || mode == VKRR_CLAMP)
+        return clamp(i, 0, n - 1);
+    if (mode == VKRR_WRAP) {
+        int r = i % n;
+        return r < 0 ? r + n : r;
+    }
+    if (mode == VKRR_MIRROR) {
+        int p = i % (2 * n);
+        if (p < 0)
+            p += 2 * n;
+        return p < n ? p : 2 * n - 1 - p;
+    }
+    return (i < 0 || i >= n) ? -1 : i;
+}
+
+vec4 vkrr_texel(int h, int i, int j, ivec2 size, bool normalized, int mode_x, int mode_y)
+{
+    int x = vkrr_tex_address(i, size.x, mode_x, normalized);
+    int y = vkrr_tex_address(j, size.y, mode_y, normalized);
+    if (x < 0 || y < 0)
+        return vec4(0.0);
+    return texelFetch(vkrr_tex[h], ivec2(x, y), 0);
+}
+
+// cpu_tex_coord: NaN -> 0, then clamped to +-2^24 (safe to floor into an int).
+float vkrr_tex_coord(float v)
+{
+    if ((floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u)
+        return 0.0;
+    return clamp(v, -16777216.0, 16777216.0);
+}
+
+// Point-sampled tex2D<float4>(tex, x, y).
+vec4 vkrr_tex2d_point(int h, float x, float y, bool normalized, int mode_x, int mode_y)
+{
+    ivec2 size = textureSize(vkrr_tex[h], 0);
+    precise float fx = vkrr_tex_coord(normalized ? x * float(size.x) : x);
+    precise float fy = vkrr_tex_coord(normalized ? y * float(size.y) : y);
+    return vkrr_texel(h, int(floor(fx)), int(floor(fy)), size, normalized, mode_x, mode_y);
+}
+
+// The 1.8 fixed-point weight of a fractional position.
+float vkrr_tex_weight(float frac_)
+{
+    precise float t = frac_ * 256.0 + 0.5;    // unfused, as __fmul_rn/__fadd_rn
+    precise float w = floor(t) * 0.00390625;
+    return w;
+}
+
+// Bilinear tex2D<float4>(tex, x, y).
+vec4 vkrr_tex2d_linear(int h, float x, float y, bool normalized, int mode_x, int mode_y)
+{
+    ivec2 size = textureSize(vkrr_tex[h], 0);
+    precise float fx = vkrr_tex_coord(normalized ? x * float(size.x) : x) + -0.5;
+    precise float fy = vkrr_tex_coord(normalized ? y * float(size.y) : y) + -0.5;
+    float ix = floor(fx), iy = floor(fy);
+    precise float dx = fx + -ix, dy = fy + -iy;
+    precise float a = vkrr_tex_weight(dx);
+    precise float b = vkrr_tex_weight(dy);
+    int i = int(ix), j = int(iy);
+    vec4 t00 = vkrr_texel(h, i, j, size, normalized, mode_x, mode_y);
+    vec4 t10 = vkrr_texel(h, i + 1, j, size, normalized, mode_x, mode_y);
+    vec4 t01 = vkrr_texel(h, i, j + 1, size, normalized, mode_x, mode_y);
+    vec4 t11 = vkrr_texel(h, i + 1, j + 1, size, normalized, mode_x, mode_y);
+    precise float a1 = 1.0 - a, b1 = 1.0 - b;
+    precise vec4 r = (a1 * b1) * t00 + (a * b1) * t10 + (a1 * b) * t01 + (a * b) * t11;
+    return r;
+}
+
+// num / den for 0 <= num, 0 < den, both < 2^16, correctly rounded (RNE) f32,
+// by integer long division: no driver division or reciprocal is involved.
+float vkrr_div_rn(uint num, uint den)
+{
+    if (num == 0u)
+        return 0.0;
+    // q = floor(num * 2^k / den) lands in [2^24, 2^26); k is in 10..40.
+    int k = 25 - (findMSB(num) - findMSB(den));
+    uint64_t sn = uint64_t(num) << uint(k);
+    uint64_t q = sn / uint64_t(den);
+    bool sticky = (sn % uint64_t(den)) != uint64_t(0);
+    int drop = q >= (uint64_t(1) << 25) ? 2 : 1;       // bits below the 24 kept
+    uint64_t keep = q >> uint(drop);
+    bool guard = ((q >> uint(drop - 1)) & uint64_t(1)) != uint64_t(0);
+    sticky = sticky || (drop == 2 && (q & uint64_t(1)) != uint64_t(0));
+    if (guard && (sticky || (keep & uint64_t(1)) != uint64_t(0)))
+        keep += uint64_t(1);
+    int e = 23 + drop - k;                               // exponent of keep's leading bit
+    if (keep == (uint64_t(1) << 24)) {
+        keep >>= 1;
+        e += 1;
+    }
+    return uintBitsToFloat((uint(e + 127) << 23) | (uint(keep) & 0x7fffffu));
+}
+
+// A UNORM8 channel as CUDA reads it (code / 255), from the driver's fetch.
+float vkrr_unorm8(float fetched)
+{
+    uint code = uint(clamp(round(fetched * 255.0), 0.0, 255.0));
+    return vkrr_div_rn(code, 255u);
+}
+
+// An SNORM8 channel: max(code / 127, -1).
+float vkrr_snorm8(float fetched)
+{
+    int code = int(clamp(round(fetched * 127.0), -128.0, 127.0));
+    if (code <= -127)
+        return -1.0;
+    float m = vkrr_div_rn(uint(abs(code)), 127u);
+    return code < 0 ? -m : m;
+}
+
+#endif

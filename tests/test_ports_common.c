@@ -1,0 +1,284 @@
+/* test_ports_common.c - the shared port includes (shaders/common/NAME.glsl) on lavapipe,
+ * checked exhaustively against independent C references.
+ *
+ * Runs shaders/test/vkrr_test_common.comp through the Vulkan backend with
+ * hand-built replays (one input and one output allocation) and compares:
+ *   f32 -> f16 RNE on every f16 midpoint (exact ties, +-1 f32 ulp around them)
+ *     and every f16 value, both signs, plus inf/NaN/overflow edges, against
+ *     the compiler's _Float16 conversion (hardware/libgcc RNE);
+ *   f16 -> e4m3 satfinite on all 65,536 f16 inputs against a brute-force
+ *     nearest-value search with ties to even code (and cuformat's converter);
+ *   f16 -> f32 on all 65,536, e4m3 -> f32 on all 256;
+ *   32-term e4m3 slices (random, plus overflow/NaN/cancellation cases)
+ *     against a long-double exact sum rounded to _Float16;
+ *   code/255, code/127 and other small quotients against (float) division.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_vk.h"
+#include "cuformat.h"
+#include "testutil.h"
+
+typedef struct {
+    uint64_t src, dst;
+    uint32_t n, mode;
+} selftest_params;
+
+static vkrr_backend vk;
+static bool have_vk;
+
+/* Runs mode over n elements: in (in_bytes) -> out (out_bytes). */
+static bool run_mode(uint32_t mode, uint32_t n, const void *in, size_t in_bytes, void *out,
+                     size_t out_bytes)
+{
+    selftest_params p = {0, 0, n, mode};
+    vkrr_replay_alloc allocs[2] = {
+        {0x10000, in_bytes, in, NULL},
+        {0x80000000, out_bytes, NULL, out},
+    };
+    void *zero = calloc(1, out_bytes);
+    allocs[1].pre = zero;
+    vkrr_pointer ptrs[2] = {{0, 0, 0}, {8, 1, 0}};
+    uint32_t groups = (n + 63) / 64;
+    vkrr_replay r = {
+        .kernel = "vkrr_test_common",
+        .grid = {groups < 65535 ? groups : 65535, (groups + 65534) / 65535, 1},
+        .block = {64, 1, 1},
+        .args = (const uint8_t *)&p,
+        .args_bytes = sizeof p,
+        .allocs = allocs,
+        .nallocs = 2,
+        .pointers = ptrs,
+        .npointers = 2,
+    };
+    vkrr_error err = {0};
+    vkrr_status st = vk.run(vk.self, &r, &err);
+    free(zero);
+    if (st != VKRR_OK)
+        fprintf(stderr, "mode %u: %s\n", mode, err.msg);
+    return st == VKRR_OK;
+}
+
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint16_t ref_f2h(float f)
+{
+    _Float16 h = (_Float16)f;
+    uint16_t b;
+    memcpy(&b, &h, 2);
+    if (isnan(f))
+        return 0x7fff;   /* __float2half_rn's canonical NaN */
+    return b;
+}
+static float ref_h2f(uint16_t b) { _Float16 h; memcpy(&h, &b, 2); return (float)h; }
+
+/* e4m3 by brute force: nearest finite value, ties to the even code, +-448 saturation. */
+static double e4m3_value(unsigned c)
+{
+    unsigned e = (c >> 3) & 15, m = c & 7;
+    double v = e ? ldexp(8 + m, (int)e - 10) : ldexp(m, -9);
+    return (c & 0x80) ? -v : v;
+}
+static uint8_t ref_e4m3(double x)
+{
+    if (isnan(x))
+        return 0x7f;
+    unsigned sign = signbit(x) ? 0x80 : 0;
+    double a = fabs(x);
+    if (a >= 448)
+        return (uint8_t)(sign | 0x7e);
+    unsigned best = 0;
+    for (unsigned c = 1; c <= 0x7e; c++) {
+        double d = fabs(e4m3_value(c) - a), db = fabs(e4m3_value(best) - a);
+        if (d < db || (d == db && (c & 1) == 0))
+            best = c;
+    }
+    return (uint8_t)(sign | best);
+}
+
+static void test_f2h(void)
+{
+    /* every f16 value h >= 0 (finite): h itself, the midpoint to h+1, and one
+     * f32 ulp either side of the midpoint; both signs */
+    uint32_t n = 0, cap = 65536 * 4 + 64;
+    uint32_t *in = malloc(cap * 4);
+    for (uint32_t h = 0; h < 0x7c00; h++) {
+        double lo = ref_h2f((uint16_t)h), hi = h + 1 < 0x7c00 ? ref_h2f((uint16_t)(h + 1)) : 65536.0;
+        float mid = (float)((lo + hi) / 2);   /* exact: midpoints need 12 bits */
+        uint32_t mb = f2u(mid);
+        uint32_t c[4] = {f2u((float)lo), mb, mb - 1, mb + 1};
+        for (int k = 0; k < 4; k++) {
+            in[n++] = c[k] | ((h & 1) ? 0x80000000u : 0);
+        }
+    }
+    uint32_t edge[] = {0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x477fefff,
+                       0x477ff000, 0x477ff001, 0x33000000, 0x33000001, 0x32ffffff, 0x00000001,
+                       0x80000001, 0x387fffff, 0x38800000, 0x7f7fffff};
+    for (size_t k = 0; k < sizeof edge / 4; k++)
+        in[n++] = edge[k];
+    uint16_t *out = calloc(n, 2);
+    if (CHECK(run_mode(0, n, in, n * 4, out, n * 2))) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint16_t want = ref_f2h(u2f(in[i]));
+            if (out[i] != want || want != vkrr_f32_to_f16_rne(u2f(in[i]))) {
+                if (bad++ < 8)
+                    fprintf(stderr, "  f2h(0x%08x): shader 0x%04x, _Float16 0x%04x, cuformat 0x%04x\n",
+                            in[i], out[i], want, vkrr_f32_to_f16_rne(u2f(in[i])));
+            }
+        }
+        printf("f32->f16 RNE: %u inputs, %u mismatches\n", n, bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+    free(in);
+    free(out);
+}
+
+static void test_h2f_e4m3(void)
+{
+    uint16_t *h = malloc(65536 * 2);
+    for (uint32_t i = 0; i < 65536; i++)
+        h[i] = (uint16_t)i;
+    uint32_t *f = calloc(65536, 4);
+    uint8_t *e = calloc(65536, 1);
+    if (CHECK(run_mode(2, 65536, h, 65536 * 2, f, 65536 * 4))) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < 65536; i++) {
+            float want = ref_h2f((uint16_t)i);
+            bool ok = isnan(want) ? isnan(u2f(f[i])) && (f[i] >> 13 & 0x3ff) == (i & 0x3ff)
+                                  : f[i] == f2u(want);
+            bad += !ok;
+        }
+        printf("f16->f32: 65536 inputs, %u mismatches\n", bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+    if (CHECK(run_mode(1, 65536, h, 65536 * 2, e, 65536))) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < 65536; i++) {
+            uint8_t want = ref_e4m3((double)ref_h2f((uint16_t)i));
+            if (e[i] != want || want != vkrr_f32_to_e4m3_satfinite(ref_h2f((uint16_t)i))) {
+                if (bad++ < 8)
+                    fprintf(stderr, "  e4m3(f16 0x%04x): shader 0x%02x, ref 0x%02x, cuformat 0x%02x\n",
+                            i, e[i], want, vkrr_f32_to_e4m3_satfinite(ref_h2f((uint16_t)i)));
+            }
+        }
+        printf("f16->e4m3 satfinite: 65536 inputs, %u mismatches\n", bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+    uint8_t codes[256];
+    uint32_t df[256];
+    for (int i = 0; i < 256; i++)
+        codes[i] = (uint8_t)i;
+    if (CHECK(run_mode(3, 256, codes, 256, df, 256 * 4))) {
+        uint32_t bad = 0;
+        for (int i = 0; i < 256; i++) {
+            bool nan = (i & 0x7f) == 0x7f;
+            bad += nan ? !isnan(u2f(df[i])) : (double)u2f(df[i]) != e4m3_value((unsigned)i);
+        }
+        printf("e4m3->f32: 256 inputs, %u mismatches\n", bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+    free(h);
+    free(f);
+    free(e);
+}
+
+static void test_slices(void)
+{
+    enum { N = 20000 };
+    uint8_t *in = malloc((size_t)N * 64);
+    uint16_t *out = calloc(N, 2);
+    uint32_t seed = 12345;
+    for (uint32_t i = 0; i < N; i++) {
+        for (int k = 0; k < 64; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            uint8_t c = (uint8_t)(seed >> 24);
+            if (i % 4 == 1)
+                c &= 0x9f;                 /* small magnitudes: subnormal f16 results */
+            if (i % 4 == 2 && k >= 32)
+                c = (uint8_t)(in[i * 64 + k - 32] ^ 0x80 ^ (k == 40 ? 1 : 0)); /* cancellation */
+            if ((c & 0x7f) == 0x7f && i % 97 != 0)
+                c ^= 1;                    /* NaN only in a few slices */
+            in[i * 64 + k] = c;
+        }
+        if (i == 3)
+            memset(in + i * 64, 0x7e, 64); /* 32 * 448^2: overflows f16 -> inf */
+    }
+    if (CHECK(run_mode(4, N, in, (size_t)N * 64, out, N * 2))) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            long double s = 0;
+            bool nan = false;
+            for (int k = 0; k < 32; k++) {
+                uint8_t a = in[i * 64 + k], b = in[i * 64 + 32 + k];
+                nan |= (a & 0x7f) == 0x7f || (b & 0x7f) == 0x7f;
+                s += (long double)e4m3_value(a) * e4m3_value(b); /* exact: 64-bit significand */
+            }
+            /* one rounding: long double -> f16 via the exact value (|s| < 2^24, step 2^-18) */
+            double sd = (double)s; /* exact: the sum has < 43 significant bits */
+            uint16_t want = nan ? 0x7fff : ref_f2h((float)0);
+            if (!nan) {
+                _Float16 hh = (_Float16)sd; /* double -> f16 directly: one RNE */
+                memcpy(&want, &hh, 2);
+                if (sd == 0)
+                    want = 0;
+            }
+            if (out[i] != want && bad++ < 8)
+                fprintf(stderr, "  slice %u: shader 0x%04x, ref 0x%04x (sum %.17g)\n", i, out[i],
+                        want, sd);
+        }
+        printf("e4m3 slices: %d slices, %u mismatches\n", N, bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+    free(in);
+    free(out);
+}
+
+static void test_div(void)
+{
+    enum { N = 256 * 3 + 4096 };
+    uint32_t in[N], out[N];
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < 256; c++) {
+        in[n++] = c | 255u << 16;
+        in[n++] = c | 127u << 16;
+        in[n++] = (c * 257) | 65535u << 16;
+    }
+    uint32_t seed = 7;
+    while (n < N) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t num = seed >> 16, den = (seed & 0xffff) | 1;
+        in[n++] = num | den << 16;
+    }
+    if (CHECK(run_mode(5, n, in, sizeof in, out, sizeof out))) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            float want = (float)(in[i] & 0xffff) / (float)(in[i] >> 16); /* IEEE, correctly rounded */
+            if (out[i] != f2u(want) && bad++ < 8)
+                fprintf(stderr, "  %u/%u: shader 0x%08x, ref 0x%08x\n", in[i] & 0xffff, in[i] >> 16,
+                        out[i], f2u(want));
+        }
+        printf("integer quotients (unorm/snorm): %u inputs, %u mismatches\n", n, bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+}
+
+int main(void)
+{
+    vkrr_error err = {0};
+    vkrr_vk_desc d = {.device = NULL, .timeout_s = 60};
+    have_vk = vkrr_vk_backend_create(&vk, &d, &err) == VKRR_OK;
+    if (!CHECK(have_vk)) {
+        fprintf(stderr, "no Vulkan device: %s\n", err.msg);
+        return test_finish("ports_common");
+    }
+    CHECK(vk.has_kernel(vk.self, "vkrr_test_common"));
+    test_f2h();
+    test_h2f_e4m3();
+    test_slices();
+    test_div();
+    vk.destroy(vk.self);
+    return test_finish("ports_common");
+}
