@@ -11,8 +11,6 @@ typedef struct alloc_entry {
     uint64_t base, size;
     uint8_t *bytes;          /* the port's bytes; NULL: not held */
     uint32_t last_use;       /* last launch that uses this base */
-    uint32_t ref_launch;     /* where the capture's own state of it is: */
-    uint32_t ref_alloc;      /*   that launch's post dump (or pre without one) */
 } alloc_entry;
 
 typedef struct surf_entry {
@@ -146,7 +144,7 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
                     alloc_cap *= 2;
                 }
                 e = &c->allocs[c->nallocs++];
-                *e = (alloc_entry){.base = l->allocs[a].base, .ref_launch = NONE};
+                *e = (alloc_entry){.base = l->allocs[a].base};
             }
             e->last_use = i;
         }
@@ -236,29 +234,6 @@ bool vkrr_chain_producer(const vkrr_chain *c, uint32_t index, uint32_t image, ui
     return true;
 }
 
-/* Host uploads: where the capture's pre of this launch differs from the
- * capture's own state after the last launch on this base, the application
- * wrote those bytes; the chain takes them too. */
-static vkrr_status apply_uploads(vkrr_chain *c, alloc_entry *e, const vkrr_launch *l, uint32_t a,
-                                 const uint8_t *pre, vkrr_error *err)
-{
-    if (e->ref_launch == NONE)
-        return VKRR_OK;
-    const vkrr_launch *rl = &c->cap->launches[e->ref_launch];
-    vkrr_mapfile m = {0};
-    vkrr_status s = rl->allocs[e->ref_alloc].post_path
-                        ? vkrr_capture_map_alloc_post(c->cap, rl, e->ref_alloc, &m, err)
-                        : vkrr_capture_map_alloc_pre(c->cap, rl, e->ref_alloc, &m, err);
-    if (s != VKRR_OK)
-        return s;
-    const uint8_t *was = m.data;
-    for (uint64_t i = 0; i < l->allocs[a].size && i < m.size; i++)
-        if (pre[i] != was[i])
-            e->bytes[i] = pre[i];
-    vkrr_mapfile_close(&m);
-    return VKRR_OK;
-}
-
 /* Moves a chained result's metrics into the launch's result. */
 static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
 {
@@ -323,12 +298,8 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         alloc_entry *e = find_alloc(c, l->allocs[a].base);
         if (e->bytes && e->size != l->allocs[a].size)
             drop(c, &e->bytes, e->size); /* the base was freed and reused */
-        if (e->bytes) {
-            s = apply_uploads(c, e, l, a, rp.allocs[a].pre, err);
-            if (s != VKRR_OK)
-                goto done;
+        if (e->bytes)
             rp.allocs[a].pre = e->bytes;
-        }
     }
     for (uint32_t i = 0; i < l->nimages; i++) {
         uint32_t p = c->producer[index][i];
@@ -350,8 +321,6 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         } else {
             drop(c, &e->bytes, e->size);
         }
-        e->ref_launch = index;
-        e->ref_alloc = a;
         if (e->last_use <= index)
             drop(c, &e->bytes, e->size);
     }

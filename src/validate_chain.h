@@ -5,11 +5,10 @@
  * each launch's error is the error accumulated up to it (ARCHITECTURE.md
  * "Validation modes").  The chain keeps host-side copies of:
  *   - allocations, by base address: the port's post of the last launch that
- *     used that base.  Bytes the application changed between launches (the
- *     capture's pre of the next launch differs from its own post of the last
- *     one: a host upload) are taken from the capture, so the chain sees the
- *     same uploads the capture did.  A base reused with another size starts
- *     over from the capture.
+ *     used that base; the first launch on a base reads the capture's pre.
+ *     Host uploads between launches are NOT replayed (the chain reads only the
+ *     port's bytes, so a corrupted captured input of a later launch does not
+ *     reach it).  A base reused with another size starts over from the capture.
  *   - surfaces, by the texture that reads them later: a texture's producer is
  *     the latest earlier surface of the same CUDA array (the image's array
  *     field), else the latest earlier surface whose post-launch dump is
