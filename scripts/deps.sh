@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vkrr needs, only those missing. Needs root (or sudo).
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build clang pkg-config libvulkan-dev mesa-vulkan-drivers
+pkgs=(build-essential cmake ninja-build clang pkg-config python3 libvulkan-dev mesa-vulkan-drivers
       glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev
       chromium libxml2-utils)
 missing=()

@@ -123,9 +123,16 @@ void vkrr_capture_close(vkrr_capture *cap)
 static vkrr_status load_args(vkrr_launch *l, const char *path, vkrr_error *err)
 {
     vkrr_mapfile m = {0};
-    vkrr_status st = vkrr_mapfile_open(&m, path, l->args_bytes, err);
+    vkrr_status st = vkrr_mapfile_open(&m, path, VKRR_MAPFILE_ANY_SIZE, err);
     if (st)
         return st;
+    if (m.size != l->args_bytes) {
+        st = vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1,
+                       "args.bin has %zu bytes, but manifest.txt line 3 says 'args %u'", m.size,
+                       l->args_bytes);
+        vkrr_mapfile_close(&m);
+        return st;
+    }
     l->args = malloc(l->args_bytes ? l->args_bytes : 1);
     if (!l->args)
         st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");

@@ -43,6 +43,8 @@ typedef struct tok {
 } tok;
 
 enum { MAX_TOKENS = 12 };
+/* Distinct argument offsets a manifest can describe (bounds all its arrays). */
+enum { MAX_ENTRIES = VKRR_ARGS_MAX_BYTES + 1 };
 
 /* Splits a line into at most MAX_TOKENS whitespace-separated tokens; returns
  * the count, MAX_TOKENS + 1 when there are more. */
@@ -135,6 +137,11 @@ static vkrr_status parse_line(vkrr_manifest *m, const tok *t, int nt, const char
             return st;
         if (v[1] + v[2] < v[1])
             return vkrr_fail(err, VKRR_ERR_RANGE, path, ln, -1, "allocation wraps past 2^64");
+        /* Allocations come from pointers, at most one per argument offset. */
+        if (m->nallocs + 1 >= MAX_ENTRIES)
+            return vkrr_fail(err, VKRR_ERR_RANGE, path, ln, -1,
+                             "more allocations than a %u-byte parameter buffer can point to",
+                             VKRR_ARGS_MAX_BYTES);
         for (uint32_t i = 0; i < m->nallocs; i++) {
             if (m->allocs[i].index == v[0])
                 return vkrr_fail(err, VKRR_ERR_INCONSISTENT, path, ln, -1,
@@ -224,10 +231,13 @@ vkrr_status vkrr_manifest_parse(vkrr_manifest *m, const char *text, size_t len, 
 {
     memset(m, 0, sizeof *m);
     vkrr_status st = VKRR_OK;
-    /* Every entry takes a line, so the line count bounds every array. */
+    /* Every entry takes a line, and each pointer or image its own argument
+     * offset (duplicates are errors), so min(lines, 4 KiB) bounds every array. */
     size_t nlines = 1;
     for (size_t i = 0; i < len; i++)
         nlines += text[i] == '\n';
+    if (nlines > MAX_ENTRIES)
+        nlines = MAX_ENTRIES;
     m->allocs = calloc(nlines, sizeof *m->allocs);
     m->pointers = calloc(nlines, sizeof *m->pointers);
     m->images = calloc(nlines, sizeof *m->images);

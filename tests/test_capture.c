@@ -385,6 +385,31 @@ done:
     return warnings;
 }
 
+/* A kernel name with a quote and a backslash must come out escaped. */
+static void json_escape_case(void)
+{
+    char *dir = test_tmpdir("cap_json");
+    char capdir[4200];
+    snprintf(capdir, sizeof capdir, "%s/cap", dir);
+    vkrr_writer *w = NULL;
+    vkrr_error err = {0};
+    uint8_t args[8] = {1};
+    CHECK(vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = capdir}, &err) == VKRR_OK);
+    CHECK(vkrr_writer_launch(w, &(vkrr_launch_record){.kernel = "k\"q\\z", .grid = {1, 1, 1},
+                                                      .block = {1, 1, 1}, .args = args,
+                                                      .args_bytes = 8},
+                             NULL, &err) == VKRR_OK);
+    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
+    char cmd[4300], *out = NULL;
+    snprintf(cmd, sizeof cmd, "info --json '%s'", capdir);
+    CHECK_EQ_U64(test_run_vkrr(cmd, &out, NULL), 0);
+    CHECK(out && strstr(out, "\"kernel\":\"k\\\"q\\\\z\""));
+    free(out);
+    if (!test_failed)
+        test_rmtree(dir);
+    free(dir);
+}
+
 int main(int argc, char **argv)
 {
     opts demo = {.prefix = "[d4r nvcuda] ", .first_sequence = 998, .frames = 3};
@@ -409,5 +434,6 @@ int main(int argc, char **argv)
     /* Real-bridge log: no array= on surface lines, no prefix. */
     opts real = {.first_sequence = 1, .omit_surface_array = true, .frames = 2};
     CHECK_EQ_U64(round_trip("cap_real", &real, NULL), 0);
+    json_escape_case();
     return test_finish("capture");
 }

@@ -53,17 +53,23 @@ RR_DEV unsigned rr_half_to_e4m3(__half h)
     return (unsigned)__nv_cvt_halfraw_to_fp8((__half_raw)h, __NV_SATFINITE, __NV_E4M3);
 }
 
-/* e4m3 code -> k with value = k * 2^-9 exactly; *nan set for 0x7f/0xff. */
-RR_DEV int rr_e4m3_fixed(unsigned code, int *nan)
+/* e4m3 code -> k with value = k * 2^-9 exactly (the NaN codes 0x7f/0xff
+ * decode to +-15*2^14; callers test rr_e4m3_is_nan separately, which keeps
+ * the product loops branch-free). */
+RR_DEV int rr_e4m3_k(unsigned code)
 {
     unsigned e = (code >> 3) & 15u, m = code & 7u;
-    int k;
-    if (e == 15u && m == 7u) {
-        *nan = 1;
-        return 0;
-    }
-    k = e == 0u ? (int)m : (int)((8u + m) << (e - 1u));
+    int k = e == 0u ? (int)m : (int)((8u + m) << (e - 1u));
     return (code & 0x80u) ? -k : k;
+}
+RR_DEV int rr_e4m3_is_nan(unsigned code)
+{
+    return (code & 0x7fu) == 0x7fu;
+}
+RR_DEV int rr_e4m3_fixed(unsigned code, int *nan)
+{
+    *nan |= rr_e4m3_is_nan(code);
+    return rr_e4m3_k(code);
 }
 
 /* s * 2^-18 rounded once to f16 (RNE; overflow -> Inf).  |s| < 2^42. */
@@ -102,14 +108,15 @@ RR_DEV __half rr_fixed_to_half(long long s)
 RR_DEV __half rr_conv_channel(const int *ka, int anan, const unsigned char *w, int K,
                               unsigned bias_code)
 {
-    int nan = anan;
-    int bk = rr_e4m3_fixed(bias_code, &nan);
-    __half acc = rr_fixed_to_half((long long)bk << 9);
+    int nan = anan | rr_e4m3_is_nan(bias_code);
+    __half acc = rr_fixed_to_half((long long)rr_e4m3_k(bias_code) * 512);
     for (int k0 = 0; k0 < K; k0 += RRREF_SLICE) {
         long long s = 0;
         int kend = k0 + RRREF_SLICE < K ? k0 + RRREF_SLICE : K;
-        for (int k = k0; k < kend; k++)
-            s += (long long)ka[k] * rr_e4m3_fixed(w[k], &nan);
+        for (int k = k0; k < kend; k++) {
+            nan |= rr_e4m3_is_nan(w[k]);
+            s += (long long)ka[k] * rr_e4m3_k(w[k]);
+        }
         acc = __hadd(acc, rr_fixed_to_half(s));
     }
     return nan ? __ushort_as_half(0x7fffu) : acc;

@@ -26,52 +26,49 @@ int vkrr_surf_x(int x_bytes, int texel_bytes)
 
 bool vkrr_surf_in(ivec2 p, ivec2 size) { return p.x >= 0 && p.y >= 0 && p.x < size.x && p.y < size.y; }
 
+// Out of range (and misaligned, x = -1): Vulkan's texel coordinate
+// validation turns a store to an invalid texel into no write, which is what a
+// port wants where CUDA would trap.  No imageSize() check: on lavapipe (Mesa
+// 22.3) imageSize() of a storage image array element inside a large shader
+// came back 0 and the guarded store was dropped (validate showed every texel
+// of rrref's output surface unwritten).  The writers are macros so the table
+// index stays a local of the caller; each evaluates its arguments once.
+#define VKRR_SURF_STORE_(table, s, p, v)  \
+    {                                     \
+        int s_ = (s);                     \
+        imageStore(table[s_], (p), (v));  \
+    }
+
 // HALF x4 (8-byte texels): h = the four f16 bit patterns.
-void vkrr_surf2d_write_h4(int s, uvec4 h, int x_bytes, int y)
-{
-    ivec2 p = ivec2(vkrr_surf_x(x_bytes, 8), y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf64[s])))
-        imageStore(vkrr_surf64[s], p, uvec4((h.x & 0xffffu) | (h.y << 16), (h.z & 0xffffu) | (h.w << 16), 0u, 0u));
-}
+#define vkrr_surf2d_write_h4(s, h, x_bytes, y)                                                    \
+    {                                                                                             \
+        uvec4 h4_ = (h);                                                                          \
+        VKRR_SURF_STORE_(vkrr_surf64, s, ivec2(vkrr_surf_x((x_bytes), 8), (y)),                   \
+                         uvec4((h4_.x & 0xffffu) | (h4_.y << 16), (h4_.z & 0xffffu) | (h4_.w << 16), 0u, 0u)) \
+    }
 
 // HALF x2 (4-byte texels).
-void vkrr_surf2d_write_h2(int s, uvec2 h, int x_bytes, int y)
-{
-    ivec2 p = ivec2(vkrr_surf_x(x_bytes, 4), y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf32[s])))
-        imageStore(vkrr_surf32[s], p, uvec4((h.x & 0xffffu) | (h.y << 16), 0u, 0u, 0u));
-}
+#define vkrr_surf2d_write_h2(s, h, x_bytes, y)                                                    \
+    {                                                                                             \
+        uvec2 h2_ = (h);                                                                          \
+        VKRR_SURF_STORE_(vkrr_surf32, s, ivec2(vkrr_surf_x((x_bytes), 4), (y)),                   \
+                         uvec4((h2_.x & 0xffffu) | (h2_.y << 16), 0u, 0u, 0u))                    \
+    }
 
 // HALF x1 (2-byte texels).
-void vkrr_surf2d_write_h1(int s, uint h, int x_bytes, int y)
-{
-    ivec2 p = ivec2(vkrr_surf_x(x_bytes, 2), y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf16[s])))
-        imageStore(vkrr_surf16[s], p, uvec4(h & 0xffffu, 0u, 0u, 0u));
-}
+#define vkrr_surf2d_write_h1(s, h, x_bytes, y) \
+    VKRR_SURF_STORE_(vkrr_surf16, s, ivec2(vkrr_surf_x((x_bytes), 2), (y)), uvec4(uint(h) & 0xffffu, 0u, 0u, 0u))
 
 // FLOAT x1 (4-byte texels), exact bits.
-void vkrr_surf2d_write_f1(int s, float v, int x_bytes, int y)
-{
-    ivec2 p = ivec2(vkrr_surf_x(x_bytes, 4), y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf32[s])))
-        imageStore(vkrr_surf32[s], p, uvec4(floatBitsToUint(v), 0u, 0u, 0u));
-}
+#define vkrr_surf2d_write_f1(s, v, x_bytes, y) \
+    VKRR_SURF_STORE_(vkrr_surf32, s, ivec2(vkrr_surf_x((x_bytes), 4), (y)), uvec4(floatBitsToUint(v), 0u, 0u, 0u))
 
 // FLOAT x4 (16-byte texels), exact bits.
-void vkrr_surf2d_write_f4(int s, vec4 v, int x_bytes, int y)
-{
-    ivec2 p = ivec2(vkrr_surf_x(x_bytes, 16), y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf128[s])))
-        imageStore(vkrr_surf128[s], p, floatBitsToUint(v));
-}
+#define vkrr_surf2d_write_f4(s, v, x_bytes, y) \
+    VKRR_SURF_STORE_(vkrr_surf128, s, ivec2(vkrr_surf_x((x_bytes), 16), (y)), floatBitsToUint(v))
 
 // 8-bit texels (UNSIGNED_INT8 x1, or a UNORM8 mask written as its code).
-void vkrr_surf2d_write_u8(int s, uint b, int x_bytes, int y)
-{
-    ivec2 p = ivec2(x_bytes, y);
-    if (vkrr_surf_in(p, imageSize(vkrr_surf8[s])))
-        imageStore(vkrr_surf8[s], p, uvec4(b & 0xffu, 0u, 0u, 0u));
-}
+#define vkrr_surf2d_write_u8(s, b, x_bytes, y) \
+    VKRR_SURF_STORE_(vkrr_surf8, s, ivec2((x_bytes), (y)), uvec4(uint(b) & 0xffu, 0u, 0u, 0u))
 
 #endif

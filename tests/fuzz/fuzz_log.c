@@ -1,0 +1,35 @@
+/* fuzz_log - libFuzzer target: run.log text -> vkrr_log_parse and lookups. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "capture_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vkrr_warn_set_stream(NULL);
+    vkrr_log log;
+    vkrr_error err;
+    if (vkrr_log_parse(&log, (const char *)data, size, "fuzz/run.log", &err) != VKRR_OK) {
+        if (err.status == VKRR_OK || err.line < 1 || !err.file[0])
+            abort();
+        return 0;
+    }
+    for (uint32_t i = 1; i < log.nlaunches; i++)
+        if (log.launches[i - 1].sequence >= log.launches[i].sequence)
+            abort(); /* sorted, one entry per launch */
+    for (uint32_t i = 0; i < log.nlaunches; i++) {
+        long line = vkrr_log_launch_line(&log, log.launches[i].sequence);
+        if (line != log.launches[i].line)
+            abort();
+        for (uint32_t t = 0; t < log.ntextures; t++) {
+            const vkrr_log_texture *x = vkrr_log_texture_at(&log, log.textures[t].handle, line);
+            if (x && (x->line >= line || x->handle != log.textures[t].handle))
+                abort();
+        }
+        vkrr_log_surface_at(&log, 1, line);
+        vkrr_log_array_at(&log, 1, line);
+    }
+    vkrr_log_free(&log);
+    return 0;
+}
