@@ -93,6 +93,17 @@ static void profile(FILE *f, const vkrr_launch_result *res, uint32_t n, const vk
                "</text>\n</svg>\n", x0);
 }
 
+/* Worst max abs, max ULP and PSNR of one mode, formatted. */
+static int64_t worst_strings(const vkrr_launch_result *r, bool chained, char ms[32], char ps[32])
+{
+    int64_t u;
+    double p, m;
+    vkrr_report_launch_worst(r, chained, &u, &p, &m);
+    vkrr_report_fmt_num(ps, 32, p);
+    vkrr_report_fmt_num(ms, 32, m);
+    return u;
+}
+
 static void metric_cells(FILE *f, const vkrr_launch_result *r, bool chained)
 {
     bool has = chained ? r->has_chained : r->has_isolated;
@@ -100,12 +111,8 @@ static void metric_cells(FILE *f, const vkrr_launch_result *r, bool chained)
         fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
         return;
     }
-    int64_t u;
-    double p, m;
     char ps[32], ms[32];
-    vkrr_report_launch_worst(r, chained, &u, &p, &m);
-    vkrr_report_fmt_num(ps, sizeof ps, p);
-    vkrr_report_fmt_num(ms, sizeof ms, m);
+    int64_t u = worst_strings(r, chained, ms, ps);
     vkrr_launch_status st = chained ? r->chained_status : r->status;
     fprintf(f, "<td>%s</td><td>%lld</td><td>%s</td><td class='%s'>%s</td>", ms, (long long)u, ps,
             st == VKRR_LAUNCH_PASS ? "pass" : "fail", vkrr_launch_status_name(st));
@@ -206,12 +213,8 @@ vkrr_status vkrr_report_html_write(const char *dir, const vkrr_report_info *info
 
 static void junit_failure(FILE *f, const vkrr_launch_result *r, bool chained)
 {
-    int64_t u;
-    double p, m;
     char ps[32], ms[32];
-    vkrr_report_launch_worst(r, chained, &u, &p, &m);
-    vkrr_report_fmt_num(ps, sizeof ps, p);
-    vkrr_report_fmt_num(ms, sizeof ms, m);
+    int64_t u = worst_strings(r, chained, ms, ps);
     fprintf(f, "%s %s: max abs %s, max ULP %lld, PSNR %s dB", chained ? "chained" : "isolated",
             vkrr_launch_status_name(chained ? r->chained_status : r->status), ms, (long long)u, ps);
     if (chained && vkrr_bisect_role(r)[0])

@@ -194,6 +194,19 @@ static void json_metrics(FILE *f, const vkrr_metrics *m)
     fprintf(f, "}, \"pass\": %s}", m->pass ? "true" : "false");
 }
 
+/* The headline fields of a resource, in both modes: "pass" ... "nmse". */
+static void json_headline(FILE *f, bool pass, const vkrr_metrics *m)
+{
+    fprintf(f, "\"pass\": %s, \"exact_pct\": ", pass ? "true" : "false");
+    json_num(f, m->exact_pct);
+    fprintf(f, ", \"max_abs\": ");
+    json_num(f, m->max_abs);
+    fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)m->max_ulp);
+    json_num(f, m->psnr);
+    fprintf(f, ", \"nmse\": ");
+    json_num(f, m->nmse);
+}
+
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n)
 {
@@ -257,14 +270,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                         (unsigned long long)x->base, (unsigned long long)x->view.offset);
             fprintf(f, ", \"width\": %u, \"height\": %u, \"planes\": %u, \"channels\": %u",
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
-            fprintf(f, ", \"pass\": %s, \"exact_pct\": ", x->pass ? "true" : "false");
-            json_num(f, m->exact_pct);
-            fprintf(f, ", \"max_abs\": ");
-            json_num(f, m->max_abs);
-            fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)m->max_ulp);
-            json_num(f, m->psnr);
-            fprintf(f, ", \"nmse\": ");
-            json_num(f, m->nmse);
+            fputs(", ", f);
+            json_headline(f, x->pass, m);
             fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, \"heatmap\": ",
                     (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff);
             if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);
@@ -278,15 +285,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             }
             if (x->has_chained) {
                 const vkrr_metrics *c = &x->chained;
-                fprintf(f, ", \"chained\": {\"pass\": %s, \"exact_pct\": ",
-                        x->chained_pass ? "true" : "false");
-                json_num(f, c->exact_pct);
-                fprintf(f, ", \"max_abs\": ");
-                json_num(f, c->max_abs);
-                fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)c->max_ulp);
-                json_num(f, c->psnr);
-                fprintf(f, ", \"nmse\": ");
-                json_num(f, c->nmse);
+                fprintf(f, ", \"chained\": {");
+                json_headline(f, x->chained_pass, c);
                 fprintf(f, ", \"outside_window_bytes\": %llu, \"heatmap\": ",
                         (unsigned long long)x->chained_outside_diff);
                 if (x->chained_heatmap[0]) json_str(f, x->chained_heatmap); else fputs("null", f);
