@@ -63,20 +63,20 @@ rm -rf "$out"; mkdir -p "$out"
 gpu_cap=$out/rrref-cuda cpu_cap=$out/rrref-cpu
 if has_cmd synth; then
   # shellcheck disable=SC2086
-  if timeout 120 "$vkrr" synth --backend cuda $synth_args --out "$gpu_cap"; then note "synth --backend cuda" ok
+  if timeout 120 "$vkrr" synth "$gpu_cap" --backend cuda $synth_args; then note "synth --backend cuda" ok
   else fail "synth --backend cuda" "exit $?"; fi
   # shellcheck disable=SC2086
-  if timeout 120 "$vkrr" synth --backend cpu $synth_args --out "$cpu_cap"; then note "synth --backend cpu" ok
+  if timeout 120 "$vkrr" synth "$cpu_cap" --backend cpu $synth_args; then note "synth --backend cpu" ok
   else fail "synth --backend cpu" "exit $?"; fi
 else
   note "synth" "SKIPPED (vkrr synth does not exist yet)"
 fi
 
 if [ -d "$gpu_cap" ] && has_cmd validate; then
-  timeout 120 "$vkrr" validate "$gpu_cap" --html "$out/validate.html"; rc=$?
+  timeout 120 "$vkrr" validate "$gpu_cap" --ref cuda --out "$out/validate" --json "$out/validate.json"; rc=$?
   case $rc in
     0) note "validate vulkan vs GPU capture" ok ;;
-    1) fail "validate vulkan vs GPU capture" "mismatches, see $out/validate.html" ;;
+    1) fail "validate vulkan vs GPU capture" "mismatches, see $out/validate.json" ;;
     *) fail "validate vulkan vs GPU capture" "exit $rc" ;;
   esac
 elif [ -d "$gpu_cap" ]; then

@@ -10,7 +10,7 @@
 
 static const char synth_help[] =
     "usage: vkrr synth OUTDIR [--size WxH] [--frames N] [--seed S] [--scene NAME]\n"
-    "                  [--backend cpu] [--force]\n"
+    "                  [--backend cpu|cuda] [--force]\n"
     "\n"
     "Makes a capture without a GPU or any download: renders a procedural scene\n"
     "(edges, a sky gradient, 1-px wires, small bright lamps, a panning camera and\n"
@@ -31,7 +31,8 @@ static const char synth_help[] =
     "  --frames N      frames, 1..1000; history carries over between them (default 3)\n"
     "  --seed S        seeds the scene, its noise and rrref's weights (default 1)\n"
     "  --scene NAME    default | stripes (high-frequency patterns) (default: default)\n"
-    "  --backend cpu   runs the kernels on the CPU (the only backend synth uses now)\n"
+    "  --backend cpu   runs the kernels on the CPU (default; the same .cu source)\n"
+    "  --backend cuda  runs them through libcuda on an NVIDIA GPU (exit 3 without one)\n"
     "  --force         replace OUTDIR if it exists and is not empty\n"
     "\n"
     "Then:\n"
@@ -95,8 +96,10 @@ int vkrr_cmd_synth(int argc, char **argv)
                 return vkrr_cli_usage_error("synth", "--scene '%s': scenes are default, stripes",
                                             v);
             d.scene = v;
-        } else if (strcmp(v, "cpu")) {
-            return vkrr_cli_usage_error("synth", "--backend '%s': only 'cpu' is supported", v);
+        } else if (!strcmp(v, "cpu") || !strcmp(v, "cuda")) {
+            d.backend = v;
+        } else {
+            return vkrr_cli_usage_error("synth", "--backend '%s': cpu or cuda", v);
         }
     }
     if (!d.dir)

@@ -16,6 +16,7 @@
 
 #include "capture_write.h"
 #include "cpu_backend.h"
+#include "cuda_backend.h"
 #include "cuformat.h"
 #include "rrref_host.h"
 #include "scene.h"
@@ -303,7 +304,14 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     st = copy_modules(w, d.module_dir, &s.modules, err);
     if (st != VKRR_OK)
         goto fail;
-    st = vkrr_cpu_backend_create(&be, err);
+    if (d.backend && !strcmp(d.backend, "cuda")) {
+        /* The real kernels: the modules the build made (the same ones
+         * copied into modules/), launched through libcuda. */
+        const char *mods = d.module_dir && d.module_dir[0] ? d.module_dir : VKRR_MODULE_DIR;
+        st = vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){.module_dir = mods}, err);
+    } else {
+        st = vkrr_cpu_backend_create(&be, err);
+    }
     if (st != VKRR_OK)
         goto fail;
     st = rrref_net_create(&net, &(rrref_net_desc){.width = d.width, .height = d.height,

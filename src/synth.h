@@ -38,6 +38,8 @@ typedef struct vkrr_synth_desc {
     const char *scene;            /* NULL: "default" */
     bool force;                   /* replace an existing non-empty dir */
     const char *module_dir;       /* NULL: the build's module dir; "": copy no modules */
+    const char *backend;          /* NULL or "cpu": the CPU backend; "cuda": libcuda on an
+                                   * NVIDIA GPU, loading the build's modules (exit 3 without) */
     FILE *progress;               /* NULL: quiet; else "frame i/N ..." lines */
     const volatile sig_atomic_t *cancel; /* non-NULL and set: stop between frames */
 } vkrr_synth_desc;

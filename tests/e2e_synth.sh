@@ -55,7 +55,7 @@ grep -q -- --force "$WORK/err.txt" || fail "refusal does not mention --force"
 [ -f "$a/preview/frame-0-noisy.png" ] || fail "--force did not write the new capture"
 
 # bad arguments: exit 2 with a message
-for args in "--size 0x4" "--size 12" "--frames 0" "--seed x" "--scene nope" "--backend cuda" "--bogus" ""; do
+for args in "--size 0x4" "--size 12" "--frames 0" "--seed x" "--scene nope" "--backend gpu" "--bogus" ""; do
     # shellcheck disable=SC2086
     "$VKRR" synth $([ -n "$args" ] && echo "$WORK/bad") $args >/dev/null 2>"$WORK/err.txt"
     rc=$?
@@ -63,6 +63,17 @@ for args in "--size 0x4" "--size 12" "--frames 0" "--seed x" "--scene nope" "--b
     [ -s "$WORK/err.txt" ] || fail "synth $args gave no message"
 done
 [ -e "$WORK/bad" ] && fail "a bad invocation created its OUTDIR"
+
+# --backend cuda without libcuda (this machine, CI): exit 3 naming the library,
+# and nothing left behind
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    "$VKRR" synth "$WORK/gpu" --backend cuda --size 8x8 --frames 1 >/dev/null 2>"$WORK/err.txt"
+    rc=$?
+    [ $rc -eq 3 ] || fail "synth --backend cuda without libcuda exited $rc, want 3"
+    grep -q "libcuda.so.1" "$WORK/err.txt" || fail "synth --backend cuda: message does not name libcuda.so.1: $(cat "$WORK/err.txt")"
+    [ -e "$WORK/gpu" ] && fail "synth --backend cuda without libcuda created its OUTDIR"
+    ls "$WORK" | grep -q '^gpu\.tmp-' && fail "synth --backend cuda left a temporary directory"
+fi
 "$VKRR" synth --help | grep -q "vkrr validate" || fail "--help does not say what to run next"
 
 if [ $fails -ne 0 ]; then

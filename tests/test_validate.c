@@ -137,6 +137,27 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     free(out);
 }
 
+/* --ref cpu reruns the original kernels: the rerun agrees with the capture
+ * synth made with the same CPU backend, so it is exact; --ref cuda without
+ * libcuda (this machine, CI) is exit 3 naming the library. */
+static void check_rerun(const char *cap)
+{
+    char args[8192], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "validate '%s' --ref cpu --heatmaps none", cap);
+    CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
+    CHECK(out && strstr(out, "original kernels rerun on cpu") && strstr(out, "rerun vs cap"));
+    CHECK(out && !strstr(out, "BAD"));
+    free(out);
+    out = NULL;
+    if (system("ldconfig -p | grep -q 'libcuda\\.so\\.1'") != 0) {
+        snprintf(args, sizeof args, "validate '%s' --ref cuda --heatmaps none", cap);
+        CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 3);
+        CHECK(err && strstr(err, "libcuda.so.1"));
+    }
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     char *root = test_tmpdir("test_validate");
@@ -145,6 +166,7 @@ int main(void)
     check_cli_pass(a, root);
     check_cli_pass(b, root);
     check_corrupted_block(a, root);
+    check_rerun(b);
     int rc = test_finish("validate");
     if (rc == 0)
         test_rmtree(root);
