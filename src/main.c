@@ -16,6 +16,8 @@ static const command commands[] = {
     {"info", vkrr_cmd_info, "list a capture's launches, frames, resources and sampler state"},
     {"synth", vkrr_cmd_synth, "make a capture: a procedural scene denoised by rrref on the CPU"},
     {"validate", vkrr_cmd_validate, "replay every launch through the Vulkan port and compare"},
+    {"bisect", vkrr_cmd_bisect, "find the first launch where the chained port diverges, and why"},
+    {"diff", vkrr_cmd_diff, "compare two captures of the same frames, launch by launch"},
 };
 
 static void usage(FILE *f)

@@ -18,6 +18,10 @@
  *     ... r.status, r.res[k].port ...
  *     vkrr_launch_result_free(&r);
  *
+ * With opts.perturb naming this launch, the port's outputs (described
+ * windows and surfaces) are moved by the perturbation before comparing, in
+ * both modes, so the launch shows as the culprit it was made into.
+ *
  * Errors (returned) are bad input only (a dump missing or of the wrong size):
  * a port that fails, times out or has no shader is a result, not an error.
  */
@@ -30,6 +34,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "replay.h"
+#include "perturb.h"
 #include "view.h"
 
 typedef enum vkrr_launch_status {
@@ -55,6 +60,13 @@ typedef struct vkrr_resource_result {
     vkrr_metrics rerun_vs_capture;
     bool pass;                  /* port vs capture within tolerance, nothing outside */
     char heatmap[1024];         /* path of its heatmap PNG, "" when none */
+    /* chained mode (validate_chain.h): the same resource when the launch read
+     * what the port's own earlier launches wrote */
+    bool has_chained;
+    vkrr_metrics chained;
+    uint64_t chained_outside_diff;
+    bool chained_pass;
+    char chained_heatmap[1024];
 } vkrr_resource_result;
 
 typedef struct vkrr_launch_result {
@@ -67,6 +79,12 @@ typedef struct vkrr_launch_result {
     bool rerun;                 /* a rerun ran */
     bool rerun_matches_capture; /* every resource's rerun within tolerance of the capture */
     double seconds;             /* wall time of the port's run */
+    bool has_isolated;          /* status/res[].port are meaningful (false: chained only) */
+    bool has_chained;           /* chained_* and res[].chained are meaningful */
+    vkrr_launch_status chained_status;
+    int chained_worst;          /* index into res by chained metrics, -1 when none */
+    bool chained_exact;         /* every chained resource bit-identical to the capture */
+    bool perturbed;             /* --perturb hit this launch */
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {
@@ -77,11 +95,28 @@ typedef struct vkrr_validate_opts {
     vkrr_dtype buffer_dtype;       /* undescribed buffers; 0 (BYTES) means exact bytes */
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */
+    const vkrr_perturb *perturb;   /* NULL: none; applied to the port's output */
 } vkrr_validate_opts;
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_launch_result *out,
                                  vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
+
+/* Runs the port on a replay the caller built (chained mode substitutes the
+ * pre contents), perturbs its output when asked, and compares it with the
+ * capture's dumps of l.  No rerun.  chained: heatmaps get a "-chained" name.
+ * The result's res[].port holds the metrics; the caller moves them. */
+vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                 const vkrr_launch *l, vkrr_replay *r, bool chained,
+                                 vkrr_launch_result *out, vkrr_error *err);
+
+/* Compares a candidate's outputs (cand->allocs[].post, cand->images[].post,
+ * laid out like l) with the capture's dumps of l: the windows and per-resource
+ * metrics of vkrr_validate_launch.  `vkrr diff` passes another capture's dumps.
+ * Sets out->status PASS/FAIL and worst. */
+vkrr_status vkrr_validate_compare(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                  const vkrr_launch *l, const vkrr_replay *cand,
+                                  vkrr_launch_result *out, vkrr_error *err);
 
 #endif

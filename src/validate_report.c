@@ -2,10 +2,12 @@
  * the JSON are an interface: scripts depend on them. */
 #include "validate_report.h"
 
+#include "validate_chain.h"
+
 #include <math.h>
 #include <string.h>
 
-static void fmt_num(char *buf, size_t cap, double v)
+void vkrr_report_fmt_num(char *buf, size_t cap, double v)
 {
     if (isinf(v))
         snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
@@ -19,28 +21,68 @@ static void fmt_num(char *buf, size_t cap, double v)
         snprintf(buf, cap, "%.3e", v);
 }
 
-void vkrr_report_table_header(FILE *f, bool rerun)
+void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t *max_ulp,
+                              double *psnr, double *max_abs)
+{
+    *max_ulp = 0;
+    *psnr = INFINITY;
+    *max_abs = 0;
+    for (uint32_t i = 0; i < r->nres; i++) {
+        const vkrr_metrics *m = chained ? &r->res[i].chained : &r->res[i].port;
+        if (chained ? !r->res[i].has_chained : !r->has_isolated)
+            continue;
+        if (m->max_ulp > *max_ulp)
+            *max_ulp = m->max_ulp;
+        if (m->psnr < *psnr)
+            *psnr = m->psnr;
+        if (m->max_abs > *max_abs)
+            *max_abs = m->max_abs;
+    }
+}
+
+void vkrr_report_table_header(FILE *f, bool rerun, bool chained)
 {
     fprintf(f, "%8s  %-32s %5s  %-14s %10s %8s %8s  %-7s", "seq", "kernel", "frame",
             "worst", "max abs", "max ULP", "PSNR dB", "status");
+    if (chained)
+        fprintf(f, "  %10s %8s %8s  %-7s %-9s", "ch max abs", "ch ULP", "ch PSNR", "chained",
+                "role");
     if (rerun)
         fprintf(f, "  %12s %14s", "ULP vs rerun", "rerun vs cap");
     fputc('\n', f);
 }
 
-void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun)
+void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained)
 {
     const vkrr_launch *l = r->launch;
     char worst[32] = "-", abs_s[32] = "-", ulp_s[32] = "-", psnr_s[32] = "-";
     if (r->worst >= 0) {
         const vkrr_resource_result *w = &r->res[r->worst];
         snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
-        fmt_num(abs_s, sizeof abs_s, w->port.max_abs);
+        vkrr_report_fmt_num(abs_s, sizeof abs_s, w->port.max_abs);
         snprintf(ulp_s, sizeof ulp_s, "%lld", (long long)w->port.max_ulp);
-        fmt_num(psnr_s, sizeof psnr_s, w->port.psnr);
+        vkrr_report_fmt_num(psnr_s, sizeof psnr_s, w->port.psnr);
+    } else if (r->chained_worst >= 0) {
+        const vkrr_resource_result *w = &r->res[r->chained_worst];
+        snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
     }
     fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s  %-7s", (unsigned long long)l->sequence,
-            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s, vkrr_launch_status_name(r->status));
+            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s,
+            r->has_isolated ? vkrr_launch_status_name(r->status) : "-");
+    if (chained) {
+        char ca[32] = "-", cu[32] = "-", cp[32] = "-";
+        if (r->has_chained && r->nres) {
+            int64_t u;
+            double p, m;
+            vkrr_report_launch_worst(r, true, &u, &p, &m);
+            vkrr_report_fmt_num(ca, sizeof ca, m);
+            snprintf(cu, sizeof cu, "%lld", (long long)u);
+            vkrr_report_fmt_num(cp, sizeof cp, p);
+        }
+        fprintf(f, "  %10s %8s %8s  %-7s %-9s", ca, cu, cp,
+                r->has_chained ? vkrr_launch_status_name(r->chained_status) : "-",
+                vkrr_bisect_role(r));
+    }
     if (rerun) {
         if (r->rerun && r->worst >= 0) {
             int64_t vr = 0, rc = 0;
@@ -60,9 +102,17 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun)
     fputc('\n', f);
     if (r->note[0])
         fprintf(f, "%8s  note: %s\n", "", r->note);
+    if (r->perturbed)
+        fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
-        if (x->pass)
+        if (x->has_chained && !x->chained_pass)
+            fprintf(f, "%8s  chained %s arg%u: %.4f%% exact, max ULP %lld, %llu out of "
+                       "tolerance%s%s\n", "", x->is_buffer ? "buffer" : "surface", x->offset,
+                    x->chained.exact_pct, (long long)x->chained.max_ulp,
+                    (unsigned long long)x->chained.out_of_tol,
+                    x->chained_heatmap[0] ? "; heatmap: " : "", x->chained_heatmap);
+        if (x->pass || !r->has_isolated)
             continue;
         fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
                    "mismatches, %llu unwritten",
@@ -144,6 +194,19 @@ static void json_metrics(FILE *f, const vkrr_metrics *m)
     fprintf(f, "}, \"pass\": %s}", m->pass ? "true" : "false");
 }
 
+/* The headline fields of a resource, in both modes: "pass" ... "nmse". */
+static void json_headline(FILE *f, bool pass, const vkrr_metrics *m)
+{
+    fprintf(f, "\"pass\": %s, \"exact_pct\": ", pass ? "true" : "false");
+    json_num(f, m->exact_pct);
+    fprintf(f, ", \"max_abs\": ");
+    json_num(f, m->max_abs);
+    fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)m->max_ulp);
+    json_num(f, m->psnr);
+    fprintf(f, ", \"nmse\": ");
+    json_num(f, m->nmse);
+}
+
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n)
 {
@@ -156,10 +219,26 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     fprintf(f, ",\n  \"reference\": ");
     json_str(f, info->reference);
     fprintf(f, ",\n  \"summary\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, \"no_port\": %u, "
-               "\"timeout\": %u, \"error\": %u},\n  \"launches\": [",
+               "\"timeout\": %u, \"error\": %u},\n",
             n, info->counts[VKRR_LAUNCH_PASS], info->counts[VKRR_LAUNCH_FAIL],
             info->counts[VKRR_LAUNCH_NO_PORT], info->counts[VKRR_LAUNCH_TIMEOUT],
             info->counts[VKRR_LAUNCH_ERROR]);
+    vkrr_bisect b;
+    vkrr_bisect_analyze(res, n, &b);
+    fprintf(f, "  \"mode\": ");
+    json_str(f, info->mode ? info->mode : "isolated");
+    fprintf(f, ",\n  \"perturb\": ");
+    if (info->perturb) json_str(f, info->perturb); else fputs("null", f);
+    fprintf(f, ",\n  \"bisect\": {\"first_divergence\": ");
+    if (b.first_fail >= 0) fprintf(f, "%llu", (unsigned long long)res[b.first_fail].launch->sequence);
+    else fputs("null", f);
+    fprintf(f, ", \"class\": ");
+    json_str(f, b.first_fail < 0 ? "" : !b.isolated_known ? "unknown" : b.culprit ? "culprit" : "amplifier");
+    fprintf(f, ", \"upstream\": ");
+    if (b.first_fail >= 0 && !b.culprit && b.first_inexact >= 0 && b.first_inexact < b.first_fail)
+        fprintf(f, "%llu", (unsigned long long)res[b.first_inexact].launch->sequence);
+    else fputs("null", f);
+    fprintf(f, "},\n  \"launches\": [");
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         const vkrr_launch *l = r->launch;
@@ -167,7 +246,14 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 (unsigned long long)l->sequence);
         json_str(f, l->kernel);
         fprintf(f, ", \"frame\": %u, \"occurrence\": %u, \"status\": ", l->frame, l->occurrence);
-        json_str(f, vkrr_launch_status_name(r->status));
+        if (r->has_isolated) json_str(f, vkrr_launch_status_name(r->status)); else fputs("null", f);
+        if (r->has_chained) {
+            fprintf(f, ", \"chained_status\": ");
+            json_str(f, vkrr_launch_status_name(r->chained_status));
+            fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
+            json_str(f, vkrr_bisect_role(r));
+        }
+        fprintf(f, ", \"perturbed\": %s", r->perturbed ? "true" : "false");
         fprintf(f, ", \"note\": ");
         json_str(f, r->note);
         fprintf(f, ", \"seconds\": ");
@@ -184,14 +270,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                         (unsigned long long)x->base, (unsigned long long)x->view.offset);
             fprintf(f, ", \"width\": %u, \"height\": %u, \"planes\": %u, \"channels\": %u",
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
-            fprintf(f, ", \"pass\": %s, \"exact_pct\": ", x->pass ? "true" : "false");
-            json_num(f, m->exact_pct);
-            fprintf(f, ", \"max_abs\": ");
-            json_num(f, m->max_abs);
-            fprintf(f, ", \"max_ulp\": %lld, \"psnr\": ", (long long)m->max_ulp);
-            json_num(f, m->psnr);
-            fprintf(f, ", \"nmse\": ");
-            json_num(f, m->nmse);
+            fputs(", ", f);
+            json_headline(f, x->pass, m);
             fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, \"heatmap\": ",
                     (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff);
             if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);
@@ -202,6 +282,17 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 json_metrics(f, &x->port_vs_rerun);
                 fprintf(f, ", \"rerun_vs_capture\": ");
                 json_metrics(f, &x->rerun_vs_capture);
+            }
+            if (x->has_chained) {
+                const vkrr_metrics *c = &x->chained;
+                fprintf(f, ", \"chained\": {");
+                json_headline(f, x->chained_pass, c);
+                fprintf(f, ", \"outside_window_bytes\": %llu, \"heatmap\": ",
+                        (unsigned long long)x->chained_outside_diff);
+                if (x->chained_heatmap[0]) json_str(f, x->chained_heatmap); else fputs("null", f);
+                fprintf(f, ", \"metrics\": ");
+                json_metrics(f, c);
+                fputc('}', f);
             }
             fputc('}', f);
         }

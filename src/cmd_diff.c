@@ -1,0 +1,244 @@
+/* vkrr diff CAPA CAPB: two captures of the same frames compared launch by
+ * launch.  Launches are matched by (kernel, occurrence), never by sequence
+ * number (two runs number launches differently); every post-launch resource
+ * of A is compared with B's, with the metrics, tolerance and heatmaps of
+ * validate (B is the candidate, A the reference). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "compare.h"
+#include "rrref_host.h"
+#include "validate.h"
+#include "validate_report.h"
+
+static const char diff_help[] =
+    "usage: vkrr diff CAPA CAPB [--out DIR] [--heatmaps failing|all|none] [--json FILE]\n"
+    "                 [--tolerance FILE] [--atol X] [--rtol X] [--max-ulp N] [-q]\n"
+    "\n"
+    "Compares two captures of the same frames: launches are matched by (kernel,\n"
+    "occurrence); every allocation dump and surface after each launch of CAPA is\n"
+    "compared with CAPB's (same metrics and tolerance as validate; heatmaps of the\n"
+    "differing ones in DIR/heatmaps).  Launches present in only one capture are\n"
+    "listed.  The summary names the first launch that differs.\n"
+    "\n"
+    "exit: 0 identical or within tolerance, 1 differences, 2 bad input or usage.\n";
+
+/* B's launch as a candidate laid out like A's: its dumps mapped as posts. */
+static vkrr_status candidate(const vkrr_capture *cb, const vkrr_launch *la, const vkrr_launch *lb,
+                             vkrr_replay *r, vkrr_replay_alloc *al, vkrr_replay_image *im,
+                             vkrr_mapfile *maps, char *why, size_t why_cap, vkrr_error *err)
+{
+    if (la->nallocs != lb->nallocs || la->nimages != lb->nimages) {
+        snprintf(why, why_cap, "different resources: %u/%u allocations, %u/%u images",
+                 la->nallocs, lb->nallocs, la->nimages, lb->nimages);
+        return VKRR_OK;
+    }
+    memset(r, 0, sizeof *r);
+    r->nallocs = la->nallocs;
+    r->nimages = la->nimages;
+    r->allocs = al;
+    r->images = im;
+    for (uint32_t a = 0; a < la->nallocs; a++) {
+        al[a] = (vkrr_replay_alloc){.base = lb->allocs[a].base, .size = lb->allocs[a].size};
+        if (!la->allocs[a].post_path)
+            continue;
+        if (!lb->allocs[a].post_path || lb->allocs[a].size != la->allocs[a].size) {
+            snprintf(why, why_cap, "allocation %u: no dump or another size in B", a);
+            return VKRR_OK;
+        }
+        vkrr_status s = vkrr_capture_map_alloc_post(cb, lb, a, &maps[a], err);
+        if (s != VKRR_OK)
+            return s;
+        al[a].post = (void *)maps[a].data; /* read only: compare never writes */
+    }
+    for (uint32_t i = 0; i < la->nimages; i++) {
+        const vkrr_image *x = &la->images[i], *y = &lb->images[i];
+        im[i] = (vkrr_replay_image){.kind = y->kind, .width = y->width, .height = y->height,
+                                    .channels = y->channels, .format = y->format};
+        if (x->kind != VKRR_IMAGE_SURFACE)
+            continue;
+        if (y->kind != x->kind || y->width != x->width || y->height != x->height ||
+            y->format != x->format || y->channels != x->channels) {
+            snprintf(why, why_cap, "image at arg %u: another kind or shape in B", x->offset);
+            return VKRR_OK;
+        }
+        vkrr_status s = vkrr_capture_map_image(cb, lb, i, &maps[la->nallocs + i], err);
+        if (s != VKRR_OK)
+            return s;
+        im[i].post = (void *)maps[la->nallocs + i].data;
+    }
+    return VKRR_OK;
+}
+
+int vkrr_cmd_diff(int argc, char **argv)
+{
+    const char *pa = NULL, *pb = NULL, *out = "vkrr-out", *heat = "failing", *json = NULL,
+               *tolfile = NULL;
+    vkrr_tol_override flags = {0};
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (vkrr_cli_is_help(o)) {
+            fputs(diff_help, stdout);
+            return 0;
+        }
+        bool takes = !strcmp(o, "--out") || !strcmp(o, "--heatmaps") || !strcmp(o, "--json") ||
+                     !strcmp(o, "--tolerance") || !strcmp(o, "--atol") || !strcmp(o, "--rtol") ||
+                     !strcmp(o, "--max-ulp");
+        if (takes && !v)
+            return vkrr_cli_usage_error("diff", "%s needs a value", o);
+        double x;
+        uint64_t u;
+        if (!strcmp(o, "--out")) out = v, i++;
+        else if (!strcmp(o, "--json")) json = v, i++;
+        else if (!strcmp(o, "--tolerance")) tolfile = v, i++;
+        else if (!strcmp(o, "--heatmaps")) {
+            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
+                return vkrr_cli_usage_error("diff", "--heatmaps takes failing, all or none");
+            heat = v, i++;
+        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
+            if (!vkrr_cli_parse_double(v, &x) || x < 0)
+                return vkrr_cli_usage_error("diff", "%s takes a number >= 0, not '%s'", o, v);
+            if (o[2] == 'a') flags.has_atol = true, flags.atol = x;
+            else flags.has_rtol = true, flags.rtol = x;
+            i++;
+        } else if (!strcmp(o, "--max-ulp")) {
+            if (!vkrr_cli_parse_u64(v, INT64_MAX, &u))
+                return vkrr_cli_usage_error("diff", "--max-ulp takes an integer >= 0");
+            flags.has_max_ulp = true, flags.max_ulp = (int64_t)u;
+            i++;
+        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = true;
+        else if (o[0] == '-') return vkrr_cli_usage_error("diff", "unknown option '%s'", o);
+        else if (!pa) pa = o;
+        else if (!pb) pb = o;
+        else return vkrr_cli_usage_error("diff", "unexpected argument '%s'", o);
+    }
+    if (!pa || !pb)
+        return vkrr_cli_usage_error("diff", "needs two capture directories");
+
+    vkrr_error err = {0};
+    vkrr_capture *ca = NULL, *cb = NULL;
+    vkrr_tol_rules *rules = NULL;
+    vkrr_launch_result *res = NULL;
+    vkrr_replay_alloc *al = NULL;
+    vkrr_replay_image *im = NULL;
+    vkrr_mapfile *maps = NULL;
+    char hdir[4096] = "";
+    int rc = 2;
+    if (vkrr_capture_open(&ca, pa, &err) != VKRR_OK || vkrr_capture_open(&cb, pb, &err) != VKRR_OK ||
+        vkrr_compare_tol_load(&rules, tolfile, &err) != VKRR_OK)
+        goto fail;
+    vkrr_compare_tol_set_flags(rules, &flags);
+    if (strcmp(heat, "none")) {
+        snprintf(hdir, sizeof hdir, "%s/heatmaps", out);
+        if (vkrr_mkdirs(hdir, &err) != VKRR_OK)
+            goto fail;
+    }
+    vkrr_validate_opts o = {.rules = rules, .describe = rrref_describe_output,
+                            .buffer_dtype = VKRR_DT_F16, .heatmap_dir = hdir[0] ? hdir : NULL,
+                            .heatmaps_all = !strcmp(heat, "all")};
+    res = calloc(ca->nlaunches + 1, sizeof *res);
+    if (!res) {
+        vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        goto fail;
+    }
+    printf("diff %s (reference) vs %s: %u and %u launches\n", pa, pb, ca->nlaunches, cb->nlaunches);
+    if (!quiet)
+        vkrr_report_table_header(stdout, false, false);
+    unsigned differ = 0, only = 0, same = 0;
+    int first = -1;
+    vkrr_report_info info = {.capture = pa, .port = pb, .reference = "capture", .mode = "diff"};
+    for (uint32_t i = 0; i < ca->nlaunches; i++) {
+        const vkrr_launch *la = &ca->launches[i];
+        const vkrr_launch *lb = vkrr_capture_find(cb, la->kernel, la->occurrence);
+        if (!lb) {
+            printf("only in %s: #%llu %s (frame %u, occurrence %u)\n", pa,
+                   (unsigned long long)la->sequence, la->kernel, la->frame, la->occurrence);
+            only++;
+            continue;
+        }
+        uint32_t nm = la->nallocs + la->nimages + 1;
+        free(al), free(im), free(maps);
+        al = calloc(la->nallocs + 1, sizeof *al);
+        im = calloc(la->nimages + 1, sizeof *im);
+        maps = calloc(nm, sizeof *maps);
+        if (!al || !im || !maps) {
+            vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+            goto fail;
+        }
+        char why[256] = "";
+        vkrr_replay cand;
+        vkrr_status s = candidate(cb, la, lb, &cand, al, im, maps, why, sizeof why, &err);
+        if (s == VKRR_OK && !why[0])
+            s = vkrr_validate_compare(&o, ca, la, &cand, &res[i], &err);
+        for (uint32_t k = 0; k < nm; k++)
+            vkrr_mapfile_close(&maps[k]);
+        if (s != VKRR_OK)
+            goto fail;
+        if (why[0]) {
+            res[i] = (vkrr_launch_result){.launch = la, .status = VKRR_LAUNCH_FAIL, .worst = -1,
+                                          .chained_worst = -1, .has_isolated = true};
+            snprintf(res[i].note, sizeof res[i].note, "%s", why);
+        }
+        info.counts[res[i].status]++;
+        if (res[i].status != VKRR_LAUNCH_PASS) {
+            differ++;
+            if (first < 0)
+                first = (int)i;
+        } else {
+            same++;
+        }
+        if (!quiet || res[i].status != VKRR_LAUNCH_PASS)
+            vkrr_report_table_row(stdout, &res[i], false, false);
+    }
+    for (uint32_t i = 0; i < cb->nlaunches; i++) {
+        const vkrr_launch *lb = &cb->launches[i];
+        if (!vkrr_capture_find(ca, lb->kernel, lb->occurrence)) {
+            printf("only in %s: #%llu %s (frame %u, occurrence %u)\n", pb,
+                   (unsigned long long)lb->sequence, lb->kernel, lb->frame, lb->occurrence);
+            only++;
+        }
+    }
+    printf("summary: %u matched launches: %u within tolerance, %u differ; %u in one capture "
+           "only -> %s\n", same + differ, same, differ, only, differ || only ? "DIFFER" : "SAME");
+    if (first >= 0)
+        printf("first launch that differs: #%llu %s (frame %u, occurrence %u)\n",
+               (unsigned long long)res[first].launch->sequence, res[first].launch->kernel,
+               res[first].launch->frame, res[first].launch->occurrence);
+    if (json) {
+        /* launches only in B have no row; rows of launches only in A are empty */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < ca->nlaunches; i++)
+            if (res[i].launch) {
+                vkrr_launch_result t = res[i];
+                memset(&res[i], 0, sizeof res[i]); /* moved, so freed once */
+                res[n++] = t;
+            }
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m)
+            goto fail;
+        vkrr_report_json(m, &info, res, n);
+        fclose(m);
+        vkrr_status s = vkrr_write_file_atomic(json, buf, len, &err);
+        free(buf);
+        if (s != VKRR_OK)
+            goto fail;
+    }
+    rc = differ || only ? 1 : 0;
+    goto out;
+fail:
+    rc = vkrr_cli_fail(&err);
+out:
+    for (uint32_t i = 0; res && ca && i < ca->nlaunches; i++)
+        vkrr_launch_result_free(&res[i]);
+    free(res), free(al), free(im), free(maps);
+    vkrr_compare_tol_destroy(rules);
+    vkrr_capture_close(ca);
+    vkrr_capture_close(cb);
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* validate_chain.h - chained validation and the bisect verdict.
+ *
+ * Chained mode runs the capture on the port from the first launch's captured
+ * inputs, each launch reading what the port's own earlier launches wrote, so
+ * each launch's error is the error accumulated up to it (ARCHITECTURE.md
+ * "Validation modes").  The chain keeps host-side copies of:
+ *   - allocations, by base address: the port's post of the last launch that
+ *     used that base; the first launch on a base reads the capture's pre.
+ *     Host uploads between launches are NOT replayed (the chain reads only the
+ *     port's bytes, so a corrupted captured input of a later launch does not
+ *     reach it).  A base reused with another size starts over from the capture.
+ *   - surfaces, by the texture that reads them later: a texture's producer is
+ *     the latest earlier surface of the same CUDA array (the image's array
+ *     field), else the latest earlier surface whose post-launch dump is
+ *     byte-identical to the texture's dump (spec/capture-format.md).  So the
+ *     history surface of frame k becomes the history texture of frame k+1.
+ *     Textures with no producer (the application's inputs) read the capture.
+ * Memory: a copy is kept only while some later launch still reads it (a
+ * pre-pass over the capture finds each copy's last reader), so the chain
+ * holds at most the live intermediate state, never every launch's output.
+ * A launch the port cannot run (NO PORT, ERROR, TIMEOUT) leaves no copies:
+ * its readers fall back to the capture's bytes, and the chain goes on.
+ *
+ *     vkrr_chain *c;
+ *     vkrr_chain_create(&c, cap, &err);
+ *     for (i = 0; i < cap->nlaunches; i++)       // in order, each once
+ *         vkrr_chain_run(c, &opts, i, &res[i], &err);  // fills res[i].chained*
+ *     vkrr_chain_destroy(c);
+ *
+ * res[i] may hold the launch's isolated result already (its resources line
+ * up one to one) or be zeroed (chained only: has_isolated stays false).
+ */
+#ifndef VKRR_VALIDATE_CHAIN_H
+#define VKRR_VALIDATE_CHAIN_H
+
+#include <stdio.h>
+
+#include "validate.h"
+
+typedef struct vkrr_chain vkrr_chain;
+
+vkrr_status vkrr_chain_create(vkrr_chain **out, const vkrr_capture *cap, vkrr_error *err);
+vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t index,
+                           vkrr_launch_result *r, vkrr_error *err);
+void vkrr_chain_destroy(vkrr_chain *c); /* accepts NULL */
+
+/* Bytes of copies the chain holds now, and the most it ever held. */
+uint64_t vkrr_chain_bytes(const vkrr_chain *c, uint64_t *peak);
+/* The producer of texture `image` of launch `index`: the launch index and
+ * image index of the surface it reads; false when it reads the capture. */
+bool vkrr_chain_producer(const vkrr_chain *c, uint32_t index, uint32_t image,
+                         uint32_t *launch, uint32_t *surface);
+
+/* The verdict over a run's results (in launch order). */
+typedef struct vkrr_bisect {
+    int first_fail;     /* first launch whose chained error is out of tolerance; -1 none */
+    bool culprit;       /* its isolated error is out too */
+    bool isolated_known;/* its isolated result exists */
+    int first_inexact;  /* first launch whose chained output is not bit-exact; -1 none */
+} vkrr_bisect;
+
+void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out);
+/* "culprit", "amplifier" or "" (chained within tolerance / not run). */
+const char *vkrr_bisect_role(const vkrr_launch_result *r);
+/* Lines naming the first divergence and its class, or that there is none. */
+void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *res);
+
+#endif

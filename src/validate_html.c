@@ -1,0 +1,287 @@
+/* The validate report as one self-contained HTML page and as JUnit XML.
+ * Nothing in the page is fetched: CSS and the SVG profile are inline, there
+ * is no script, heatmaps are relative links into DIR/heatmaps. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapfile.h"
+#include "validate_chain.h"
+#include "validate_report.h"
+
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* y of a value on a log scale in [lo, hi] mapped to [top, bottom] */
+static double ylog(double v, double lo, double hi, double top, double bottom)
+{
+    if (v < lo)
+        v = lo;
+    if (v > hi)
+        v = hi;
+    return bottom - (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) * (bottom - top);
+}
+
+static void polyline(FILE *f, const vkrr_launch_result *res, uint32_t n, bool chained, bool psnr,
+                     double x0, double dx, double lo, double hi, double top, double bottom,
+                     const char *colour, const char *dash)
+{
+    fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.5' %s points='", colour, dash);
+    for (uint32_t i = 0; i < n; i++) {
+        if (chained ? !res[i].has_chained : !res[i].has_isolated)
+            continue;
+        int64_t u;
+        double p, m;
+        vkrr_report_launch_worst(&res[i], chained, &u, &p, &m);
+        double v = psnr ? (isfinite(p) ? p : hi) : (double)u + 1; /* ULP+1: 0 sits on the axis */
+        fprintf(f, "%.1f,%.1f ", x0 + dx * i, ylog(v, lo, hi, top, bottom));
+    }
+    fputs("'/>\n", f);
+}
+
+static void profile(FILE *f, const vkrr_launch_result *res, uint32_t n, const vkrr_bisect *b)
+{
+    const double W = 900, H = 200, x0 = 60, top = 20, bottom = 170;
+    double dx = n > 1 ? (W - x0 - 20) / (n - 1) : 0;
+    fprintf(f, "<h2>Error profile</h2>\n<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' "
+               "height='%.0f' role='img' aria-label='max ULP per launch'>\n", W, H);
+    fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='#fafafa' "
+               "stroke='#999'/>\n", x0, top, W - x0 - 20, bottom - top);
+    for (int d = 0; d <= 6; d += 2)
+        fprintf(f, "<text x='5' y='%.1f' font-size='10'>%s1e%d</text>\n",
+                ylog(pow(10, d), 1, 1e6, top, bottom) + 3, "ULP ", d);
+    if (b->first_fail >= 0)
+        fprintf(f, "<line id='first-divergence' x1='%.1f' x2='%.1f' y1='%.0f' y2='%.0f' "
+                   "stroke='red' stroke-width='2'/><text x='%.1f' y='14' font-size='11' "
+                   "fill='red'>first divergence #%llu</text>\n",
+                x0 + dx * b->first_fail, x0 + dx * b->first_fail, top, bottom,
+                x0 + dx * b->first_fail + 3,
+                (unsigned long long)res[b->first_fail].launch->sequence);
+    polyline(f, res, n, false, false, x0, dx, 1, 1e6, top, bottom, "#1f77b4", "");
+    polyline(f, res, n, true, false, x0, dx, 1, 1e6, top, bottom, "#d62728", "");
+    fprintf(f, "<text x='%.0f' y='195' font-size='11'>launch order &#8594;  "
+               "<tspan fill='#1f77b4'>isolated max ULP+1</tspan>  "
+               "<tspan fill='#d62728'>chained max ULP+1</tspan> (log)</text>\n</svg>\n", x0);
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' role='img' "
+               "aria-label='PSNR per launch'>\n<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' "
+               "fill='#fafafa' stroke='#999'/>\n", W, H, x0, top, W - x0 - 20, bottom - top);
+    for (int d = 10; d <= 1000; d *= 10)
+        fprintf(f, "<text x='5' y='%.1f' font-size='10'>%d dB</text>\n",
+                ylog(d, 1, 1000, top, bottom) + 3, d);
+    polyline(f, res, n, false, true, x0, dx, 1, 1000, top, bottom, "#1f77b4", "");
+    polyline(f, res, n, true, true, x0, dx, 1, 1000, top, bottom, "#d62728",
+             "stroke-dasharray='4 2'");
+    fprintf(f, "<text x='%.0f' y='195' font-size='11'>PSNR per launch (log; identical = top)"
+               "</text>\n</svg>\n", x0);
+}
+
+/* Worst max abs, max ULP and PSNR of one mode, formatted. */
+static int64_t worst_strings(const vkrr_launch_result *r, bool chained, char ms[32], char ps[32])
+{
+    int64_t u;
+    double p, m;
+    vkrr_report_launch_worst(r, chained, &u, &p, &m);
+    vkrr_report_fmt_num(ps, 32, p);
+    vkrr_report_fmt_num(ms, 32, m);
+    return u;
+}
+
+static void metric_cells(FILE *f, const vkrr_launch_result *r, bool chained)
+{
+    bool has = chained ? r->has_chained : r->has_isolated;
+    if (!has) {
+        fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
+        return;
+    }
+    char ps[32], ms[32];
+    int64_t u = worst_strings(r, chained, ms, ps);
+    vkrr_launch_status st = chained ? r->chained_status : r->status;
+    fprintf(f, "<td>%s</td><td>%lld</td><td>%s</td><td class='%s'>%s</td>", ms, (long long)u, ps,
+            st == VKRR_LAUNCH_PASS ? "pass" : "fail", vkrr_launch_status_name(st));
+}
+
+static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res, uint32_t n)
+{
+    vkrr_bisect b;
+    vkrr_bisect_analyze(res, n, &b);
+    fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>vkrr validate: ",
+          f);
+    esc(f, info->capture);
+    fputs("</title>\n<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:"
+          "collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+          "td.k{text-align:left}.pass{color:#060}.fail{color:#b00;font-weight:bold}"
+          "tr.div{background:#fee}img.t{width:160px;border:1px solid #aaa}</style>\n"
+          "</head><body>\n<h1>vkrr validate</h1>\n<p id='summary'>capture <code>", f);
+    esc(f, info->capture);
+    fprintf(f, "</code>, port %s on ", info->port);
+    esc(f, info->device ? info->device : "?");
+    fprintf(f, ", mode %s, %u launches: %u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR",
+            info->mode ? info->mode : "isolated", n, info->counts[VKRR_LAUNCH_PASS],
+            info->counts[VKRR_LAUNCH_FAIL], info->counts[VKRR_LAUNCH_NO_PORT],
+            info->counts[VKRR_LAUNCH_TIMEOUT], info->counts[VKRR_LAUNCH_ERROR]);
+    if (info->perturb) {
+        fputs("; perturbed: <code>", f);
+        esc(f, info->perturb);
+        fputs("</code>", f);
+    }
+    fputs(".</p>\n<p id='bisect'>", f);
+    char *vb = NULL;
+    size_t vl = 0;
+    FILE *m = open_memstream(&vb, &vl);
+    if (m) {
+        vkrr_bisect_print(m, &b, res);
+        fclose(m);
+        esc(f, vb);
+        free(vb);
+    }
+    fputs("</p>\n", f);
+    profile(f, res, n, &b);
+    fputs("<h2>Launches</h2>\n<table id='launches'>\n<thead><tr><th>seq</th><th>kernel</th>"
+          "<th>frame</th><th>occ</th><th>max abs</th><th>max ULP</th><th>PSNR</th>"
+          "<th>isolated</th><th>chained max abs</th><th>chained max ULP</th><th>chained PSNR"
+          "</th><th>chained</th><th>role</th><th>heatmaps</th></tr></thead>\n<tbody>\n", f);
+    for (uint32_t i = 0; i < n; i++) {
+        const vkrr_launch_result *r = &res[i];
+        fprintf(f, "<tr%s><td>%llu</td><td class='k'>", (int)i == b.first_fail ? " class='div'" : "",
+                (unsigned long long)r->launch->sequence);
+        esc(f, r->launch->kernel);
+        fprintf(f, "</td><td>%u</td><td>%u</td>", r->launch->frame, r->launch->occurrence);
+        metric_cells(f, r, false);
+        metric_cells(f, r, true);
+        fprintf(f, "<td class='k'>%s</td><td class='k'>", vkrr_bisect_role(r));
+        for (uint32_t k = 0; k < r->nres; k++)
+            for (int c = 0; c < 2; c++) {
+                const char *h = c ? r->res[k].chained_heatmap : r->res[k].heatmap;
+                if (!h[0])
+                    continue;
+                fputs("<a href='heatmaps/", f);
+                esc(f, base_name(h));
+                fputs("'><img class='t' alt='heatmap' src='heatmaps/", f);
+                esc(f, base_name(h));
+                fputs("'></a>", f);
+            }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n</body></html>\n", f);
+}
+
+static vkrr_status write_mem(const char *path, void (*fn)(FILE *, const vkrr_report_info *,
+                                                          const vkrr_launch_result *, uint32_t),
+                             const vkrr_report_info *info, const vkrr_launch_result *res,
+                             uint32_t n, vkrr_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");
+    fn(m, info, res, n);
+    fclose(m);
+    vkrr_status s = vkrr_write_file_atomic(path, buf, len, err);
+    free(buf);
+    return s;
+}
+
+vkrr_status vkrr_report_html_write(const char *dir, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n, vkrr_error *err)
+{
+    vkrr_status s = vkrr_mkdirs(dir, err);
+    if (s != VKRR_OK)
+        return s;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    return write_mem(path, html, info, res, n, err);
+}
+
+static void junit_failure(FILE *f, const vkrr_launch_result *r, bool chained)
+{
+    char ps[32], ms[32];
+    int64_t u = worst_strings(r, chained, ms, ps);
+    fprintf(f, "%s %s: max abs %s, max ULP %lld, PSNR %s dB", chained ? "chained" : "isolated",
+            vkrr_launch_status_name(chained ? r->chained_status : r->status), ms, (long long)u, ps);
+    if (chained && vkrr_bisect_role(r)[0])
+        fprintf(f, " (%s)", vkrr_bisect_role(r));
+    fputs("; ", f);
+}
+
+static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res, uint32_t n)
+{
+    unsigned failures = 0, skipped = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const vkrr_launch_result *r = &res[i];
+        bool ib = r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT;
+        bool cb = r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
+                  r->chained_status != VKRR_LAUNCH_NO_PORT;
+        failures += ib || cb;
+        skipped += (!r->has_isolated || r->status == VKRR_LAUNCH_NO_PORT) &&
+                   (!r->has_chained || r->chained_status == VKRR_LAUNCH_NO_PORT);
+    }
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"", f);
+    esc(f, info->capture);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n", n, failures,
+            skipped);
+    for (uint32_t i = 0; i < n; i++) {
+        const vkrr_launch_result *r = &res[i];
+        const vkrr_launch *l = r->launch;
+        fputs("  <testcase classname=\"", f);
+        esc(f, l->kernel);
+        fprintf(f, "\" name=\"seq %llu frame %u occ %u\" time=\"%.6f\"",
+                (unsigned long long)l->sequence, l->frame, l->occurrence, r->seconds);
+        bool ib = r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT;
+        bool cb = r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
+                  r->chained_status != VKRR_LAUNCH_NO_PORT;
+        bool noport = (!r->has_isolated || r->status == VKRR_LAUNCH_NO_PORT) &&
+                      (!r->has_chained || r->chained_status == VKRR_LAUNCH_NO_PORT);
+        if (!ib && !cb && !noport) {
+            fputs("/>\n", f);
+            continue;
+        }
+        fputs(">\n", f);
+        if (noport) {
+            fputs("    <skipped message=\"no port\"/>\n", f);
+        } else {
+            char *mb = NULL;
+            size_t ml = 0;
+            FILE *m = open_memstream(&mb, &ml);
+            if (m) {
+                if (r->has_isolated)
+                    junit_failure(m, r, false);
+                if (r->has_chained)
+                    junit_failure(m, r, true);
+                if (r->note[0])
+                    fprintf(m, "note: %s", r->note);
+                fclose(m);
+            }
+            fputs("    <failure message=\"", f);
+            esc(f, mb ? mb : "out of tolerance");
+            fputs("\"/>\n", f);
+            free(mb);
+        }
+        fputs("  </testcase>\n", f);
+    }
+    fputs("</testsuite>\n</testsuites>\n", f);
+}
+
+vkrr_status vkrr_report_junit_write(const char *path, const vkrr_report_info *info,
+                                    const vkrr_launch_result *res, uint32_t n, vkrr_error *err)
+{
+    return write_mem(path, junit, info, res, n, err);
+}

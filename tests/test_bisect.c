@@ -1,0 +1,205 @@
+/* test_bisect: perturbation arithmetic; on lavapipe from small synth
+ * captures: a perturbed middle layer is the culprit of `vkrr bisect` and of
+ * chained validate, later chained failures are amplifiers; a corrupted
+ * pre-launch input fails isolated but not chained; `vkrr diff` of a copy is
+ * exact and names a corrupted dump; JUnit has one testcase per launch; the
+ * HTML report has its table (and renders in headless Chromium when present). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cuformat.h"
+#include "perturb.h"
+#include "synth.h"
+#include "testutil.h"
+
+static void check_perturb_math(void)
+{
+    uint16_t h = 0x3c00; /* 1.0 */
+    vkrr_perturb_element(VKRR_DT_F16, &h, 3);
+    CHECK_EQ_U64(h, 0x3c03);
+    h = 0x0001; /* smallest subnormal, -2 ULP crosses zero */
+    vkrr_perturb_element(VKRR_DT_F16, &h, -2);
+    CHECK_EQ_U64(h, 0x8001);
+    h = 0x7bff; /* largest finite stays finite */
+    vkrr_perturb_element(VKRR_DT_F16, &h, 5);
+    CHECK_EQ_U64(h, 0x7bff);
+    h = 0x7e00; /* NaN untouched */
+    vkrr_perturb_element(VKRR_DT_F16, &h, 5);
+    CHECK_EQ_U64(h, 0x7e00);
+    uint8_t e = 0x7e;
+    vkrr_perturb_element(VKRR_DT_E4M3, &e, 1);
+    CHECK_EQ_U64(e, 0x7e);
+    uint16_t a = 0x4000, b = a;
+    vkrr_perturb_element(VKRR_DT_F16, &b, 8);
+    CHECK_EQ_U64(vkrr_dtype_ulp_index(VKRR_DT_F16, &b) - vkrr_dtype_ulp_index(VKRR_DT_F16, &a), 8);
+    vkrr_perturb p;
+    CHECK(vkrr_perturb_parse("k_enc1#2=-4", &p) && !strcmp(p.kernel, "k_enc1") &&
+          p.occurrence == 2 && p.ulps == -4);
+    CHECK(vkrr_perturb_parse("k=8", &p) && p.occurrence == 0 && p.ulps == 8);
+    CHECK(!vkrr_perturb_parse("k#x=8", &p) && !vkrr_perturb_parse("=8", &p) &&
+          !vkrr_perturb_parse("k=", &p) && !vkrr_perturb_parse("k", &p));
+}
+
+static int run(const char *args, char **out)
+{
+    char *err = NULL;
+    int rc = test_run_vkrr(args, out, &err);
+    free(err);
+    return rc;
+}
+
+static void check_perturb_culprit(const char *cap, const char *root)
+{
+    char args[8192], *out = NULL;
+    snprintf(args, sizeof args, "bisect '%s' --perturb cuda_dldn_rrref_enc0_kernel=64 "
+             "--heatmaps none", cap);
+    CHECK_EQ_U64(run(args, &out), 1);
+    CHECK(out && strstr(out, "first divergence: #4 cuda_dldn_rrref_enc0_kernel") &&
+          strstr(out, "CULPRIT"));
+    free(out);
+    snprintf(args, sizeof args, "validate '%s' --perturb cuda_dldn_rrref_enc0_kernel=64 "
+             "--heatmaps none --json '%s/p.json' --junit '%s/p.xml'", cap, root, root);
+    out = NULL;
+    CHECK_EQ_U64(run(args, &out), 1);
+    /* launches after the perturbed one that fail chained, before frame 0's
+     * output kernel, are amplifiers (their isolated error is clean) */
+    CHECK(out && strstr(out, "cuda_dldn_rrref_down_kernel") && strstr(out, "amplifier"));
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/p.json", root);
+    char *json = test_read_file(path, NULL);
+    CHECK(json && strstr(json, "\"first_divergence\": 4, \"class\": \"culprit\"") &&
+          strstr(json, "\"chained\": {") && strstr(json, "\"role\": \"amplifier\""));
+    free(json);
+    snprintf(path, sizeof path, "%s/p.xml", root);
+    char *xml = test_read_file(path, NULL);
+    unsigned cases = 0;
+    for (const char *p = xml; p && (p = strstr(p, "<testcase ")); p++)
+        cases++;
+    CHECK_EQ_U64(cases, 16);
+    CHECK(xml && strstr(xml, "classname=\"cuda_dldn_rrref_enc0_kernel\" name=\"seq 4 frame 0 occ 0\""));
+    free(xml);
+    snprintf(args, sizeof args, "xmllint --noout '%s' 2>/dev/null || ! command -v xmllint", path);
+    CHECK(system(args) == 0);
+}
+
+/* A middle launch's pre-launch input (replay/.../alloc-0.bin) corrupted:
+ * isolated feeds it to the launch, so its output departs from the dump;
+ * chained feeds the port's own earlier output instead and stays clean. */
+static void check_corrupt_input(const char *cap, const char *root)
+{
+    char copy[1024], cmd[9000];
+    snprintf(copy, sizeof copy, "%s/badin", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", copy, cap, copy);
+    CHECK(system(cmd) == 0);
+    vkrr_error err = {0};
+    vkrr_capture *c = NULL;
+    if (!CHECK(vkrr_capture_open(&c, copy, &err) == VKRR_OK))
+        return;
+    const vkrr_launch *l = vkrr_capture_find(c, "cuda_dldn_rrref_down_kernel", 0);
+    if (CHECK(l && l->nallocs > 0)) {
+        size_t len = 0;
+        uint8_t *b = (uint8_t *)test_read_file(l->allocs[0].pre_path, &len);
+        for (size_t i = 0; b && i < len; i += 2)
+            b[i] ^= 0x55; /* every f16 low byte */
+        CHECK(b && test_write_file(l->allocs[0].pre_path, b, len));
+        free(b);
+    }
+    char *out = NULL, args[12000];
+    snprintf(args, sizeof args, "validate '%s' --heatmaps none --json '%s/ci.json' -q", copy, root);
+    CHECK_EQ_U64(run(args, &out), 1);
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ci.json", root);
+    char *json = test_read_file(path, NULL);
+    const char *d = json ? strstr(json, "\"sequence\": 5, \"kernel\": \"cuda_dldn_rrref_down_kernel\"") : NULL;
+    CHECK(d && !strncmp(strstr(d, "\"status\": ") + 10, "\"FAIL\"", 6));
+    CHECK(d && !strncmp(strstr(d, "\"chained_status\": ") + 18, "\"PASS\"", 6));
+    free(json);
+    vkrr_capture_close(c);
+}
+
+static void check_diff(const char *cap, const char *root)
+{
+    char copy[1024], cmd[9000], args[9000], *out = NULL;
+    snprintf(copy, sizeof copy, "%s/copy", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", copy, cap, copy);
+    CHECK(system(cmd) == 0);
+    snprintf(args, sizeof args, "diff '%s' '%s' --heatmaps none -q", cap, copy);
+    CHECK_EQ_U64(run(args, &out), 0);
+    CHECK(out && strstr(out, "16 within tolerance, 0 differ") && strstr(out, "SAME"));
+    free(out);
+    vkrr_error err = {0};
+    vkrr_capture *c = NULL;
+    if (!CHECK(vkrr_capture_open(&c, copy, &err) == VKRR_OK))
+        return;
+    const vkrr_launch *l = vkrr_capture_find(c, "cuda_dldn_rrref_enc1_kernel", 1);
+    const char *dump = NULL;
+    for (uint32_t a = 0; l && a < l->nallocs; a++)
+        if (l->allocs[a].post_path)
+            dump = l->allocs[a].post_path;
+    if (CHECK(dump)) {
+        size_t len = 0;
+        char *b = test_read_file(dump, &len);
+        for (size_t i = 1; b && i < len; i += 64)
+            b[i] ^= 0x20;
+        CHECK(b && test_write_file(dump, b, len));
+        free(b);
+    }
+    vkrr_capture_close(c);
+    out = NULL;
+    CHECK_EQ_U64(run(args, &out), 1);
+    CHECK(out && strstr(out, "first launch that differs: #14 cuda_dldn_rrref_enc1_kernel "
+                             "(frame 1, occurrence 1)"));
+    free(out);
+}
+
+static void check_html(const char *cap, const char *root)
+{
+    char args[8192], *out = NULL;
+    snprintf(args, sizeof args, "validate '%s' --report '%s/rep' -q "
+             "--perturb cuda_dldn_rrref_enc0_kernel=64", cap, root);
+    run(args, &out);
+    free(out);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rep/index.html", root);
+    char *html = test_read_file(path, NULL);
+    CHECK(html && strstr(html, "<table id='launches'>") && strstr(html, "<svg") &&
+          strstr(html, "id='first-divergence'") && !strstr(html, "<script") &&
+          !strstr(html, "src='http") && !strstr(html, "https://"));
+    free(html);
+    /* Chromium (when installed): --dump-dom gives the parsed page; console
+     * errors show on stderr as "CONSOLE" lines with --enable-logging. */
+    snprintf(args, sizeof args,
+             "command -v chromium >/dev/null || exit 0; "
+             "timeout 60 chromium --headless --disable-gpu --no-sandbox --enable-logging=stderr "
+             "--v=0 --dump-dom 'file://%s' >'%s/dom.html' 2>'%s/chromium.err' && "
+             "grep -q 'id=\"launches\"' '%s/dom.html' && ! grep -q 'CONSOLE' '%s/chromium.err'",
+             path, root, root, root, root);
+    CHECK(system(args) == 0);
+}
+
+int main(void)
+{
+    check_perturb_math();
+    char *root = test_tmpdir("test_bisect");
+    char cap[4096];
+    snprintf(cap, sizeof cap, "%s/cap", root);
+    vkrr_error err = {0};
+    vkrr_synth_stats st;
+    vkrr_synth_desc d = {.dir = cap, .width = 37, .height = 23, .frames = 2, .module_dir = ""};
+    if (CHECK(vkrr_synth_run(&d, &st, &err) == VKRR_OK)) {
+        check_perturb_culprit(cap, root);
+        check_corrupt_input(cap, root);
+        check_diff(cap, root);
+        check_html(cap, root);
+    } else {
+        vkrr_error_print(&err, stderr);
+    }
+    int rc = test_finish("bisect");
+    if (rc == 0)
+        test_rmtree(root);
+    free(root);
+    return rc;
+}
