@@ -265,6 +265,65 @@ static void test_div(void)
     }
 }
 
+/* vkrr_fma against the C library's fmaf (one rounding): random bit patterns
+ * over the whole range, products that land on rounding ties, cancellation
+ * against the rounded product, subnormal and overflowing results. */
+static void test_fma(void)
+{
+    enum { N = 60000 };
+    static uint32_t in[3 * N], out[N];
+    uint32_t seed = 12345;
+#define RND() (seed = seed * 1664525u + 1013904223u, seed ^ (seed >> 13))
+    for (uint32_t i = 0; i < N; i++) {
+        float a, b, c;
+        switch (i % 6) {
+        case 0: /* anything, NaN and Inf included */
+            a = u2f(RND()), b = u2f(RND()), c = u2f(RND());
+            break;
+        case 1: /* ordinary magnitudes, mixed signs */
+            a = u2f((RND() & 0x807fffffu) | (120u + RND() % 16) << 23);
+            b = u2f((RND() & 0x807fffffu) | (120u + RND() % 16) << 23);
+            c = u2f((RND() & 0x807fffffu) | (118u + RND() % 20) << 23);
+            break;
+        case 2: /* cancellation: c is minus the rounded product */
+            a = u2f((RND() & 0x007fffffu) | 127u << 23);
+            b = u2f((RND() & 0x807fffffu) | 127u << 23);
+            c = -(a * b);
+            break;
+        case 3: { /* ties: 12-bit significands make exact 24-bit-plus-one products */
+            a = (float)((RND() & 0xfffu) | 0x800u);
+            b = (float)((RND() & 0xfffu) | 0x801u);
+            c = (RND() & 1) ? 0.5f : -0.5f;
+            break;
+        }
+        case 4: /* subnormal results */
+            a = u2f((RND() & 0x807fffffu) | (40u + RND() % 20) << 23);
+            b = u2f((RND() & 0x807fffffu) | (40u + RND() % 20) << 23);
+            c = u2f(RND() & 0x807fffffu);
+            break;
+        default: /* overflow and the largest finite values */
+            a = u2f((RND() & 0x807fffffu) | (200u + RND() % 54) << 23);
+            b = u2f((RND() & 0x807fffffu) | (120u + RND() % 20) << 23);
+            c = u2f((RND() & 0x807fffffu) | (250u + RND() % 5) << 23);
+            break;
+        }
+        in[3 * i] = f2u(a), in[3 * i + 1] = f2u(b), in[3 * i + 2] = f2u(c);
+    }
+#undef RND
+    if (!CHECK(run_mode(7, N, in, sizeof in, out, sizeof out)))
+        return;
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        float want = fmaf(u2f(in[3 * i]), u2f(in[3 * i + 1]), u2f(in[3 * i + 2]));
+        bool same = out[i] == f2u(want) || (isnan(want) && isnan(u2f(out[i])));
+        if (!same && bad++ < 8)
+            fprintf(stderr, "  fma(0x%08x, 0x%08x, 0x%08x): shader 0x%08x, fmaf 0x%08x\n", in[3 * i],
+                    in[3 * i + 1], in[3 * i + 2], out[i], f2u(want));
+    }
+    printf("fmaf (one rounding): %u inputs, %u mismatches\n", N, bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     vkrr_error err = {0};
@@ -279,6 +338,7 @@ int main(void)
     test_h2f_e4m3();
     test_slices();
     test_div();
+    test_fma();
     vk.destroy(vk.self);
     return test_finish("ports_common");
 }

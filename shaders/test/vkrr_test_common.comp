@@ -8,12 +8,14 @@
 //   mode 4: e4m3 slices: in u8[n*64] (32 a, 32 b)    out u16[n] (vkrr_slice_round)
 //   mode 5: (num | den << 16) -> f32 bits (vkrr_div_rn)  in u32[n] out u32[n]
 //   mode 6: f32 -> e4m3 (vkrr_e4m3)                  in u32[n]  out u8[n]
+//   mode 7: fmaf(a, b, c) (vkrr_fma)                 in u32[3n] out u32[n]
 #extension GL_GOOGLE_include_directive : require
 #include "cuda.glsl"
 #include "half.glsl"
 #include "e4m3.glsl"
 #include "mma.glsl"
 #include "tex.glsl"
+#include "math.glsl"
 
 struct SelftestParams {
     uint64_t src;
@@ -46,6 +48,11 @@ void main()
     } else if (mode == 5u) {
         uint w = VkrrU32Ptr(vkrr_p.src).v[i];
         VkrrU32Ptr(vkrr_p.dst).v[i] = floatBitsToUint(vkrr_div_rn(w & 0xffffu, w >> 16));
+    } else if (mode == 7u) {
+        VkrrU32Ptr in_ = VkrrU32Ptr(vkrr_p.src);
+        float r = vkrr_fma(uintBitsToFloat(in_.v[3u * i]), uintBitsToFloat(in_.v[3u * i + 1u]),
+                           uintBitsToFloat(in_.v[3u * i + 2u]));
+        VkrrU32Ptr(vkrr_p.dst).v[i] = floatBitsToUint(r);
     } else if (mode == 6u) {
         VkrrU8Ptr(vkrr_p.dst).v[i] = uint8_t(vkrr_e4m3(uintBitsToFloat(VkrrU32Ptr(vkrr_p.src).v[i])));
     }
