@@ -303,6 +303,19 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
              .max_idx = UINT64_MAX};
     const uint8_t *a = (const uint8_t *)ref + view->offset;
     const uint8_t *b = (const uint8_t *)cand + view->offset;
+    if (memcmp(a, b, n * vkrr_dtype_size(view->dtype)) == 0) {
+        /* Bit-identical, the common case of a good port: every element is
+         * an exact match, and memcmp runs at memory speed where the
+         * per-element loop would decode every value.  The reference's range
+         * and peak are left 0: nothing needs them when nothing differs. */
+        bool flt = vkrr_dtype_is_float(view->dtype);
+        *out = (vkrr_metrics){.dtype = view->dtype, .tol = t, .count = n, .exact = n,
+                              .exact_pct = 100.0, .first_bad = UINT64_MAX,
+                              .max_abs_index = UINT64_MAX, .psnr = INFINITY,
+                              .within1_ulp_pct = flt ? 100.0 : 0,
+                              .within4_ulp_pct = flt ? 100.0 : 0, .pass = true};
+        return VKRR_OK;
+    }
     if (view->dtype == VKRR_DT_F16)
         run_f16(&s, a, b, n);
     else if (view->dtype == VKRR_DT_F32)

@@ -26,7 +26,9 @@
  * and numeric elements; PSNR's peak is max |reference| over finite reference
  * elements; PSNR is +inf when RMSE is 0.  ULPs are in the element's own float
  * type (f16, bf16, f32, e4m3), +0 and -0 being 0 apart; the within-1/4-ULP
- * percentages are of all elements.
+ * percentages are of all elements.  A bit-identical window is found first
+ * with memcmp and reported as a perfect match without decoding it; its
+ * peak, ref_min and ref_max are then 0 (not computed).
  *
  * Tolerance: an element passes when it is exact, or
  *   (atol >= 0 or rtol >= 0) and |ref - cand| <= max(atol,0) + max(rtol,0)*|ref|, or

@@ -40,8 +40,16 @@ static void test_identical(void)
     CHECK_EQ_U64(m.max_ulp, 0);
     CHECK(m.within1_ulp_pct == 100.0 && m.within4_ulp_pct == 100.0);
     CHECK(m.pass && vkrr_compare_pass(&m));
+    /* bit-identical: the memcmp fast path leaves the reference's range
+     * uncomputed (compare.h); one differing element computes it */
+    CHECK(m.peak == 0 && m.ref_min == 0 && m.ref_max == 0);
+    uint16_t keep = b[5];
+    b[5] ^= 1;
+    CHECK_EQ_U64(vkrr_compare(&v, a, b, bytes, NULL, &m, &err), VKRR_OK);
     CHECK(m.peak == 8.75);           /* |47*0.25-3| */
     CHECK(m.ref_min == -3.0 && m.ref_max == 8.75);
+    CHECK_EQ_U64(m.exact, 47);
+    b[5] = keep;
 
     /* the window must fit */
     v.height = 4;
