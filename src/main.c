@@ -16,6 +16,7 @@ static const command commands[] = {
     {"info", vkrr_cmd_info, "list a capture's launches, frames, resources and sampler state"},
     {"synth", vkrr_cmd_synth, "make a capture: a procedural scene denoised by rrref on the CPU"},
     {"validate", vkrr_cmd_validate, "replay every launch through the Vulkan port and compare"},
+    {"bench", vkrr_cmd_bench, "time every launch on the Vulkan port beside CUDA's profiler times"},
 };
 
 static void usage(FILE *f)

@@ -107,6 +107,11 @@
     X(vkCmdBindPipeline) \
     X(vkCmdBindDescriptorSets) \
     X(vkCmdDispatch) \
+    X(vkCreateQueryPool) \
+    X(vkDestroyQueryPool) \
+    X(vkCmdResetQueryPool) \
+    X(vkCmdWriteTimestamp) \
+    X(vkGetQueryPoolResults) \
     X(vkCreateFence) \
     X(vkDestroyFence) \
     X(vkWaitForFences) \
