@@ -2,7 +2,8 @@
 # Installs the Debian packages vkrr needs, only those missing. Needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build clang pkg-config python3 libvulkan-dev mesa-vulkan-drivers
-      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev)
+      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev
+      time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
