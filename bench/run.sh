@@ -4,7 +4,8 @@
 # Figures (never pass/fail) on rrref captures made here by `vkrr synth`,
 # 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only).  Per size:
 #   validate wall / bench dispatch   wall time of `vkrr validate` over the sum of
-#                                    the port's median GPU dispatch times (`vkrr bench`)
+#                                    the port's median GPU dispatch times (`vkrr bench`,
+#                                    3 runs a launch, env BENCH_RUNS; --quick: 1)
 #   validate RSS / largest launch    peak RSS of validate (/usr/bin/time -v) over the
 #                                    largest launch's bytes: 2 x sum of its allocation
 #                                    sizes (pre + post) + its image bytes (`vkrr info --json`)
@@ -37,7 +38,7 @@ done
 rm -rf "$WORK"
 mkdir -p "$WORK"
 FRAMES=3
-if [ $QUICK = 1 ]; then SIZES="320x180"; else SIZES="1280x720 1920x1080"; fi
+if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
 
 now() { date +%s.%N; }
 calc() { python3 -c "import sys; print($1)"; }
@@ -67,7 +68,7 @@ PY
 )
     val_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-$size.time")
 
-    "$VKRR" bench "$cap" --runs 3 --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
+    "$VKRR" bench "$cap" --runs $RUNS --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
     brc=$?
     bench_ms=$(python3 -c "import json; v=json.load(open('$WORK/bench-$size.json'))['vulkan_total_ms']; print(v if v is not None else 'nan')" 2>/dev/null || echo nan)
 
