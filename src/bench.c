@@ -24,7 +24,7 @@ static int cmp_double(const void *a, const void *b)
 
 double vkrr_bench_median(double *v, size_t n)
 {
-    if (!n)
+    if (!n || !v)
         return NAN;
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -183,9 +183,10 @@ vkrr_status vkrr_bench_profile_parse(const vkrr_capture *cap, const char *text, 
                 s.matched++;
             }
         }
-        p = le + 1;
+        p = nl ? nl + 1 : end;
     }
-    qsort(v, nv, sizeof *v, cmp_sample);
+    if (nv)
+        qsort(v, nv, sizeof *v, cmp_sample);
     if (nv && !(vals = malloc(nv * sizeof *vals)))
         goto nomem;
     for (size_t i = 0; i < nv;) {
