@@ -145,16 +145,9 @@ static vkrr_status make_dummies(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err
  * 0) or a device without a period just reports no GPU time. */
 static vkrr_status make_timestamps(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
 {
-    uint32_t nq = 0;
-    VkQueueFamilyProperties qf[32];
-    vk->fn.vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, NULL);
-    if (nq > 32)
-        nq = 32;
-    vk->fn.vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, qf);
-    if (vk->queue_family >= nq || !qf[vk->queue_family].timestampValidBits ||
-        !(vk->props.limits.timestampPeriod > 0))
+    if (!vk->timestamp_bits || !(vk->props.limits.timestampPeriod > 0))
         return VKRR_OK;
-    d->timestamp_bits = qf[vk->queue_family].timestampValidBits;
+    d->timestamp_bits = vk->timestamp_bits;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
     return vkcheck(vk->fn.vkCreateQueryPool(vk->device, &qi, NULL, &d->timestamps),
