@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build clang pkg-config python3 libvulkan-dev mesa-vulkan-drivers
       glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev
-      chromium libxml2-utils)
+      chromium libxml2-utils time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,6 +13,7 @@
 
 #include "status.h"
 
+int vkrr_cmd_bench(int argc, char **argv);
 int vkrr_cmd_info(int argc, char **argv);
 int vkrr_cmd_synth(int argc, char **argv);
 int vkrr_cmd_validate(int argc, char **argv);

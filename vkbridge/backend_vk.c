@@ -33,6 +33,7 @@ typedef struct vk_backend {
     bool busy;             /* a launch timed out and may still run */
     vkrr_vk_launch zombie; /* its resources, freed once the fence signals */
     vkrr_vk_stats stats;
+    double last_gpu_ms;    /* NAN until a launch finished with timestamps */
 } vk_backend;
 
 static void drop_cache(vk_backend *b)
@@ -213,6 +214,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
         return st;
     if ((st = check_dims(b, r, err)) != VKRR_OK)
         return st;
+    b->last_gpu_ms = NAN;
     VkPipeline pipe = VK_NULL_HANDLE;
     if ((st = get_pipeline(b, r, &pipe, err)) != VKRR_OK)
         return st;
@@ -243,6 +245,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
         goto fail;
     }
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
+    b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
     vkrr_vk_launch_finish(r, &L);
     vkrr_vk_launch_free(b->vk, &L);
     return VKRR_OK;
@@ -285,6 +288,7 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     if (!b)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
     vkrr_vk_desc d = desc ? *desc : (vkrr_vk_desc){0};
+    b->last_gpu_ms = NAN;
     b->timeout_s = d.timeout_s > 0 && isfinite(d.timeout_s) ? d.timeout_s : VKRR_VK_DEFAULT_TIMEOUT_S;
     if (b->timeout_s > 1e9)
         b->timeout_s = 1e9;
@@ -314,4 +318,10 @@ void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out)
     *out = b->stats;
     out->device_name = b->vk->props.deviceName;
     out->validation_messages = b->vk->messages;
+}
+
+double vkrr_vk_backend_last_gpu_ms(void *self)
+{
+    const vk_backend *b = self;
+    return b ? b->last_gpu_ms : NAN;
 }

@@ -55,4 +55,11 @@ typedef struct vkrr_vk_stats {
 } vkrr_vk_stats;
 void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out);
 
+/* GPU time of the last successful run(): milliseconds between timestamps
+ * written right before and right after the dispatch (uploads and read-back
+ * excluded), masked to the queue's timestampValidBits and scaled by
+ * timestampPeriod.  NAN when the device has no timestamps, before the first
+ * run, or after a run that failed.  For `vkrr bench`; self is vkrr_backend.self. */
+double vkrr_vk_backend_last_gpu_ms(void *self);
+
 #endif

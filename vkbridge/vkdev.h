@@ -3,7 +3,9 @@
  * Internal to vkbridge.  vkrr_vk_dev holds what outlives a launch: the
  * descriptor set layout of bindings.glsl, the pipeline layout, one descriptor
  * pool/set, one command buffer and fence, the 1x1 dummies for unused table
- * slots, and the cache of shader modules and pipelines.  vkrr_vk_launch holds
+ * slots, the timestamp query pool around the dispatch (none when the queue
+ * family has no timestampValidBits), and the cache of shader modules and
+ * pipelines.  vkrr_vk_launch holds
  * what one launch creates; vkrr_vk_launch_free() releases it.
  */
 #ifndef VKRR_VKDEV_H
@@ -34,6 +36,8 @@ typedef struct vkrr_vk_dev {
     VkFence fence;
     VkSampler dummy_sampler;
     vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
+    VkQueryPool timestamps;  /* 2 queries: before and after the dispatch; NULL: none */
+    uint32_t timestamp_bits; /* timestampValidBits of the queue family */
 } vkrr_vk_dev;
 
 typedef struct vkrr_vk_launch {
@@ -59,5 +63,8 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
 /* Copies the read-back staging into every wanted post. */
 void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
+/* Milliseconds between the two timestamps of the last finished launch; NAN
+ * when the device has no timestamps or the results cannot be read. */
+double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);
 
 #endif

@@ -1,6 +1,7 @@
 /* vklaunch.c - device-level state and one launch's resources and commands. */
 #include "vkdev.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,33 @@ static vkrr_status make_dummies(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err
     return vkcheck(vk->fn.vkResetFences(vk->device, 1, &d->fence), "vkResetFences", err);
 }
 
+/* Timing is optional: a queue family without timestamps (timestampValidBits
+ * 0) or a device without a period just reports no GPU time. */
+static vkrr_status make_timestamps(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
+{
+    if (!vk->timestamp_bits || !(vk->props.limits.timestampPeriod > 0))
+        return VKRR_OK;
+    d->timestamp_bits = vk->timestamp_bits;
+    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+    return vkcheck(vk->fn.vkCreateQueryPool(vk->device, &qi, NULL, &d->timestamps),
+                   "vkCreateQueryPool", err);
+}
+
+double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d)
+{
+    if (!d->timestamps)
+        return NAN;
+    uint64_t t[2];
+    VkResult r = vk->fn.vkGetQueryPoolResults(vk->device, d->timestamps, 0, 2, sizeof t, t, sizeof t[0],
+                                              VK_QUERY_RESULT_64_BIT);
+    if (r != VK_SUCCESS)
+        return NAN;
+    uint64_t mask = d->timestamp_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << d->timestamp_bits) - 1;
+    uint64_t ticks = ((t[1] & mask) - (t[0] & mask)) & mask; /* wraps within the valid bits */
+    return (double)ticks * (double)vk->props.limits.timestampPeriod * 1e-6;
+}
+
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
 {
     vkrr_status st;
@@ -203,6 +231,8 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
         goto fail;
     if ((st = make_dummies(vk, d, err)) != VKRR_OK)
         goto fail;
+    if ((st = make_timestamps(vk, d, err)) != VKRR_OK)
+        goto fail;
     return VKRR_OK;
 fail:
     vkrr_vk_dev_fini(vk, d);
@@ -217,6 +247,8 @@ void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d)
         vkrr_vk_image_destroy(vk, &d->dummy[b]);
     if (d->dummy_sampler)
         vk->fn.vkDestroySampler(vk->device, d->dummy_sampler, NULL);
+    if (d->timestamps)
+        vk->fn.vkDestroyQueryPool(vk->device, d->timestamps, NULL);
     if (d->fence)
         vk->fn.vkDestroyFence(vk->device, d->fence, NULL);
     if (d->cmdpool)
@@ -448,6 +480,8 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
 {
     VkCommandBuffer cmd = d->cmd;
     const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    if (d->timestamps)
+        vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
     for (uint32_t a = 0; a < L->nbufs; a++) {
         VkBufferCopy c = {L->buf_up[a], 0, r->allocs[a].size};
         if (c.size)
@@ -473,7 +507,13 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
                    T | VK_PIPELINE_STAGE_HOST_BIT, C);
     vk->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vk->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &set, 0, NULL);
+    /* BOTTOM_OF_PIPE both times: the first waits for the uploads, the second
+     * for the dispatch, so the difference is the dispatch alone. */
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 0);
     vk->fn.vkCmdDispatch(cmd, r->grid[0], r->grid[1], r->grid[2]);
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
     memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, C, T);
     for (uint32_t a = 0; a < L->nbufs; a++) {
         VkBufferCopy c = {0, L->buf_down[a], r->allocs[a].size};

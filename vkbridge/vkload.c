@@ -301,6 +301,7 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1, "vkCreateDevice on %s failed: %s",
                          vk->props.deviceName, vkrr_vk_result_name(r));
     vk->queue_family = fam;
+    vk->timestamp_bits = qf[fam].timestampValidBits;
 #define VKRR_LOAD_DEV(name) vk->fn.name = (PFN_##name)vk->fn.vkGetDeviceProcAddr(vk->device, #name);
     VKRR_VK_DEVICE_FUNCS(VKRR_LOAD_DEV)
 #undef VKRR_LOAD_DEV

@@ -107,6 +107,11 @@
     X(vkCmdBindPipeline) \
     X(vkCmdBindDescriptorSets) \
     X(vkCmdDispatch) \
+    X(vkCreateQueryPool) \
+    X(vkDestroyQueryPool) \
+    X(vkCmdResetQueryPool) \
+    X(vkCmdWriteTimestamp) \
+    X(vkGetQueryPoolResults) \
     X(vkCreateFence) \
     X(vkDestroyFence) \
     X(vkWaitForFences) \
@@ -139,6 +144,7 @@ typedef struct vkrr_vk_ctx {
     VkDevice device;
     VkQueue queue;
     uint32_t queue_family;
+    uint32_t timestamp_bits;  /* timestampValidBits of queue_family (0: no timestamps) */
     bool validation;
     unsigned messages;    /* validation messages (warning or error) seen so far */
 } vkrr_vk_ctx;

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# bench/run.sh BUILD_DIR [--quick] [--work DIR]
+#
+# Figures (never pass/fail) on rrref captures made here by `vkrr synth`,
+# 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only).  Per size:
+#   validate wall / bench dispatch   wall time of `vkrr validate` over the sum of
+#                                    the port's median GPU dispatch times (`vkrr bench`,
+#                                    3 runs a launch, env BENCH_RUNS; --quick: 1)
+#   validate RSS / largest launch    peak RSS of validate (/usr/bin/time -v) over the
+#                                    largest launch's bytes: 2 x sum of its allocation
+#                                    sizes (pre + post) + its image bytes (`vkrr info --json`)
+#   compare / cmp throughput         compare_bench (vkrr_compare, f16) over `cmp`, both on
+#                                    the largest dump file and an identical copy of it
+#                                    (identical so that cmp reads every byte)
+#   synth CPU time per frame         wall time of `vkrr synth` / frames
+#   one-command-buffer frame ratio   not measured (no one-command-buffer replay yet)
+# Needs /usr/bin/time (Debian package `time`, in scripts/deps.sh) and python3.
+set -u
+BUILD=${1:?usage: bench/run.sh BUILD_DIR [--quick] [--work DIR]}
+shift
+QUICK=0
+WORK=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) QUICK=1 ;;
+    --work) WORK=$2; shift ;;
+    *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+VKRR=$BUILD/vkrr
+CB=$BUILD/compare_bench
+for f in "$VKRR" "$CB"; do
+    [ -x "$f" ] || { echo "bench/run.sh: $f not built (cmake --build $BUILD --target vkrr compare_bench)" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "bench/run.sh: /usr/bin/time missing: install the 'time' package (scripts/deps.sh)" >&2; exit 2; }
+[ -n "$WORK" ] || WORK=$BUILD/bench-work
+rm -rf "$WORK"
+mkdir -p "$WORK"
+FRAMES=3
+if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
+
+now() { date +%s.%N; }
+calc() { python3 -c "import sys; print($1)"; }
+
+for size in $SIZES; do
+    cap=$WORK/cap-$size
+    echo "== $size, $FRAMES frames =="
+    t0=$(now)
+    "$VKRR" synth "$cap" --size "$size" --frames $FRAMES >"$WORK/synth-$size.out" 2>&1 ||
+        { echo "synth failed:"; cat "$WORK/synth-$size.out"; exit 1; }
+    t1=$(now)
+    synth_s=$(calc "$t1 - $t0")
+
+    /usr/bin/time -v "$VKRR" validate "$cap" --heatmaps none --out "$WORK/vout-$size" \
+        >"$WORK/validate-$size.out" 2>"$WORK/validate-$size.time"
+    vrc=$?
+    val_wall=$(python3 - "$WORK/validate-$size.time" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    if "Elapsed (wall clock) time" in line:
+        t = line.rsplit(": ", 1)[1].strip().split(":")
+        s = 0.0
+        for part in t:
+            s = s * 60 + float(part)
+        print(s)
+PY
+)
+    val_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-$size.time")
+
+    "$VKRR" bench "$cap" --runs $RUNS --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
+    brc=$?
+    bench_ms=$(python3 -c "import json; v=json.load(open('$WORK/bench-$size.json'))['vulkan_total_ms']; print(v if v is not None else 'nan')" 2>/dev/null || echo nan)
+
+    "$VKRR" info "$cap" --json >"$WORK/info-$size.json"
+    read -r big_bytes big_seq big_kernel < <(python3 - "$WORK/info-$size.json" <<'PY'
+import json, sys
+def bpc(f):
+    if f in (1, 8, 192, 193, 194, 198, 199, 200): return 1
+    if f in (2, 9, 16, 195, 196, 197, 201, 202, 203): return 2
+    if f in (3, 10, 32): return 4
+    return 0
+best = (0, 0, "-")
+for l in json.load(open(sys.argv[1]))["launches"]:
+    b = 2 * sum(a["size"] for a in l["allocs"])
+    for im in l["images"]:
+        tb = 16 if im["format"] == 80 else bpc(im["format"]) * im["channels"]
+        b += im["width"] * im["height"] * tb
+    if b > best[0]:
+        best = (b, l["sequence"], l["kernel"])
+print(*best)
+PY
+)
+
+    big=$(ls -S "$cap"/dump/* | head -1)
+    cp "$big" "$WORK/copy.bin"
+    cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
+    cmp_bytes=$(stat -c %s "$big")
+    cb_mbs=$(echo "$cmp_line" | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
+    best_cmp=
+    for r in 1 2 3; do
+        c0=$(now)
+        cmp "$big" "$WORK/copy.bin" >/dev/null
+        c1=$(now)
+        d=$(calc "$c1 - $c0")
+        if [ -z "$best_cmp" ] || [ "$(calc "$d < $best_cmp")" = True ]; then best_cmp=$d; fi
+    done
+    cmp_mbs=$(calc "$cmp_bytes / $best_cmp / 1e6")
+    rm -f "$WORK/copy.bin"
+
+    printf 'validate wall / bench dispatch: %s  (validate %.3f s, exit %d; bench dispatch total %s ms, exit %d)\n' \
+        "$(calc "'%.1f' % ($val_wall / ($bench_ms / 1000.0)) if $bench_ms == $bench_ms and $bench_ms > 0 else 'nan'")" \
+        "$val_wall" "$vrc" "$bench_ms" "$brc"
+    printf 'validate RSS / largest launch bytes: %s  (peak RSS %s kB; launch %s %s: %s bytes)\n' \
+        "$(calc "'%.2f' % ($val_rss_kb * 1024.0 / $big_bytes) if $big_bytes > 0 else 'nan'")" \
+        "$val_rss_kb" "$big_seq" "$big_kernel" "$big_bytes"
+    printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
+        "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
+    printf 'synth CPU time per frame: %.3f s  (%.3f s for %d frames)\n' \
+        "$(calc "$synth_s / $FRAMES")" "$synth_s" $FRAMES
+    echo "one-command-buffer frame ratio: not measured (no one-command-buffer replay yet)"
+done
