@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approx.h"
 #include "backend_vk.h"
 #include "cuformat.h"
 #include "testutil.h"
@@ -324,6 +325,33 @@ static void test_fma(void)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* The approximate instructions' stand-ins over every f16 input: the port
+ * must return exactly what src/approx.h (the CPU backend's definition) does. */
+static void test_approx(void)
+{
+    enum { N = 65536 };
+    static uint16_t in[N];
+    static uint32_t out[2 * N];
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = (uint16_t)i;
+    if (!CHECK(run_mode(8, N, in, sizeof in, out, sizeof out)))
+        return;
+    uint32_t bad = 0, glsl_differs = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        float x = vkrr_f16_to_f32((uint16_t)i);
+        float e = vkrr_approx_ex2(x), r = vkrr_approx_rsqrt(x);
+        bool ok_e = out[2 * i] == f2u(e) || (isnan(e) && isnan(u2f(out[2 * i])));
+        bool ok_r = out[2 * i + 1] == f2u(r) || (isnan(r) && isnan(u2f(out[2 * i + 1])));
+        if ((!ok_e || !ok_r) && bad++ < 8)
+            fprintf(stderr, "  f16 0x%04x: ex2 0x%08x want 0x%08x, rsqrt 0x%08x want 0x%08x\n", i,
+                    out[2 * i], f2u(e), out[2 * i + 1], f2u(r));
+        glsl_differs += !isnan(e) && f2u(exp2f(x)) != f2u(e) && fabsf(x) >= 0x1p-126f;
+    }
+    printf("ex2/rsqrt stand-ins: %u f16 inputs, %u mismatches with src/approx.h "
+           "(libm's exp2f differs from it on %u)\n", N, bad, glsl_differs);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     vkrr_error err = {0};
@@ -339,6 +367,7 @@ int main(void)
     test_slices();
     test_div();
     test_fma();
+    test_approx();
     vk.destroy(vk.self);
     return test_finish("ports_common");
 }

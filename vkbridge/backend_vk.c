@@ -125,9 +125,13 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline 
         b->pipes = p;
         b->cap_pipes = cap;
     }
-    VkSpecializationMapEntry me[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    VkSpecializationInfo si = {.mapEntryCount = 3, .pMapEntries = me, .dataSize = sizeof r->block,
-                               .pData = r->block};
+    /* 0..2: CUDA's block as the local size; 3, 4: the address of the
+     * approximate-instruction tables (math.glsl), low and high word. */
+    uint32_t spec[5] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
+                        (uint32_t)(b->dev.approx.addr >> 32)};
+    VkSpecializationMapEntry me[5] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}, {4, 16, 4}};
+    VkSpecializationInfo si = {.mapEntryCount = 5, .pMapEntries = me, .dataSize = sizeof spec,
+                               .pData = spec};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,

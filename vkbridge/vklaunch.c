@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approx.h"
 #include "cuformat.h"
 
 /* Integer view formats of the surface bindings 4..8, by texel size. */
@@ -233,6 +234,14 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
         goto fail;
     if ((st = make_timestamps(vk, d, err)) != VKRR_OK)
         goto fail;
+    /* Read through a device address, so no descriptor binding changes; host
+     * memory is fine for 512 KiB that a port reads a few times a pixel. */
+    if ((st = vkrr_vk_buffer_create(vk, VKRR_APPROX_TABLE_BYTES,
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                        VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                    VKRR_VK_MEM_HOST, &d->approx, err)) != VKRR_OK)
+        goto fail;
+    memcpy(d->approx.map, vkrr_approx_tables(), VKRR_APPROX_TABLE_BYTES);
     return VKRR_OK;
 fail:
     vkrr_vk_dev_fini(vk, d);
@@ -245,6 +254,7 @@ void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d)
         return;
     for (int b = 0; b < VKRR_VK_BIND_COUNT; b++)
         vkrr_vk_image_destroy(vk, &d->dummy[b]);
+    vkrr_vk_buffer_destroy(vk, &d->approx);
     if (d->dummy_sampler)
         vk->fn.vkDestroySampler(vk->device, d->dummy_sampler, NULL);
     if (d->timestamps)

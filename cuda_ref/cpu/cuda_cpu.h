@@ -16,7 +16,8 @@
  * point sampling with unnormalized coordinates, surface writes.
  *
  * NOT known exactly (documented choices; may differ from a GPU):
- *   - ex2.approx.ftz / rsqrt.approx.ftz: the CPU returns the exactly rounded
+ *   - ex2.approx.ftz / rsqrt.approx.ftz: src/approx.h defines them once (the CPU
+ *     and the Vulkan ports use it): the nearest
  *     f32 of exp2 / 1/sqrt computed in double, with FTZ on input and output.
  *     The GPU's approximations differ in the last bits (PTX documents ~2 ulp).
  *   - bilinear filtering: weights are CUDA's 9-bit fixed point (8 fractional
@@ -42,6 +43,8 @@
 #include <string.h>
 
 #include <atomic>
+
+#include "approx.h"
 
 #define __global__
 #define __device__
@@ -99,12 +102,12 @@ static inline float cpu_ftz(float x)
 /* Stand-in for ex2.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_ex2_approx_ftz(float x)
 {
-    return cpu_ftz((float)exp2((double)cpu_ftz(x)));
+    return vkrr_approx_ex2(x); /* src/approx.h: the one definition */
 }
 /* Stand-in for rsqrt.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_rsqrt_approx_ftz(float x)
 {
-    return cpu_ftz((float)(1.0 / sqrt((double)cpu_ftz(x))));
+    return vkrr_approx_rsqrt(x);
 }
 
 /* ---- f16 --------------------------------------------------------------- */

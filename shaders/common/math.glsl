@@ -14,16 +14,17 @@
 // - approximate instructions (ex2.approx.ftz, rsqrt.approx.ftz): not
 //   specified to the bit.  The CPU backend (cuda_cpu.h) returns the exactly
 //   rounded f32 of exp2 / 1/sqrt computed in double (FTZ in and out).  The
-//   stand-ins here use GLSL exp2 / inversesqrt in f32 (no shaderFloat64 in
-//   vkbridge), so expect a few-ULP f32 difference from the CPU backend and
-//   from the GPU (ex2.approx: rel. error up to 2^-22.5 per the PTX ISA;
-//   rsqrt.approx: about 1 ULP); the f16 rounding after them hides most of it.
-//   NOT YET MEASURED: a 65536-entry f16-input table, or float-float
-//   evaluation, would make them exact against the CPU backend.
+//   stand-ins here read the same definition from a table over every f16
+//   input (src/approx.h), so ports match the CPU backend to the bit on f16
+//   inputs; a GPU's ex2.approx (rel. error up to 2^-22.5 per the PTX ISA)
+//   and rsqrt.approx may still differ from both in the last bits.
 // - denormals: .ftz flushes f32 denormal inputs and outputs to signed zero;
 //   vkrr_ftz does it by hand (lavapipe promises no denormal mode).
 #ifndef VKRR_MATH_GLSL
 #define VKRR_MATH_GLSL
+
+#include "cuda.glsl"
+#include "half.glsl"
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -182,20 +183,50 @@ float vkrr_fma(float a, float b, float c)
     return uintBitsToFloat(sign | bits);
 }
 
-// ex2.approx.ftz.f32 stand-in (see the header comment).
+// The approximate instructions' stand-ins are defined once, in src/approx.h
+// (the CPU backend calls it).  vkbridge hands every port the tabulation of
+// that definition over all f16 inputs, through a device address in
+// specialization constants 3 and 4: f32 bits, [0, 65536) ex2 and
+// [65536, 131072) rsqrt, indexed by the input's f16 code.  An input that is
+// not an f16 value (or no table: address 0) falls back to GLSL's exp2 /
+// inversesqrt, which may differ from the CPU in the last bits.
+layout(constant_id = 3) const uint vkrr_approx_lo = 0u;
+layout(constant_id = 4) const uint vkrr_approx_hi = 0u;
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer VkrrApproxTable { uint v[]; };
+
+// The table entry for x when x is exactly an f16 value and a table is bound.
+bool vkrr_approx_lookup(float x, uint base, out float y)
+{
+    uint64_t addr = (uint64_t(vkrr_approx_hi) << 32) | uint64_t(vkrr_approx_lo);
+    uint h = vkrr_f2h(x);
+    if (addr == uint64_t(0) || floatBitsToUint(vkrr_h2f(h)) != floatBitsToUint(x)) {
+        y = 0.0;
+        return false;
+    }
+    y = uintBitsToFloat(VkrrApproxTable(addr).v[base + h]);
+    return true;
+}
+
+// ex2.approx.ftz.f32 stand-in.
 float vkrr_ex2_approx(float x)
 {
+    float y;
+    if (vkrr_approx_lookup(x, 0u, y))
+        return y;
     x = vkrr_ftz(x);
-    precise float y = exp2(x);
-    return vkrr_ftz(y);
+    precise float e = exp2(x);
+    return vkrr_ftz(e);
 }
 
 // rsqrt.approx.ftz.f32 stand-in.
 float vkrr_rsqrt_approx(float x)
 {
+    float y;
+    if (vkrr_approx_lookup(x, 65536u, y))
+        return y;
     x = vkrr_ftz(x);
-    precise float y = inversesqrt(x);
-    return vkrr_ftz(y);
+    precise float r = inversesqrt(x);
+    return vkrr_ftz(r);
 }
 
 #endif

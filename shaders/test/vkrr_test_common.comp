@@ -9,6 +9,7 @@
 //   mode 5: (num | den << 16) -> f32 bits (vkrr_div_rn)  in u32[n] out u32[n]
 //   mode 6: f32 -> e4m3 (vkrr_e4m3)                  in u32[n]  out u8[n]
 //   mode 7: fmaf(a, b, c) (vkrr_fma)                 in u32[3n] out u32[n]
+//   mode 8: f16 bits -> ex2, rsqrt stand-ins        in u16[n]  out u32[2n]
 #extension GL_GOOGLE_include_directive : require
 #include "cuda.glsl"
 #include "half.glsl"
@@ -53,6 +54,10 @@ void main()
         float r = vkrr_fma(uintBitsToFloat(in_.v[3u * i]), uintBitsToFloat(in_.v[3u * i + 1u]),
                            uintBitsToFloat(in_.v[3u * i + 2u]));
         VkrrU32Ptr(vkrr_p.dst).v[i] = floatBitsToUint(r);
+    } else if (mode == 8u) {
+        float x = vkrr_h2f(uint(VkrrF16Ptr(vkrr_p.src).v[i]));
+        VkrrU32Ptr(vkrr_p.dst).v[2u * i] = floatBitsToUint(vkrr_ex2_approx(x));
+        VkrrU32Ptr(vkrr_p.dst).v[2u * i + 1u] = floatBitsToUint(vkrr_rsqrt_approx(x));
     } else if (mode == 6u) {
         VkrrU8Ptr(vkrr_p.dst).v[i] = uint8_t(vkrr_e4m3(uintBitsToFloat(VkrrU32Ptr(vkrr_p.src).v[i])));
     }
