@@ -43,7 +43,8 @@ static const char validate_help[] =
     "  --out DIR            heatmaps go to DIR/heatmaps (default: vkrr-out)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
     "  --json FILE          every metric of every resource of every launch\n"
-    "  -q, --quiet          only the summary line and failures\n"
+    "  -q, --quiet          only the summary line and failures (no progress lines\n"
+    "                       when stderr is not a terminal)\n"
     "  --report DIR         a self-contained HTML page DIR/index.html (summary, table,\n"
     "                       error profile, heatmaps copied to DIR/heatmaps)\n"
     "  --junit FILE         JUnit XML, one test case per launch\n"
@@ -321,7 +322,8 @@ int vkrr_cmd_validate(int argc, char **argv)
     double t0 = now_s();
     for (; done < cap->nlaunches; done++) {
         const vkrr_launch *l = &cap->launches[done];
-        progress(tty, done, cap->nlaunches, l, now_s() - t0);
+        if (tty || !a.quiet) /* -q in a log: no per-launch lines */
+            progress(tty, done, cap->nlaunches, l, now_s() - t0);
         if (iso && vkrr_validate_launch(&opts, cap, l, &res[done], &err) != VKRR_OK)
             goto fail;
         if (chn && vkrr_chain_run(chain, &opts, done, &res[done], &err) != VKRR_OK)
