@@ -25,19 +25,25 @@ size_t vkrr_ports_count(void)
 }
 
 /* A kernel name becomes a file name: refuse anything that could leave DIR. */
-static bool path_for(const char *dir, const char *kernel, char *buf, size_t cap)
+static bool path_for(const char *dir, const char *kernel, const char *ext, char *buf, size_t cap)
 {
     if (!dir || !kernel[0] || strchr(kernel, '/') || strcmp(kernel, "..") == 0)
         return false;
-    int n = snprintf(buf, cap, "%s/%s.spv", dir, kernel);
+    int n = snprintf(buf, cap, "%s/%s.%s", dir, kernel, ext);
     return n > 0 && (size_t)n < cap;
+}
+
+static bool is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 bool vkrr_ports_dir_has(const char *dir, const char *kernel)
 {
     char path[4096];
-    struct stat sb;
-    return path_for(dir, kernel, path, sizeof path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    return (path_for(dir, kernel, "spv", path, sizeof path) && is_file(path)) ||
+           (path_for(dir, kernel, "comp", path, sizeof path) && is_file(path));
 }
 
 vkrr_status vkrr_ports_load(const char *dir, const char *kernel, uint32_t **code, size_t *bytes,
@@ -49,8 +55,13 @@ vkrr_status vkrr_ports_load(const char *dir, const char *kernel, uint32_t **code
     *bytes = 0;
     FILE *f = NULL;
     uint32_t *buf = NULL;
-    if (!path_for(dir, kernel, path, sizeof path))
+    if (!path_for(dir, kernel, "spv", path, sizeof path))
         return vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1, "no port file for kernel %s", kernel);
+    if (!is_file(path)) {
+        char comp[4096];
+        if (path_for(dir, kernel, "comp", comp, sizeof comp) && is_file(comp))
+            return vkrr_ports_compile_glsl(comp, dir, code, bytes, err);
+    }
     f = fopen(path, "rb");
     if (!f)
         return vkrr_fail(err, VKRR_ERR_MISSING, path, 0, -1, "cannot open the port's SPIR-V");

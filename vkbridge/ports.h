@@ -3,10 +3,13 @@
  * Built-in ports are every shaders/NAME.comp compiled at build time (file base name =
  * kernel name) and embedded by the vkrr_shaders library; with the tests
  * enabled, shaders/test/NAME.comp are registered the same way (names
- * vkrr_test_*).  A ports folder given at run time overrides them: DIR/NAME.spv
- * is used instead of the built-in NAME.  Only SPIR-V is read from a folder;
- * compiling NAME.comp at run time (glslang's C API) is not supported, compile
- * it with glslangValidator -V --target-env vulkan1.2 -I shaders/common.
+ * vkrr_test_*).  A ports folder given at run time overrides them: DIR/NAME.spv,
+ * or else DIR/NAME.comp, is used instead of the built-in NAME.  A .comp is
+ * compiled at load time through glslang's C API (Vulkan 1.2, SPIR-V 1.5, as
+ * the build does); `#include "x.glsl"` is resolved first in DIR, then in the
+ * copy of shaders/common embedded at build time, so an engineer edits a
+ * port (or a common include, copied into DIR) and reruns without rebuilding.
+ * A compile error is VKRR_ERR_PARSE naming the file and line.
  *
  *     const vkrr_port *p = vkrr_ports_find("my_kernel");   // built-in or NULL
  *     uint32_t *code; size_t bytes;
@@ -35,11 +38,24 @@ extern const vkrr_port vkrr_ports_builtin[];
 const vkrr_port *vkrr_ports_find(const char *kernel); /* NULL when no built-in port */
 size_t vkrr_ports_count(void);
 
-/* True when DIR/KERNEL.spv exists (dir may be NULL: false). */
+/* The build's shaders/common includes, embedded: ends with a {NULL} entry. */
+typedef struct vkrr_glsl_include {
+    const char *name; /* "half.glsl" */
+    const char *text;
+    size_t len;
+} vkrr_glsl_include;
+extern const vkrr_glsl_include vkrr_glsl_includes[];
+
+/* Compiles DIR/KERNEL.comp (path) to SPIR-V; *code malloc'd, caller frees. */
+vkrr_status vkrr_ports_compile_glsl(const char *path, const char *dir, uint32_t **code,
+                                    size_t *bytes, vkrr_error *err);
+
+/* True when DIR/KERNEL.spv or DIR/KERNEL.comp exists (dir may be NULL: false). */
 bool vkrr_ports_dir_has(const char *dir, const char *kernel);
 
 /* Reads DIR/KERNEL.spv (checked: size a multiple of 4, at most 64 MiB, SPIR-V
- * magic).  VKRR_ERR_MISSING when absent.  *code is malloc'd; caller frees. */
+ * magic), or compiles DIR/KERNEL.comp when there is no .spv.
+ * VKRR_ERR_MISSING when neither exists.  *code is malloc'd; caller frees. */
 vkrr_status vkrr_ports_load(const char *dir, const char *kernel, uint32_t **code, size_t *bytes,
                             vkrr_error *err);
 
