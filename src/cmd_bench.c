@@ -148,9 +148,11 @@ static vkrr_status bench_launch(vkrr_backend *be, const vkrr_capture *cap, const
 {
     vkrr_replay r;
     vkrr_replay_storage *st = NULL;
-    vkrr_status s = vkrr_replay_from_capture(cap, l, &r, &st, err);
+    /* timing only: a backend that keeps its outputs needs no posts */
+    vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, &r, &st, err);
     if (s != VKRR_OK)
         return s;
+    r.pre_done = NULL; /* every run reads the inputs again: keep them mapped */
     size_t n = 0;
     for (uint64_t k = 0; k < runs; k++) {
         if ((s = be->run(be->self, &r, err)) != VKRR_OK)

@@ -32,6 +32,7 @@ typedef struct vk_backend {
     uint32_t npipes, cap_pipes;
     bool busy;             /* a launch timed out and may still run */
     vkrr_vk_launch zombie; /* its resources, freed once the fence signals */
+    vkrr_vk_launch kept;   /* the last finished launch: its outputs back post_view */
     vkrr_vk_stats stats;
     double last_gpu_ms;    /* NAN until a launch finished with timestamps */
 } vk_backend;
@@ -173,6 +174,7 @@ static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, vkrr_er
 static vkrr_status recover(vk_backend *b, vkrr_vk_launch *L, const char *kernel, vkrr_error *err)
 {
     vkrr_vk_launch_free(b->vk, L);
+    vkrr_vk_launch_free(b->vk, &b->kept);
     vkrr_vk_launch_free(b->vk, &b->zombie);
     b->busy = false;
     drop_cache(b);
@@ -209,6 +211,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     vkrr_status st;
     vkrr_vk_launch L;
     memset(&L, 0, sizeof L);
+    vkrr_vk_launch_free(b->vk, &b->kept); /* one launch's resources at a time */
     uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
     if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
         return st;
@@ -247,11 +250,18 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
     b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
     vkrr_vk_launch_finish(r, &L);
-    vkrr_vk_launch_free(b->vk, &L);
+    b->kept = L; /* post_view points into it until the next run or release */
     return VKRR_OK;
 fail:
     vkrr_vk_launch_free(b->vk, &L);
     return st;
+}
+
+static void vk_release(void *self)
+{
+    vk_backend *b = self;
+    if (b && b->vk)
+        vkrr_vk_launch_free(b->vk, &b->kept);
 }
 
 static void vk_destroy(void *self)
@@ -270,6 +280,7 @@ static void vk_destroy(void *self)
             free(b);
             return;
         }
+        vkrr_vk_launch_free(b->vk, &b->kept);
         drop_cache(b);
         vkrr_vk_dev_fini(b->vk, &b->dev);
     }
@@ -306,6 +317,8 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     out->has_kernel = vk_has_kernel;
     out->run = vk_run;
     out->destroy = vk_destroy;
+    out->keeps_outputs = true;
+    out->release = vk_release;
     return VKRR_OK;
 fail:
     vk_destroy(b);

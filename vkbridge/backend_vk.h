@@ -18,9 +18,13 @@
  * slots hold 1x1 dummies.  Compute pipeline per (kernel, block), cached across
  * launches, local size from specialization constants 0,1,2; vkCmdDispatch(grid);
  * a fence wait bounded by the timeout (VKRR_ERR_TIMEOUT); every allocation and
- * surface read back into post.  Everything made for a launch is freed before
- * run() returns, so memory is bounded by one launch (a launch that timed out
- * keeps its resources until the device finishes it).  Dynamic shared memory
+ * surface read back into post where post is given.  Buffers live in mapped
+ * device memory where the device has a DEVICE_LOCAL|HOST_VISIBLE|CACHED type
+ * (vkmem.h), else a staging buffer carries them.  keeps_outputs: the last
+ * launch's resources stay until the next run(), release() or destroy(), and
+ * post_view points at its outputs, so a caller needs no copy of its own;
+ * memory is bounded by one launch (a launch that timed out keeps its
+ * resources until the device finishes it).  Dynamic shared memory
  * size is not passed to the shader: a port declares its shared arrays itself.
  *
  * Errors: VKRR_ERR_NO_LIBRARY (no libvulkan.so.1), VKRR_ERR_NO_DEVICE (selector

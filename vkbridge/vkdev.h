@@ -41,14 +41,19 @@ typedef struct vkrr_vk_dev {
 } vkrr_vk_dev;
 
 typedef struct vkrr_vk_launch {
-    vkrr_vk_buffer params, up, down;   /* parameter block, staging in, staging out */
+    /* Buffers live in mapped device memory where the device has it
+     * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
+     * results are read straight out.  Everything else (images, buffers in
+     * unmapped memory) goes through one staging buffer, each resource's
+     * region used for its upload and then for its read-back. */
+    vkrr_vk_buffer params, stage;      /* parameter block, staging */
     vkrr_vk_buffer *bufs;              /* one per allocation */
     uint32_t nbufs;
     vkrr_vk_image *imgs;               /* one per replay image */
     VkSampler *samplers;               /* textures only */
     uint32_t *binding, *slot;          /* where each image is bound */
-    uint64_t *img_up, *img_down;       /* staging offsets per image */
-    uint64_t *buf_up, *buf_down;       /* staging offsets per allocation */
+    uint64_t *img_off;                 /* staging offset per image */
+    uint64_t *buf_off;                 /* staging offset per allocation; unused when mapped */
     uint32_t nimgs;
 } vkrr_vk_launch;
 
@@ -60,8 +65,10 @@ void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d);
  * back).  On failure everything made so far is freed. */
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                                    VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err);
-/* Copies the read-back staging into every wanted post. */
-void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L);
+/* Points every output's post_view at the launch's copy (mapped buffer or
+ * staging region) and copies it into every wanted post.  The views stay
+ * valid until vkrr_vk_launch_free(L). */
+void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */

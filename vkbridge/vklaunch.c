@@ -366,34 +366,31 @@ static void *zalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
 /* Creates buffers, images and samplers, and sizes the staging buffers. */
 static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_vk_launch *L,
-                                    uint64_t *up_bytes, uint64_t *down_bytes, vkrr_error *err)
+                                    uint64_t *stage_bytes, vkrr_error *err)
 {
     vkrr_status st;
     L->nbufs = r->nallocs;
     L->nimgs = r->nimages;
     L->bufs = zalloc(r->nallocs, sizeof *L->bufs);
-    L->buf_up = zalloc(r->nallocs, sizeof *L->buf_up);
-    L->buf_down = zalloc(r->nallocs, sizeof *L->buf_down);
+    L->buf_off = zalloc(r->nallocs, sizeof *L->buf_off);
     L->imgs = zalloc(r->nimages, sizeof *L->imgs);
     L->samplers = zalloc(r->nimages, sizeof *L->samplers);
     L->binding = zalloc(r->nimages, sizeof *L->binding);
     L->slot = zalloc(r->nimages, sizeof *L->slot);
-    L->img_up = zalloc(r->nimages, sizeof *L->img_up);
-    L->img_down = zalloc(r->nimages, sizeof *L->img_down);
-    if (!L->bufs || !L->buf_up || !L->buf_down || !L->imgs || !L->samplers || !L->binding ||
-        !L->slot || !L->img_up || !L->img_down)
+    L->img_off = zalloc(r->nimages, sizeof *L->img_off);
+    if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
+        !L->img_off)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
-    uint64_t up = 0, down = 0;
+    uint64_t up = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     for (uint32_t a = 0; a < r->nallocs; a++) {
-        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage, VKRR_VK_MEM_DEVICE, &L->bufs[a],
-                                        err)) != VKRR_OK)
+        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage, VKRR_VK_MEM_DEVICE_MAPPED,
+                                        &L->bufs[a], err)) != VKRR_OK)
             return st;
-        L->buf_up[a] = up;
-        L->buf_down[a] = down;
-        if (!add_size(&up, r->allocs[a].size) || !add_size(&down, r->allocs[a].size))
+        L->buf_off[a] = up;
+        if (!L->bufs[a].map && !add_size(&up, r->allocs[a].size))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "allocation sizes overflow");
     }
     uint32_t used[VKRR_VK_BIND_COUNT] = {0};
@@ -424,13 +421,11 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
                                       &L->samplers[i], err)) != VKRR_OK)
             return st;
         uint64_t bytes = vkrr_replay_image_bytes(im);
-        L->img_up[i] = up;
-        L->img_down[i] = down;
-        if (!add_size(&up, bytes) || (!tex && !add_size(&down, bytes)))
+        L->img_off[i] = up;
+        if (!add_size(&up, bytes))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "image sizes overflow");
     }
-    *up_bytes = up;
-    *down_bytes = down;
+    *stage_bytes = up;
     return VKRR_OK;
 }
 
@@ -483,18 +478,18 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
     if (d->timestamps)
         vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
     for (uint32_t a = 0; a < L->nbufs; a++) {
-        VkBufferCopy c = {L->buf_up[a], 0, r->allocs[a].size};
-        if (c.size)
-            vk->fn.vkCmdCopyBuffer(cmd, L->up.buf, L->bufs[a].buf, 1, &c);
+        VkBufferCopy c = {L->buf_off[a], 0, r->allocs[a].size};
+        if (c.size && !L->bufs[a].map)
+            vk->fn.vkCmdCopyBuffer(cmd, L->stage.buf, L->bufs[a].buf, 1, &c);
     }
     for (uint32_t i = 0; i < L->nimgs; i++) {
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_UNDEFINED,
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, T);
-        VkBufferImageCopy c = {.bufferOffset = L->img_up[i],
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
                                .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                .imageExtent = {r->images[i].width, r->images[i].height, 1}};
-        vk->fn.vkCmdCopyBufferToImage(cmd, L->up.buf, L->imgs[i].img,
+        vk->fn.vkCmdCopyBufferToImage(cmd, L->stage.buf, L->imgs[i].img,
                                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         bool tex = r->images[i].kind == VKRR_IMAGE_TEXTURE;
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -514,11 +509,13 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
     vk->fn.vkCmdDispatch(cmd, r->grid[0], r->grid[1], r->grid[2]);
     if (d->timestamps)
         vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
-    memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, C, T);
+    /* The read-back reuses each resource's upload region: the barriers
+     * around the dispatch order it after the upload that read it. */
+    memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, C, T);
     for (uint32_t a = 0; a < L->nbufs; a++) {
-        VkBufferCopy c = {0, L->buf_down[a], r->allocs[a].size};
-        if (c.size)
-            vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->down.buf, 1, &c);
+        VkBufferCopy c = {0, L->buf_off[a], r->allocs[a].size};
+        if (c.size && !L->bufs[a].map)
+            vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->stage.buf, 1, &c);
     }
     for (uint32_t i = 0; i < L->nimgs; i++) {
         if (r->images[i].kind != VKRR_IMAGE_SURFACE)
@@ -526,14 +523,15 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_GENERAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_ACCESS_TRANSFER_READ_BIT, C, T);
-        VkBufferImageCopy c = {.bufferOffset = L->img_down[i],
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
                                .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                .imageExtent = {r->images[i].width, r->images[i].height, 1}};
         vk->fn.vkCmdCopyImageToBuffer(cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                      L->down.buf, 1, &c);
+                                      L->stage.buf, 1, &c);
     }
-    memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT, T,
-                   VK_PIPELINE_STAGE_HOST_BIT);
+    /* mapped buffers are read by the host straight after the dispatch */
+    memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_ACCESS_HOST_READ_BIT, T | C, VK_PIPELINE_STAGE_HOST_BIT);
 }
 
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
@@ -542,22 +540,24 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
-    uint64_t up_bytes = 0, down_bytes = 0;
-    if ((st = create_resources(vk, r, L, &up_bytes, &down_bytes, err)) != VKRR_OK)
+    uint64_t stage_bytes = 0;
+    if ((st = create_resources(vk, r, L, &stage_bytes, err)) != VKRR_OK)
         goto fail;
-    if ((st = vkrr_vk_buffer_create(vk, up_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, VKRR_VK_MEM_HOST,
-                                    &L->up, err)) != VKRR_OK ||
-        (st = vkrr_vk_buffer_create(vk, down_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VKRR_VK_MEM_HOST,
-                                    &L->down, err)) != VKRR_OK ||
+    if ((st = vkrr_vk_buffer_create(vk, stage_bytes,
+                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    VKRR_VK_MEM_HOST, &L->stage, err)) != VKRR_OK ||
         (st = vkrr_vk_buffer_create(vk, r->args_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                     VKRR_VK_MEM_HOST, &L->params, err)) != VKRR_OK)
         goto fail;
-    uint8_t *up = L->up.map;
+    uint8_t *up = L->stage.map;
     for (uint32_t a = 0; a < r->nallocs; a++) {
+        uint8_t *dst = L->bufs[a].map ? L->bufs[a].map : up + L->buf_off[a];
         if (r->allocs[a].pre)
-            memcpy(up + L->buf_up[a], r->allocs[a].pre, r->allocs[a].size);
+            memcpy(dst, r->allocs[a].pre, r->allocs[a].size);
         else
-            memset(up + L->buf_up[a], 0, r->allocs[a].size);
+            memset(dst, 0, r->allocs[a].size);
+        if (r->pre_done && r->allocs[a].pre)
+            r->pre_done(r->pre_done_ctx, r->allocs[a].pre);
     }
     addr = zalloc(r->nallocs, sizeof *addr);
     words = zalloc(r->nimages, sizeof *words);
@@ -571,9 +571,11 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
         const vkrr_replay_image *im = &r->images[i];
         uint64_t bytes = vkrr_replay_image_bytes(im);
         if (im->pre)
-            memcpy(up + L->img_up[i], im->pre, bytes);
+            memcpy(up + L->img_off[i], im->pre, bytes);
         else
-            memset(up + L->img_up[i], im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
+            memset(up + L->img_off[i], im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
+        if (r->pre_done && im->pre)
+            r->pre_done(r->pre_done_ctx, im->pre);
         words[i] = L->slot[i];
     }
     memset(L->params.map, 0, L->params.size);
@@ -603,15 +605,23 @@ fail:
     return st;
 }
 
-void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L)
+void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L)
 {
-    const uint8_t *down = L->down.map;
-    for (uint32_t a = 0; a < r->nallocs; a++)
-        if (r->allocs[a].post)
-            memcpy(r->allocs[a].post, down + L->buf_down[a], r->allocs[a].size);
-    for (uint32_t i = 0; i < r->nimages; i++)
-        if (r->images[i].kind == VKRR_IMAGE_SURFACE && r->images[i].post)
-            memcpy(r->images[i].post, down + L->img_down[i], vkrr_replay_image_bytes(&r->images[i]));
+    uint8_t *stage = L->stage.map;
+    for (uint32_t a = 0; a < r->nallocs; a++) {
+        vkrr_replay_alloc *al = &r->allocs[a];
+        al->post_view = L->bufs[a].map ? L->bufs[a].map : stage + L->buf_off[a];
+        if (al->post)
+            memcpy(al->post, al->post_view, al->size);
+    }
+    for (uint32_t i = 0; i < r->nimages; i++) {
+        vkrr_replay_image *im = &r->images[i];
+        if (im->kind != VKRR_IMAGE_SURFACE)
+            continue;
+        im->post_view = stage + L->img_off[i];
+        if (im->post)
+            memcpy(im->post, im->post_view, vkrr_replay_image_bytes(im));
+    }
 }
 
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
@@ -626,16 +636,13 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
             vk->fn.vkDestroySampler(vk->device, L->samplers[i], NULL);
     }
     vkrr_vk_buffer_destroy(vk, &L->params);
-    vkrr_vk_buffer_destroy(vk, &L->up);
-    vkrr_vk_buffer_destroy(vk, &L->down);
+    vkrr_vk_buffer_destroy(vk, &L->stage);
     free(L->bufs);
     free(L->imgs);
     free(L->samplers);
     free(L->binding);
     free(L->slot);
-    free(L->img_up);
-    free(L->img_down);
-    free(L->buf_up);
-    free(L->buf_down);
+    free(L->img_off);
+    free(L->buf_off);
     memset(L, 0, sizeof *L);
 }
