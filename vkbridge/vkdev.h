@@ -44,9 +44,11 @@ typedef struct vkrr_vk_launch {
     /* Buffers live in mapped device memory where the device has it
      * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
      * results are read straight out.  Everything else (images, buffers in
-     * unmapped memory) goes through one staging buffer, each resource's
-     * region used for its upload and then for its read-back. */
-    vkrr_vk_buffer params, stage;      /* parameter block, staging */
+     * unmapped memory) goes through staging: textures through `upload`,
+     * freed as soon as the launch finished (vkrr_vk_launch_drop_upload), the
+     * outputs through `stage`, each region used for the upload and then
+     * for the read-back. */
+    vkrr_vk_buffer params, stage, upload; /* parameter block, staging */
     vkrr_vk_buffer *bufs;              /* one per allocation */
     uint32_t nbufs;
     vkrr_vk_image *imgs;               /* one per replay image */
@@ -70,6 +72,8 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
  * valid until vkrr_vk_launch_free(L). */
 void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
+/* Frees the textures' upload staging of a finished launch. */
+void vkrr_vk_launch_drop_upload(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */
 double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);

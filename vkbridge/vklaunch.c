@@ -366,7 +366,7 @@ static void *zalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
 /* Creates buffers, images and samplers, and sizes the staging buffers. */
 static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_vk_launch *L,
-                                    uint64_t *stage_bytes, vkrr_error *err)
+                                    uint64_t *stage_bytes, uint64_t *upload_bytes, vkrr_error *err)
 {
     vkrr_status st;
     L->nbufs = r->nallocs;
@@ -381,7 +381,7 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
     if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
         !L->img_off)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
-    uint64_t up = 0;
+    uint64_t up = 0, tex_up = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -421,11 +421,12 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
                                       &L->samplers[i], err)) != VKRR_OK)
             return st;
         uint64_t bytes = vkrr_replay_image_bytes(im);
-        L->img_off[i] = up;
-        if (!add_size(&up, bytes))
+        L->img_off[i] = tex ? tex_up : up;
+        if (!add_size(tex ? &tex_up : &up, bytes))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "image sizes overflow");
     }
     *stage_bytes = up;
+    *upload_bytes = tex_up;
     return VKRR_OK;
 }
 
@@ -489,9 +490,9 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
         VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
                                .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                .imageExtent = {r->images[i].width, r->images[i].height, 1}};
-        vk->fn.vkCmdCopyBufferToImage(cmd, L->stage.buf, L->imgs[i].img,
-                                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         bool tex = r->images[i].kind == VKRR_IMAGE_TEXTURE;
+        vk->fn.vkCmdCopyBufferToImage(cmd, tex ? L->upload.buf : L->stage.buf, L->imgs[i].img,
+                                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       tex ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL,
                       VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -540,8 +541,11 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
-    uint64_t stage_bytes = 0;
-    if ((st = create_resources(vk, r, L, &stage_bytes, err)) != VKRR_OK)
+    uint64_t stage_bytes = 0, upload_bytes = 0;
+    if ((st = create_resources(vk, r, L, &stage_bytes, &upload_bytes, err)) != VKRR_OK)
+        goto fail;
+    if ((st = vkrr_vk_buffer_create(vk, upload_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                    VKRR_VK_MEM_HOST, &L->upload, err)) != VKRR_OK)
         goto fail;
     if ((st = vkrr_vk_buffer_create(vk, stage_bytes,
                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -570,10 +574,11 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
         uint64_t bytes = vkrr_replay_image_bytes(im);
+        uint8_t *dst = (im->kind == VKRR_IMAGE_TEXTURE ? (uint8_t *)L->upload.map : up) + L->img_off[i];
         if (im->pre)
-            memcpy(up + L->img_off[i], im->pre, bytes);
+            memcpy(dst, im->pre, bytes);
         else
-            memset(up + L->img_off[i], im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
+            memset(dst, im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
         if (r->pre_done && im->pre)
             r->pre_done(r->pre_done_ctx, im->pre);
         words[i] = L->slot[i];
@@ -637,6 +642,7 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     }
     vkrr_vk_buffer_destroy(vk, &L->params);
     vkrr_vk_buffer_destroy(vk, &L->stage);
+    vkrr_vk_buffer_destroy(vk, &L->upload);
     free(L->bufs);
     free(L->imgs);
     free(L->samplers);
@@ -645,4 +651,9 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     free(L->img_off);
     free(L->buf_off);
     memset(L, 0, sizeof *L);
+}
+
+void vkrr_vk_launch_drop_upload(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
+{
+    vkrr_vk_buffer_destroy(vk, &L->upload);
 }
