@@ -296,6 +296,28 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
     r->chained_exact = exact;
 }
 
+/* pre_done of a chained replay: an allocation's held bytes are replaced or
+ * dropped after this launch whatever happens, so they go as soon as the
+ * backend has its copy; capture files go back to the replay's own hook.
+ * (Surfaces may have later readers: they stay.) */
+typedef struct chain_pre_done {
+    vkrr_chain *c;
+    void (*next)(void *ctx, const void *pre);
+    void *next_ctx;
+} chain_pre_done;
+
+static void chain_consumed(void *ctx, const void *pre)
+{
+    chain_pre_done *d = ctx;
+    for (uint32_t i = 0; i < d->c->nallocs; i++)
+        if (d->c->allocs[i].bytes && d->c->allocs[i].bytes == pre) {
+            drop(d->c, &d->c->allocs[i].bytes, d->c->allocs[i].size);
+            return;
+        }
+    if (d->next)
+        d->next(d->next_ctx, pre);
+}
+
 vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t index,
                            vkrr_launch_result *r, vkrr_error *err)
 {
@@ -324,6 +346,9 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
             c->surfs[p].size == vkrr_replay_image_bytes(&rp.images[i]))
             rp.images[i].pre = c->surfs[p].bytes;
     }
+    chain_pre_done pd = {c, rp.pre_done, rp.pre_done_ctx};
+    rp.pre_done = chain_consumed;
+    rp.pre_done_ctx = &pd;
     s = vkrr_validate_replay(o, c->cap, l, &rp, true, &t, err);
     if (s != VKRR_OK)
         goto done;
