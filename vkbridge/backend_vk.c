@@ -258,6 +258,53 @@ fail:
     return st;
 }
 
+vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
+                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err)
+{
+    vk_backend *b = self;
+    vkrr_status st;
+    *gpu_ms = NAN;
+    *barriers = 0;
+    vkrr_vk_launch_free(b->vk, &b->kept);
+    uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
+    if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
+        return st;
+    VkPipeline *pipes = calloc(n ? n : 1, sizeof *pipes);
+    vkrr_vk_launch *L = calloc(n ? n : 1, sizeof *L);
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    if (!pipes || !L) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a frame");
+        goto done;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if ((st = check_dims(b, r[k], err)) != VKRR_OK || (st = get_pipeline(b, r[k], &pipes[k], err)) != VKRR_OK)
+            goto done;
+    if ((st = vkrr_vk_frame_prepare(b->vk, &b->dev, r, pipes, n, L, &pool, barriers, err)) != VKRR_OK)
+        goto done;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                       .pCommandBuffers = &b->dev.cmd};
+    VkResult res = b->vk->fn.vkQueueSubmit(b->vk->queue, 1, &si, b->dev.fence);
+    if (res == VK_SUCCESS)
+        res = b->vk->fn.vkWaitForFences(b->vk->device, 1, &b->dev.fence, VK_TRUE, timeout_ns);
+    if (res != VK_SUCCESS) {
+        /* A frame is a timing run: a device that fails it is waited out, not recovered. */
+        b->vk->fn.vkDeviceWaitIdle(b->vk->device);
+        st = vkrr_fail(err, res == VK_TIMEOUT ? VKRR_ERR_TIMEOUT : VKRR_ERR_DEVICE, NULL, 0, -1,
+                       "one-command-buffer frame: %s", vkrr_vk_result_name(res));
+        goto done;
+    }
+    b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
+    *gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
+done:
+    for (uint32_t k = n; L && k-- > 0;) /* last first: later launches borrow */
+        vkrr_vk_launch_free(b->vk, &L[k]);
+    if (pool)
+        b->vk->fn.vkDestroyDescriptorPool(b->vk->device, pool, NULL);
+    free(L);
+    free(pipes);
+    return st;
+}
+
 static void vk_release(void *self)
 {
     vk_backend *b = self;

@@ -66,4 +66,14 @@ void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out);
  * run, or after a run that failed.  For `vkrr bench`; self is vkrr_backend.self. */
 double vkrr_vk_backend_last_gpu_ms(void *self);
 
+/* The launches of a frame (in order) recorded into ONE command buffer: each
+ * allocation made once by base address and each image once by handle
+ * (uploaded from the first launch that uses it), a compute barrier only
+ * before a launch that uses a buffer or surface an earlier launch since the
+ * last barrier used, timestamps around all the dispatches (uploads
+ * excluded).  Nothing is read back (posts untouched).  *gpu_ms: NAN without
+ * timestamps; *barriers: how many were recorded.  For `vkrr bench`. */
+vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
+                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err);
+
 #endif

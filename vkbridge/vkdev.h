@@ -57,6 +57,11 @@ typedef struct vkrr_vk_launch {
     uint64_t *img_off;                 /* staging offset per image */
     uint64_t *buf_off;                 /* staging offset per allocation; unused when mapped */
     uint32_t nimgs;
+    /* frame mode: [nbufs + nimgs], 1 where the buffer/image (and sampler)
+     * is an earlier launch's of the same frame, neither uploaded nor freed here */
+    uint8_t *borrowed;
+    const vkrr_replay *r;              /* the replay it was made for (frame lookups) */
+    VkDescriptorSet set;
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -72,6 +77,17 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
  * valid until vkrr_vk_launch_free(L). */
 void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
+/* Frame mode (`vkrr bench`): n launches recorded into d->cmd, every buffer
+ * shared by base address and every image by handle with the launches before
+ * it, uploads first, then timestamp, the dispatches with a compute barrier
+ * only before a launch that uses a resource an earlier launch since the last
+ * barrier used (every bound buffer and surface may be written), timestamp.
+ * No read-back.  L: n zeroed launches, each freed with vkrr_vk_launch_free
+ * (last first); *pool: the frame's descriptor pool, destroyed by the caller
+ * (also on failure). */
+vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
+                                  const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
+                                  VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err);
 /* Frees the textures' upload staging of a finished launch. */
 void vkrr_vk_launch_drop_upload(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
