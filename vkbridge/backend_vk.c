@@ -249,7 +249,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     }
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
     b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
-    vkrr_vk_launch_drop_upload(b->vk, &L); /* the textures hold their own copy now */
+    vkrr_vk_buffer_destroy(b->vk, &L.upload); /* the textures hold their own copy now */
     vkrr_vk_launch_finish(r, &L);
     b->kept = L; /* post_view points into it until the next run or release */
     return VKRR_OK;

@@ -45,7 +45,7 @@ typedef struct vkrr_vk_launch {
      * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
      * results are read straight out.  Everything else (images, buffers in
      * unmapped memory) goes through staging: textures through `upload`,
-     * freed as soon as the launch finished (vkrr_vk_launch_drop_upload), the
+     * freed as soon as the launch finished, the
      * outputs through `stage`, each region used for the upload and then
      * for the read-back. */
     vkrr_vk_buffer params, stage, upload; /* parameter block, staging */
@@ -88,8 +88,6 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
                                   const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
                                   VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err);
-/* Frees the textures' upload staging of a finished launch. */
-void vkrr_vk_launch_drop_upload(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */
 double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);

@@ -804,8 +804,3 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     free(L->borrowed);
     memset(L, 0, sizeof *L);
 }
-
-void vkrr_vk_launch_drop_upload(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
-{
-    vkrr_vk_buffer_destroy(vk, &L->upload);
-}
