@@ -205,6 +205,19 @@ static vkrr_status settle(vk_backend *b, uint64_t wait_ns, vkrr_error *err)
     return VKRR_OK;
 }
 
+/* After a launch finished, only its outputs are kept: the textures' upload
+ * staging, the images (surfaces were read back into staging) and samplers go. */
+static void keep_outputs_only(vk_backend *b, vkrr_vk_launch *L)
+{
+    vkrr_vk_buffer_destroy(b->vk, &L->upload);
+    for (uint32_t i = 0; i < L->nimgs; i++) {
+        vkrr_vk_image_destroy(b->vk, &L->imgs[i]);
+        if (L->samplers[i])
+            b->vk->fn.vkDestroySampler(b->vk->device, L->samplers[i], NULL);
+        L->samplers[i] = VK_NULL_HANDLE;
+    }
+}
+
 static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
 {
     vk_backend *b = self;
@@ -249,7 +262,7 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     }
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
     b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
-    vkrr_vk_buffer_destroy(b->vk, &L.upload); /* the textures hold their own copy now */
+    keep_outputs_only(b, &L);
     vkrr_vk_launch_finish(r, &L);
     b->kept = L; /* post_view points into it until the next run or release */
     return VKRR_OK;

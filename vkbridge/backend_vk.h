@@ -21,8 +21,10 @@
  * surface read back into post where post is given.  Buffers live in mapped
  * device memory where the device has a DEVICE_LOCAL|HOST_VISIBLE|CACHED type
  * (vkmem.h), else a staging buffer carries them.  keeps_outputs: the last
- * launch's resources stay until the next run(), release() or destroy(), and
- * post_view points at its outputs, so a caller needs no copy of its own;
+ * launch's outputs (its buffers, its surfaces' read-back staging; textures,
+ * images and upload staging are freed as soon as it finished) stay until the
+ * next run(), release() or destroy(), and post_view points at them, so a
+ * caller needs no copy of its own;
  * memory is bounded by one launch (a launch that timed out keeps its
  * resources until the device finishes it).  Dynamic shared memory
  * size is not passed to the shader: a port declares its shared arrays itself.
