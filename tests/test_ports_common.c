@@ -268,20 +268,12 @@ static void test_div(void)
 /* vkrr_fma against the C library's fmaf (one rounding): random bit patterns
  * over the whole range, products that land on rounding ties, cancellation
  * against the rounded product, subnormal and overflowing results. */
-/* A function, not an expression macro: two draws in one expression are
- * then indeterminately sequenced instead of unsequenced (undefined). */
-static uint32_t rnd(uint32_t *seed)
-{
-    *seed = *seed * 1664525u + 1013904223u;
-    return *seed ^ (*seed >> 13);
-}
-
 static void test_fma(void)
 {
     enum { N = 60000 };
     static uint32_t in[3 * N], out[N];
     uint32_t seed = 12345;
-#define RND() rnd(&seed)
+#define RND() (seed = seed * 1664525u + 1013904223u, seed ^ (seed >> 13))
     for (uint32_t i = 0; i < N; i++) {
         float a, b, c;
         switch (i % 6) {
