@@ -13,7 +13,9 @@
 #                                    the largest dump file and an identical copy of it
 #                                    (identical so that cmp reads every byte)
 #   synth CPU time per frame         wall time of `vkrr synth` / frames
-#   one-command-buffer frame ratio   not measured (no one-command-buffer replay yet)
+#   one-command-buffer frame ratio   `vkrr bench`'s per-frame figures: the frame recorded
+#                                    into one command buffer (median GPU time) over the
+#                                    sum of the frame's per-dispatch medians, all frames
 # Needs /usr/bin/time (Debian package `time`, in scripts/deps.sh) and python3.
 set -u
 BUILD=${1:?usage: bench/run.sh BUILD_DIR [--quick] [--work DIR]}
@@ -118,5 +120,6 @@ PY
         "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
     printf 'synth CPU time per frame: %.3f s  (%.3f s for %d frames)\n' \
         "$(calc "$synth_s / $FRAMES")" "$synth_s" $FRAMES
-    echo "one-command-buffer frame ratio: not measured (no one-command-buffer replay yet)"
+    ocb=$(sed -n 's/^one-command-buffer \/ per-dispatch sum: //p' "$WORK/bench-$size.out")
+    echo "one-command-buffer frame ratio: ${ocb:-not measured (see $WORK/bench-$size.out)}"
 done

@@ -25,6 +25,9 @@ static const char bench_help[] =
     "lines for one launch: their median).  '-' where there is no figure.  Nothing\n"
     "is compared: run `vkrr validate` for that.  Exit 0 when every launch with a\n"
     "port ran, 1 when one failed, 2 bad input, 3 no usable device.\n"
+    "Then, per frame whose launches all have a port, the whole frame recorded into\n"
+    "one command buffer (a barrier only where a launch uses what an earlier one\n"
+    "wrote), its median GPU time beside the sum of the per-dispatch times.\n"
     "\n"
     "  --runs N             runs per launch, 1..1000 (default 5)\n"
     "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
@@ -148,9 +151,11 @@ static vkrr_status bench_launch(vkrr_backend *be, const vkrr_capture *cap, const
 {
     vkrr_replay r;
     vkrr_replay_storage *st = NULL;
-    vkrr_status s = vkrr_replay_from_capture(cap, l, &r, &st, err);
+    /* timing only: a backend that keeps its outputs needs no posts */
+    vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, &r, &st, err);
     if (s != VKRR_OK)
         return s;
+    r.pre_done = NULL; /* every run reads the inputs again: keep them mapped */
     size_t n = 0;
     for (uint64_t k = 0; k < runs; k++) {
         if ((s = be->run(be->self, &r, err)) != VKRR_OK)
@@ -163,6 +168,84 @@ static vkrr_status bench_launch(vkrr_backend *be, const vkrr_capture *cap, const
 done:
     vkrr_replay_capture_free(st);
     return s;
+}
+
+/* The launches [first, first + n) of one frame in one command buffer,
+ * runs times; *ms the median (NAN: no timestamps). */
+static vkrr_status bench_frame(vkrr_backend *be, const vkrr_capture *cap, uint32_t first, uint32_t n,
+                               uint64_t runs, double *samples, double *ms, uint32_t *barriers,
+                               vkrr_error *err)
+{
+    vkrr_status s = VKRR_OK;
+    vkrr_replay *r = calloc(n, sizeof *r);
+    vkrr_replay **rp = calloc(n, sizeof *rp);
+    vkrr_replay_storage **st = calloc(n, sizeof *st);
+    if (!r || !rp || !st) {
+        s = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        goto done;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if ((s = vkrr_replay_from_capture_ex(cap, &cap->launches[first + k], false, &r[k], &st[k],
+                                             err)) != VKRR_OK)
+            goto done;
+        r[k].pre_done = NULL; /* read again every run */
+        rp[k] = &r[k];
+    }
+    size_t m = 0;
+    for (uint64_t k = 0; k < runs; k++) {
+        double t;
+        if ((s = vkrr_vk_backend_run_frame(be->self, rp, n, &t, barriers, err)) != VKRR_OK)
+            goto done;
+        if (!isnan(t))
+            samples[m++] = t;
+    }
+    *ms = vkrr_bench_median(samples, m);
+done:
+    for (uint32_t k = 0; st && k < n; k++)
+        vkrr_replay_capture_free(st[k]);
+    free(st);
+    free(rp);
+    free(r);
+    return s;
+}
+
+/* Per frame: one command buffer vs the sum of the per-dispatch times. */
+static int bench_frames(vkrr_backend *be, const vkrr_capture *cap, const double *vk_ms,
+                        uint64_t runs, double *samples)
+{
+    int rc = 0;
+    double one_total = 0, sum_total = 0;
+    uint32_t frames = 0;
+    for (uint32_t i = 0; i < cap->nlaunches;) {
+        uint32_t n = 1;
+        while (i + n < cap->nlaunches && cap->launches[i + n].frame == cap->launches[i].frame)
+            n++;
+        double sum = 0;
+        for (uint32_t k = 0; k < n; k++)
+            sum += vk_ms[i + k];
+        uint32_t f = cap->launches[i].frame, barriers = 0;
+        double one = NAN;
+        vkrr_error err = {0};
+        if (isnan(sum)) {
+            printf("frame %u: one command buffer not run (a launch has no port or no GPU time)\n", f);
+        } else if (bench_frame(be, cap, i, n, runs, samples, &one, &barriers, &err) != VKRR_OK) {
+            fprintf(stderr, "vkrr bench: frame %u in one command buffer: %s\n", f, err.msg);
+            rc = 1;
+        } else {
+            printf("frame %u: one command buffer %.4f ms, per-dispatch sum %.4f ms, ratio %.3f  "
+                   "(%u launches, %u barriers)\n", f, one, sum, one / sum, n, barriers);
+            if (!isnan(one)) {
+                one_total += one;
+                sum_total += sum;
+                frames++;
+            }
+        }
+        i += n;
+    }
+    if (frames)
+        printf("one-command-buffer / per-dispatch sum: %.3f  (%.4f ms / %.4f ms over %u frames)\n",
+               one_total / sum_total, one_total, sum_total, frames);
+    return rc;
 }
 
 int vkrr_cmd_bench(int argc, char **argv)
@@ -249,6 +332,8 @@ int vkrr_cmd_bench(int argc, char **argv)
     print_ms(stdout, vk_total);
     print_ms(stdout, cuda_total);
     printf("\n");
+    if (bench_frames(&be, cap, vk_ms, a.runs, samples))
+        rc = 1;
     if (a.json) {
         int jrc = write_json(&a, cap, vk_ms, cuda_ms, note, vk_total, cuda_total, vs.device_name);
         if (jrc)

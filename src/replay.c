@@ -73,9 +73,28 @@ void vkrr_replay_capture_free(vkrr_replay_storage *st)
     free(st);
 }
 
+/* pre_done: the backend holds its own copy, so the capture file's pages
+ * need not stay in this process. */
+static void unmap_pre(void *ctx, const void *pre)
+{
+    vkrr_replay_storage *st = ctx;
+    for (uint32_t i = 0; pre && i < st->nallocs + st->nimages; i++)
+        if (st->maps[i].data == pre) {
+            vkrr_mapfile_close(&st->maps[i]);
+            return;
+        }
+}
+
 vkrr_status vkrr_replay_from_capture(const vkrr_capture *cap, const vkrr_launch *l,
                                      vkrr_replay *r, vkrr_replay_storage **out,
                                      vkrr_error *err)
+{
+    return vkrr_replay_from_capture_ex(cap, l, true, r, out, err);
+}
+
+vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_launch *l, bool posts,
+                                        vkrr_replay *r, vkrr_replay_storage **out,
+                                        vkrr_error *err)
 {
     vkrr_status s = VKRR_ERR_NOMEM;
     vkrr_replay_storage *st = calloc(1, sizeof *st);
@@ -98,8 +117,8 @@ vkrr_status vkrr_replay_from_capture(const vkrr_capture *cap, const vkrr_launch 
         a->pre = st->maps[i].data;
         /* post is sized by the manifest, which the reader checked against
          * the alloc file on disk: no unchecked number reaches malloc. */
-        a->post = malloc(a->size ? a->size : 1);
-        if (!a->post)
+        a->post = posts ? malloc(a->size ? a->size : 1) : NULL;
+        if (posts && !a->post)
             goto nomem;
     }
     for (uint32_t i = 0; i < l->nimages; i++) {
@@ -123,8 +142,8 @@ vkrr_status vkrr_replay_from_capture(const vkrr_capture *cap, const vkrr_launch 
              * start from the sentinel so unwritten texels show. */
             im->pre = NULL;
             uint64_t n = vkrr_replay_image_bytes(im);
-            im->post = malloc(n ? n : 1);
-            if (!im->post)
+            im->post = posts ? malloc(n ? n : 1) : NULL;
+            if (posts && !im->post)
                 goto nomem;
         }
     }
@@ -141,6 +160,8 @@ vkrr_status vkrr_replay_from_capture(const vkrr_capture *cap, const vkrr_launch 
         .npointers = l->npointers,
         .images = st->images,
         .nimages = l->nimages,
+        .pre_done = unmap_pre,
+        .pre_done_ctx = st,
     };
     *out = st;
     return VKRR_OK;

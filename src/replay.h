@@ -19,6 +19,19 @@
  *
  * Ownership: the caller owns every buffer in a vkrr_replay; a backend keeps no
  * pointer into it after run() returns.
+ *
+ * Optional, to hold one copy of a launch instead of three (issue 7):
+ *   - Output views.  A backend with keeps_outputs set leaves its own copy of
+ *     every output alive after run() and points each alloc's and surface's
+ *     post_view at it (writable; valid until its next run(), release() or
+ *     destroy()).  It still fills post where post is not NULL, so a caller may
+ *     leave post NULL and read vkrr_replay_alloc_out()/vkrr_replay_image_out().
+ *     Other backends leave post_view NULL and need post.
+ *   - Consumed inputs.  When r->pre_done is set, a backend calls
+ *     pre_done(pre_done_ctx, pre) once it holds its own copy of that pre, so
+ *     the caller can drop it (vkrr_replay_from_capture unmaps the capture
+ *     file); the backend never touches that pointer again.  A caller that
+ *     runs one replay more than once clears pre_done first.
  */
 #ifndef VKRR_REPLAY_H
 #define VKRR_REPLAY_H
@@ -42,6 +55,7 @@ typedef struct vkrr_replay_alloc {
     uint64_t size;
     const void *pre;         /* size bytes before the launch */
     void *post;              /* size bytes, written by the backend; NULL: not wanted */
+    void *post_view;         /* set by a keeps_outputs backend (see above), else NULL */
 } vkrr_replay_alloc;
 
 typedef struct vkrr_replay_image {
@@ -52,6 +66,7 @@ typedef struct vkrr_replay_image {
     vkrr_sampler sampler;
     const void *pre;         /* texture: contents; surface: initial contents or NULL (sentinel) */
     void *post;              /* surface: W*H*texel bytes written by the backend; NULL: not wanted */
+    void *post_view;         /* surface: set by a keeps_outputs backend, else NULL */
 } vkrr_replay_image;
 
 typedef struct vkrr_replay {
@@ -66,7 +81,20 @@ typedef struct vkrr_replay {
     uint32_t npointers;
     vkrr_replay_image *images;
     uint32_t nimages;
+    /* optional: told when the backend no longer needs a pre (see above) */
+    void (*pre_done)(void *ctx, const void *pre);
+    void *pre_done_ctx;
 } vkrr_replay;
+
+/* The output a backend left: post when the caller gave one, else post_view. */
+static inline void *vkrr_replay_alloc_out(const vkrr_replay_alloc *a)
+{
+    return a->post ? a->post : a->post_view;
+}
+static inline void *vkrr_replay_image_out(const vkrr_replay_image *im)
+{
+    return im->post ? im->post : im->post_view;
+}
 
 /* Writes the launch's parameter block into params (args_bytes bytes): args
  * with each pointer word replaced by alloc_addr[p.alloc] + p.delta and each
@@ -87,6 +115,12 @@ vkrr_status vkrr_replay_from_capture(const vkrr_capture *cap, const vkrr_launch 
                                      vkrr_replay *r, vkrr_replay_storage **st,
                                      vkrr_error *err);
 void vkrr_replay_capture_free(vkrr_replay_storage *st); /* accepts NULL */
+/* The same; posts == false leaves every post NULL (for a keeps_outputs
+ * backend), so the launch costs the backend's copy and no more.  Either way
+ * r->pre_done unmaps each capture file once the backend has copied it. */
+vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_launch *l, bool posts,
+                                        vkrr_replay *r, vkrr_replay_storage **st,
+                                        vkrr_error *err);
 
 typedef struct vkrr_backend {
     const char *name;        /* "vulkan", "cpu", "cuda" */
@@ -95,6 +129,10 @@ typedef struct vkrr_backend {
     bool (*has_kernel)(void *self, const char *kernel);
     vkrr_status (*run)(void *self, vkrr_replay *r, vkrr_error *err);
     void (*destroy)(void *self);  /* accepts NULL self */
+    /* optional (zero: absent): run() fills post_view and keeps the outputs
+     * until the next run(), release() or destroy() */
+    bool keeps_outputs;
+    void (*release)(void *self);  /* frees the kept outputs; NULL when keeps_outputs is false */
 } vkrr_backend;
 
 #ifdef __cplusplus

@@ -193,7 +193,8 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const vkrr_launch *l, v
         return false;
     int64_t u = o->perturb->ulps;
     for (uint32_t a = 0; a < l->nallocs && a < r->nallocs; a++) {
-        if (!l->allocs[a].post_path || !r->allocs[a].post)
+        uint8_t *out = vkrr_replay_alloc_out(&r->allocs[a]);
+        if (!l->allocs[a].post_path || !out)
             continue;
         vkrr_view win[MAX_WINDOWS];
         uint32_t woff[MAX_WINDOWS];
@@ -201,12 +202,13 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const vkrr_launch *l, v
         uint32_t nw = windows_of(o, l, a, false, win, woff, &described);
         /* an undescribed allocation holds inputs as well: leave it alone */
         for (uint32_t w = 0; w < nw && described; w++)
-            vkrr_perturb_view(&win[w], r->allocs[a].post, l->allocs[a].size, u);
+            vkrr_perturb_view(&win[w], out, l->allocs[a].size, u);
     }
     for (uint32_t i = 0; i < l->nimages && i < r->nimages; i++)
-        if (l->images[i].kind == VKRR_IMAGE_SURFACE && r->images[i].post) {
+        if (l->images[i].kind == VKRR_IMAGE_SURFACE && vkrr_replay_image_out(&r->images[i])) {
             vkrr_view v = surface_view(&l->images[i]);
-            vkrr_perturb_view(&v, r->images[i].post, vkrr_replay_image_bytes(&r->images[i]), u);
+            vkrr_perturb_view(&v, vkrr_replay_image_out(&r->images[i]),
+                              vkrr_replay_image_bytes(&r->images[i]), u);
         }
     return true;
 }
@@ -227,8 +229,8 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const vkrr_captu
         vkrr_view win[MAX_WINDOWS];
         uint32_t woff[MAX_WINDOWS];
         uint32_t nw = windows_of(o, l, a, !chained, win, woff, NULL);
-        const uint8_t *cp = post.data, *pp = port->allocs[a].post;
-        const uint8_t *rp = rerun ? rerun->allocs[a].post : NULL;
+        const uint8_t *cp = post.data, *pp = vkrr_replay_alloc_out(&port->allocs[a]);
+        const uint8_t *rp = rerun ? vkrr_replay_alloc_out(&rerun->allocs[a]) : NULL;
         uint64_t outside = outside_diff(cp, pp, size, win, nw);
         for (uint32_t w = 0; w < nw; w++) {
             vkrr_resource_result *rr = &out->res[out->nres++];
@@ -269,10 +271,11 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const vkrr_capt
         rr->offset = im->offset;
         rr->view = surface_view(im);
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
-        s = compare_resource(o, l, rr, dump.data, port->images[i].post,
-                             rerun ? rerun->images[i].post : NULL, bytes, err);
+        const void *pp = vkrr_replay_image_out(&port->images[i]);
+        s = compare_resource(o, l, rr, dump.data, pp,
+                             rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, bytes, err);
         if (s == VKRR_OK)
-            heatmap_for(o, l, rr, dump.data, port->images[i].post, bytes, chained);
+            heatmap_for(o, l, rr, dump.data, pp, bytes, chained);
         vkrr_mapfile_close(&dump);
         if (s != VKRR_OK)
             return s;
@@ -310,7 +313,8 @@ static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const
                           vkrr_replay *r, vkrr_replay_storage **st, vkrr_launch_status *status,
                           char *note, size_t note_cap, vkrr_error *err)
 {
-    vkrr_status s = vkrr_replay_from_capture(cap, l, r, st, err);
+    /* a backend that keeps its outputs is read in place: no copy of ours */
+    vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, r, st, err);
     if (s != VKRR_OK)
         return s;
     return run_backend(be, r, status, note, note_cap, err);
@@ -426,5 +430,9 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
 done:
     vkrr_replay_capture_free(pst);
     vkrr_replay_capture_free(rst);
+    if (o->port->release)
+        o->port->release(o->port->self);
+    if (o->rerun && o->rerun->release)
+        o->rerun->release(o->rerun->self);
     return s;
 }

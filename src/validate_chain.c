@@ -64,6 +64,23 @@ static void hold(vkrr_chain *c, uint8_t **slot, uint8_t *bytes, uint64_t size)
         c->peak = c->held;
 }
 
+/* An output the chain keeps: the replay's post (taken) or, from a backend
+ * that keeps its outputs, a copy of its view.  NULL: out of memory. */
+static uint8_t *take(void **post, const void *view, uint64_t size)
+{
+    uint8_t *p = *post;
+    if (p) {
+        *post = NULL;
+        return p;
+    }
+    if (!view)
+        return NULL;
+    p = malloc(size ? size : 1);
+    if (p && view)
+        memcpy(p, view, size);
+    return p;
+}
+
 void vkrr_chain_destroy(vkrr_chain *c)
 {
     if (!c)
@@ -279,6 +296,28 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
     r->chained_exact = exact;
 }
 
+/* pre_done of a chained replay: an allocation's held bytes are replaced or
+ * dropped after this launch whatever happens, so they go as soon as the
+ * backend has its copy; capture files go back to the replay's own hook.
+ * (Surfaces may have later readers: they stay.) */
+typedef struct chain_pre_done {
+    vkrr_chain *c;
+    void (*next)(void *ctx, const void *pre);
+    void *next_ctx;
+} chain_pre_done;
+
+static void chain_consumed(void *ctx, const void *pre)
+{
+    chain_pre_done *d = ctx;
+    for (uint32_t i = 0; i < d->c->nallocs; i++)
+        if (d->c->allocs[i].bytes && d->c->allocs[i].bytes == pre) {
+            drop(d->c, &d->c->allocs[i].bytes, d->c->allocs[i].size);
+            return;
+        }
+    if (d->next)
+        d->next(d->next_ctx, pre);
+}
+
 vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t index,
                            vkrr_launch_result *r, vkrr_error *err)
 {
@@ -291,7 +330,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     vkrr_replay rp;
     vkrr_replay_storage *st = NULL;
     vkrr_launch_result t = {0};
-    vkrr_status s = vkrr_replay_from_capture(c->cap, l, &rp, &st, err);
+    vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, err);
     if (s != VKRR_OK)
         return s;
     for (uint32_t a = 0; a < l->nallocs; a++) {
@@ -307,29 +346,41 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
             c->surfs[p].size == vkrr_replay_image_bytes(&rp.images[i]))
             rp.images[i].pre = c->surfs[p].bytes;
     }
+    chain_pre_done pd = {c, rp.pre_done, rp.pre_done_ctx};
+    rp.pre_done = chain_consumed;
+    rp.pre_done_ctx = &pd;
     s = vkrr_validate_replay(o, c->cap, l, &rp, true, &t, err);
     if (s != VKRR_OK)
         goto done;
     bool ran = t.status == VKRR_LAUNCH_PASS || t.status == VKRR_LAUNCH_FAIL;
-    /* The port's outputs become the chain's state (taken, not copied). */
+    /* The port's outputs that a later launch reads become the chain's state
+     * (taken, or copied from a backend's view); the rest are not kept. */
     for (uint32_t a = 0; a < l->nallocs; a++) {
         alloc_entry *e = find_alloc(c, l->allocs[a].base);
-        if (ran) {
-            hold(c, &e->bytes, rp.allocs[a].post, l->allocs[a].size);
-            rp.allocs[a].post = NULL;
+        if (ran && e->last_use > index) {
+            uint8_t *b = take(&rp.allocs[a].post, rp.allocs[a].post_view, l->allocs[a].size);
+            if (!b) {
+                s = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
+                goto done;
+            }
+            hold(c, &e->bytes, b, l->allocs[a].size);
             e->size = l->allocs[a].size;
         } else {
             drop(c, &e->bytes, e->size);
         }
-        if (e->last_use <= index)
-            drop(c, &e->bytes, e->size);
     }
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
         if (ran && se->launch == index && se->last_use > index) {
-            se->size = vkrr_replay_image_bytes(&rp.images[se->image]);
-            hold(c, &se->bytes, rp.images[se->image].post, se->size);
-            rp.images[se->image].post = NULL;
+            vkrr_replay_image *im = &rp.images[se->image];
+            uint64_t size = vkrr_replay_image_bytes(im);
+            uint8_t *b = take(&im->post, im->post_view, size);
+            if (!b) {
+                s = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
+                goto done;
+            }
+            se->size = size;
+            hold(c, &se->bytes, b, size);
         }
         if (se->last_use <= index)
             drop(c, &se->bytes, se->size);
@@ -338,6 +389,8 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
 done:
     vkrr_launch_result_free(&t);
     vkrr_replay_capture_free(st);
+    if (o->port->release)
+        o->port->release(o->port->self);
     return s;
 }
 

@@ -28,6 +28,12 @@ rows=$(grep -cE "^ +[0-9]+ cuda_dldn_rrref_[a-z0-9_]+ +[0-9]+ +[0-9]+ +$num +- +
 [ "$rows" = "$nl" ] || fail "expected $nl rows with a GPU time and no CUDA time, got $rows:
 $(cat "$WORK/b.out")"
 grep -qE "^ +total +$num +-\$" "$WORK/b.out" || fail "no total line"
+# one frame in one command buffer: every launch uses the arena, so each one
+# after the first needs its barrier (nl - 1 of them)
+grep -qE "^frame 0: one command buffer $num ms, per-dispatch sum $num ms, ratio $num  \($nl launches, $((nl - 1)) barriers\)\$" \
+    "$WORK/b.out" || fail "no one-command-buffer line for frame 0 with $((nl - 1)) barriers:
+$(grep '^frame' "$WORK/b.out")"
+grep -qE "^one-command-buffer / per-dispatch sum: $num " "$WORK/b.out" || fail "no one-command-buffer total"
 python3 - "$WORK/b.json" "$nl" <<'PY' || fail "bad JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -70,7 +76,7 @@ if [ -x "$BUILD/compare_bench" ]; then
         fail "bench/run.sh --quick exited $?: $(tail -5 "$WORK/run.out")"
     for re in "^validate wall / bench dispatch: $num " "^validate RSS / largest launch bytes: $num " \
         "^compare / cmp throughput: $num " "^synth CPU time per frame: $num s" \
-        "^one-command-buffer frame ratio: not measured"; do
+        "^one-command-buffer frame ratio: $num "; do
         grep -qE "$re" "$WORK/run.out" || fail "run.sh: no line matching '$re'"
     done
     cat "$WORK/run.out"

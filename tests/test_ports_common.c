@@ -36,8 +36,8 @@ static bool run_mode(uint32_t mode, uint32_t n, const void *in, size_t in_bytes,
 {
     selftest_params p = {0, 0, n, mode};
     vkrr_replay_alloc allocs[2] = {
-        {0x10000, in_bytes, in, NULL},
-        {0x80000000, out_bytes, NULL, out},
+        {0x10000, in_bytes, in, NULL, NULL},
+        {0x80000000, out_bytes, NULL, out, NULL},
     };
     void *zero = calloc(1, out_bytes);
     allocs[1].pre = zero;

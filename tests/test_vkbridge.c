@@ -47,8 +47,8 @@ static void test_copy(vkrr_backend *be, const char *kernel, uint32_t blockx, uin
     float scale = 2.0f;
     memcpy(args + 20, &scale, 4);
     vkrr_replay_alloc allocs[2] = {
-        {0x7f0000001000ull, sizeof arena, arena, arena_post},
-        {0x7f0000009000ull, sizeof dst_pre, dst_pre, dst_post},
+        {0x7f0000001000ull, sizeof arena, arena, arena_post, NULL},
+        {0x7f0000009000ull, sizeof dst_pre, dst_pre, dst_post, NULL},
     };
     vkrr_pointer ptrs[2] = {{0, 0, 32}, {8, 1, 0}};
     vkrr_replay r = {.kernel = kernel, .grid = {gridx, 1, 1}, .block = {blockx, 1, 1},
@@ -95,8 +95,8 @@ static void test_textures(vkrr_backend *be)
     put32(args + 56, W);
     put32(args + 60, H);
     vkrr_replay_alloc allocs[2] = {
-        {0x10000, sizeof out_f, out_f, out_f},
-        {0x20000, sizeof out_u, out_u, out_u},
+        {0x10000, sizeof out_f, out_f, out_f, NULL},
+        {0x20000, sizeof out_u, out_u, out_u, NULL},
     };
     vkrr_pointer ptrs[2] = {{40, 0, 0}, {48, 1, 0}};
     vkrr_sampler lin_wrap = {VKRR_FILTER_LINEAR, {VKRR_ADDRESS_WRAP, VKRR_ADDRESS_WRAP}, true, false, false, true};
@@ -105,11 +105,11 @@ static void test_textures(vkrr_backend *be)
     vkrr_sampler mirror = {VKRR_FILTER_POINT, {VKRR_ADDRESS_MIRROR, VKRR_ADDRESS_MIRROR}, true, false, false, true};
     vkrr_sampler integer = {VKRR_FILTER_LINEAR, {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}, false, true, false, true};
     vkrr_replay_image ims[5] = {
-        {0, VKRR_IMAGE_TEXTURE, 0x1000, W, H, 4, 16, lin_wrap, half4, NULL},
-        {8, VKRR_IMAGE_TEXTURE, 0x1001, W, H, 1, 32, unnorm_wrap, flt, NULL},
-        {16, VKRR_IMAGE_TEXTURE, 0x1002, W, H, 4, 194, border, unorm, NULL},
-        {24, VKRR_IMAGE_TEXTURE, 0x1003, W, H, 4, 200, mirror, snorm, NULL},
-        {32, VKRR_IMAGE_TEXTURE, 0x1004, W, H, 2, 3, integer, u32x2, NULL},
+        {0, VKRR_IMAGE_TEXTURE, 0x1000, W, H, 4, 16, lin_wrap, half4, NULL, NULL},
+        {8, VKRR_IMAGE_TEXTURE, 0x1001, W, H, 1, 32, unnorm_wrap, flt, NULL, NULL},
+        {16, VKRR_IMAGE_TEXTURE, 0x1002, W, H, 4, 194, border, unorm, NULL, NULL},
+        {24, VKRR_IMAGE_TEXTURE, 0x1003, W, H, 4, 200, mirror, snorm, NULL, NULL},
+        {32, VKRR_IMAGE_TEXTURE, 0x1004, W, H, 2, 3, integer, u32x2, NULL, NULL},
     };
     vkrr_replay r = {.kernel = "vkrr_test_tex_kernel", .grid = {1, 1, 1}, .block = {4, 2, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 2,
@@ -157,9 +157,9 @@ static void test_surface(vkrr_backend *be)
     put64(args + 8, 0x30000);
     put32(args + 16, W);
     put32(args + 20, H);
-    vkrr_replay_alloc allocs[1] = {{0x30000, sizeof src, src, NULL}};
+    vkrr_replay_alloc allocs[1] = {{0x30000, sizeof src, src, NULL, NULL}};
     vkrr_pointer ptrs[1] = {{8, 0, 0}};
-    vkrr_replay_image ims[1] = {{0, VKRR_IMAGE_SURFACE, 0x5005, W, H, 4, 16, {0}, NULL, post}};
+    vkrr_replay_image ims[1] = {{0, VKRR_IMAGE_SURFACE, 0x5005, W, H, 4, 16, {0}, NULL, post, NULL}};
     vkrr_replay r = {.kernel = "vkrr_test_surf_kernel", .grid = {2, 3, 1}, .block = {2, 1, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 1,
                      .pointers = ptrs, .npointers = 1, .images = ims, .nimages = 1};
@@ -239,7 +239,7 @@ static vkrr_status spin(vkrr_backend *be, uint32_t iters, uint32_t groups, doubl
     uint8_t args[12];
     put64(args, 0x40000);
     put32(args + 8, iters);
-    vkrr_replay_alloc allocs[1] = {{0x40000, sizeof out, out, out}};
+    vkrr_replay_alloc allocs[1] = {{0x40000, sizeof out, out, out, NULL}};
     vkrr_pointer ptrs[1] = {{0, 0, 0}};
     vkrr_replay r = {.kernel = "vkrr_test_spin_kernel", .grid = {groups, 1, 1}, .block = {64, 1, 1},
                      .args = args, .args_bytes = sizeof args, .allocs = allocs, .nallocs = 1,

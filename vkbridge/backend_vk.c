@@ -32,6 +32,7 @@ typedef struct vk_backend {
     uint32_t npipes, cap_pipes;
     bool busy;             /* a launch timed out and may still run */
     vkrr_vk_launch zombie; /* its resources, freed once the fence signals */
+    vkrr_vk_launch kept;   /* the last finished launch: its outputs back post_view */
     vkrr_vk_stats stats;
     double last_gpu_ms;    /* NAN until a launch finished with timestamps */
 } vk_backend;
@@ -177,6 +178,7 @@ static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, vkrr_er
 static vkrr_status recover(vk_backend *b, vkrr_vk_launch *L, const char *kernel, vkrr_error *err)
 {
     vkrr_vk_launch_free(b->vk, L);
+    vkrr_vk_launch_free(b->vk, &b->kept);
     vkrr_vk_launch_free(b->vk, &b->zombie);
     b->busy = false;
     drop_cache(b);
@@ -207,12 +209,26 @@ static vkrr_status settle(vk_backend *b, uint64_t wait_ns, vkrr_error *err)
     return VKRR_OK;
 }
 
+/* After a launch finished, only its outputs are kept: the textures' upload
+ * staging, the images (surfaces were read back into staging) and samplers go. */
+static void keep_outputs_only(vk_backend *b, vkrr_vk_launch *L)
+{
+    vkrr_vk_buffer_destroy(b->vk, &L->upload);
+    for (uint32_t i = 0; i < L->nimgs; i++) {
+        vkrr_vk_image_destroy(b->vk, &L->imgs[i]);
+        if (L->samplers[i])
+            b->vk->fn.vkDestroySampler(b->vk->device, L->samplers[i], NULL);
+        L->samplers[i] = VK_NULL_HANDLE;
+    }
+}
+
 static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
 {
     vk_backend *b = self;
     vkrr_status st;
     vkrr_vk_launch L;
     memset(&L, 0, sizeof L);
+    vkrr_vk_launch_free(b->vk, &b->kept); /* one launch's resources at a time */
     uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
     if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
         return st;
@@ -250,12 +266,67 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     }
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
     b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
+    keep_outputs_only(b, &L);
     vkrr_vk_launch_finish(r, &L);
-    vkrr_vk_launch_free(b->vk, &L);
+    b->kept = L; /* post_view points into it until the next run or release */
     return VKRR_OK;
 fail:
     vkrr_vk_launch_free(b->vk, &L);
     return st;
+}
+
+vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
+                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err)
+{
+    vk_backend *b = self;
+    vkrr_status st;
+    *gpu_ms = NAN;
+    *barriers = 0;
+    vkrr_vk_launch_free(b->vk, &b->kept);
+    uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
+    if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
+        return st;
+    VkPipeline *pipes = calloc(n ? n : 1, sizeof *pipes);
+    vkrr_vk_launch *L = calloc(n ? n : 1, sizeof *L);
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    if (!pipes || !L) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a frame");
+        goto done;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if ((st = check_dims(b, r[k], err)) != VKRR_OK || (st = get_pipeline(b, r[k], &pipes[k], err)) != VKRR_OK)
+            goto done;
+    if ((st = vkrr_vk_frame_prepare(b->vk, &b->dev, r, pipes, n, L, &pool, barriers, err)) != VKRR_OK)
+        goto done;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                       .pCommandBuffers = &b->dev.cmd};
+    VkResult res = b->vk->fn.vkQueueSubmit(b->vk->queue, 1, &si, b->dev.fence);
+    if (res == VK_SUCCESS)
+        res = b->vk->fn.vkWaitForFences(b->vk->device, 1, &b->dev.fence, VK_TRUE, timeout_ns);
+    if (res != VK_SUCCESS) {
+        /* A frame is a timing run: a device that fails it is waited out, not recovered. */
+        b->vk->fn.vkDeviceWaitIdle(b->vk->device);
+        st = vkrr_fail(err, res == VK_TIMEOUT ? VKRR_ERR_TIMEOUT : VKRR_ERR_DEVICE, NULL, 0, -1,
+                       "one-command-buffer frame: %s", vkrr_vk_result_name(res));
+        goto done;
+    }
+    b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
+    *gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
+done:
+    for (uint32_t k = n; L && k-- > 0;) /* last first: later launches borrow */
+        vkrr_vk_launch_free(b->vk, &L[k]);
+    if (pool)
+        b->vk->fn.vkDestroyDescriptorPool(b->vk->device, pool, NULL);
+    free(L);
+    free(pipes);
+    return st;
+}
+
+static void vk_release(void *self)
+{
+    vk_backend *b = self;
+    if (b && b->vk)
+        vkrr_vk_launch_free(b->vk, &b->kept);
 }
 
 static void vk_destroy(void *self)
@@ -274,6 +345,7 @@ static void vk_destroy(void *self)
             free(b);
             return;
         }
+        vkrr_vk_launch_free(b->vk, &b->kept);
         drop_cache(b);
         vkrr_vk_dev_fini(b->vk, &b->dev);
     }
@@ -310,6 +382,8 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     out->has_kernel = vk_has_kernel;
     out->run = vk_run;
     out->destroy = vk_destroy;
+    out->keeps_outputs = true;
+    out->release = vk_release;
     return VKRR_OK;
 fail:
     vk_destroy(b);

@@ -18,9 +18,15 @@
  * slots hold 1x1 dummies.  Compute pipeline per (kernel, block), cached across
  * launches, local size from specialization constants 0,1,2; vkCmdDispatch(grid);
  * a fence wait bounded by the timeout (VKRR_ERR_TIMEOUT); every allocation and
- * surface read back into post.  Everything made for a launch is freed before
- * run() returns, so memory is bounded by one launch (a launch that timed out
- * keeps its resources until the device finishes it).  Dynamic shared memory
+ * surface read back into post where post is given.  Buffers live in mapped
+ * device memory where the device has a DEVICE_LOCAL|HOST_VISIBLE|CACHED type
+ * (vkmem.h), else a staging buffer carries them.  keeps_outputs: the last
+ * launch's outputs (its buffers, its surfaces' read-back staging; textures,
+ * images and upload staging are freed as soon as it finished) stay until the
+ * next run(), release() or destroy(), and post_view points at them, so a
+ * caller needs no copy of its own;
+ * memory is bounded by one launch (a launch that timed out keeps its
+ * resources until the device finishes it).  Dynamic shared memory
  * size is not passed to the shader: a port declares its shared arrays itself.
  *
  * Errors: VKRR_ERR_NO_LIBRARY (no libvulkan.so.1), VKRR_ERR_NO_DEVICE (selector
@@ -61,5 +67,15 @@ void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out);
  * timestampPeriod.  NAN when the device has no timestamps, before the first
  * run, or after a run that failed.  For `vkrr bench`; self is vkrr_backend.self. */
 double vkrr_vk_backend_last_gpu_ms(void *self);
+
+/* The launches of a frame (in order) recorded into ONE command buffer: each
+ * allocation made once by base address and each image once by handle
+ * (uploaded from the first launch that uses it), a compute barrier only
+ * before a launch that uses a buffer or surface an earlier launch since the
+ * last barrier used, timestamps around all the dispatches (uploads
+ * excluded).  Nothing is read back (posts untouched).  *gpu_ms: NAN without
+ * timestamps; *barriers: how many were recorded.  For `vkrr bench`. */
+vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
+                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err);
 
 #endif

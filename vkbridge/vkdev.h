@@ -44,15 +44,27 @@ typedef struct vkrr_vk_dev {
 } vkrr_vk_dev;
 
 typedef struct vkrr_vk_launch {
-    vkrr_vk_buffer params, up, down;   /* parameter block, staging in, staging out */
+    /* Buffers live in mapped device memory where the device has it
+     * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
+     * results are read straight out.  Everything else (images, buffers in
+     * unmapped memory) goes through staging: textures through `upload`,
+     * freed as soon as the launch finished, the
+     * outputs through `stage`, each region used for the upload and then
+     * for the read-back. */
+    vkrr_vk_buffer params, stage, upload; /* parameter block, staging */
     vkrr_vk_buffer *bufs;              /* one per allocation */
     uint32_t nbufs;
     vkrr_vk_image *imgs;               /* one per replay image */
     VkSampler *samplers;               /* textures only */
     uint32_t *binding, *slot;          /* where each image is bound */
-    uint64_t *img_up, *img_down;       /* staging offsets per image */
-    uint64_t *buf_up, *buf_down;       /* staging offsets per allocation */
+    uint64_t *img_off;                 /* staging offset per image */
+    uint64_t *buf_off;                 /* staging offset per allocation; unused when mapped */
     uint32_t nimgs;
+    /* frame mode: [nbufs + nimgs], 1 where the buffer/image (and sampler)
+     * is an earlier launch's of the same frame, neither uploaded nor freed here */
+    uint8_t *borrowed;
+    const vkrr_replay *r;              /* the replay it was made for (frame lookups) */
+    VkDescriptorSet set;
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -63,9 +75,22 @@ void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d);
  * back).  On failure everything made so far is freed. */
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                                    VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err);
-/* Copies the read-back staging into every wanted post. */
-void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L);
+/* Points every output's post_view at the launch's copy (mapped buffer or
+ * staging region) and copies it into every wanted post.  The views stay
+ * valid until vkrr_vk_launch_free(L). */
+void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
+/* Frame mode (`vkrr bench`): n launches recorded into d->cmd, every buffer
+ * shared by base address and every image by handle with the launches before
+ * it, uploads first, then timestamp, the dispatches with a compute barrier
+ * only before a launch that uses a resource an earlier launch since the last
+ * barrier used (every bound buffer and surface may be written), timestamp.
+ * No read-back.  L: n zeroed launches, each freed with vkrr_vk_launch_free
+ * (last first); *pool: the frame's descriptor pool, destroyed by the caller
+ * (also on failure). */
+vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
+                                  const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
+                                  VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */
 double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);

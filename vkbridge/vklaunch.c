@@ -375,35 +375,72 @@ static bool add_size(uint64_t *total, uint64_t n)
 static void *zalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
 /* Creates buffers, images and samplers, and sizes the staging buffers. */
-static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_vk_launch *L,
-                                    uint64_t *up_bytes, uint64_t *down_bytes, vkrr_error *err)
+/* Frame mode: the same allocation (base, size) or image (handle, kind,
+ * size, format) in an earlier launch of the frame; false when none. */
+static bool find_buf(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_replay_alloc *a,
+                     vkrr_vk_buffer *out)
+{
+    for (uint32_t j = 0; j < nprev; j++)
+        for (uint32_t k = 0; k < prev[j].nbufs; k++) {
+            const vkrr_replay_alloc *b = &prev[j].r->allocs[k];
+            if (b->base == a->base && b->size == a->size) {
+                *out = prev[j].bufs[k];
+                return true;
+            }
+        }
+    return false;
+}
+
+static bool find_img(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_replay_image *im,
+                     vkrr_vk_image *out, VkSampler *sampler)
+{
+    for (uint32_t j = 0; j < nprev; j++)
+        for (uint32_t k = 0; k < prev[j].nimgs; k++) {
+            const vkrr_replay_image *b = &prev[j].r->images[k];
+            if (b->handle == im->handle && b->kind == im->kind && b->width == im->width &&
+                b->height == im->height && b->format == im->format && b->channels == im->channels &&
+                !memcmp(&b->sampler, &im->sampler, sizeof b->sampler)) {
+                *out = prev[j].imgs[k];
+                *sampler = prev[j].samplers[k];
+                return true;
+            }
+        }
+    return false;
+}
+
+static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const vkrr_vk_launch *prev,
+                                    uint32_t nprev, vkrr_vk_launch *L, uint64_t *stage_bytes,
+                                    uint64_t *upload_bytes, vkrr_error *err)
 {
     vkrr_status st;
+    L->r = r;
+    L->borrowed = zalloc(r->nallocs + r->nimages, 1);
     L->nbufs = r->nallocs;
     L->nimgs = r->nimages;
     L->bufs = zalloc(r->nallocs, sizeof *L->bufs);
-    L->buf_up = zalloc(r->nallocs, sizeof *L->buf_up);
-    L->buf_down = zalloc(r->nallocs, sizeof *L->buf_down);
+    L->buf_off = zalloc(r->nallocs, sizeof *L->buf_off);
     L->imgs = zalloc(r->nimages, sizeof *L->imgs);
     L->samplers = zalloc(r->nimages, sizeof *L->samplers);
     L->binding = zalloc(r->nimages, sizeof *L->binding);
     L->slot = zalloc(r->nimages, sizeof *L->slot);
-    L->img_up = zalloc(r->nimages, sizeof *L->img_up);
-    L->img_down = zalloc(r->nimages, sizeof *L->img_down);
-    if (!L->bufs || !L->buf_up || !L->buf_down || !L->imgs || !L->samplers || !L->binding ||
-        !L->slot || !L->img_up || !L->img_down)
+    L->img_off = zalloc(r->nimages, sizeof *L->img_off);
+    if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
+        !L->img_off || !L->borrowed)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
-    uint64_t up = 0, down = 0;
+    uint64_t up = 0, tex_up = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     for (uint32_t a = 0; a < r->nallocs; a++) {
-        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage, VKRR_VK_MEM_DEVICE, &L->bufs[a],
-                                        err)) != VKRR_OK)
+        if (find_buf(prev, nprev, &r->allocs[a], &L->bufs[a])) {
+            L->borrowed[a] = 1;
+            continue;
+        }
+        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage, VKRR_VK_MEM_DEVICE_MAPPED,
+                                        &L->bufs[a], err)) != VKRR_OK)
             return st;
-        L->buf_up[a] = up;
-        L->buf_down[a] = down;
-        if (!add_size(&up, r->allocs[a].size) || !add_size(&down, r->allocs[a].size))
+        L->buf_off[a] = up;
+        if (!L->bufs[a].map && !add_size(&up, r->allocs[a].size))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "allocation sizes overflow");
     }
     uint32_t used[VKRR_VK_BIND_COUNT] = {0};
@@ -425,6 +462,10 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
                              im->width, im->height);
         L->binding[i] = binding;
         L->slot[i] = used[binding]++;
+        if (find_img(prev, nprev, im, &L->imgs[i], &L->samplers[i])) {
+            L->borrowed[r->nallocs + i] = 1;
+            continue;
+        }
         VkImageUsageFlags u = VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                               (tex ? VK_IMAGE_USAGE_SAMPLED_BIT
                                    : VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
@@ -434,13 +475,12 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, vkrr_
                                       &L->samplers[i], err)) != VKRR_OK)
             return st;
         uint64_t bytes = vkrr_replay_image_bytes(im);
-        L->img_up[i] = up;
-        L->img_down[i] = down;
-        if (!add_size(&up, bytes) || (!tex && !add_size(&down, bytes)))
+        L->img_off[i] = tex ? tex_up : up;
+        if (!add_size(tex ? &tex_up : &up, bytes))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "image sizes overflow");
     }
-    *up_bytes = up;
-    *down_bytes = down;
+    *stage_bytes = up;
+    *upload_bytes = tex_up;
     return VKRR_OK;
 }
 
@@ -485,50 +525,75 @@ static void write_descriptors(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_lau
     vk->fn.vkUpdateDescriptorSets(vk->device, VKRR_VK_BIND_COUNT, w, 0, NULL);
 }
 
-static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const vkrr_vk_launch *L,
-                   VkPipeline pipe, VkDescriptorSet set)
+/* Uploads and layout transitions of the resources L owns (not borrowed). */
+static void record_upload(vkrr_vk_ctx *vk, VkCommandBuffer cmd, const vkrr_replay *r,
+                          const vkrr_vk_launch *L)
 {
-    VkCommandBuffer cmd = d->cmd;
     const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-    if (d->timestamps)
-        vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
     for (uint32_t a = 0; a < L->nbufs; a++) {
-        VkBufferCopy c = {L->buf_up[a], 0, r->allocs[a].size};
-        if (c.size)
-            vk->fn.vkCmdCopyBuffer(cmd, L->up.buf, L->bufs[a].buf, 1, &c);
+        VkBufferCopy c = {L->buf_off[a], 0, r->allocs[a].size};
+        if (c.size && !L->bufs[a].map && !L->borrowed[a])
+            vk->fn.vkCmdCopyBuffer(cmd, L->stage.buf, L->bufs[a].buf, 1, &c);
     }
     for (uint32_t i = 0; i < L->nimgs; i++) {
+        if (L->borrowed[L->nbufs + i])
+            continue;
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_UNDEFINED,
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, T);
-        VkBufferImageCopy c = {.bufferOffset = L->img_up[i],
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
                                .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                .imageExtent = {r->images[i].width, r->images[i].height, 1}};
-        vk->fn.vkCmdCopyBufferToImage(cmd, L->up.buf, L->imgs[i].img,
-                                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         bool tex = r->images[i].kind == VKRR_IMAGE_TEXTURE;
+        vk->fn.vkCmdCopyBufferToImage(cmd, tex ? L->upload.buf : L->stage.buf, L->imgs[i].img,
+                                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       tex ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL,
                       VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_ACCESS_SHADER_READ_BIT | (tex ? 0 : VK_ACCESS_SHADER_WRITE_BIT), T, C);
     }
+}
+
+static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
+{
     memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                   T | VK_PIPELINE_STAGE_HOST_BIT, C);
-    vk->fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-    vk->fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &set, 0, NULL);
+                   VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+}
+
+static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                            const vkrr_vk_launch *L, VkPipeline pipe)
+{
+    vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
+                                   0, NULL);
+    vk->fn.vkCmdDispatch(d->cmd, r->grid[0], r->grid[1], r->grid[2]);
+}
+
+static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const vkrr_vk_launch *L,
+                   VkPipeline pipe)
+{
+    VkCommandBuffer cmd = d->cmd;
+    const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    if (d->timestamps)
+        vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
+    record_upload(vk, cmd, r, L);
+    upload_barrier(vk, cmd);
     /* BOTTOM_OF_PIPE both times: the first waits for the uploads, the second
      * for the dispatch, so the difference is the dispatch alone. */
     if (d->timestamps)
         vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 0);
-    vk->fn.vkCmdDispatch(cmd, r->grid[0], r->grid[1], r->grid[2]);
+    record_dispatch(vk, d, r, L, pipe);
     if (d->timestamps)
         vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
-    memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, C, T);
+    /* The read-back reuses each resource's upload region: the barriers
+     * around the dispatch order it after the upload that read it. */
+    memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, C, T);
     for (uint32_t a = 0; a < L->nbufs; a++) {
-        VkBufferCopy c = {0, L->buf_down[a], r->allocs[a].size};
-        if (c.size)
-            vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->down.buf, 1, &c);
+        VkBufferCopy c = {0, L->buf_off[a], r->allocs[a].size};
+        if (c.size && !L->bufs[a].map)
+            vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->stage.buf, 1, &c);
     }
     for (uint32_t i = 0; i < L->nimgs; i++) {
         if (r->images[i].kind != VKRR_IMAGE_SURFACE)
@@ -536,38 +601,49 @@ static void record(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const 
         image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_GENERAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_ACCESS_TRANSFER_READ_BIT, C, T);
-        VkBufferImageCopy c = {.bufferOffset = L->img_down[i],
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
                                .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                .imageExtent = {r->images[i].width, r->images[i].height, 1}};
         vk->fn.vkCmdCopyImageToBuffer(cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                      L->down.buf, 1, &c);
+                                      L->stage.buf, 1, &c);
     }
-    memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT, T,
-                   VK_PIPELINE_STAGE_HOST_BIT);
+    /* mapped buffers are read by the host straight after the dispatch */
+    memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_ACCESS_HOST_READ_BIT, T | C, VK_PIPELINE_STAGE_HOST_BIT);
 }
 
-vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
-                                   VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err)
+/* Resources (borrowing from prev), staging filled, parameter block,
+ * descriptor set from pool. */
+static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                         const vkrr_vk_launch *prev, uint32_t nprev, VkDescriptorPool pool,
+                         vkrr_vk_launch *L, vkrr_error *err)
 {
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
-    uint64_t up_bytes = 0, down_bytes = 0;
-    if ((st = create_resources(vk, r, L, &up_bytes, &down_bytes, err)) != VKRR_OK)
+    uint64_t stage_bytes = 0, upload_bytes = 0;
+    if ((st = create_resources(vk, r, prev, nprev, L, &stage_bytes, &upload_bytes, err)) != VKRR_OK)
         goto fail;
-    if ((st = vkrr_vk_buffer_create(vk, up_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, VKRR_VK_MEM_HOST,
-                                    &L->up, err)) != VKRR_OK ||
-        (st = vkrr_vk_buffer_create(vk, down_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VKRR_VK_MEM_HOST,
-                                    &L->down, err)) != VKRR_OK ||
+    if ((st = vkrr_vk_buffer_create(vk, upload_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                    VKRR_VK_MEM_HOST, &L->upload, err)) != VKRR_OK)
+        goto fail;
+    if ((st = vkrr_vk_buffer_create(vk, stage_bytes,
+                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    VKRR_VK_MEM_HOST, &L->stage, err)) != VKRR_OK ||
         (st = vkrr_vk_buffer_create(vk, r->args_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                     VKRR_VK_MEM_HOST, &L->params, err)) != VKRR_OK)
         goto fail;
-    uint8_t *up = L->up.map;
+    uint8_t *up = L->stage.map;
     for (uint32_t a = 0; a < r->nallocs; a++) {
+        if (L->borrowed[a])
+            continue;
+        uint8_t *dst = L->bufs[a].map ? L->bufs[a].map : up + L->buf_off[a];
         if (r->allocs[a].pre)
-            memcpy(up + L->buf_up[a], r->allocs[a].pre, r->allocs[a].size);
+            memcpy(dst, r->allocs[a].pre, r->allocs[a].size);
         else
-            memset(up + L->buf_up[a], 0, r->allocs[a].size);
+            memset(dst, 0, r->allocs[a].size);
+        if (r->pre_done && r->allocs[a].pre)
+            r->pre_done(r->pre_done_ctx, r->allocs[a].pre);
     }
     addr = zalloc(r->nallocs, sizeof *addr);
     words = zalloc(r->nimages, sizeof *words);
@@ -579,30 +655,28 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
         addr[a] = L->bufs[a].addr;
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
-        uint64_t bytes = vkrr_replay_image_bytes(im);
-        if (im->pre)
-            memcpy(up + L->img_up[i], im->pre, bytes);
-        else
-            memset(up + L->img_up[i], im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
         words[i] = L->slot[i];
+        if (L->borrowed[r->nallocs + i])
+            continue;
+        uint64_t bytes = vkrr_replay_image_bytes(im);
+        uint8_t *dst = (im->kind == VKRR_IMAGE_TEXTURE ? (uint8_t *)L->upload.map : up) + L->img_off[i];
+        if (im->pre)
+            memcpy(dst, im->pre, bytes);
+        else
+            memset(dst, im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
+        if (r->pre_done && im->pre)
+            r->pre_done(r->pre_done_ctx, im->pre);
     }
     memset(L->params.map, 0, L->params.size);
     if ((st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
         goto fail;
-    if ((st = vkcheck(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK)
-        goto fail;
-    VkDescriptorSet set;
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = d->pool, .descriptorSetCount = 1,
+                                      .descriptorPool = pool, .descriptorSetCount = 1,
                                       .pSetLayouts = &d->dsl};
-    if ((st = vkcheck(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, &set), "vkAllocateDescriptorSets", err)) != VKRR_OK)
+    if ((st = vkcheck(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, &L->set),
+                      "vkAllocateDescriptorSets", err)) != VKRR_OK)
         goto fail;
-    write_descriptors(vk, d, L, set);
-    if ((st = begin(vk, d, err)) != VKRR_OK)
-        goto fail;
-    record(vk, d, r, L, pipe, set);
-    if ((st = vkcheck(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err)) != VKRR_OK)
-        goto fail;
+    write_descriptors(vk, d, L, L->set);
     free(addr);
     free(words);
     return VKRR_OK;
@@ -613,15 +687,104 @@ fail:
     return st;
 }
 
-void vkrr_vk_launch_finish(const vkrr_replay *r, const vkrr_vk_launch *L)
+vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                                   VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err)
 {
-    const uint8_t *down = L->down.map;
-    for (uint32_t a = 0; a < r->nallocs; a++)
-        if (r->allocs[a].post)
-            memcpy(r->allocs[a].post, down + L->buf_down[a], r->allocs[a].size);
-    for (uint32_t i = 0; i < r->nimages; i++)
-        if (r->images[i].kind == VKRR_IMAGE_SURFACE && r->images[i].post)
-            memcpy(r->images[i].post, down + L->img_down[i], vkrr_replay_image_bytes(&r->images[i]));
+    vkrr_status st;
+    memset(L, 0, sizeof *L);
+    if ((st = vkcheck(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK)
+        return st;
+    if ((st = setup(vk, d, r, NULL, 0, d->pool, L, err)) != VKRR_OK)
+        return st;
+    if ((st = begin(vk, d, err)) != VKRR_OK)
+        goto fail;
+    record(vk, d, r, L, pipe);
+    if ((st = vkcheck(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err)) != VKRR_OK)
+        goto fail;
+    return VKRR_OK;
+fail:
+    vkrr_vk_launch_free(vk, L);
+    return st;
+}
+
+/* Does launch k use a buffer or image that launches [from, k) used? */
+static bool touches_earlier(const vkrr_vk_launch *L, uint32_t from, uint32_t k)
+{
+    for (uint32_t j = from; j < k; j++) {
+        for (uint32_t a = 0; a < L[k].nbufs; a++)
+            for (uint32_t b = 0; b < L[j].nbufs; b++)
+                if (L[k].bufs[a].buf == L[j].bufs[b].buf)
+                    return true;
+        for (uint32_t i = 0; i < L[k].nimgs; i++)
+            for (uint32_t m = 0; m < L[j].nimgs; m++)
+                if (L[k].imgs[i].img == L[j].imgs[m].img &&
+                    L[j].r->images[m].kind == VKRR_IMAGE_SURFACE)
+                    return true;
+    }
+    return false;
+}
+
+vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
+                                  const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
+                                  VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err)
+{
+    vkrr_status st;
+    *barriers = 0;
+    VkDescriptorPoolSize ps[3] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n * (VKRR_VK_MAX_TEXTURES + 2 * VKRR_VK_MAX_INT_TEXTURES)},
+        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n * 5 * VKRR_VK_MAX_SURFACES},
+    };
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = n, .poolSizeCount = 3, .pPoolSizes = ps};
+    if ((st = vkcheck(vk->fn.vkCreateDescriptorPool(vk->device, &pi, NULL, pool),
+                      "vkCreateDescriptorPool", err)) != VKRR_OK)
+        return st;
+    for (uint32_t k = 0; k < n; k++)
+        if ((st = setup(vk, d, r[k], L, k, *pool, &L[k], err)) != VKRR_OK)
+            return st;
+    if ((st = begin(vk, d, err)) != VKRR_OK)
+        return st;
+    if (d->timestamps)
+        vk->fn.vkCmdResetQueryPool(d->cmd, d->timestamps, 0, 2);
+    for (uint32_t k = 0; k < n; k++)
+        record_upload(vk, d->cmd, r[k], &L[k]);
+    upload_barrier(vk, d->cmd);
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 0);
+    uint32_t since = 0; /* first launch after the last barrier */
+    for (uint32_t k = 0; k < n; k++) {
+        if (touches_earlier(L, since, k)) {
+            memory_barrier(vk, d->cmd, VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+            ++*barriers;
+            since = k;
+        }
+        record_dispatch(vk, d, r[k], &L[k], pipes[k]);
+    }
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    return vkcheck(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err);
+}
+
+void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L)
+{
+    uint8_t *stage = L->stage.map;
+    for (uint32_t a = 0; a < r->nallocs; a++) {
+        vkrr_replay_alloc *al = &r->allocs[a];
+        al->post_view = L->bufs[a].map ? L->bufs[a].map : stage + L->buf_off[a];
+        if (al->post)
+            memcpy(al->post, al->post_view, al->size);
+    }
+    for (uint32_t i = 0; i < r->nimages; i++) {
+        vkrr_replay_image *im = &r->images[i];
+        if (im->kind != VKRR_IMAGE_SURFACE)
+            continue;
+        im->post_view = stage + L->img_off[i];
+        if (im->post)
+            memcpy(im->post, im->post_view, vkrr_replay_image_bytes(im));
+    }
 }
 
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
@@ -629,23 +792,25 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     if (!L)
         return;
     for (uint32_t a = 0; L->bufs && a < L->nbufs; a++)
-        vkrr_vk_buffer_destroy(vk, &L->bufs[a]);
+        if (!L->borrowed || !L->borrowed[a])
+            vkrr_vk_buffer_destroy(vk, &L->bufs[a]);
     for (uint32_t i = 0; L->imgs && i < L->nimgs; i++) {
+        if (L->borrowed && L->borrowed[L->nbufs + i])
+            continue;
         vkrr_vk_image_destroy(vk, &L->imgs[i]);
         if (L->samplers && L->samplers[i])
             vk->fn.vkDestroySampler(vk->device, L->samplers[i], NULL);
     }
     vkrr_vk_buffer_destroy(vk, &L->params);
-    vkrr_vk_buffer_destroy(vk, &L->up);
-    vkrr_vk_buffer_destroy(vk, &L->down);
+    vkrr_vk_buffer_destroy(vk, &L->stage);
+    vkrr_vk_buffer_destroy(vk, &L->upload);
     free(L->bufs);
     free(L->imgs);
     free(L->samplers);
     free(L->binding);
     free(L->slot);
-    free(L->img_up);
-    free(L->img_down);
-    free(L->buf_up);
-    free(L->buf_down);
+    free(L->img_off);
+    free(L->buf_off);
+    free(L->borrowed);
     memset(L, 0, sizeof *L);
 }

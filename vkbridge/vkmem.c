@@ -20,14 +20,27 @@ static int find_type(const vkrr_vk_ctx *vk, uint32_t bits, VkMemoryPropertyFlags
     return fallback;
 }
 
+/* *mapped: set when a DEVICE_MAPPED request got a host-visible type. */
 static vkrr_status alloc_memory(vkrr_vk_ctx *vk, const VkMemoryRequirements *req, vkrr_vk_mem where,
-                                bool device_address, VkDeviceMemory *out, vkrr_error *err)
+                                bool device_address, VkDeviceMemory *out, bool *mapped,
+                                vkrr_error *err)
 {
+    *mapped = where == VKRR_VK_MEM_HOST;
     VkMemoryPropertyFlags want = where == VKRR_VK_MEM_HOST
                                      ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                      : 0;
     VkMemoryPropertyFlags prefer = where == VKRR_VK_MEM_HOST ? want : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    int type = find_type(vk, req->memoryTypeBits, want, prefer);
+    int type = -1;
+    if (where == VKRR_VK_MEM_DEVICE_MAPPED) {
+        const VkMemoryPropertyFlags all = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        type = find_type(vk, req->memoryTypeBits, all, all);
+        *mapped = type >= 0;
+    }
+    if (type < 0)
+        type = find_type(vk, req->memoryTypeBits, want, prefer);
     if (type < 0)
         return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "no %s memory type for %llu bytes",
                          where == VKRR_VK_MEM_HOST ? "host-visible" : "device",
@@ -72,13 +85,14 @@ vkrr_status vkrr_vk_buffer_create(vkrr_vk_ctx *vk, VkDeviceSize size, VkBufferUs
     VkMemoryRequirements req;
     vk->fn.vkGetBufferMemoryRequirements(vk->device, out->buf, &req);
     bool bda = (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0;
-    if ((st = alloc_memory(vk, &req, where, bda, &out->mem, err)) != VKRR_OK)
+    bool mapped = false;
+    if ((st = alloc_memory(vk, &req, where, bda, &out->mem, &mapped, err)) != VKRR_OK)
         goto fail;
     if ((r = vk->fn.vkBindBufferMemory(vk->device, out->buf, out->mem, 0)) != VK_SUCCESS) {
         st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkBindBufferMemory: %s", vkrr_vk_result_name(r));
         goto fail;
     }
-    if (where == VKRR_VK_MEM_HOST &&
+    if (mapped &&
         (r = vk->fn.vkMapMemory(vk->device, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map)) != VK_SUCCESS) {
         st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkMapMemory: %s", vkrr_vk_result_name(r));
         goto fail;
@@ -137,7 +151,8 @@ vkrr_status vkrr_vk_image_create(vkrr_vk_ctx *vk, uint32_t width, uint32_t heigh
     }
     VkMemoryRequirements req;
     vk->fn.vkGetImageMemoryRequirements(vk->device, out->img, &req);
-    if ((st = alloc_memory(vk, &req, VKRR_VK_MEM_DEVICE, false, &out->mem, err)) != VKRR_OK)
+    bool mapped = false;
+    if ((st = alloc_memory(vk, &req, VKRR_VK_MEM_DEVICE, false, &out->mem, &mapped, err)) != VKRR_OK)
         goto fail;
     if ((r = vk->fn.vkBindImageMemory(vk->device, out->img, out->mem, 0)) != VK_SUCCESS) {
         st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkBindImageMemory: %s", vkrr_vk_result_name(r));

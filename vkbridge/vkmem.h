@@ -21,13 +21,23 @@
 
 #include "vkload.h"
 
-typedef enum vkrr_vk_mem { VKRR_VK_MEM_DEVICE = 0, VKRR_VK_MEM_HOST = 1 } vkrr_vk_mem;
+/* VKRR_VK_MEM_DEVICE_MAPPED: device memory that the host can also see,
+ * mapped (map != NULL) when a memory type is DEVICE_LOCAL | HOST_VISIBLE |
+ * HOST_COHERENT | HOST_CACHED (lavapipe, integrated GPUs, some ReBAR), so a
+ * launch needs no staging copies; plain device memory (map == NULL)
+ * otherwise.  Uncached BAR memory is not used: reading results back through
+ * it is slower than a staging copy. */
+typedef enum vkrr_vk_mem {
+    VKRR_VK_MEM_DEVICE = 0,
+    VKRR_VK_MEM_HOST = 1,
+    VKRR_VK_MEM_DEVICE_MAPPED = 2
+} vkrr_vk_mem;
 
 typedef struct vkrr_vk_buffer {
     VkBuffer buf;
     VkDeviceMemory mem;
     VkDeviceSize size;
-    void *map;            /* host buffers: mapped pointer */
+    void *map;            /* host (and mapped device) buffers: mapped pointer */
     VkDeviceAddress addr; /* buffers with SHADER_DEVICE_ADDRESS usage */
 } vkrr_vk_buffer;
 

@@ -198,7 +198,7 @@ static void rr_launch_ptr(rr_launch *l, const rrref_net *net, uint32_t off, int 
     if (a == l->nallocs) {
         l->buf[a] = b;
         l->allocs[a] = (vkrr_replay_alloc){net->buf[b].base, net->buf[b].size, net->buf[b].cur,
-                                           net->buf[b].next};
+                                           net->buf[b].next, NULL};
         l->nallocs++;
     }
     uint64_t v = net->buf[b].base + delta;
@@ -240,7 +240,8 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
     }
     vkrr_replay r = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
                      {l->block[0], l->block[1], l->block[2]}, 0, l->args, l->args_bytes,
-                     l->allocs, l->nallocs, l->ptrs, l->nptrs, l->images, l->nimages};
+                     l->allocs, l->nallocs, l->ptrs, l->nptrs, l->images, l->nimages,
+                     NULL, NULL};
     st = be->run(be->self, &r, err);
     if (st != VKRR_OK)
         goto fail;
