@@ -5,7 +5,7 @@
  * pool/set, one command buffer and fence, the 1x1 dummies for unused table
  * slots, the timestamp query pool around the dispatch (none when the queue
  * family has no timestampValidBits), and the cache of shader modules and
- * pipelines, and the approximate-instruction tables (src/approx.h).
+ * pipelines, and the approximate-instruction tables (src/replay/approx.h).
  * vkrr_vk_launch holds
  * what one launch creates; vkrr_vk_launch_free() releases it.
  */
@@ -39,7 +39,7 @@ typedef struct vkrr_vk_dev {
     vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
     VkQueryPool timestamps;  /* 2 queries: before and after the dispatch; NULL: none */
     uint32_t timestamp_bits; /* timestampValidBits of the queue family */
-    vkrr_vk_buffer approx;   /* src/approx.h tables; ports get its address as
+    vkrr_vk_buffer approx;   /* src/replay/approx.h tables; ports get its address as
                               * specialization constants 3 (low) and 4 (high) */
 } vkrr_vk_dev;
 
