@@ -11,7 +11,10 @@
 #                                    sizes (pre + post) + its image bytes (`vkrr info --json`)
 #   compare / cmp throughput         compare_bench (vkrr_compare, f16) over `cmp`, both on
 #                                    the largest dump file and an identical copy of it
-#                                    (identical so that cmp reads every byte)
+#                                    (identical so that cmp reads every byte); then
+#                                    compare_bench on data that differs (every 100th
+#                                    element, and every element, 1 ULP off) over the
+#                                    same cmp figure
 #   synth CPU time per frame         wall time of `vkrr synth` / frames
 #   one-command-buffer frame ratio   `vkrr bench`'s per-frame figures: the frame recorded
 #                                    into one command buffer (median GPU time) over the
@@ -98,7 +101,9 @@ PY
     cp "$big" "$WORK/copy.bin"
     cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
     cmp_bytes=$(stat -c %s "$big")
-    cb_mbs=$(echo "$cmp_line" | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
+    cb_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cb1_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing 1%: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cball_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing all: .* \([0-9.]*\) MB\/s.*/\1/p')
     best_cmp=
     for r in 1 2 3; do
         c0=$(now)
@@ -118,6 +123,10 @@ PY
         "$val_rss_kb" "$big_seq" "$big_kernel" "$big_bytes"
     printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
         "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
+    printf 'compare / cmp throughput, 1%% of elements differ: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cb1_mbs / $cmp_mbs)")" "$cb1_mbs" "$cmp_mbs"
+    printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
     printf 'synth CPU time per frame: %.3f s  (%.3f s for %d frames)\n' \
         "$(calc "$synth_s / $FRAMES")" "$synth_s" $FRAMES
     ocb=$(sed -n 's/^one-command-buffer \/ per-dispatch sum: //p' "$WORK/bench-$size.out")
