@@ -13,7 +13,7 @@
 #include "compare.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
-#include "rrref_host.h"
+#include "portdesc.h"
 #include "validate.h"
 #include "validate_chain.h"
 #include "validate_report.h"
@@ -64,14 +64,17 @@ static const char validate_help[] =
     "                         KERNEL[#OCC] [argOFF] atol=X rtol=X max_ulp=N|off\n"
     "                       ('*' matches any run of characters; later lines win)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
-    "  --buffer-type T      type of buffers no port describes (default f16;\n"
-    "                       bytes, f32, e4m3, ...)\n"
+    "  --buffer-type T      type of allocations no port descriptor names (default\n"
+    "                       f16; bytes, f32, e4m3, ...)\n"
     "  --strict             a kernel with no port is a failure\n"
     "\n"
     "device:\n"
     "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
     "  --timeout SECONDS    a launch running longer is reported TIMEOUT (default 60)\n"
-    "  --ports DIR          load NAME.spv port shaders from DIR over the built-in ones\n"
+    "  --ports DIR          ports in DIR over the built-in ones: KERNEL.spv or\n"
+    "                       KERNEL.comp (compiled at run time) and KERNEL.port (what\n"
+    "                       the port writes: see README \"Port descriptors\"); a\n"
+    "                       KERNEL.port that does not parse or fit a launch is exit 2\n"
     "  --validation         enable the Khronos validation layer\n"
     "\n"
     "exit: 0 every launch passes, 1 a launch failed or timed out, 2 bad input or\n"
@@ -250,6 +253,7 @@ int vkrr_cmd_validate(int argc, char **argv)
     vkrr_backend port = {0}, rerun_be = {0};
     vkrr_launch_result *res = NULL;
     vkrr_chain *chain = NULL;
+    vkrr_port_set *ports = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
 
@@ -259,6 +263,10 @@ int vkrr_cmd_validate(int argc, char **argv)
         vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
         goto fail;
     }
+    /* a bad descriptor stops the run before anything is launched */
+    if (vkrr_port_set_create(&ports, a.ports, &err) != VKRR_OK ||
+        vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
+        goto fail;
     if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &a.flags);
@@ -289,7 +297,7 @@ int vkrr_cmd_validate(int argc, char **argv)
         .port = &port,
         .rerun = rerun_be.run ? &rerun_be : NULL,
         .rules = rules,
-        .describe = rrref_describe_output,
+        .ports = ports,
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.heatmaps, "all"),
@@ -442,6 +450,7 @@ out:
     if (rerun_be.destroy)
         rerun_be.destroy(rerun_be.self);
     vkrr_compare_tol_destroy(rules);
+    vkrr_port_set_destroy(ports);
     vkrr_capture_close(cap);
     return rc;
 }
