@@ -225,6 +225,18 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const launch_outputs *l
     return true;
 }
 
+/* Elements of window v the candidate left at the pre-launch bytes where the
+ * capture changed them: what "unwritten" is for a buffer, which starts from
+ * its pre-launch contents, not from a sentinel. */
+static uint64_t left_unchanged(const vkrr_view *v, const uint8_t *pre, const uint8_t *cap,
+                               const uint8_t *cand)
+{
+    uint64_t es = vkrr_dtype_size(v->dtype), n = vkrr_view_bytes(v) / es, count = 0;
+    for (uint64_t k = 0, at = v->offset; k < n; k++, at += es)
+        count += !memcmp(cand + at, pre + at, es) && memcmp(cap + at, pre + at, es);
+    return count;
+}
+
 static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_outputs *lo,
                                    const vkrr_capture *cap, const vkrr_launch *l,
                                    const vkrr_replay *port, const vkrr_replay *rerun, bool chained,
@@ -233,7 +245,7 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
     for (uint32_t a = 0; a < l->nallocs; a++) {
         if (!l->allocs[a].post_path)
             continue;
-        vkrr_mapfile post = {0};
+        vkrr_mapfile post = {0}, pre = {0};
         vkrr_status s = vkrr_capture_map_alloc_post(cap, l, a, &post, err);
         if (s != VKRR_OK)
             return s;
@@ -253,13 +265,21 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             rr->view = win[w];
             rr->outside_diff = w == 0 ? outside : 0;
             s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, err);
+            /* only for a failing described window of an isolated run: it
+             * costs a read of the pre-launch bytes */
+            if (s == VKRR_OK && !rr->pass && desc[w] && !chained && !pre.data)
+                s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
+            if (s == VKRR_OK && !rr->pass && desc[w] && !chained)
+                rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
             if (s != VKRR_OK) {
                 vkrr_mapfile_close(&post);
+                vkrr_mapfile_close(&pre);
                 return s;
             }
             heatmap_for(o, l, rr, cp, pp, size, chained);
         }
         vkrr_mapfile_close(&post);
+        vkrr_mapfile_close(&pre);
     }
     return VKRR_OK;
 }
