@@ -35,6 +35,13 @@ bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
 /* True when argv[i] is "--help" or "-h". */
 bool vkrr_cli_is_help(const char *arg);
 
+/* Runs run(ctx), then again each time a .comp, .spv, .port or .glsl file in
+ * dir is written, moved in or out, or deleted (inotify; a burst of events is
+ * one change), until SIGINT or max_runs runs (0: no limit).  Prints
+ * "watching DIR ..." before each wait.  Returns the last run's result (2 when
+ * dir cannot be watched). */
+int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), void *ctx);
+
 /* Launches named on the command line: "KERNEL" (every launch of it),
  * "KERNEL#OCC" (its 0-based occurrence) or a sequence number "SEQ". */
 typedef struct vkrr_cli_select {
