@@ -231,6 +231,18 @@ static void word_comment(FILE *f, uint32_t v)
     fputc('\n', f);
 }
 
+/* surface.glsl's writer for a surface's format. */
+static const char *surface_writer(const vkrr_image *im)
+{
+    unsigned tb = vkrr_cuformat_texel_bytes(im->format, im->channels);
+    if (im->format == 16)
+        return im->channels == 4 ? "vkrr_surf2d_write_h4" : im->channels == 2 ? "vkrr_surf2d_write_h2"
+                                                                              : "vkrr_surf2d_write_h1";
+    if (im->format == 32 && (im->channels == 1 || im->channels == 4))
+        return im->channels == 4 ? "vkrr_surf2d_write_f4" : "vkrr_surf2d_write_f1";
+    return tb == 1 ? "vkrr_surf2d_write_u8" : "VKRR_SURF_STORE_ (bindings 4..8 by texel size)";
+}
+
 static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, uint32_t off,
                         const char *kind, uint32_t idx)
 {
@@ -257,8 +269,8 @@ static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, uint3
                 im->sampler.address[1],
                 im->sampler.read_as_integer ? " (read as integer: vkrr_utex/vkrr_itex tables)" : "");
     else
-        fprintf(f, "write exact bits with surface.glsl (x in bytes),\n        // e.g. vkrr_surf2d_write_h4(vkrr_p.arg%u, h4, x * %u, y) for HALF x4\n",
-                off, vkrr_cuformat_texel_bytes(im->format, im->channels));
+        fprintf(f, "write exact bits with surface.glsl (x in bytes),\n        // e.g. %s(vkrr_surf_handle(vkrr_p.arg%u), v, x * %u, y)\n",
+                surface_writer(im), off, vkrr_cuformat_texel_bytes(im->format, im->channels));
 }
 
 static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, const pn_alloc *pa,
@@ -306,9 +318,17 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
         fprintf(f, "};\nVKRR_PARAMS(Params);\n\n");
     }
     fprintf(f, "void main()\n{\n"
-               "    uvec3 gid = vkrr_global_id(); // blockIdx * blockDim + threadIdx, as CUDA\n"
-               "    // The kernel's body goes here.  Nothing is written yet.\n"
-               "}\n");
+               "    uvec3 gid = vkrr_global_id(); // blockIdx * blockDim + threadIdx, as CUDA\n");
+    /* cuda.glsl's loads and stores take a reference, not a member of the
+     * read-only parameter block: local copies of the outputs to start from */
+    for (uint32_t p = 0; l->args_bytes && p < l->npointers; p++) {
+        const vkrr_pointer *pt = &l->pointers[p];
+        const pn_alloc *r = &pa[pt->alloc];
+        if (r->changed && r->owner == (int)p && pt->offset % 8 == 0)
+            fprintf(f, "    %s out%u = vkrr_p.arg%u; // e.g. vkrr_st_*(out%u, i, ...) (cuda.glsl)\n",
+                    ptr_type(r->dtype), pt->offset, pt->offset, pt->offset);
+    }
+    fprintf(f, "    // The kernel's body goes here.  Nothing is written yet.\n}\n");
 }
 
 void vkrr_port_skeleton_free(vkrr_port_skeleton *s)

@@ -458,7 +458,7 @@ static vkrr_status eval_buffer(const vkrr_portdesc *d, const pd_output *o, const
         (uint64_t)start > a->size || bytes > a->size - (uint64_t)start)
         return vkrr_fail(err, VKRR_ERR_RANGE, d->name, o->line, -1,
                          "arg%u: the window (%u x %u x %u channels x %u planes of %s at byte "
-                         "%lld of the allocation) is past the %llu-byte allocation in launch "
+                         "%lld of the allocation) is outside the %llu-byte allocation in launch "
                          "#%llu %s", o->arg, r->view.width, r->view.height, r->view.channels,
                          r->view.planes, vkrr_dtype_name(o->dtype), (long long)start,
                          (unsigned long long)a->size, (unsigned long long)l->sequence, l->kernel);

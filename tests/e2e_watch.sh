@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# e2e_watch: the fast loop on one kernel.  `vkrr port new` writes a skeleton
+# of cuda_dldn_rrref_expo1_kernel; `vkrr validate --ports DIR --only K
+# --watch` runs it (FAIL), reruns when the shader changes: a broken shader
+# prints glslang's message with file and line and the watch goes on; the real
+# port then passes.  SIGINT ends a watch; --watch needs --ports.
+# Usage: e2e_watch.sh VKRR_BIN WORKDIR
+set -u
+VKRR=$1
+WORK=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+K=cuda_dldn_rrref_expo1_kernel
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cap=$WORK/cap ports=$WORK/ports
+"$VKRR" synth "$cap" --size 20x12 --frames 1 >/dev/null 2>&1 || fail "synth"
+"$VKRR" port new $K "$cap" --out "$ports" >"$WORK/new.out" 2>&1 || fail "port new: $(cat "$WORK/new.out")"
+
+# Waits (60 s at most) until OUT has N "watching" lines, or the process ended.
+wait_watching() {
+    for _ in $(seq 600); do
+        [ "$(grep -c '^watching' "$WORK/w.out")" -ge "$1" ] && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+# Replaces the port's shader in one step (a rename, as editors save).
+put_shader() {
+    cp "$1" "$WORK/next.comp" && mv "$WORK/next.comp" "$ports/$K.comp"
+}
+
+"$VKRR" validate "$cap" --ports "$ports" --only $K --watch --watch-max 3 --heatmaps none -q \
+    >"$WORK/w.out" 2>"$WORK/w.err" &
+pid=$!
+wait_watching 1 || fail "no first run"
+sed 's/^void main()/void main() oops/' "$ports/$K.comp" >"$WORK/broken.comp"
+put_shader "$WORK/broken.comp"
+wait_watching 2 || fail "no second run after the shader broke"
+grep -Eq "$K\.comp:[0-9]+: .*syntax error" "$WORK/w.err" ||
+    fail "the compile error does not name file and line: $(cat "$WORK/w.err")"
+put_shader "$SRC/shaders/$K.comp"
+for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+    fail "--watch-max 3 did not stop after three runs"
+    kill $pid
+fi
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || fail "the watch ended with $rc, want 0 (the last run passes)"
+grep -c '^summary:' "$WORK/w.out" | grep -qx 2 || fail "want 2 summaries (run 2 did not compile): $(cat "$WORK/w.out")"
+grep '^summary:' "$WORK/w.out" | head -1 | grep -q '0 PASS, 1 FAIL' || fail "the skeleton did not FAIL"
+grep '^summary:' "$WORK/w.out" | tail -1 | grep -q '1 PASS, 0 FAIL' || fail "the real port did not PASS"
+grep -q "$K.comp changed: running again" "$WORK/w.out" || fail "no change line"
+
+# SIGINT ends a watch, with the last run's exit code
+"$VKRR" validate "$cap" --ports "$ports" --only $K --watch --heatmaps none -q \
+    >"$WORK/w.out" 2>"$WORK/w.err" &
+pid=$!
+wait_watching 1 || fail "no run before SIGINT"
+kill -INT $pid
+for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+    fail "SIGINT did not end the watch"
+    kill $pid
+fi
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || fail "after SIGINT the watch exited $rc, want 0"
+
+"$VKRR" validate "$cap" --watch >/dev/null 2>"$WORK/err.txt"
+[ $? -eq 2 ] || fail "--watch without --ports is not exit 2"
+grep -q -- "--ports" "$WORK/err.txt" || fail "--watch without --ports: message does not say --ports"
+
+if [ $fails -ne 0 ]; then
+    echo "e2e_watch: $fails failed" >&2
+    exit 1
+fi
+echo "e2e_watch: ok"
