@@ -240,8 +240,30 @@ static void check_tolerance_order(void)
     CHECK(vkrr_dtype_parse("i32", &dt) && dt == VKRR_DT_S32 && vkrr_dtype_parse("e5m2", &dt));
 }
 
+/* The README's example descriptor parses, as printed. */
+static void check_readme_example(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", VKRR_SOURCE_DIR);
+    char *text = test_read_file(path, NULL);
+    const char *start = text ? strstr(text, "```\n# What the port of my_kernel writes.") : NULL;
+    const char *end = start ? strstr(start + 4, "```") : NULL;
+    if (!CHECK(start && end)) {
+        free(text);
+        return;
+    }
+    vkrr_portdesc *d = NULL;
+    vkrr_error err = {0};
+    CHECK(vkrr_portdesc_parse(&d, start + 4, (size_t)(end - start - 4), "README.md", &err) == VKRR_OK);
+    uint32_t args[8];
+    CHECK(d && vkrr_portdesc_args(d, args, 8) == 3 && args[0] == 8 && args[1] == 16 && args[2] == 40);
+    vkrr_portdesc_destroy(d);
+    free(text);
+}
+
 int main(void)
 {
+    check_readme_example();
     check_views();
     check_errors();
     check_set();
