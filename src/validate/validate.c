@@ -237,10 +237,12 @@ static uint64_t left_unchanged(const vkrr_view *v, const uint8_t *pre, const uin
     return count;
 }
 
+/* from_pre: the candidate ran from the capture's pre-launch bytes (an
+ * isolated run), so bytes it left equal to them are bytes it did not write. */
 static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_outputs *lo,
                                    const vkrr_capture *cap, const vkrr_launch *l,
                                    const vkrr_replay *port, const vkrr_replay *rerun, bool chained,
-                                   vkrr_launch_result *out, vkrr_error *err)
+                                   bool from_pre, vkrr_launch_result *out, vkrr_error *err)
 {
     for (uint32_t a = 0; a < l->nallocs; a++) {
         if (!l->allocs[a].post_path)
@@ -267,9 +269,10 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, err);
             /* only for a failing described window of an isolated run: it
              * costs a read of the pre-launch bytes */
-            if (s == VKRR_OK && !rr->pass && desc[w] && !chained && !pre.data)
+            bool count = s == VKRR_OK && !rr->pass && desc[w] && from_pre;
+            if (count && !pre.data)
                 s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
-            if (s == VKRR_OK && !rr->pass && desc[w] && !chained)
+            if (count && s == VKRR_OK)
                 rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
             if (s != VKRR_OK) {
                 vkrr_mapfile_close(&post);
@@ -357,13 +360,13 @@ static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const
 static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs *lo,
                                const vkrr_capture *cap, const vkrr_launch *l,
                                const vkrr_replay *cand, const vkrr_replay *rerun, bool chained,
-                               vkrr_launch_result *out, vkrr_error *err)
+                               bool from_pre, vkrr_launch_result *out, vkrr_error *err)
 {
     uint32_t cap_res = l->nimages + l->nallocs + lo->n + 1;
     out->res = calloc(cap_res, sizeof *out->res);
     if (!out->res)
         return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
-    vkrr_status s = compare_buffers(o, lo, cap, l, cand, rerun, chained, out, err);
+    vkrr_status s = compare_buffers(o, lo, cap, l, cand, rerun, chained, from_pre, out, err);
     if (s == VKRR_OK)
         s = compare_surfaces(o, lo, cap, l, cand, rerun, chained, out, err);
     if (s != VKRR_OK)
@@ -402,7 +405,7 @@ vkrr_status vkrr_validate_compare(const vkrr_validate_opts *o, const vkrr_captur
                          cand->nallocs, cand->nimages, l->nallocs, l->nimages);
     launch_outputs lo;
     vkrr_status s = outputs_of(o, l, &lo, err);
-    return s != VKRR_OK ? s : compare_all(o, &lo, cap, l, cand, NULL, false, out, err);
+    return s != VKRR_OK ? s : compare_all(o, &lo, cap, l, cand, NULL, false, false, out, err);
 }
 
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
@@ -425,7 +428,7 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
     out->perturbed = perturb_outputs(o, &lo, l, r);
-    return compare_all(o, &lo, cap, l, r, NULL, chained, out, err);
+    return compare_all(o, &lo, cap, l, r, NULL, chained, false, out, err);
 }
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
@@ -463,7 +466,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         }
     }
     out->rerun = rerun;
-    s = compare_all(o, &lo, cap, l, &pr, rerun ? &rr : NULL, false, out, err);
+    s = compare_all(o, &lo, cap, l, &pr, rerun ? &rr : NULL, false, true, out, err);
     if (s != VKRR_OK)
         goto done;
     if (rerun && !out->rerun_matches_capture)

@@ -58,9 +58,10 @@ typedef struct vkrr_resource_result {
     vkrr_view view;             /* the window compared */
     vkrr_metrics port;          /* port vs capture */
     uint64_t outside_diff;      /* buffers: differing bytes outside the compared windows */
-    uint64_t unchanged;         /* failing described windows (isolated): elements the port
-                                   left at the pre-launch bytes where the capture changed
-                                   them, a buffer's "unwritten"; 0 otherwise */
+    uint64_t unchanged;         /* failing described windows of vkrr_validate_launch:
+                                   elements the port left at the pre-launch bytes where
+                                   the capture changed them, a buffer's "unwritten";
+                                   0 otherwise (chained, diff) */
     bool has_rerun;
     vkrr_metrics port_vs_rerun; /* port vs the original kernel rerun */
     vkrr_metrics rerun_vs_capture;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# e2e_watch: the fast loop on one kernel.  `vkrr port new` writes a skeleton
+# e2e_fastloop: the fast loop on one kernel.  --only runs just the launches
+# named (by kernel, kernel#occurrence or sequence number; chained mode runs
+# the ones before them too and says so).  `vkrr port new` writes a skeleton
 # of cuda_dldn_rrref_expo1_kernel; `vkrr validate --ports DIR --only K
 # --watch` runs it (FAIL), reruns when the shader changes: a broken shader
 # prints glslang's message with file and line and the watch goes on; the real
 # port then passes.  SIGINT ends a watch; --watch needs --ports.
-# Usage: e2e_watch.sh VKRR_BIN WORKDIR
+# Usage: e2e_fastloop.sh VKRR_BIN WORKDIR
 set -u
 VKRR=$1
 WORK=$2
@@ -18,6 +20,24 @@ mkdir -p "$WORK"
 cap=$WORK/cap ports=$WORK/ports
 "$VKRR" synth "$cap" --size 20x12 --frames 1 >/dev/null 2>&1 || fail "synth"
 "$VKRR" port new $K "$cap" --out "$ports" >"$WORK/new.out" 2>&1 || fail "port new: $(cat "$WORK/new.out")"
+
+# --only: rows of the named launches only
+rows() { grep -cE '^ +[0-9]+  cuda_dldn_rrref_' "$WORK/o.out"; }
+"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel --only 3 --heatmaps none >"$WORK/o.out" 2>&1 ||
+    fail "--only dec0 --only 3: $(cat "$WORK/o.out")"
+[ "$(rows)" = 2 ] || fail "--only dec0 --only 3 shows $(rows) rows, want 2"
+grep -qE '^ +3  cuda_dldn_rrref_input_kernel' "$WORK/o.out" || fail "--only 3 is not launch #3"
+grep -q '^summary: 2 launches: 2 PASS' "$WORK/o.out" || fail "--only summary: $(grep summary "$WORK/o.out")"
+grep -q 'isolated$' "$WORK/o.out" || fail "--only is not isolated by default"
+"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel#0 --mode both --heatmaps none >"$WORK/o.out" 2>&1 ||
+    fail "--only --mode both: $(cat "$WORK/o.out")"
+[ "$(rows)" = 1 ] || fail "--only --mode both shows $(rows) rows, want 1"
+grep -q 'chained mode also runs, unshown, every launch before' "$WORK/o.out" || fail "chained --only does not say it runs the launches before"
+grep -qE '^ +7  cuda_dldn_rrref_dec0_kernel .*PASS .*PASS' "$WORK/o.out" || fail "dec0 not PASS isolated and chained"
+"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel#1 >/dev/null 2>"$WORK/err.txt"
+[ $? -eq 2 ] && grep -q 'matches no launch' "$WORK/err.txt" || fail "--only of a missing occurrence is not exit 2"
+"$VKRR" validate "$cap" --only '#1' >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--only '#1' is not a usage error"
 
 # Waits (60 s at most) until OUT has N "watching" lines, or the process ended.
 wait_watching() {
@@ -76,7 +96,7 @@ rc=$?
 grep -q -- "--ports" "$WORK/err.txt" || fail "--watch without --ports: message does not say --ports"
 
 if [ $fails -ne 0 ]; then
-    echo "e2e_watch: $fails failed" >&2
+    echo "e2e_fastloop: $fails failed" >&2
     exit 1
 fi
-echo "e2e_watch: ok"
+echo "e2e_fastloop: ok"
