@@ -11,9 +11,6 @@
 #include "rrref_input.cu"
 #include "rrref_output.cu"
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
-
 static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_expo0_kernel, rrref_expo0_params),
     CPU_KERNEL(cuda_dldn_rrref_expo1_kernel, rrref_expo1_params),
