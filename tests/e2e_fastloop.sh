@@ -48,6 +48,12 @@ wait_watching() {
     done
     return 1
 }
+# Waits (SECONDS at most) for the watch to end; false when it did not (then kills it).
+wait_exit() {
+    for _ in $(seq $(($1 * 10))); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill "$pid"
+    return 1
+}
 # Replaces the port's shader in one step (a rename, as editors save).
 put_shader() {
     cp "$1" "$WORK/next.comp" && mv "$WORK/next.comp" "$ports/$K.comp"
@@ -63,11 +69,7 @@ wait_watching 2 || fail "no second run after the shader broke"
 grep -Eq "$K\.comp:[0-9]+: .*syntax error" "$WORK/w.err" ||
     fail "the compile error does not name file and line: $(cat "$WORK/w.err")"
 put_shader "$SRC/shaders/$K.comp"
-for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-if kill -0 $pid 2>/dev/null; then
-    fail "--watch-max 3 did not stop after three runs"
-    kill $pid
-fi
+wait_exit 60 || fail "--watch-max 3 did not stop after three runs"
 wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "the watch ended with $rc, want 0 (the last run passes)"
@@ -82,11 +84,7 @@ grep -q "$K.comp changed: running again" "$WORK/w.out" || fail "no change line"
 pid=$!
 wait_watching 1 || fail "no run before SIGINT"
 kill -INT $pid
-for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-if kill -0 $pid 2>/dev/null; then
-    fail "SIGINT did not end the watch"
-    kill $pid
-fi
+wait_exit 30 || fail "SIGINT did not end the watch"
 wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "after SIGINT the watch exited $rc, want 0"

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapfile.h"
+
 /* A tolerance file is a handful of lines; refuse anything that is clearly not one. */
 #define TOL_FILE_MAX (4u << 20)
 
@@ -221,57 +223,48 @@ static vkrr_status parse_line(char *line, tol_rule *r, bool *empty, const char *
     return VKRR_OK;
 }
 
+typedef struct tol_parse {
+    vkrr_tol_rules *rs;
+    const char *name;
+} tol_parse;
+
+static vkrr_status tol_line(void *ctx, char *line, long lineno, vkrr_error *err)
+{
+    tol_parse *p = ctx;
+    vkrr_tol_rules *rs = p->rs;
+    tol_rule r;
+    bool empty = true;
+    vkrr_status st = parse_line(line, &r, &empty, p->name, lineno, err);
+    if (st != VKRR_OK || empty)
+        return st;
+    if (rs->count == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 8;
+        tol_rule *nr = realloc(rs->rules, cap * sizeof *nr);
+        if (!nr) {
+            free(r.kernel);
+            return vkrr_fail(err, VKRR_ERR_NOMEM, p->name, lineno, -1, "out of memory");
+        }
+        rs->rules = nr;
+        rs->cap = cap;
+    }
+    rs->rules[rs->count++] = r;
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_compare_tol_parse(vkrr_tol_rules **out, const char *text, size_t len,
                                    const char *name, vkrr_error *err)
 {
-    vkrr_status st = VKRR_OK;
-    char *buf = NULL;
-    vkrr_tol_rules *rs = calloc(1, sizeof *rs);
     *out = NULL;
-    if (!rs || !(buf = malloc(len + 1))) {
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
-        goto fail;
+    tol_parse p = {calloc(1, sizeof *p.rs), name};
+    if (!p.rs)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    vkrr_status st = vkrr_text_each_line(text, len, name, tol_line, &p, err);
+    if (st != VKRR_OK) {
+        vkrr_compare_tol_destroy(p.rs);
+        return st;
     }
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
-        st = vkrr_fail(err, VKRR_ERR_PARSE, name, 0, (long)strlen(buf), "NUL byte in a text file");
-        goto fail;
-    }
-    long lineno = 0;
-    for (char *line = buf; line; ) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        tol_rule r;
-        bool empty = true;
-        st = parse_line(line, &r, &empty, name, lineno, err);
-        if (st != VKRR_OK)
-            goto fail;
-        if (!empty) {
-            if (rs->count == rs->cap) {
-                size_t cap = rs->cap ? rs->cap * 2 : 8;
-                tol_rule *nr = realloc(rs->rules, cap * sizeof *nr);
-                if (!nr) {
-                    free(r.kernel);
-                    st = vkrr_fail(err, VKRR_ERR_NOMEM, name, lineno, -1, "out of memory");
-                    goto fail;
-                }
-                rs->rules = nr;
-                rs->cap = cap;
-            }
-            rs->rules[rs->count++] = r;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    free(buf);
-    *out = rs;
+    *out = p.rs;
     return VKRR_OK;
-fail:
-    free(buf);
-    vkrr_compare_tol_destroy(rs);
-    return st;
 }
 
 vkrr_status vkrr_compare_tol_load(vkrr_tol_rules **out, const char *path, vkrr_error *err)

@@ -339,60 +339,50 @@ static vkrr_status parse_line(char *text, pd_output *o, bool *empty, const char 
     return VKRR_OK;
 }
 
+typedef struct pd_parse {
+    vkrr_portdesc *d;
+    uint32_t cap;
+} pd_parse;
+
+static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
+{
+    pd_parse *p = ctx;
+    vkrr_portdesc *d = p->d;
+    pd_output o;
+    bool empty = true;
+    vkrr_status st = parse_line(line, &o, &empty, d->name, lineno, err);
+    if (st != VKRR_OK || empty)
+        return st;
+    if (d->n == VKRR_PORT_MAX_OUTPUTS)
+        return vkrr_fail(err, VKRR_ERR_PARSE, d->name, lineno, -1, "more than %d outputs",
+                         VKRR_PORT_MAX_OUTPUTS);
+    if (d->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 4;
+        pd_output *n = realloc(d->out, p->cap * sizeof *n);
+        if (!n)
+            return vkrr_fail(err, VKRR_ERR_NOMEM, d->name, lineno, -1, "out of memory");
+        d->out = n;
+    }
+    d->out[d->n++] = o;
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_portdesc_parse(vkrr_portdesc **out, const char *text, size_t len,
                                 const char *name, vkrr_error *err)
 {
-    vkrr_status st = VKRR_OK;
     *out = NULL;
-    char *buf = malloc(len + 1);
-    vkrr_portdesc *d = calloc(1, sizeof *d);
-    if (!buf || !d || !(d->name = strdup(name))) {
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
-        goto fail;
+    pd_parse p = {calloc(1, sizeof *p.d), 0};
+    if (!p.d || !(p.d->name = strdup(name))) {
+        vkrr_portdesc_destroy(p.d);
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
     }
-    memcpy(buf, text, len);
-    buf[len] = 0;
-    if (strlen(buf) != len) {
-        st = vkrr_fail(err, VKRR_ERR_PARSE, name, 0, (long)strlen(buf), "NUL byte in a text file");
-        goto fail;
+    vkrr_status st = vkrr_text_each_line(text, len, name, pd_line, &p, err);
+    if (st != VKRR_OK) {
+        vkrr_portdesc_destroy(p.d);
+        return st;
     }
-    uint32_t cap = 0;
-    long line = 0;
-    for (char *s = buf; s;) {
-        char *nl = strchr(s, '\n');
-        if (nl)
-            *nl = 0;
-        line++;
-        pd_output o;
-        bool empty = true;
-        if ((st = parse_line(s, &o, &empty, name, line, err)) != VKRR_OK)
-            goto fail;
-        if (!empty) {
-            if (d->n == VKRR_PORT_MAX_OUTPUTS) {
-                st = vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                               "more than %d outputs", VKRR_PORT_MAX_OUTPUTS);
-                goto fail;
-            }
-            if (d->n == cap) {
-                cap = cap ? 2 * cap : 4;
-                pd_output *n = realloc(d->out, cap * sizeof *n);
-                if (!n) {
-                    st = vkrr_fail(err, VKRR_ERR_NOMEM, name, line, -1, "out of memory");
-                    goto fail;
-                }
-                d->out = n;
-            }
-            d->out[d->n++] = o;
-        }
-        s = nl ? nl + 1 : NULL;
-    }
-    free(buf);
-    *out = d;
+    *out = p.d;
     return VKRR_OK;
-fail:
-    free(buf);
-    vkrr_portdesc_destroy(d);
-    return st;
 }
 
 vkrr_status vkrr_portdesc_load(vkrr_portdesc **out, const char *path, vkrr_error *err)
