@@ -9,7 +9,7 @@
 #include "backend_vk.h"
 #include "capture.h"
 #include "cuformat.h"
-#include "rrref_host.h"
+#include "portdesc.h"
 #include "synth.h"
 #include "testutil.h"
 #include "validate.h"
@@ -48,19 +48,24 @@ static void check_cli_pass(const char *cap, const char *root)
     free(err);
 }
 
-/* Finds frame 1's dec0 launch and the window it writes. */
-static const vkrr_launch *pick(const vkrr_capture *cap, uint32_t *alloc, vkrr_view *win)
+/* Finds frame 1's dec0 launch and the window its port descriptor says it writes. */
+static const vkrr_launch *pick(const vkrr_capture *cap, vkrr_port_set *ports, uint32_t *alloc,
+                               vkrr_view *win)
 {
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         const vkrr_launch *l = &cap->launches[i];
         if (strcmp(l->kernel, "cuda_dldn_rrref_dec0_kernel") || l->frame != 1)
             continue;
-        for (uint32_t p = 0; p < l->npointers; p++)
-            if (rrref_describe_output(l->kernel, l->args, l->args_bytes, l->pointers[p].offset, win)) {
-                win->offset += l->pointers[p].delta;
-                *alloc = l->pointers[p].alloc;
-                return l;
-            }
+        vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS];
+        uint32_t n = 0;
+        vkrr_error err = {0};
+        if (!CHECK(vkrr_port_set_outputs(ports, l, out, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        if (n == 1 && !out[0].surface) {
+            *win = out[0].view;
+            *alloc = out[0].index;
+            return l;
+        }
     }
     return NULL;
 }
@@ -77,9 +82,12 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     if (!CHECK(vkrr_capture_open(&cap, copy, &err) == VKRR_OK))
         return;
     uint32_t a = 0;
-    vkrr_view win;
-    const vkrr_launch *target = pick(cap, &a, &win);
+    vkrr_view win = {0};
+    vkrr_port_set *ports = NULL;
+    CHECK(vkrr_port_set_create(&ports, NULL, &err) == VKRR_OK);
+    const vkrr_launch *target = pick(cap, ports, &a, &win);
     if (!CHECK(target && win.dtype == VKRR_DT_F16 && target->allocs[a].post_path)) {
+        vkrr_port_set_destroy(ports);
         vkrr_capture_close(cap);
         return;
     }
@@ -101,7 +109,7 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     char hm[4096];
     snprintf(hm, sizeof hm, "%s/heatmaps", root);
     mkdir(hm, 0755);
-    vkrr_validate_opts o = {.port = &port, .describe = rrref_describe_output,
+    vkrr_validate_opts o = {.port = &port, .ports = ports,
                             .buffer_dtype = VKRR_DT_F16, .heatmap_dir = hm};
     unsigned failing = 0;
     for (uint32_t i = 0; port.run && i < cap->nlaunches; i++) {
@@ -127,6 +135,7 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     CHECK_EQ_U64(failing, 1);
     if (port.destroy)
         port.destroy(port.self);
+    vkrr_port_set_destroy(ports);
     vkrr_capture_close(cap);
 
     char args[8192];

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "embed.h"
 #include "status.h"
 
 typedef struct vkrr_port {
@@ -39,11 +40,7 @@ const vkrr_port *vkrr_ports_find(const char *kernel); /* NULL when no built-in p
 size_t vkrr_ports_count(void);
 
 /* The build's shaders/common includes, embedded: ends with a {NULL} entry. */
-typedef struct vkrr_glsl_include {
-    const char *name; /* "half.glsl" */
-    const char *text;
-    size_t len;
-} vkrr_glsl_include;
+typedef vkrr_embedded_file vkrr_glsl_include;
 extern const vkrr_glsl_include vkrr_glsl_includes[];
 
 /* Compiles DIR/KERNEL.comp (path) to SPIR-V; *code malloc'd, caller frees. */

@@ -1,7 +1,7 @@
 // cpu_kernels.cpp - the rrref .cu files compiled as C++ against cuda_cpu.h,
-// and the name -> launcher table.  Block loop outside, threads inside, in
-// x-fastest order (the kernels have no inter-thread communication, so any
-// order gives the same bytes).
+// and the name -> launcher table (cpu_run_range in cpu_kernels.h: the kernels
+// have no inter-thread communication, so any thread order gives the same
+// bytes), plus the kernels registered at run time.
 #include "cpu_kernels.h"
 
 #include <string.h>
@@ -11,32 +11,6 @@
 #include "rrref_input.cu"
 #include "rrref_output.cu"
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
-
-template <typename P, void (*K)(P)>
-static void cpu_run_range(const void *params, dim3 grid, dim3 block, size_t b0, size_t b1)
-{
-    P p;
-    memcpy(&p, params, sizeof p);
-    gridDim = grid;
-    blockDim = block;
-    for (size_t b = b0; b < b1; b++) {
-        blockIdx.x = (unsigned)(b % grid.x);
-        blockIdx.y = (unsigned)((b / grid.x) % grid.y);
-        blockIdx.z = (unsigned)(b / ((size_t)grid.x * grid.y));
-        for (unsigned z = 0; z < block.z; z++)
-            for (unsigned y = 0; y < block.y; y++)
-                for (unsigned x = 0; x < block.x; x++) {
-                    threadIdx.x = x;
-                    threadIdx.y = y;
-                    threadIdx.z = z;
-                    K(p);
-                }
-    }
-}
-
-#define CPU_KERNEL(name, P) {#name, (unsigned)sizeof(P), cpu_run_range<P, name>}
 static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_expo0_kernel, rrref_expo0_params),
     CPU_KERNEL(cuda_dldn_rrref_expo1_kernel, rrref_expo1_params),
@@ -48,10 +22,24 @@ static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_output_kernel, rrref_output_params),
 };
 
+static const cpu_kernel_entry *cpu_extra[16];
+static unsigned cpu_nextra;
+
 const cpu_kernel_entry *cpu_kernel_find(const char *name)
 {
     for (const cpu_kernel_entry &k : cpu_kernels)
         if (name && !strcmp(k.name, name))
             return &k;
+    for (unsigned i = 0; i < cpu_nextra; i++)
+        if (name && !strcmp(cpu_extra[i]->name, name))
+            return cpu_extra[i];
     return nullptr;
+}
+
+bool cpu_kernel_register(const cpu_kernel_entry *k)
+{
+    if (!k || !k->name || cpu_kernel_find(k->name) || cpu_nextra == sizeof cpu_extra / sizeof cpu_extra[0])
+        return false;
+    cpu_extra[cpu_nextra++] = k;
+    return true;
 }

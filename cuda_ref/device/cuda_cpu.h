@@ -55,8 +55,12 @@ struct uint3 {
     unsigned x, y, z;
 };
 typedef uint3 dim3;
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+/* inline (C++17): one definition shared by every file that includes this,
+ * so a kernel compiled outside cpu_kernels.cpp (tests/kernels) reads them
+ * directly, with no TLS wrapper between (UBSan took the wrapper's result for
+ * a null pointer). */
+inline thread_local uint3 threadIdx, blockIdx;
+inline thread_local dim3 blockDim, gridDim;
 
 struct float2 {
     float x, y;

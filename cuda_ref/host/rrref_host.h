@@ -16,6 +16,9 @@
  *     }
  *     rrref_net_destroy(net);
  *
+ * What each layer's port writes (the arena window, its type and planes) is
+ * data, not code here: shaders/KERNEL.port (src/port/portdesc.h).
+ *
  * The net keeps the history between frames itself (frame 0 gets the noisy
  * colour as history).  output: W*H*4 f16 (the denoised frame, as written to
  * the output surface).
@@ -29,7 +32,6 @@
 #include "replay.h"
 #include "scene.h"
 #include "status.h"
-#include "view.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,10 +54,6 @@ vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
 
 /* The kernel names of one frame, in launch order (NULL-terminated). */
 const char *const *rrref_kernel_names(void);
-
-/* vkrr_describe_fn for rrref kernels: the window and type of each output. */
-bool rrref_describe_output(const char *kernel, const uint8_t *args, uint32_t args_bytes,
-                           uint32_t arg_offset, vkrr_view *out);
 
 #ifdef __cplusplus
 }

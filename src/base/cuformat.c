@@ -21,7 +21,7 @@ static const struct {
     [VKRR_DT_S16] = {"s16", 2},         [VKRR_DT_U32] = {"u32", 4},
     [VKRR_DT_S32] = {"s32", 4},         [VKRR_DT_UNORM8] = {"unorm8", 1},
     [VKRR_DT_SNORM8] = {"snorm8", 1},   [VKRR_DT_UNORM16] = {"unorm16", 2},
-    [VKRR_DT_SNORM16] = {"snorm16", 2},
+    [VKRR_DT_SNORM16] = {"snorm16", 2}, [VKRR_DT_E5M2] = {"e5m2", 1},
 };
 
 const char *vkrr_dtype_name(vkrr_dtype t)
@@ -31,6 +31,11 @@ const char *vkrr_dtype_name(vkrr_dtype t)
 
 bool vkrr_dtype_parse(const char *name, vkrr_dtype *out)
 {
+    /* CUDA code says int32_t: i8/i16/i32 are the signed types too */
+    static const char *const alias[][2] = {{"i8", "s8"}, {"i16", "s16"}, {"i32", "s32"}};
+    for (unsigned i = 0; name && i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(name, alias[i][0]))
+            name = alias[i][1];
     for (unsigned i = 0; name && i < VKRR_DT_COUNT; i++) {
         if (!strcmp(name, dtype_table[i].name)) {
             *out = (vkrr_dtype)i;
@@ -47,7 +52,8 @@ unsigned vkrr_dtype_size(vkrr_dtype t)
 
 bool vkrr_dtype_is_float(vkrr_dtype t)
 {
-    return t == VKRR_DT_F16 || t == VKRR_DT_BF16 || t == VKRR_DT_F32 || t == VKRR_DT_E4M3;
+    return t == VKRR_DT_F16 || t == VKRR_DT_BF16 || t == VKRR_DT_F32 || t == VKRR_DT_E4M3 ||
+           t == VKRR_DT_E5M2;
 }
 
 /* ---- scalar conversions ------------------------------------------------- */
@@ -127,6 +133,11 @@ float vkrr_e4m3_to_f32(uint8_t v)
     return (v & 0x80u) ? -r : r;
 }
 
+float vkrr_e5m2_to_f32(uint8_t v)
+{
+    return vkrr_f16_to_f32((uint16_t)(v << 8));
+}
+
 uint8_t vkrr_f32_to_e4m3_satfinite(float f)
 {
     if (isnan(f))
@@ -169,6 +180,7 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p)
     case VKRR_DT_BF16: return vkrr_bf16_to_f32(ld16(p));
     case VKRR_DT_F32: return f32_from_bits(ld32(p));
     case VKRR_DT_E4M3: return vkrr_e4m3_to_f32(b[0]);
+    case VKRR_DT_E5M2: return vkrr_e5m2_to_f32(b[0]);
     case VKRR_DT_U8: return b[0];
     case VKRR_DT_S8: return (int8_t)b[0];
     case VKRR_DT_U16: return ld16(p);
@@ -191,7 +203,8 @@ int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p)
     case VKRR_DT_F16:
     case VKRR_DT_BF16: bits = ld16(p); signbit = 0x8000u; break;
     case VKRR_DT_F32: bits = ld32(p); signbit = 0x80000000u; break;
-    case VKRR_DT_E4M3: bits = *(const uint8_t *)p; signbit = 0x80u; break;
+    case VKRR_DT_E4M3:
+    case VKRR_DT_E5M2: bits = *(const uint8_t *)p; signbit = 0x80u; break;
     default: return 0;
     }
     /* sign-magnitude -> ordered integers; both zeros land on 0 */

@@ -4,7 +4,7 @@
  * per channel, bytes per texel for a channel count, and the Vulkan format an
  * array maps to when read as normalized float or as integer.  And the exact
  * conversions of every element type to double, used by metrics and heatmaps:
- * f16, bf16, f32, unorm/snorm 8 and 16, e4m3 (NaN codes 0x7f/0xff included),
+ * f16, bf16, f32, unorm/snorm 8 and 16, e4m3 (NaN codes 0x7f/0xff included), e5m2,
  * plus round-to-nearest-even f32 -> f16 and satfinite f32/f16 -> e4m3.
  *
  * Does NOT: touch files or devices.  All functions are pure.
@@ -39,13 +39,14 @@ typedef enum vkrr_dtype {
     VKRR_DT_SNORM8,
     VKRR_DT_UNORM16,
     VKRR_DT_SNORM16,
+    VKRR_DT_E5M2,      /* fp8 1-5-2: the top byte of an f16 (Inf 0x7c, NaN 0x7d..0x7f) */
     VKRR_DT_COUNT
 } vkrr_dtype;
 
 const char *vkrr_dtype_name(vkrr_dtype t);           /* "f16", "e4m3", ... */
-bool vkrr_dtype_parse(const char *name, vkrr_dtype *out);
+bool vkrr_dtype_parse(const char *name, vkrr_dtype *out); /* also i8, i16, i32 for s8.. */
 unsigned vkrr_dtype_size(vkrr_dtype t);              /* bytes per element; 1 for BYTES */
-bool vkrr_dtype_is_float(vkrr_dtype t);              /* has ULPs: f16, bf16, f32, e4m3 */
+bool vkrr_dtype_is_float(vkrr_dtype t);              /* has ULPs: f16, bf16, f32, e4m3, e5m2 */
 
 /* Exact value of one element at p (little-endian), as double.  NaN and Inf
  * come through as NaN and Inf. */
@@ -61,6 +62,7 @@ float vkrr_f16_to_f32(uint16_t h);
 uint16_t vkrr_f32_to_f16_rne(float f);       /* round to nearest even, like __float2half_rn */
 float vkrr_bf16_to_f32(uint16_t h);
 float vkrr_e4m3_to_f32(uint8_t v);           /* 0x7f and 0xff are NaN */
+float vkrr_e5m2_to_f32(uint8_t v);           /* exact: the f16 with bits v << 8 */
 uint8_t vkrr_f32_to_e4m3_satfinite(float f); /* RNE, saturates to +-448, NaN -> 0x7f */
 
 /* CUarray_format codes. */

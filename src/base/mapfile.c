@@ -202,3 +202,26 @@ vkrr_status vkrr_mkdirs(const char *path, vkrr_error *err)
     }
     return VKRR_OK;
 }
+
+vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, vkrr_line_fn fn,
+                                void *ctx, vkrr_error *err)
+{
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    vkrr_status st = VKRR_OK;
+    if (strlen(buf) != len)
+        st = vkrr_fail(err, VKRR_ERR_PARSE, name, 0, (long)strlen(buf), "NUL byte in a text file");
+    long lineno = 0;
+    for (char *line = buf; line && st == VKRR_OK;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        st = fn(ctx, line, ++lineno, err);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(buf);
+    return st;
+}

@@ -41,6 +41,16 @@ void vkrr_mapfile_close(vkrr_mapfile *m); /* accepts a zeroed or closed map */
 vkrr_status vkrr_read_text(const char *path, size_t max_bytes, char **out,
                            size_t *len, vkrr_error *err);
 
+/* Calls fn(ctx, line, lineno, err) for every line of text (len bytes), in
+ * order: line is a writable NUL-terminated copy without its '\n', lineno
+ * counts from 1.  Stops at the first status other than VKRR_OK and returns
+ * it.  A NUL byte in text is VKRR_ERR_PARSE naming name and the byte.  The
+ * one line loop of vkrr's small text formats (tolerance files, port
+ * descriptors). */
+typedef vkrr_status (*vkrr_line_fn)(void *ctx, char *line, long lineno, vkrr_error *err);
+vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, vkrr_line_fn fn,
+                                void *ctx, vkrr_error *err);
+
 /* Writes bytes to path through "path.tmp-PID" and rename(), so a reader never
  * sees a partial file. */
 vkrr_status vkrr_write_file_atomic(const char *path, const void *data,

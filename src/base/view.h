@@ -2,9 +2,9 @@
  *
  * Compare and heatmap need to know what the bytes of an output are: a window
  * of an arena allocation holding P planes of W x H f16 values, an RGBA16F
- * surface, a small f32 buffer.  A view says so.  Kernels with a port (or a
- * known source) describe their outputs with a vkrr_describe_fn; anything
- * undescribed is compared as a flat run of bytes.
+ * surface, a small f32 buffer.  A view says so.  A port's descriptor
+ * (KERNEL.port, src/port/portdesc.h) gives the views of its outputs;
+ * anything undescribed is compared as a flat run of elements.
  */
 #ifndef VKRR_VIEW_H
 #define VKRR_VIEW_H
@@ -26,15 +26,6 @@ typedef struct vkrr_view {
     uint32_t planes;      /* planes of width*height*channels elements, back to back */
     uint32_t channels;    /* interleaved channels per element (1 for planar data) */
 } vkrr_view;
-
-/* Describes the output a kernel writes through the pointer argument at
- * arg_offset: the window it writes, in its own type.  The window's offset is
- * relative to where the pointer points (usually 0); the caller adds the
- * pointer's delta into its allocation.  False when the argument is not an
- * output the function knows (inputs, unknown kernels). */
-typedef bool (*vkrr_describe_fn)(const char *kernel, const uint8_t *args,
-                                 uint32_t args_bytes, uint32_t arg_offset,
-                                 vkrr_view *out);
 
 /* Bytes covered by a view. */
 static inline uint64_t vkrr_view_bytes(const vkrr_view *v)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "capture.h"
 #include "status.h"
 
 int vkrr_cmd_bench(int argc, char **argv);
@@ -19,6 +20,7 @@ int vkrr_cmd_synth(int argc, char **argv);
 int vkrr_cmd_validate(int argc, char **argv);
 int vkrr_cmd_bisect(int argc, char **argv);
 int vkrr_cmd_diff(int argc, char **argv);
+int vkrr_cmd_port(int argc, char **argv);
 
 /* Prints err as "vkrr: error: ..." and returns its exit code. */
 int vkrr_cli_fail(const vkrr_error *err);
@@ -32,5 +34,22 @@ bool vkrr_cli_parse_double(const char *s, double *out);
 bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
 /* True when argv[i] is "--help" or "-h". */
 bool vkrr_cli_is_help(const char *arg);
+
+/* Runs run(ctx), then again each time a .comp, .spv, .port or .glsl file in
+ * dir is written, moved in or out, or deleted (inotify; a burst of events is
+ * one change), until SIGINT or max_runs runs (0: no limit).  Prints
+ * "watching DIR ..." before each wait.  Returns the last run's result (2 when
+ * dir cannot be watched). */
+int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), void *ctx);
+
+/* Launches named on the command line: "KERNEL" (every launch of it),
+ * "KERNEL#OCC" (its 0-based occurrence) or a sequence number "SEQ". */
+typedef struct vkrr_cli_select {
+    char kernel[256];     /* "" for a sequence number */
+    int64_t occurrence;   /* -1: every occurrence */
+    uint64_t sequence;
+} vkrr_cli_select;
+bool vkrr_cli_select_parse(const char *s, vkrr_cli_select *out);
+bool vkrr_cli_select_matches(const vkrr_cli_select *sel, const vkrr_launch *l);
 
 #endif

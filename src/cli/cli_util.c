@@ -73,3 +73,31 @@ bool vkrr_cli_is_help(const char *arg)
 {
     return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
+
+bool vkrr_cli_select_parse(const char *s, vkrr_cli_select *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t seq;
+    if (s && s[0] >= '0' && s[0] <= '9' && vkrr_cli_parse_u64(s, UINT64_MAX, &seq)) {
+        out->sequence = seq;
+        return true;
+    }
+    const char *hash = s ? strchr(s, '#') : NULL;
+    size_t n = hash ? (size_t)(hash - s) : (s ? strlen(s) : 0);
+    if (n == 0 || n >= sizeof out->kernel)
+        return false;
+    memcpy(out->kernel, s, n);
+    uint64_t occ = 0;
+    if (hash && !vkrr_cli_parse_u64(hash + 1, UINT32_MAX, &occ))
+        return false;
+    out->occurrence = hash ? (int64_t)occ : -1;
+    return true;
+}
+
+bool vkrr_cli_select_matches(const vkrr_cli_select *sel, const vkrr_launch *l)
+{
+    if (!sel->kernel[0])
+        return l->sequence == sel->sequence;
+    return !strcmp(sel->kernel, l->kernel) &&
+           (sel->occurrence < 0 || (uint64_t)sel->occurrence == l->occurrence);
+}

@@ -10,19 +10,22 @@
 #include "capture.h"
 #include "cli.h"
 #include "compare.h"
-#include "rrref_host.h"
+#include "portdesc.h"
 #include "validate.h"
 #include "validate_report.h"
 
 static const char diff_help[] =
     "usage: vkrr diff CAPA CAPB [--out DIR] [--heatmaps failing|all|none] [--json FILE]\n"
-    "                 [--tolerance FILE] [--atol X] [--rtol X] [--max-ulp N] [-q]\n"
+    "                 [--tolerance FILE] [--atol X] [--rtol X] [--max-ulp N]\n"
+    "                 [--ports DIR] [-q]\n"
     "\n"
     "Compares two captures of the same frames: launches are matched by (kernel,\n"
     "occurrence); every allocation dump and surface after each launch of CAPA is\n"
     "compared with CAPB's (same metrics and tolerance as validate; heatmaps of the\n"
     "differing ones in DIR/heatmaps).  Launches present in only one capture are\n"
-    "listed.  The summary names the first launch that differs.\n"
+    "listed.  The summary names the first launch that differs.  Outputs are compared\n"
+    "in the windows and types their port descriptors give (built-in KERNEL.port, or\n"
+    "DIR/KERNEL.port with --ports DIR).\n"
     "\n"
     "exit: 0 identical or within tolerance, 1 differences, 2 bad input or usage.\n";
 
@@ -76,7 +79,7 @@ static vkrr_status candidate(const vkrr_capture *cb, const vkrr_launch *la, cons
 int vkrr_cmd_diff(int argc, char **argv)
 {
     const char *pa = NULL, *pb = NULL, *out = "vkrr-out", *heat = "failing", *json = NULL,
-               *tolfile = NULL;
+               *tolfile = NULL, *ports_dir = NULL;
     vkrr_tol_override flags = {0};
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
@@ -87,7 +90,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         }
         bool takes = !strcmp(o, "--out") || !strcmp(o, "--heatmaps") || !strcmp(o, "--json") ||
                      !strcmp(o, "--tolerance") || !strcmp(o, "--atol") || !strcmp(o, "--rtol") ||
-                     !strcmp(o, "--max-ulp");
+                     !strcmp(o, "--max-ulp") || !strcmp(o, "--ports");
         if (takes && !v)
             return vkrr_cli_usage_error("diff", "%s needs a value", o);
         double x;
@@ -95,6 +98,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         if (!strcmp(o, "--out")) out = v, i++;
         else if (!strcmp(o, "--json")) json = v, i++;
         else if (!strcmp(o, "--tolerance")) tolfile = v, i++;
+        else if (!strcmp(o, "--ports")) ports_dir = v, i++;
         else if (!strcmp(o, "--heatmaps")) {
             if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
                 return vkrr_cli_usage_error("diff", "--heatmaps takes failing, all or none");
@@ -126,10 +130,13 @@ int vkrr_cmd_diff(int argc, char **argv)
     vkrr_replay_alloc *al = NULL;
     vkrr_replay_image *im = NULL;
     vkrr_mapfile *maps = NULL;
+    vkrr_port_set *ports = NULL;
     char hdir[4096] = "";
     int rc = 2;
     if (vkrr_capture_open(&ca, pa, &err) != VKRR_OK || vkrr_capture_open(&cb, pb, &err) != VKRR_OK ||
-        vkrr_compare_tol_load(&rules, tolfile, &err) != VKRR_OK)
+        vkrr_compare_tol_load(&rules, tolfile, &err) != VKRR_OK ||
+        vkrr_port_set_create(&ports, ports_dir, &err) != VKRR_OK ||
+        vkrr_port_set_check(ports, ca, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &flags);
     if (strcmp(heat, "none")) {
@@ -137,7 +144,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         if (vkrr_mkdirs(hdir, &err) != VKRR_OK)
             goto fail;
     }
-    vkrr_validate_opts o = {.rules = rules, .describe = rrref_describe_output,
+    vkrr_validate_opts o = {.rules = rules, .ports = ports,
                             .buffer_dtype = VKRR_DT_F16, .heatmap_dir = hdir[0] ? hdir : NULL,
                             .heatmaps_all = !strcmp(heat, "all")};
     res = calloc(ca->nlaunches + 1, sizeof *res);
@@ -238,6 +245,7 @@ out:
         vkrr_launch_result_free(&res[i]);
     free(res), free(al), free(im), free(maps);
     vkrr_compare_tol_destroy(rules);
+    vkrr_port_set_destroy(ports);
     vkrr_capture_close(ca);
     vkrr_capture_close(cb);
     return rc;

@@ -13,7 +13,7 @@
 #include "compare.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
-#include "rrref_host.h"
+#include "portdesc.h"
 #include "validate.h"
 #include "validate_chain.h"
 #include "validate_report.h"
@@ -38,6 +38,18 @@ static const char validate_help[] =
     "  --perturb KERNEL[#OCC]=ULPS  move every element of that launch's outputs by\n"
     "                       ULPS steps of its own type (occurrence 0 without #OCC), in\n"
     "                       both modes, to see how far an error travels\n"
+    "\n"
+    "a fast loop on one kernel:\n"
+    "  --only KERNEL        run only the launches of KERNEL; KERNEL#OCC: only its\n"
+    "                       0-based occurrence OCC; SEQ (a number): only the launch\n"
+    "                       of that sequence number.  Repeatable.  Isolated unless\n"
+    "                       --mode says otherwise: chained needs every launch before\n"
+    "                       them, which then runs too (unshown), and the run says so\n"
+    "  --watch              with --ports DIR: run, then run again each time a .comp,\n"
+    "                       .spv, .port or .glsl file in DIR changes, printing the new\n"
+    "                       table, until Ctrl-C; a shader that does not compile or a\n"
+    "                       descriptor that does not parse prints its error (file and\n"
+    "                       line) and the next change is awaited\n"
     "\n"
     "output:\n"
     "  --out DIR            heatmaps go to DIR/heatmaps (default: vkrr-out)\n"
@@ -64,21 +76,26 @@ static const char validate_help[] =
     "                         KERNEL[#OCC] [argOFF] atol=X rtol=X max_ulp=N|off\n"
     "                       ('*' matches any run of characters; later lines win)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
-    "  --buffer-type T      type of buffers no port describes (default f16;\n"
-    "                       bytes, f32, e4m3, ...)\n"
+    "  --buffer-type T      type of allocations no port descriptor names (default\n"
+    "                       f16; bytes, f32, e4m3, ...)\n"
     "  --strict             a kernel with no port is a failure\n"
     "\n"
     "device:\n"
     "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
     "  --timeout SECONDS    a launch running longer is reported TIMEOUT (default 60)\n"
-    "  --ports DIR          load NAME.spv port shaders from DIR over the built-in ones\n"
+    "  --ports DIR          ports in DIR over the built-in ones: KERNEL.spv or\n"
+    "                       KERNEL.comp (compiled at run time) and KERNEL.port (what\n"
+    "                       the port writes: see README \"Port descriptors\"); a\n"
+    "                       KERNEL.port that does not parse or fit a launch is exit 2\n"
     "  --validation         enable the Khronos validation layer\n"
     "\n"
     "exit: 0 every launch passes, 1 a launch failed or timed out, 2 bad input or\n"
     "usage, 3 no usable Vulkan device or library.\n"
     "\n"
-    "example:\n"
-    "  vkrr synth /tmp/cap && vkrr validate /tmp/cap --json /tmp/cap.json\n";
+    "examples:\n"
+    "  vkrr synth /tmp/cap && vkrr validate /tmp/cap --json /tmp/cap.json\n"
+    "  vkrr port new my_kernel /tmp/cap --out ports &&\n"
+    "    vkrr validate /tmp/cap --ports ports --only my_kernel --watch\n";
 
 static const char bisect_help[] =
     "usage: vkrr bisect CAPDIR [options]\n"
@@ -96,7 +113,14 @@ static const char bisect_help[] =
     "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage, 3 no\n"
     "usable Vulkan device or library.\n";
 
+#define MAX_ONLY 64
+
 typedef struct validate_args {
+    vkrr_cli_select only[MAX_ONLY];
+    unsigned nonly;
+    bool mode_given, watch;
+    unsigned watch_max;     /* hidden --watch-max N (tests): stop after N runs */
+    char **argv;
     const char *capdir, *out, *json, *ref, *heatmaps, *tolerance, *device, *ports, *modules;
     const char *buffer_type, *mode, *report, *junit, *perturb_text;
     vkrr_perturb perturb;
@@ -128,6 +152,21 @@ static int parse_args(int argc, char **argv, validate_args *a)
             if (strcmp(v, "isolated") && strcmp(v, "chained") && strcmp(v, "both"))
                 return vkrr_cli_usage_error(argv[0], "--mode takes isolated, chained or both, not '%s'", v);
             a->mode = v;
+            a->mode_given = true;
+        } else if (!strcmp(o, "--only") && !bisect) {
+            NEED_VALUE();
+            if (a->nonly == MAX_ONLY)
+                return vkrr_cli_usage_error(argv[0], "--only is given more than %d times", MAX_ONLY);
+            if (!vkrr_cli_select_parse(v, &a->only[a->nonly++]))
+                return vkrr_cli_usage_error(argv[0], "--only takes KERNEL, KERNEL#OCC or SEQ, not '%s'", v);
+        } else if (!strcmp(o, "--watch") && !bisect) {
+            a->watch = true;
+        } else if (!strcmp(o, "--watch-max") && !bisect) {
+            NEED_VALUE();
+            uint64_t x;
+            if (!vkrr_cli_parse_u64(v, 1000000, &x) || !x)
+                return vkrr_cli_usage_error(argv[0], "--watch-max takes a count >= 1, not '%s'", v);
+            a->watch_max = (unsigned)x;
         } else if (!strcmp(o, "--perturb")) {
             NEED_VALUE();
             if (!vkrr_perturb_parse(v, &a->perturb))
@@ -212,6 +251,10 @@ static int parse_args(int argc, char **argv, validate_args *a)
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
+    if (a->watch && !a->ports)
+        return vkrr_cli_usage_error(argv[0], "--watch watches the --ports DIR: give one");
+    if (a->nonly && !a->mode_given)
+        a->mode = "isolated"; /* the fast loop: the launch's own error */
     return 0;
 }
 
@@ -237,19 +280,67 @@ static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, dou
     fflush(stderr);
 }
 
-int vkrr_cmd_validate(int argc, char **argv)
+static bool is_selected(const validate_args *a, const vkrr_launch *l)
 {
-    validate_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    for (unsigned k = 0; k < a->nonly; k++)
+        if (vkrr_cli_select_matches(&a->only[k], l))
+            return true;
+    return a->nonly == 0;
+}
 
+/* The selected launches: their count and one past the last one's index;
+ * VKRR_ERR_USAGE naming an --only that matches nothing. */
+static vkrr_status selection(const validate_args *a, const vkrr_capture *cap, uint32_t *count,
+                             uint32_t *end, vkrr_error *err)
+{
+    *count = *end = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (is_selected(a, &cap->launches[i]))
+            (*count)++, *end = i + 1;
+    for (unsigned k = 0; k < a->nonly; k++) {
+        bool hit = false;
+        for (uint32_t i = 0; i < cap->nlaunches && !hit; i++)
+            hit = vkrr_cli_select_matches(&a->only[k], &cap->launches[i]);
+        const vkrr_cli_select *o = &a->only[k];
+        char what[300];
+        if (!o->kernel[0])
+            snprintf(what, sizeof what, "%llu", (unsigned long long)o->sequence);
+        else if (o->occurrence >= 0)
+            snprintf(what, sizeof what, "%.256s#%lld", o->kernel, (long long)o->occurrence);
+        else
+            snprintf(what, sizeof what, "%.256s", o->kernel);
+        if (!hit)
+            return vkrr_fail(err, VKRR_ERR_USAGE, cap->path, 0, -1,
+                             "--only %s matches no launch ('vkrr info %s' lists them)", what,
+                             cap->path);
+    }
+    return VKRR_OK;
+}
+
+/* A launch --only leaves out that chained mode still needs (it writes what
+ * a selected one reads): run on the chain, shown nowhere, no heatmaps. */
+static vkrr_status chain_through(vkrr_chain *chain, const vkrr_validate_opts *opts, uint32_t i,
+                                 vkrr_error *err)
+{
+    vkrr_validate_opts quiet = *opts;
+    quiet.heatmap_dir = NULL;
+    vkrr_launch_result r = {0};
+    vkrr_status s = vkrr_chain_run(chain, &quiet, i, &r, err);
+    vkrr_launch_result_free(&r);
+    return s;
+}
+
+static int validate_run(const validate_args *args, char **argv)
+{
+    validate_args a = *args;
+    int rc;
     vkrr_error err = {0};
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port = {0}, rerun_be = {0};
     vkrr_launch_result *res = NULL;
     vkrr_chain *chain = NULL;
+    vkrr_port_set *ports = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
 
@@ -259,6 +350,13 @@ int vkrr_cmd_validate(int argc, char **argv)
         vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
         goto fail;
     }
+    uint32_t nsel, sel_end;
+    if (selection(&a, cap, &nsel, &sel_end, &err) != VKRR_OK)
+        goto fail;
+    /* a bad descriptor stops the run before anything is launched */
+    if (vkrr_port_set_create(&ports, a.ports, &err) != VKRR_OK ||
+        vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
+        goto fail;
     if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &a.flags);
@@ -289,7 +387,7 @@ int vkrr_cmd_validate(int argc, char **argv)
         .port = &port,
         .rerun = rerun_be.run ? &rerun_be : NULL,
         .rules = rules,
-        .describe = rrref_describe_output,
+        .ports = ports,
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.heatmaps, "all"),
@@ -311,6 +409,10 @@ int vkrr_cmd_validate(int argc, char **argv)
            rerun ? rerun_be.name : "",
            a.bisect ? "chained until the first divergence" : iso && chn ? "isolated and chained"
                                                             : iso ? "isolated" : "chained");
+    if (a.nonly)
+        printf("--only: %u of the %u launches%s\n", nsel, cap->nlaunches,
+               chn ? "; chained mode also runs, unshown, every launch before the last of them "
+                     "(it reads what they wrote)" : "");
     if (!a.quiet && !a.bisect)
         vkrr_report_table_header(stdout, rerun, chn);
     vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
@@ -320,13 +422,18 @@ int vkrr_cmd_validate(int argc, char **argv)
     unsigned chained_bad = 0;
     bool tty = isatty(fileno(stderr));
     double t0 = now_s();
-    for (; done < cap->nlaunches; done++) {
-        const vkrr_launch *l = &cap->launches[done];
+    for (uint32_t at = 0; at < cap->nlaunches; at++) {
+        const vkrr_launch *l = &cap->launches[at];
+        if (!is_selected(&a, l)) {
+            if (chn && at < sel_end && chain_through(chain, &opts, at, &err) != VKRR_OK)
+                goto fail;
+            continue;
+        }
         if (tty || !a.quiet) /* -q in a log: no per-launch lines */
-            progress(tty, done, cap->nlaunches, l, now_s() - t0);
+            progress(tty, done, nsel, l, now_s() - t0);
         if (iso && vkrr_validate_launch(&opts, cap, l, &res[done], &err) != VKRR_OK)
             goto fail;
-        if (chn && vkrr_chain_run(chain, &opts, done, &res[done], &err) != VKRR_OK)
+        if (chn && vkrr_chain_run(chain, &opts, at, &res[done], &err) != VKRR_OK)
             goto fail;
         if (iso)
             info.counts[res[done].status]++;
@@ -356,10 +463,9 @@ int vkrr_cmd_validate(int argc, char **argv)
         if (show && !(a.bisect && !cbad))
             vkrr_report_table_row(stdout, &res[done], rerun, chn);
         fflush(stdout);
-        if (a.bisect && cbad) {
-            done++;
+        done++;
+        if (a.bisect && cbad)
             break;
-        }
     }
     if (tty)
         fputs("\r\033[K", stderr);
@@ -368,7 +474,7 @@ int vkrr_cmd_validate(int argc, char **argv)
                    (a.strict ? info.counts[VKRR_LAUNCH_NO_PORT] : 0);
     if (!a.bisect)
         printf("summary: %u launches%s: %u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR -> %s\n",
-               cap->nlaunches, iso ? "" : " (chained)", info.counts[VKRR_LAUNCH_PASS],
+               done, iso ? "" : " (chained)", info.counts[VKRR_LAUNCH_PASS],
                info.counts[VKRR_LAUNCH_FAIL], info.counts[VKRR_LAUNCH_NO_PORT],
                info.counts[VKRR_LAUNCH_TIMEOUT], info.counts[VKRR_LAUNCH_ERROR],
                bad || (chn && !iso && chained_bad) ? "FAIL" : "PASS");
@@ -450,8 +556,27 @@ out:
     if (rerun_be.destroy)
         rerun_be.destroy(rerun_be.self);
     vkrr_compare_tol_destroy(rules);
+    vkrr_port_set_destroy(ports);
     vkrr_capture_close(cap);
     return rc;
+}
+
+static int validate_again(void *args)
+{
+    validate_args *a = args;
+    return validate_run(a, a->argv);
+}
+
+int vkrr_cmd_validate(int argc, char **argv)
+{
+    validate_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    a.argv = argv;
+    if (!a.watch)
+        return validate_run(&a, argv);
+    return vkrr_cli_watch(a.ports, a.watch_max, validate_again, &a);
 }
 
 int vkrr_cmd_bisect(int argc, char **argv)

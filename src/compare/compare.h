@@ -40,7 +40,7 @@
  *                                   instruction cost 1-2 ULP)
  *   f32:       max_ulp 4, atol 1e-6, rtol 1e-5 (sums that cancel near zero
  *                                   have huge ULP distances but tiny errors)
- *   e4m3:      max_ulp 1          (one rounding step)
+ *   e4m3, e5m2: max_ulp 1         (one rounding step)
  *   integers, unorm/snorm, bytes: exact (they are stored bits, not arithmetic)
  *
  * Tolerance file (--tolerance FILE), one rule a line, '#' starts a comment:
@@ -55,8 +55,9 @@
  *     *                     max_ulp=4
  *     swin_enc*             atol=1e-3
  *     swin_enc0_kernel#2 arg24 max_ulp=off atol=0.01
- * Precedence: per-dtype default, then every matching rule in file order (a
- * later line overrides only the keys it names), then the global flags
+ * Precedence: per-dtype default, then the port descriptor's keys for that
+ * output (KERNEL.port, src/port/portdesc.h), then every matching rule in
+ * file order (a later line overrides only the keys it names), then the global flags
  * (--atol, --rtol, --max-ulp), which override everything.  A malformed line is
  * VKRR_ERR_PARSE naming FILE:LINE.
  *
@@ -156,7 +157,18 @@ void vkrr_compare_tol_set_flags(vkrr_tol_rules *rules, const vkrr_tol_override *
 vkrr_tolerance vkrr_compare_tol_resolve(const vkrr_tol_rules *rules, const char *kernel,
                                         uint32_t occurrence, uint32_t arg_offset,
                                         vkrr_dtype dtype);
+/* The same from a base tolerance instead of the dtype's default (a port
+ * descriptor's tolerance over the default): rules, then flags, apply on top. */
+vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_tolerance base,
+                                             const char *kernel, uint32_t occurrence,
+                                             uint32_t arg_offset);
 void vkrr_compare_tol_destroy(vkrr_tol_rules *rules);
+/* Sets in t the fields o has. */
+void vkrr_compare_tol_apply(vkrr_tolerance *t, const vkrr_tol_override *o);
+/* One "atol=X", "rtol=X" or "max_ulp=N" token (value "off" turns it off)
+ * into o; false with a reason in *why.  Shared by the tolerance file and
+ * port descriptors, so both read the same keys the same way. */
+bool vkrr_compare_tol_setting(const char *tok, vkrr_tol_override *o, const char **why);
 
 /* '*' wildcard match of a whole string. */
 bool vkrr_compare_glob(const char *pattern, const char *s);

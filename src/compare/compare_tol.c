@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapfile.h"
+
 /* A tolerance file is a handful of lines; refuse anything that is clearly not one. */
 #define TOL_FILE_MAX (4u << 20)
 
@@ -47,7 +49,7 @@ bool vkrr_compare_glob(const char *p, const char *s)
     return *p == '\0';
 }
 
-static void apply(vkrr_tolerance *t, const vkrr_tol_override *o)
+void vkrr_compare_tol_apply(vkrr_tolerance *t, const vkrr_tol_override *o)
 {
     if (o->has_atol)
         t->atol = o->atol;
@@ -67,7 +69,14 @@ vkrr_tolerance vkrr_compare_tol_resolve(const vkrr_tol_rules *rules, const char 
                                         uint32_t occurrence, uint32_t arg_offset,
                                         vkrr_dtype dtype)
 {
-    vkrr_tolerance t = vkrr_tolerance_default(dtype);
+    return vkrr_compare_tol_resolve_from(rules, vkrr_tolerance_default(dtype), kernel, occurrence,
+                                         arg_offset);
+}
+
+vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_tolerance t,
+                                             const char *kernel, uint32_t occurrence,
+                                             uint32_t arg_offset)
+{
     if (!rules)
         return t;
     for (size_t i = 0; i < rules->count; i++) {
@@ -78,9 +87,9 @@ vkrr_tolerance vkrr_compare_tol_resolve(const vkrr_tol_rules *rules, const char 
             continue;
         if (r->arg >= 0 && (uint32_t)r->arg != arg_offset)
             continue;
-        apply(&t, &r->set);
+        vkrr_compare_tol_apply(&t, &r->set);
     }
-    apply(&t, &rules->flags);
+    vkrr_compare_tol_apply(&t, &rules->flags);
     return t;
 }
 
@@ -121,25 +130,24 @@ static bool parse_nonneg(const char *s, double *out)
     return true;
 }
 
-/* One key=value token into o; false with a reason in why. */
-static bool parse_setting(char *tok, vkrr_tol_override *o, const char **why)
+bool vkrr_compare_tol_setting(const char *tok, vkrr_tol_override *o, const char **why)
 {
-    char *eq = strchr(tok, '=');
+    const char *eq = strchr(tok, '=');
     if (!eq || eq == tok || !eq[1]) {
         *why = "expected key=value";
         return false;
     }
-    *eq = '\0';
-    const char *key = tok, *val = eq + 1;
+    size_t klen = (size_t)(eq - tok);
+    const char *val = eq + 1;
     bool off = !strcmp(val, "off");
-    if (!strcmp(key, "atol") || !strcmp(key, "rtol")) {
+    bool is_atol = klen == 4 && !strncmp(tok, "atol", 4);
+    if (is_atol || (klen == 4 && !strncmp(tok, "rtol", 4))) {
         double v = -1;
         if (!off && !parse_nonneg(val, &v)) {
             *why = "expects a number >= 0 or off";
-            *eq = '=';
             return false;
         }
-        if (key[0] == 'a') {
+        if (is_atol) {
             o->has_atol = true;
             o->atol = v;
         } else {
@@ -148,18 +156,16 @@ static bool parse_setting(char *tok, vkrr_tol_override *o, const char **why)
         }
         return true;
     }
-    if (!strcmp(key, "max_ulp")) {
+    if (klen == 7 && !strncmp(tok, "max_ulp", 7)) {
         int64_t v = -1;
         if (!off && !parse_uint(val, INT64_MAX / 2, &v)) {
             *why = "expects an integer >= 0 or off";
-            *eq = '=';
             return false;
         }
         o->has_max_ulp = true;
         o->max_ulp = v;
         return true;
     }
-    *eq = '=';
     *why = "unknown key (atol, rtol, max_ulp)";
     return false;
 }
@@ -208,7 +214,7 @@ static vkrr_status parse_line(char *line, tol_rule *r, bool *empty, const char *
                          "rule for '%s' sets nothing (atol=, rtol=, max_ulp=)", kernel);
     for (; i < nt; i++) {
         const char *why = NULL;
-        if (!parse_setting(tok[i], &r->set, &why))
+        if (!vkrr_compare_tol_setting(tok[i], &r->set, &why))
             return vkrr_fail(err, VKRR_ERR_PARSE, name, lineno, -1, "'%s': %s", tok[i], why);
     }
     r->kernel = strdup(kernel);
@@ -217,57 +223,48 @@ static vkrr_status parse_line(char *line, tol_rule *r, bool *empty, const char *
     return VKRR_OK;
 }
 
+typedef struct tol_parse {
+    vkrr_tol_rules *rs;
+    const char *name;
+} tol_parse;
+
+static vkrr_status tol_line(void *ctx, char *line, long lineno, vkrr_error *err)
+{
+    tol_parse *p = ctx;
+    vkrr_tol_rules *rs = p->rs;
+    tol_rule r;
+    bool empty = true;
+    vkrr_status st = parse_line(line, &r, &empty, p->name, lineno, err);
+    if (st != VKRR_OK || empty)
+        return st;
+    if (rs->count == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 8;
+        tol_rule *nr = realloc(rs->rules, cap * sizeof *nr);
+        if (!nr) {
+            free(r.kernel);
+            return vkrr_fail(err, VKRR_ERR_NOMEM, p->name, lineno, -1, "out of memory");
+        }
+        rs->rules = nr;
+        rs->cap = cap;
+    }
+    rs->rules[rs->count++] = r;
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_compare_tol_parse(vkrr_tol_rules **out, const char *text, size_t len,
                                    const char *name, vkrr_error *err)
 {
-    vkrr_status st = VKRR_OK;
-    char *buf = NULL;
-    vkrr_tol_rules *rs = calloc(1, sizeof *rs);
     *out = NULL;
-    if (!rs || !(buf = malloc(len + 1))) {
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
-        goto fail;
+    tol_parse p = {calloc(1, sizeof *p.rs), name};
+    if (!p.rs)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    vkrr_status st = vkrr_text_each_line(text, len, name, tol_line, &p, err);
+    if (st != VKRR_OK) {
+        vkrr_compare_tol_destroy(p.rs);
+        return st;
     }
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
-        st = vkrr_fail(err, VKRR_ERR_PARSE, name, 0, (long)strlen(buf), "NUL byte in a text file");
-        goto fail;
-    }
-    long lineno = 0;
-    for (char *line = buf; line; ) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        tol_rule r;
-        bool empty = true;
-        st = parse_line(line, &r, &empty, name, lineno, err);
-        if (st != VKRR_OK)
-            goto fail;
-        if (!empty) {
-            if (rs->count == rs->cap) {
-                size_t cap = rs->cap ? rs->cap * 2 : 8;
-                tol_rule *nr = realloc(rs->rules, cap * sizeof *nr);
-                if (!nr) {
-                    free(r.kernel);
-                    st = vkrr_fail(err, VKRR_ERR_NOMEM, name, lineno, -1, "out of memory");
-                    goto fail;
-                }
-                rs->rules = nr;
-                rs->cap = cap;
-            }
-            rs->rules[rs->count++] = r;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    free(buf);
-    *out = rs;
+    *out = p.rs;
     return VKRR_OK;
-fail:
-    free(buf);
-    vkrr_compare_tol_destroy(rs);
-    return st;
 }
 
 vkrr_status vkrr_compare_tol_load(vkrr_tol_rules **out, const char *path, vkrr_error *err)

@@ -95,6 +95,11 @@ void vkrr_perturb_element(vkrr_dtype t, void *elem, int64_t ulps)
             return;
         sign = 0x80u, maxmag = 0x7eu;
         break;
+    case VKRR_DT_E5M2:
+        if ((bits & 0x7cu) == 0x7cu) /* Inf 0x7c, NaN 0x7d..0x7f, like f16's top byte */
+            return;
+        sign = 0x80u, maxmag = 0x7bu;
+        break;
     case VKRR_DT_U8: case VKRR_DT_UNORM8:
         store(p, 1, (uint64_t)clamp64(add_sat((int64_t)bits, ulps), 0, 0xff));
         return;

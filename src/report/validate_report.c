@@ -119,6 +119,8 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
                 "", x->is_buffer ? "buffer" : "surface", x->offset, x->port.exact_pct,
                 (unsigned long long)x->port.out_of_tol, (unsigned long long)x->port.nan_mismatch,
                 (unsigned long long)x->port.inf_mismatch, (unsigned long long)x->port.unwritten);
+        if (x->unchanged)
+            fprintf(f, ", %llu left at their pre-launch bytes", (unsigned long long)x->unchanged);
         if (x->outside_diff)
             fprintf(f, ", %llu bytes differ outside the layer's windows",
                     (unsigned long long)x->outside_diff);
@@ -277,8 +279,10 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
             fputs(", ", f);
             json_headline(f, x->pass, m);
-            fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, \"heatmap\": ",
-                    (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff);
+            fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, "
+                       "\"left_at_pre_launch\": %llu, \"heatmap\": ",
+                    (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff,
+                    (unsigned long long)x->unchanged);
             if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);
             fprintf(f, ", \"metrics\": ");
             json_metrics(f, m);

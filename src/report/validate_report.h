@@ -2,7 +2,7 @@
  * one JSON document for scripts ("launches" array; per launch "sequence",
  * "kernel", "frame", "occurrence", "status", "resources" [{"offset", "kind",
  * "type", "exact_pct", "max_abs", "max_ulp", "psnr", "nmse",
- * "nan_mismatches", "metrics": {every metric}, ...}]).  Chained mode adds,
+ * "nan_mismatches", "left_at_pre_launch", "metrics": {every metric}, ...}]).  Chained mode adds,
  * per launch, "chained_status", "chained_exact", "role" ("culprit",
  * "amplifier", ""), "chained" ("same as isolated": the chained inputs were
  * the captured ones and the isolated result bit-exact, so it was not run again;

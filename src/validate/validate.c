@@ -65,12 +65,15 @@ static uint64_t outside_diff(const uint8_t *a, const uint8_t *b, uint64_t size,
 /* The comparisons every resource gets: port vs capture and, with a rerun,
  * port vs rerun and rerun vs capture. */
 static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_launch *l,
-                                    vkrr_resource_result *rr, const void *capture,
-                                    const void *port, const void *rerun, uint64_t bytes,
-                                    vkrr_error *err)
+                                    vkrr_resource_result *rr, const vkrr_port_output *desc,
+                                    const void *capture, const void *port, const void *rerun,
+                                    uint64_t bytes, vkrr_error *err)
 {
-    vkrr_tolerance tol = vkrr_compare_tol_resolve(o->rules, l->kernel, l->occurrence,
-                                                  rr->offset, rr->view.dtype);
+    /* the type's default, the descriptor's keys, then --tolerance and flags */
+    vkrr_tolerance tol = vkrr_tolerance_default(rr->view.dtype);
+    if (desc)
+        vkrr_compare_tol_apply(&tol, &desc->tol);
+    tol = vkrr_compare_tol_resolve_from(o->rules, tol, l->kernel, l->occurrence, rr->offset);
     vkrr_status s = vkrr_compare(&rr->view, capture, port, bytes, &tol, &rr->port, err);
     if (s != VKRR_OK)
         return s;
@@ -137,41 +140,48 @@ static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b)
     return a->port.max_abs > b->port.max_abs;
 }
 
-#define MAX_WINDOWS 16
+/* A launch's outputs, as its port descriptor says (portdesc.h). */
+typedef struct launch_outputs {
+    vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n;
+} launch_outputs;
 
-/* The windows a layer writes into allocation a, as its describe function
- * says; none: the whole allocation as opts.buffer_dtype (woff = the dump's
- * argument offset).  Returns the count (>= 1). */
-static uint32_t windows_of(const vkrr_validate_opts *o, const vkrr_launch *l, uint32_t a,
-                           bool warn, vkrr_view *win, uint32_t *woff, bool *described)
+static vkrr_status outputs_of(const vkrr_validate_opts *o, const vkrr_launch *l,
+                              launch_outputs *lo, vkrr_error *err)
 {
-    uint64_t size = l->allocs[a].size;
+    return vkrr_port_set_outputs(o->ports, l, lo->o, VKRR_PORT_MAX_OUTPUTS, &lo->n, err);
+}
+
+/* The windows compared in allocation a: the described outputs into it, or
+ * none: the whole allocation as opts.buffer_dtype (woff = the dump's argument
+ * offset, desc NULL).  Returns the count (>= 1). */
+static uint32_t windows_of(const vkrr_validate_opts *o, const launch_outputs *lo,
+                           const vkrr_launch *l, uint32_t a, vkrr_view *win,
+                           const vkrr_port_output **desc, bool *described)
+{
     uint32_t nw = 0;
-    for (uint32_t p = 0; p < l->npointers && nw < MAX_WINDOWS; p++) {
-        const vkrr_pointer *pt = &l->pointers[p];
-        vkrr_view v;
-        if (pt->alloc != a || !o->describe ||
-            !o->describe(l->kernel, l->args, l->args_bytes, pt->offset, &v))
-            continue;
-        v.offset += pt->delta;
-        if (v.offset > size || vkrr_view_bytes(&v) > size - v.offset) {
-            if (warn)
-                vkrr_warn("%s: the described output at arg %u does not fit its %llu-byte "
-                          "allocation; compared whole", l->dir, pt->offset,
-                          (unsigned long long)size);
-            continue;
+    for (uint32_t k = 0; k < lo->n; k++)
+        if (!lo->o[k].surface && lo->o[k].index == a) {
+            win[nw] = lo->o[k].view;
+            desc[nw++] = &lo->o[k];
         }
-        win[nw] = v;
-        woff[nw++] = pt->offset;
-    }
     if (described)
         *described = nw > 0;
     if (nw == 0) {
-        win[0] = vkrr_compare_flat_view(o->buffer_dtype, size);
-        woff[0] = l->allocs[a].post_offset;
+        win[0] = vkrr_compare_flat_view(o->buffer_dtype, l->allocs[a].size);
+        desc[0] = NULL;
         nw = 1;
     }
     return nw;
+}
+
+/* The descriptor's output for surface image i, NULL when it names none. */
+static const vkrr_port_output *surface_output(const launch_outputs *lo, uint32_t i)
+{
+    for (uint32_t k = 0; k < lo->n; k++)
+        if (lo->o[k].surface && lo->o[k].index == i)
+            return &lo->o[k];
+    return NULL;
 }
 
 static vkrr_view surface_view(const vkrr_image *im)
@@ -187,7 +197,8 @@ static vkrr_view surface_view(const vkrr_image *im)
 
 /* --perturb: move every element of the launch's outputs (the described
  * windows of dumped allocations, every surface) in the port's result. */
-static bool perturb_outputs(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_replay *r)
+static bool perturb_outputs(const vkrr_validate_opts *o, const launch_outputs *lo,
+                            const vkrr_launch *l, vkrr_replay *r)
 {
     if (!vkrr_perturb_matches(o->perturb, l))
         return false;
@@ -196,39 +207,54 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const vkrr_launch *l, v
         uint8_t *out = vkrr_replay_alloc_out(&r->allocs[a]);
         if (!l->allocs[a].post_path || !out)
             continue;
-        vkrr_view win[MAX_WINDOWS];
-        uint32_t woff[MAX_WINDOWS];
+        vkrr_view win[VKRR_PORT_MAX_OUTPUTS];
+        const vkrr_port_output *desc[VKRR_PORT_MAX_OUTPUTS];
         bool described;
-        uint32_t nw = windows_of(o, l, a, false, win, woff, &described);
+        uint32_t nw = windows_of(o, lo, l, a, win, desc, &described);
         /* an undescribed allocation holds inputs as well: leave it alone */
         for (uint32_t w = 0; w < nw && described; w++)
             vkrr_perturb_view(&win[w], out, l->allocs[a].size, u);
     }
     for (uint32_t i = 0; i < l->nimages && i < r->nimages; i++)
         if (l->images[i].kind == VKRR_IMAGE_SURFACE && vkrr_replay_image_out(&r->images[i])) {
-            vkrr_view v = surface_view(&l->images[i]);
+            const vkrr_port_output *d = surface_output(lo, i);
+            vkrr_view v = d ? d->view : surface_view(&l->images[i]);
             vkrr_perturb_view(&v, vkrr_replay_image_out(&r->images[i]),
                               vkrr_replay_image_bytes(&r->images[i]), u);
         }
     return true;
 }
 
-static vkrr_status compare_buffers(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                                   const vkrr_launch *l, const vkrr_replay *port,
-                                   const vkrr_replay *rerun, bool chained,
-                                   vkrr_launch_result *out, vkrr_error *err)
+/* Elements of window v the candidate left at the pre-launch bytes where the
+ * capture changed them: what "unwritten" is for a buffer, which starts from
+ * its pre-launch contents, not from a sentinel. */
+static uint64_t left_unchanged(const vkrr_view *v, const uint8_t *pre, const uint8_t *cap,
+                               const uint8_t *cand)
+{
+    uint64_t es = vkrr_dtype_size(v->dtype), n = vkrr_view_bytes(v) / es, count = 0;
+    for (uint64_t k = 0, at = v->offset; k < n; k++, at += es)
+        count += !memcmp(cand + at, pre + at, es) && memcmp(cap + at, pre + at, es);
+    return count;
+}
+
+/* from_pre: the candidate ran from the capture's pre-launch bytes (an
+ * isolated run), so bytes it left equal to them are bytes it did not write. */
+static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_outputs *lo,
+                                   const vkrr_capture *cap, const vkrr_launch *l,
+                                   const vkrr_replay *port, const vkrr_replay *rerun, bool chained,
+                                   bool from_pre, vkrr_launch_result *out, vkrr_error *err)
 {
     for (uint32_t a = 0; a < l->nallocs; a++) {
         if (!l->allocs[a].post_path)
             continue;
-        vkrr_mapfile post = {0};
+        vkrr_mapfile post = {0}, pre = {0};
         vkrr_status s = vkrr_capture_map_alloc_post(cap, l, a, &post, err);
         if (s != VKRR_OK)
             return s;
         uint64_t size = l->allocs[a].size;
-        vkrr_view win[MAX_WINDOWS];
-        uint32_t woff[MAX_WINDOWS];
-        uint32_t nw = windows_of(o, l, a, !chained, win, woff, NULL);
+        vkrr_view win[VKRR_PORT_MAX_OUTPUTS];
+        const vkrr_port_output *desc[VKRR_PORT_MAX_OUTPUTS];
+        uint32_t nw = windows_of(o, lo, l, a, win, desc, NULL);
         const uint8_t *cp = post.data, *pp = vkrr_replay_alloc_out(&port->allocs[a]);
         const uint8_t *rp = rerun ? vkrr_replay_alloc_out(&rerun->allocs[a]) : NULL;
         uint64_t outside = outside_diff(cp, pp, size, win, nw);
@@ -236,24 +262,34 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const vkrr_captu
             vkrr_resource_result *rr = &out->res[out->nres++];
             memset(rr, 0, sizeof *rr);
             rr->is_buffer = true;
-            rr->offset = woff[w];
+            rr->offset = desc[w] ? desc[w]->arg : l->allocs[a].post_offset;
             rr->base = l->allocs[a].base;
             rr->view = win[w];
             rr->outside_diff = w == 0 ? outside : 0;
-            s = compare_resource(o, l, rr, cp, pp, rp, size, err);
+            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, err);
+            /* only for a failing described window of an isolated run: it
+             * costs a read of the pre-launch bytes */
+            bool count = s == VKRR_OK && !rr->pass && desc[w] && from_pre;
+            if (count && !pre.data)
+                s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
+            if (count && s == VKRR_OK)
+                rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
             if (s != VKRR_OK) {
                 vkrr_mapfile_close(&post);
+                vkrr_mapfile_close(&pre);
                 return s;
             }
             heatmap_for(o, l, rr, cp, pp, size, chained);
         }
         vkrr_mapfile_close(&post);
+        vkrr_mapfile_close(&pre);
     }
     return VKRR_OK;
 }
 
-static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                                    const vkrr_launch *l, const vkrr_replay *port,
+static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_outputs *lo,
+                                    const vkrr_capture *cap, const vkrr_launch *l,
+                                    const vkrr_replay *port,
                                     const vkrr_replay *rerun, bool chained,
                                     vkrr_launch_result *out, vkrr_error *err)
 {
@@ -269,10 +305,11 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const vkrr_capt
         memset(rr, 0, sizeof *rr);
         rr->kind = VKRR_IMAGE_SURFACE;
         rr->offset = im->offset;
-        rr->view = surface_view(im);
+        const vkrr_port_output *desc = surface_output(lo, i);
+        rr->view = desc ? desc->view : surface_view(im);
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
         const void *pp = vkrr_replay_image_out(&port->images[i]);
-        s = compare_resource(o, l, rr, dump.data, pp,
+        s = compare_resource(o, l, rr, desc, dump.data, pp,
                              rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, bytes, err);
         if (s == VKRR_OK)
             heatmap_for(o, l, rr, dump.data, pp, bytes, chained);
@@ -320,18 +357,18 @@ static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const
     return run_backend(be, r, status, note, note_cap, err);
 }
 
-static vkrr_status compare_all(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                               const vkrr_launch *l, const vkrr_replay *cand,
-                               const vkrr_replay *rerun, bool chained,
-                               vkrr_launch_result *out, vkrr_error *err)
+static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs *lo,
+                               const vkrr_capture *cap, const vkrr_launch *l,
+                               const vkrr_replay *cand, const vkrr_replay *rerun, bool chained,
+                               bool from_pre, vkrr_launch_result *out, vkrr_error *err)
 {
-    uint32_t cap_res = l->nimages + l->nallocs * MAX_WINDOWS + 1;
+    uint32_t cap_res = l->nimages + l->nallocs + lo->n + 1;
     out->res = calloc(cap_res, sizeof *out->res);
     if (!out->res)
         return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
-    vkrr_status s = compare_buffers(o, cap, l, cand, rerun, chained, out, err);
+    vkrr_status s = compare_buffers(o, lo, cap, l, cand, rerun, chained, from_pre, out, err);
     if (s == VKRR_OK)
-        s = compare_surfaces(o, cap, l, cand, rerun, chained, out, err);
+        s = compare_surfaces(o, lo, cap, l, cand, rerun, chained, out, err);
     if (s != VKRR_OK)
         return s;
     out->status = VKRR_LAUNCH_PASS;
@@ -366,7 +403,9 @@ vkrr_status vkrr_validate_compare(const vkrr_validate_opts *o, const vkrr_captur
         return vkrr_fail(err, VKRR_ERR_INTERNAL, l->dir, 0, -1,
                          "the candidate has %u allocations and %u images, the launch %u and %u",
                          cand->nallocs, cand->nimages, l->nallocs, l->nimages);
-    return compare_all(o, cap, l, cand, NULL, false, out, err);
+    launch_outputs lo;
+    vkrr_status s = outputs_of(o, l, &lo, err);
+    return s != VKRR_OK ? s : compare_all(o, &lo, cap, l, cand, NULL, false, false, out, err);
 }
 
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
@@ -379,13 +418,17 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
         snprintf(out->note, sizeof out->note, "no %s port of %s", o->port->name, l->kernel);
         return VKRR_OK;
     }
+    launch_outputs lo;
+    vkrr_status s = outputs_of(o, l, &lo, err);
+    if (s != VKRR_OK)
+        return s;
     double t0 = now_s();
-    vkrr_status s = run_backend(o->port, r, &out->status, out->note, sizeof out->note, err);
+    s = run_backend(o->port, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
-    out->perturbed = perturb_outputs(o, l, r);
-    return compare_all(o, cap, l, r, NULL, chained, out, err);
+    out->perturbed = perturb_outputs(o, &lo, l, r);
+    return compare_all(o, &lo, cap, l, r, NULL, chained, false, out, err);
 }
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
@@ -401,13 +444,16 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     vkrr_replay pr, rr;
     vkrr_replay_storage *pst = NULL, *rst = NULL;
     vkrr_launch_status rs = VKRR_LAUNCH_PASS;
+    launch_outputs lo;
+    vkrr_status s = outputs_of(o, l, &lo, err);
+    if (s != VKRR_OK)
+        return s;
     double t0 = now_s();
-    vkrr_status s = run_on(o->port, cap, l, &pr, &pst, &out->status, out->note,
-                           sizeof out->note, err);
+    s = run_on(o->port, cap, l, &pr, &pst, &out->status, out->note, sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
-    out->perturbed = perturb_outputs(o, l, &pr);
+    out->perturbed = perturb_outputs(o, &lo, l, &pr);
     bool rerun = o->rerun && o->rerun->has_kernel(o->rerun->self, l->kernel);
     if (rerun) {
         char note[512] = "";
@@ -420,7 +466,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         }
     }
     out->rerun = rerun;
-    s = compare_all(o, cap, l, &pr, rerun ? &rr : NULL, false, out, err);
+    s = compare_all(o, &lo, cap, l, &pr, rerun ? &rr : NULL, false, true, out, err);
     if (s != VKRR_OK)
         goto done;
     if (rerun && !out->rerun_matches_capture)

@@ -1,11 +1,12 @@
 /* validate.h - one captured launch replayed on a port and compared.
  *
  * What is compared: every allocation that has a post-launch dump, and every
- * surface.  A buffer output that a describe function knows (the window a
- * layer writes in an arena, in its own type) is compared as that window; the
- * rest of the allocation must be byte-identical, so a port that writes outside
- * its window is caught.  A buffer no describe function knows is compared whole
- * as opts.buffer_dtype.  A surface is compared in its array format's type,
+ * surface.  A buffer output the kernel's port descriptor names (KERNEL.port,
+ * portdesc.h: the window a layer writes in an arena, in its own type, with
+ * its tolerance) is compared as that window; the rest of the allocation must
+ * be byte-identical, so a port that writes outside its window is caught.  An
+ * allocation no descriptor names is compared whole as opts.buffer_dtype.  A
+ * surface is compared in the descriptor's type, else its array format's,
  * texels the port never wrote (left at the sentinel) counted.
  *
  * With a rerun backend (the original kernels on the CPU or through libcuda),
@@ -22,7 +23,8 @@
  * windows and surfaces) are moved by the perturbation before comparing, in
  * both modes, so the launch shows as the culprit it was made into.
  *
- * Errors (returned) are bad input only (a dump missing or of the wrong size):
+ * Errors (returned) are bad input only (a dump missing or of the wrong size,
+ * a port descriptor that does not parse or does not fit the launch):
  * a port that fails, times out or has no shader is a result, not an error.
  */
 #ifndef VKRR_VALIDATE_H
@@ -35,6 +37,7 @@
 #include "compare.h"
 #include "replay.h"
 #include "perturb.h"
+#include "portdesc.h"
 #include "view.h"
 
 typedef enum vkrr_launch_status {
@@ -55,6 +58,10 @@ typedef struct vkrr_resource_result {
     vkrr_view view;             /* the window compared */
     vkrr_metrics port;          /* port vs capture */
     uint64_t outside_diff;      /* buffers: differing bytes outside the compared windows */
+    uint64_t unchanged;         /* failing described windows of vkrr_validate_launch:
+                                   elements the port left at the pre-launch bytes where
+                                   the capture changed them, a buffer's "unwritten";
+                                   0 otherwise (chained, diff) */
     bool has_rerun;
     vkrr_metrics port_vs_rerun; /* port vs the original kernel rerun */
     vkrr_metrics rerun_vs_capture;
@@ -92,7 +99,7 @@ typedef struct vkrr_validate_opts {
     const vkrr_backend *port;
     const vkrr_backend *rerun;     /* NULL: none */
     const vkrr_tol_rules *rules;   /* NULL: per-dtype defaults */
-    vkrr_describe_fn describe;     /* NULL: buffers compared whole */
+    vkrr_port_set *ports;          /* port descriptors; NULL: buffers compared whole */
     vkrr_dtype buffer_dtype;       /* undescribed buffers; 0 (BYTES) means exact bytes */
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */

@@ -1,0 +1,110 @@
+/* test_port_new: `vkrr port new` on every rrref kernel of a synth capture
+ * writes a .comp that compiles (checked here again with glslang, apart from
+ * the command's own check) and a .port whose outputs are exactly the
+ * arguments of the built-in rrref descriptor, and which evaluates on the
+ * launch it came from.  Bad usage is exit 2 with a message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "portdesc.h"
+#include "ports.h"
+#include "rrref_host.h"
+#include "synth.h"
+#include "testutil.h"
+
+static void check_kernel(const vkrr_capture *cap, vkrr_port_set *builtin, const char *dir,
+                         const char *kernel)
+{
+    char args[8192], path[4200];
+    char *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "port new %s '%s' --out '%s'", kernel, cap->path, dir);
+    int rc = test_run_vkrr(args, &out, &err);
+    if (!CHECK(rc == 0 && out && strstr(out, "compiles")))
+        fprintf(stderr, "    %s: rc %d\n%s%s", kernel, rc, out ? out : "", err ? err : "");
+    free(out), free(err);
+
+    uint32_t *code = NULL;
+    size_t bytes = 0;
+    vkrr_error e = {0};
+    snprintf(path, sizeof path, "%s/%s.comp", dir, kernel);
+    if (!CHECK(vkrr_ports_compile_glsl(path, dir, &code, &bytes, &e) == VKRR_OK && bytes > 20))
+        vkrr_error_print(&e, stderr);
+    free(code);
+
+    snprintf(path, sizeof path, "%s/%s.port", dir, kernel);
+    vkrr_portdesc *made = NULL;
+    const vkrr_portdesc *want = NULL;
+    if (!CHECK(vkrr_portdesc_load(&made, path, &e) == VKRR_OK)) {
+        vkrr_error_print(&e, stderr);
+        return;
+    }
+    CHECK(vkrr_port_set_get(builtin, kernel, &want, &e) == VKRR_OK && want);
+    uint32_t a[16], b[16], na = vkrr_portdesc_args(made, a, 16), nb = want ? vkrr_portdesc_args(want, b, 16) : 0;
+    bool same = na == nb && nb > 0;
+    for (uint32_t i = 0; same && i < na; i++)
+        same = a[i] == b[i];
+    if (!CHECK(same)) {
+        fprintf(stderr, "    %s: port new names", kernel);
+        for (uint32_t i = 0; i < na; i++)
+            fprintf(stderr, " arg%u", a[i]);
+        fprintf(stderr, "; the built-in descriptor");
+        for (uint32_t i = 0; i < nb; i++)
+            fprintf(stderr, " arg%u", b[i]);
+        fputc('\n', stderr);
+    }
+    const vkrr_launch *l = vkrr_capture_find(cap, kernel, 0);
+    vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n = 0;
+    if (!CHECK(l && vkrr_portdesc_eval(made, l, o, VKRR_PORT_MAX_OUTPUTS, &n, &e) == VKRR_OK && n == na))
+        vkrr_error_print(&e, stderr);
+    vkrr_portdesc_destroy(made);
+}
+
+static void check_usage(const char *cap, const char *dir)
+{
+    char args[8192], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "port new no_such_kernel '%s' --out '%s'", cap, dir);
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &err), 2);
+    CHECK(err && strstr(err, "no launch of no_such_kernel") && strstr(err, "cuda_dldn_rrref_dec0_kernel"));
+    free(err);
+    CHECK_EQ_U64(test_run_vkrr("port", NULL, &err), 2);
+    CHECK(err && strstr(err, "'new'"));
+    free(err);
+    CHECK_EQ_U64(test_run_vkrr("port new cuda_dldn_rrref_dec0_kernel", NULL, NULL), 2);
+    CHECK_EQ_U64(test_run_vkrr("port new --help", &out, NULL), 0);
+    CHECK(out && strstr(out, "--force") && strstr(out, "--watch"));
+    free(out);
+    CHECK_EQ_U64(test_run_vkrr("--help", &out, NULL), 0);
+    CHECK(out && strstr(out, "port "));
+    free(out);
+}
+
+int main(void)
+{
+    char *root = test_tmpdir("test_port_new");
+    char capdir[1024], dir[1024];
+    snprintf(capdir, sizeof capdir, "%s/cap", root);
+    snprintf(dir, sizeof dir, "%s/ports", root);
+    vkrr_error e = {0};
+    vkrr_synth_stats st;
+    CHECK(vkrr_synth_run(&(vkrr_synth_desc){.dir = capdir, .width = 27, .height = 15, .frames = 1,
+                                            .module_dir = ""},
+                         &st, &e) == VKRR_OK);
+    vkrr_capture *cap = NULL;
+    vkrr_port_set *builtin = NULL;
+    CHECK(vkrr_capture_open(&cap, capdir, &e) == VKRR_OK);
+    CHECK(vkrr_port_set_create(&builtin, NULL, &e) == VKRR_OK);
+    unsigned kernels = 0;
+    for (const char *const *k = rrref_kernel_names(); cap && *k; k++, kernels++)
+        check_kernel(cap, builtin, dir, *k);
+    CHECK_EQ_U64(kernels, 8);
+    check_usage(capdir, dir);
+    vkrr_port_set_destroy(builtin);
+    vkrr_capture_close(cap);
+    int rc = test_finish("port_new");
+    if (rc == 0)
+        test_rmtree(root);
+    free(root);
+    return rc;
+}

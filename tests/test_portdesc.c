@@ -1,0 +1,272 @@
+/* test_portdesc: port descriptors (src/port/portdesc.h) on hand-made launches:
+ * expressions over the parameter block, layouts, surfaces, the --ports folder
+ * over the built-in descriptors, the tolerance order (type default <
+ * descriptor < --tolerance rules < flags), and errors naming file, line and
+ * field.  The user's whole path is tests/test_port_user.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "portdesc.h"
+#include "testutil.h"
+
+/* A launch: 64 bytes of parameters, a pointer at 0 (delta 64) and at 8
+ * (delta 0) into one 8192-byte allocation, a HALF x4 surface at 16 and a
+ * texture at 24; words: 32 = 20, 36 = 6, 40 = 3, 48 = u64 100, 56 = i32 -8. */
+typedef struct fixture {
+    uint8_t args[64];
+    vkrr_alloc alloc;
+    vkrr_pointer ptr[2];
+    vkrr_image im[2];
+    vkrr_launch l;
+} fixture;
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static void fixture_init(fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    put32(f->args + 32, 20);
+    put32(f->args + 36, 6);
+    put32(f->args + 40, 3);
+    uint64_t big = 100;
+    memcpy(f->args + 48, &big, 8);
+    put32(f->args + 56, (uint32_t)-8);
+    f->alloc = (vkrr_alloc){.base = 0x10000, .size = 8192};
+    f->ptr[0] = (vkrr_pointer){0, 0, 64};
+    f->ptr[1] = (vkrr_pointer){8, 0, 0};
+    f->im[0] = (vkrr_image){.offset = 16, .kind = VKRR_IMAGE_SURFACE, .width = 5, .height = 3,
+                            .channels = 4, .format = 16};
+    f->im[1] = (vkrr_image){.offset = 24, .kind = VKRR_IMAGE_TEXTURE, .width = 5, .height = 3,
+                            .channels = 1, .format = 32};
+    f->l = (vkrr_launch){.sequence = 42, .kernel = "k", .args_bytes = 64, .args = f->args,
+                         .allocs = &f->alloc, .nallocs = 1, .pointers = f->ptr, .npointers = 2,
+                         .images = f->im, .nimages = 2};
+}
+
+/* Parses text and evaluates it on the fixture: the status, outputs in out. */
+static vkrr_status eval(const char *text, fixture *f, vkrr_port_output *out, uint32_t *n,
+                        vkrr_error *err)
+{
+    vkrr_portdesc *d = NULL;
+    vkrr_status st = vkrr_portdesc_parse(&d, text, strlen(text), "k.port", err);
+    if (st == VKRR_OK)
+        st = vkrr_portdesc_eval(d, &f->l, out, VKRR_PORT_MAX_OUTPUTS, n, err);
+    vkrr_portdesc_destroy(d);
+    return st;
+}
+
+static void check_views(void)
+{
+    fixture f;
+    fixture_init(&f);
+    vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n = 0;
+    vkrr_error err = {0};
+    const char *text =
+        "# comment line\n"
+        "\n"
+        "output arg0 f16 width=u32@32 height=u32@36 channels=u32@40 layout=planar  # 3 planes\n"
+        "output arg0 f32 offset=u32@32*4+4 width=(u32@32+1)/2 height=u32@36%4 channels=2\n"
+        "output arg8 e5m2 offset=i32@56+u64@48-92 width=0x10 planes=2 max_ulp=off atol=0.5\n"
+        "output arg16 f16 rtol=1e-3\n"
+        "output arg16 bytes\n"
+        "output arg8 i32 width=3\n";
+    if (!CHECK(eval(text, &f, o, &n, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    CHECK_EQ_U64(n, 6);
+    /* planar: channels become planes of one channel; offset adds the delta */
+    CHECK(!o[0].surface && o[0].arg == 0 && o[0].index == 0 && o[0].line == 3);
+    CHECK(o[0].view.dtype == VKRR_DT_F16 && o[0].view.offset == 64 && o[0].view.width == 20 &&
+          o[0].view.height == 6 && o[0].view.planes == 3 && o[0].view.channels == 1);
+    /* interleaved channels; arithmetic: 20*4+4 = 84, (20+1)/2 = 10, 6%4 = 2 */
+    CHECK(o[1].view.dtype == VKRR_DT_F32 && o[1].view.offset == 64 + 84 && o[1].view.width == 10 &&
+          o[1].view.height == 2 && o[1].view.planes == 1 && o[1].view.channels == 2);
+    /* signed words: -8 + 100 - 92 = 0 */
+    CHECK(o[2].view.dtype == VKRR_DT_E5M2 && o[2].view.offset == 0 && o[2].view.width == 16 &&
+          o[2].view.planes == 2 && vkrr_view_bytes(&o[2].view) == 32);
+    CHECK(o[2].tol.has_max_ulp && o[2].tol.max_ulp < 0 && o[2].tol.has_atol && o[2].tol.atol == 0.5);
+    CHECK(!o[2].tol.has_rtol);
+    /* a surface: the array's shape, the line's type: 8-byte texels of f16 = 4
+     * channels, of bytes = 8 */
+    CHECK(o[3].surface && o[3].index == 0 && o[3].view.width == 5 && o[3].view.height == 3 &&
+          o[3].view.channels == 4 && o[3].view.dtype == VKRR_DT_F16);
+    CHECK(o[3].tol.has_rtol && o[3].tol.rtol == 1e-3);
+    CHECK(o[4].surface && o[4].view.channels == 8 && o[4].view.dtype == VKRR_DT_BYTES);
+    CHECK(o[5].view.dtype == VKRR_DT_S32 && vkrr_view_bytes(&o[5].view) == 12);
+    /* one descriptor, another launch: the words are read again */
+    put32(f.args + 32, 40);
+    CHECK(eval(text, &f, o, &n, &err) == VKRR_OK);
+    CHECK(o[0].view.width == 40 && o[1].view.offset == 64 + 164 && o[1].view.width == 20);
+    vkrr_portdesc *d = NULL;
+    CHECK(vkrr_portdesc_parse(&d, text, strlen(text), "k.port", &err) == VKRR_OK);
+    uint32_t args[8];
+    CHECK(d && vkrr_portdesc_args(d, args, 8) == 6 && args[0] == 0 && args[3] == 16 && args[5] == 8);
+    vkrr_portdesc_destroy(d);
+}
+
+/* Each error: the status, line 1 of "k.port", and the text naming the field. */
+static void check_errors(void)
+{
+    static const struct { const char *line; vkrr_status st; const char *says; } cases[] = {
+        {"output", VKRR_ERR_PARSE, "'output': expected the argument"},
+        {"output arg0", VKRR_ERR_PARSE, "'arg0': expected an element type"},
+        {"output arg0 f16 width=2 garbage", VKRR_ERR_PARSE, "'garbage': expected key=value"},
+        {"output arg4096 f16 width=2", VKRR_ERR_PARSE, "'arg4096'"},
+        {"output arg0 f16 width=u32@4096", VKRR_ERR_PARSE, "'width=u32@4096'"},
+        {"output arg0 f16 width=u16@1x", VKRR_ERR_PARSE, "'width=u16@1x': unexpected characters"},
+        {"output arg0 f16 width=99999999999999999999", VKRR_ERR_PARSE, "too large"},
+        {"output arg0 f16 width=((((((((((1))))))))))", VKRR_ERR_PARSE, "nest too deep"},
+        {"output arg0 f16 width=u32@62", VKRR_ERR_RANGE, "'width=u32@62': bytes 62..65 are past"},
+        {"output arg0 f16 width=u32@32*0", VKRR_ERR_RANGE, "width is 0"},
+        {"output arg0 f16 width=u64@48*0x100000000", VKRR_ERR_RANGE, "width is 429496729600"},
+        {"output arg0 f16 width=i32@56", VKRR_ERR_RANGE, "width is -8"},
+        {"output arg0 f16 width=u64@48*u64@48*u64@48*u64@48*u64@48*u64@48*u64@48*u64@48*u64@48*u64@48",
+         VKRR_ERR_RANGE, "overflows"},
+        {"output arg0 f16 width=4 offset=-65", VKRR_ERR_RANGE, "arg0: the window"},
+        {"output arg0 f16 width=4065", VKRR_ERR_RANGE, "outside the 8192-byte allocation"},
+        {"output arg0 f16 width=65536 height=65536 planes=65536 channels=65536", VKRR_ERR_RANGE,
+         "outside the 8192-byte allocation"},
+        {"output arg24 f16 width=4", VKRR_ERR_RANGE, "arg24: a texture"},
+        {"output arg32 f16 width=4", VKRR_ERR_RANGE, "arg32: neither a pointer nor a surface"},
+        {"output arg60 f16 width=4", VKRR_ERR_RANGE, "arg60: the word at byte 60 is past"},
+        {"output arg16 f16 layout=planar", VKRR_ERR_PARSE, "'layout=': arg16 is a surface"},
+        {"output arg16 f16 planes=2", VKRR_ERR_PARSE, "'planes=2': arg16 is a surface"},
+        {"output arg16 bytes atol=x", VKRR_ERR_PARSE, "'atol=x': expects a number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        fixture_init(&f);
+        vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+        uint32_t n = 0;
+        vkrr_error err = {0};
+        vkrr_status st = eval(cases[i].line, &f, o, &n, &err);
+        bool ok = st == cases[i].st && !strcmp(err.file, "k.port") && err.line == 1 &&
+                  strstr(err.msg, cases[i].says);
+        if (!CHECK(ok))
+            fprintf(stderr, "    '%s': status %s, %s:%ld: %s\n", cases[i].line,
+                    vkrr_status_name(st), err.file, err.line, err.msg);
+    }
+    /* the line number counts comments and blank lines; a NUL is refused */
+    vkrr_portdesc *d = NULL;
+    vkrr_error err = {0};
+    const char two[] = "# a\n\noutput arg0 f16 widht=2\n";
+    CHECK(vkrr_portdesc_parse(&d, two, strlen(two), "x.port", &err) == VKRR_ERR_PARSE && err.line == 3);
+    CHECK(vkrr_portdesc_parse(&d, "output\0", 7, "x.port", &err) == VKRR_ERR_PARSE);
+    CHECK(d == NULL);
+}
+
+/* DIR/KERNEL.port wins over the built-in one; a kernel with neither has none;
+ * a name that could leave DIR is never a path. */
+static void check_set(void)
+{
+    char *dir = test_tmpdir("test_portdesc");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cuda_dldn_rrref_enc0_kernel.port", dir);
+    const char *mine = "output arg16 f32 width=4\n";
+    CHECK(test_write_file(path, mine, strlen(mine)));
+    snprintf(path, sizeof path, "%s/mine.port", dir);
+    CHECK(test_write_file(path, "bogus\n", 6));
+    vkrr_port_set *s = NULL, *b = NULL;
+    vkrr_error err = {0};
+    const vkrr_portdesc *d = NULL;
+    CHECK(vkrr_port_set_create(&s, dir, &err) == VKRR_OK);
+    CHECK(vkrr_port_set_create(&b, NULL, &err) == VKRR_OK);
+    uint8_t args[48] = {0};
+    put32(args + 24, 7);
+    put32(args + 28, 5);
+    vkrr_alloc al = {.base = 0x1000, .size = 4096};
+    vkrr_pointer pt = {16, 0, 256};
+    vkrr_launch l = {.sequence = 1, .kernel = "cuda_dldn_rrref_enc0_kernel", .args_bytes = 48,
+                     .args = args, .allocs = &al, .nallocs = 1, .pointers = &pt, .npointers = 1};
+    vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n = 0;
+    CHECK(vkrr_port_set_outputs(s, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(n == 1 && o[0].view.dtype == VKRR_DT_F32 && o[0].view.width == 4 && o[0].view.planes == 1);
+    CHECK(vkrr_port_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(n == 1 && o[0].view.dtype == VKRR_DT_F16 && o[0].view.width == 7 &&
+          o[0].view.height == 5 && o[0].view.planes == 8 && o[0].view.offset == 256);
+    CHECK(vkrr_port_set_get(s, "no_such_kernel", &d, &err) == VKRR_OK && d == NULL);
+    CHECK(vkrr_port_set_outputs(NULL, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK && n == 0);
+    /* a bad DIR file is an error naming it, each time it is asked for */
+    CHECK(vkrr_port_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE && strstr(err.file, "mine.port"));
+    CHECK(vkrr_port_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE);
+    CHECK(vkrr_port_set_get(s, "../mine", &d, &err) == VKRR_OK && d == NULL);
+    /* built-in ones are named as such in errors */
+    l.args_bytes = 20;
+    CHECK(vkrr_port_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_ERR_RANGE);
+    CHECK_STR(err.file, "cuda_dldn_rrref_enc0_kernel.port (built in)");
+    vkrr_port_set_destroy(s);
+    vkrr_port_set_destroy(b);
+    if (!test_failed)
+        test_rmtree(dir);
+    free(dir);
+}
+
+/* default < descriptor < --tolerance rules < flags */
+static void check_tolerance_order(void)
+{
+    vkrr_tol_rules *rules = NULL;
+    vkrr_error err = {0};
+    const char *text = "k arg8 max_ulp=7\n";
+    CHECK(vkrr_compare_tol_parse(&rules, text, strlen(text), "t", &err) == VKRR_OK);
+    vkrr_tolerance t = vkrr_tolerance_default(VKRR_DT_F16);
+    vkrr_tol_override desc = {0};
+    const char *why = NULL;
+    CHECK(vkrr_compare_tol_setting("max_ulp=0", &desc, &why) && vkrr_compare_tol_setting("atol=0.25", &desc, &why));
+    CHECK(!vkrr_compare_tol_setting("max_ulps=0", &desc, &why) && strstr(why, "unknown key"));
+    vkrr_compare_tol_apply(&t, &desc);
+    CHECK(t.max_ulp == 0 && t.atol == 0.25);
+    vkrr_tolerance r = vkrr_compare_tol_resolve_from(rules, t, "k", 0, 16);
+    CHECK(r.max_ulp == 0 && r.atol == 0.25); /* the rule names arg8 only */
+    r = vkrr_compare_tol_resolve_from(rules, t, "k", 0, 8);
+    CHECK(r.max_ulp == 7 && r.atol == 0.25);
+    vkrr_compare_tol_set_flags(rules, &(vkrr_tol_override){.has_atol = true, .atol = 1});
+    r = vkrr_compare_tol_resolve_from(rules, t, "k", 0, 8);
+    CHECK(r.max_ulp == 7 && r.atol == 1);
+    vkrr_compare_tol_destroy(rules);
+    /* e5m2: the top byte of an f16, one ULP by default */
+    uint8_t e = 0x3c; /* 1.0 */
+    CHECK(vkrr_dtype_to_double(VKRR_DT_E5M2, &e) == 1.0);
+    e = 0x7c;
+    CHECK(vkrr_dtype_to_double(VKRR_DT_E5M2, &e) > 1e300);
+    CHECK(vkrr_tolerance_default(VKRR_DT_E5M2).max_ulp == 1 && vkrr_dtype_is_float(VKRR_DT_E5M2));
+    vkrr_dtype dt;
+    CHECK(vkrr_dtype_parse("i32", &dt) && dt == VKRR_DT_S32 && vkrr_dtype_parse("e5m2", &dt));
+}
+
+/* The README's example descriptor parses, as printed. */
+static void check_readme_example(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", VKRR_SOURCE_DIR);
+    char *text = test_read_file(path, NULL);
+    const char *start = text ? strstr(text, "```\n# What the port of my_kernel writes.") : NULL;
+    const char *end = start ? strstr(start + 4, "```") : NULL;
+    if (!CHECK(start && end)) {
+        free(text);
+        return;
+    }
+    vkrr_portdesc *d = NULL;
+    vkrr_error err = {0};
+    CHECK(vkrr_portdesc_parse(&d, start + 4, (size_t)(end - start - 4), "README.md", &err) == VKRR_OK);
+    uint32_t args[8];
+    CHECK(d && vkrr_portdesc_args(d, args, 8) == 3 && args[0] == 8 && args[1] == 16 && args[2] == 40);
+    vkrr_portdesc_destroy(d);
+    free(text);
+}
+
+int main(void)
+{
+    check_readme_example();
+    check_views();
+    check_errors();
+    check_set();
+    check_tolerance_order();
+    return test_finish("portdesc");
+}
