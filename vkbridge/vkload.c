@@ -69,7 +69,7 @@ static void keep_libraries_loaded(void)
         free(l.name[i]);
     }
     free(l.name);
-    dlerror(); /* linux-vdso.so.1 and the like cannot be opened: not an error */
+    dlerror(); /* a name dlopen does not find again is skipped, and its error with it */
 }
 #else
 static void keep_libraries_loaded(void) {}
