@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vkrr needs, only those missing. Needs root (or sudo).
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build clang pkg-config python3 libvulkan-dev mesa-vulkan-drivers
+# libclang-rt-dev: clang's sanitizer and libFuzzer runtimes (the fuzz step);
+# nothing else pulls it in under --no-install-recommends.
+pkgs=(build-essential cmake ninja-build clang libclang-rt-dev pkg-config python3 libvulkan-dev mesa-vulkan-drivers
       glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev
       chromium libxml2-utils time)
 missing=()

@@ -14,14 +14,16 @@ num='[0-9]+\.[0-9]+'
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh" # vkrr: "$VKRR" that reports a sanitizer report as such
 cap=$WORK/cap
-"$VKRR" synth "$cap" --size 32x24 --frames 1 >/dev/null 2>"$WORK/synth.err" ||
+vkrr synth "$cap" --size 32x24 --frames 1 >/dev/null 2>"$WORK/synth.err" ||
     { echo "FAIL: synth exited $?: $(cat "$WORK/synth.err")" >&2; exit 1; }
-nl=$("$VKRR" info "$cap" --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['launches']))")
+nl=$(vkrr info "$cap" --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['launches']))")
 [ "$nl" -gt 0 ] || fail "capture has no launches"
 
 # no profiler lines: every CUDA column is '-'
-"$VKRR" bench "$cap" --runs 2 --json "$WORK/b.json" >"$WORK/b.out" 2>"$WORK/b.err"
+vkrr bench "$cap" --runs 2 --json "$WORK/b.json" >"$WORK/b.out" 2>"$WORK/b.err"
 rc=$?
 [ $rc = 0 ] || fail "bench exited $rc: $(cat "$WORK/b.err")"
 rows=$(grep -cE "^ +[0-9]+ cuda_dldn_rrref_[a-z0-9_]+ +[0-9]+ +[0-9]+ +$num +- +-\$" "$WORK/b.out")
@@ -56,7 +58,7 @@ cp -r "$cap" "$WORK/prof"
     echo "KERNEL_PROFILE launch=999 gpu_ms=1"
     echo "KERNEL_PROFILE gpu_ms="
 } >>"$WORK/prof/run/run.log"
-"$VKRR" bench "$WORK/prof" --runs 1 >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
+vkrr bench "$WORK/prof" --runs 1 >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
 grep -qE "^ +1 cuda_dldn_rrref_expo0_kernel +0 +0 +$num +0\.5000 +$num\$" "$WORK/p.out" ||
     fail "launch 1: expected the median 0.5 of three profiler lines: $(grep -E '^ +1 ' "$WORK/p.out")"
 grep -qE "^ +[0-9]+ cuda_dldn_rrref_enc0_kernel +0 +0 +$num +2\.0000 " "$WORK/p.out" ||
@@ -65,15 +67,16 @@ grep -q "profiler lines: 8, 4 attributed, 2 launches with a CUDA time" "$WORK/p.
     fail "profiler summary: $(grep profiler "$WORK/p.out")"
 
 # usage errors
-"$VKRR" bench "$cap" --runs 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--runs 0 is not a usage error"
-"$VKRR" bench >/dev/null 2>&1; [ $? = 2 ] || fail "missing CAPDIR is not a usage error"
-"$VKRR" bench "$WORK/nope" >/dev/null 2>&1; [ $? = 2 ] || fail "missing capture is not exit 2"
+vkrr bench "$cap" --runs 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--runs 0 is not a usage error"
+vkrr bench >/dev/null 2>&1; [ $? = 2 ] || fail "missing CAPDIR is not a usage error"
+vkrr bench "$WORK/nope" >/dev/null 2>&1; [ $? = 2 ] || fail "missing capture is not exit 2"
 
 # bench/run.sh --quick prints every ratio line, each with a number
 BUILD=$(dirname "$VKRR")
 if [ -x "$BUILD/compare_bench" ]; then
     bash "$SRC/bench/run.sh" "$BUILD" --quick --work "$WORK/run" >"$WORK/run.out" 2>&1 ||
         fail "bench/run.sh --quick exited $?: $(tail -5 "$WORK/run.out")"
+    e2e_scan_logs "bench/run.sh --quick" "$WORK/run.out" "$WORK"/run/*.out "$WORK"/run/*.time
     for re in "^validate wall / bench dispatch: $num " "^validate RSS / largest launch bytes: $num " \
         "^validate RSS above baseline / largest launch bytes: -?$num " \
         "^compare / cmp throughput: $num " "^compare / cmp throughput, 1% of elements differ: $num " \

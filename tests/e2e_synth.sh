@@ -10,10 +10,12 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh" # vkrr: "$VKRR" that reports a sanitizer report as such
 
 for size in 64x48 37x23; do
     a=$WORK/a-$size b=$WORK/b-$size
-    "$VKRR" synth "$a" --size "$size" --frames 3 >"$WORK/synth.out" 2>"$WORK/synth.err" ||
+    vkrr synth "$a" --size "$size" --frames 3 >"$WORK/synth.out" 2>"$WORK/synth.err" ||
         { fail "synth $size exited $?"; cat "$WORK/synth.err" >&2; continue; }
     [ -s "$WORK/synth.err" ] && fail "synth $size wrote to stderr: $(cat "$WORK/synth.err")"
     for k in 0 1 2; do
@@ -24,9 +26,9 @@ for size in 64x48 37x23; do
     ls "$WORK" | grep -q -e '\.tmp-' -e '\.old-' && fail "$size: a temporary directory was left behind"
 
     # info reads it with no warning
-    "$VKRR" info "$a" >"$WORK/info.txt" 2>"$WORK/info.err" || fail "info $size exited $?"
+    vkrr info "$a" >"$WORK/info.txt" 2>"$WORK/info.err" || fail "info $size exited $?"
     [ -s "$WORK/info.err" ] && fail "info $size warned: $(cat "$WORK/info.err")"
-    "$VKRR" info "$a" --json >"$WORK/info.json" 2>"$WORK/info.err" || fail "info --json $size exited $?"
+    vkrr info "$a" --json >"$WORK/info.json" 2>"$WORK/info.err" || fail "info --json $size exited $?"
     [ -s "$WORK/info.err" ] && fail "info --json $size warned: $(cat "$WORK/info.err")"
 
     # >= 8 launches per frame, 3 frames
@@ -39,25 +41,25 @@ sys.exit(0 if sorted(per) == [0, 1, 2] and min(per.values()) >= 8 else 1)
 EOF
 
     # the same arguments give the same bytes, previews included
-    "$VKRR" synth "$b" --size "$size" --frames 3 >/dev/null 2>&1 || fail "second synth $size"
+    vkrr synth "$b" --size "$size" --frames 3 >/dev/null 2>&1 || fail "second synth $size"
     diff -r "$a" "$b" >"$WORK/diff.txt" || fail "$size: two runs differ: $(head -5 "$WORK/diff.txt")"
 done
 
 # refusal and --force
 a=$WORK/a-64x48
-"$VKRR" synth "$a" --size 8x8 --frames 1 >/dev/null 2>"$WORK/err.txt"
+vkrr synth "$a" --size 8x8 --frames 1 >/dev/null 2>"$WORK/err.txt"
 rc=$?
 [ $rc -eq 2 ] || fail "synth over a full directory exited $rc, want 2"
 grep -q -- --force "$WORK/err.txt" || fail "refusal does not mention --force"
 [ -f "$a/preview/frame-2-noisy.png" ] || fail "refused synth touched the old capture"
-"$VKRR" synth "$a" --size 8x8 --frames 1 --force >/dev/null 2>&1 || fail "synth --force"
+vkrr synth "$a" --size 8x8 --frames 1 --force >/dev/null 2>&1 || fail "synth --force"
 [ -f "$a/preview/frame-2-noisy.png" ] && fail "--force kept old files"
 [ -f "$a/preview/frame-0-noisy.png" ] || fail "--force did not write the new capture"
 
 # bad arguments: exit 2 with a message
 for args in "--size 0x4" "--size 12" "--frames 0" "--seed x" "--scene nope" "--backend gpu" "--bogus" ""; do
     # shellcheck disable=SC2086
-    "$VKRR" synth $([ -n "$args" ] && echo "$WORK/bad") $args >/dev/null 2>"$WORK/err.txt"
+    vkrr synth $([ -n "$args" ] && echo "$WORK/bad") $args >/dev/null 2>"$WORK/err.txt"
     rc=$?
     [ $rc -eq 2 ] || fail "synth $args exited $rc, want 2"
     [ -s "$WORK/err.txt" ] || fail "synth $args gave no message"
@@ -67,14 +69,14 @@ done
 # --backend cuda without libcuda (this machine, CI): exit 3 naming the library,
 # and nothing left behind
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
-    "$VKRR" synth "$WORK/gpu" --backend cuda --size 8x8 --frames 1 >/dev/null 2>"$WORK/err.txt"
+    vkrr synth "$WORK/gpu" --backend cuda --size 8x8 --frames 1 >/dev/null 2>"$WORK/err.txt"
     rc=$?
     [ $rc -eq 3 ] || fail "synth --backend cuda without libcuda exited $rc, want 3"
     grep -q "libcuda.so.1" "$WORK/err.txt" || fail "synth --backend cuda: message does not name libcuda.so.1: $(cat "$WORK/err.txt")"
     [ -e "$WORK/gpu" ] && fail "synth --backend cuda without libcuda created its OUTDIR"
     ls "$WORK" | grep -q '^gpu\.tmp-' && fail "synth --backend cuda left a temporary directory"
 fi
-"$VKRR" synth --help | grep -q "vkrr validate" || fail "--help does not say what to run next"
+vkrr synth --help | grep -q "vkrr validate" || fail "--help does not say what to run next"
 
 if [ $fails -ne 0 ]; then
     echo "e2e_synth: $fails failed" >&2

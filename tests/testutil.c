@@ -79,7 +79,7 @@ bool test_write_file(const char *path, const void *data, size_t len)
     return fclose(f) == 0 && ok;
 }
 
-int test_run_vkrr(const char *args, char **out, char **err)
+int test_run(const char *prog, const char *args, char **out, char **err)
 {
     char tmpl_out[] = "/tmp/vkrr-test-out.XXXXXX", tmpl_err[] = "/tmp/vkrr-test-err.XXXXXX";
     int fo = mkstemp(tmpl_out), fe = mkstemp(tmpl_err);
@@ -89,9 +89,9 @@ int test_run_vkrr(const char *args, char **out, char **err)
     }
     close(fo);
     close(fe);
-    size_t n = strlen(args) + 2 * sizeof tmpl_out + 64 + strlen(VKRR_BIN);
+    size_t n = strlen(args) + 2 * sizeof tmpl_out + 64 + strlen(prog);
     char *cmd = malloc(n);
-    snprintf(cmd, n, "%s %s >%s 2>%s </dev/null", VKRR_BIN, args, tmpl_out, tmpl_err);
+    snprintf(cmd, n, "'%s' %s >%s 2>%s </dev/null", prog, args, tmpl_out, tmpl_err);
     int st = system(cmd);
     free(cmd);
     if (out)
@@ -103,4 +103,52 @@ int test_run_vkrr(const char *args, char **out, char **err)
     if (st == -1 || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
+}
+
+/* What each runtime prints: ASan and LSan an ERROR line, UBSan (which has no
+ * ERROR line) "file:line:col: runtime error: ..." and a SUMMARY. */
+static const char *const sanitizer_marks[] = {
+    "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: ",
+    "SUMMARY: UndefinedBehaviorSanitizer",
+};
+
+bool test_sanitizer_report(int rc, const char *err)
+{
+    if (rc == VKRR_SANITIZER_EXIT)
+        return true;
+    for (size_t i = 0; err && i < sizeof sanitizer_marks / sizeof *sanitizer_marks; i++)
+        if (strstr(err, sanitizer_marks[i]))
+            return true;
+    return false;
+}
+
+bool test_sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
+int test_run_vkrr_at(const char *file, int line, const char *args, char **out, char **err)
+{
+    char *e = NULL;
+    int rc = test_run(VKRR_BIN, args, out, &e);
+    if (test_sanitizer_report(rc, e)) {
+        test_failed++;
+        fprintf(stderr, "%s:%d: sanitizer report in `vkrr %s` (exit %d):\n%s\n", file, line, args,
+                rc, e ? e : "(no stderr)");
+    }
+    if (err)
+        *err = e;
+    else
+        free(e);
+    return rc;
 }

@@ -9,7 +9,8 @@
  * A failed check prints file:line and the expression and is counted; the test
  * goes on, and test_finish() returns 1 if anything failed.  Helpers make
  * scratch directories under the build tree (removed by the caller or left for
- * inspection on failure) and run the vkrr binary.
+ * inspection on failure) and run the vkrr binary; a sanitizer report in a
+ * run of vkrr fails the test as such (test_run_vkrr).
  */
 #ifndef VKRR_TESTUTIL_H
 #define VKRR_TESTUTIL_H
@@ -42,9 +43,31 @@ int test_finish(const char *name);
 char *test_tmpdir(const char *name);
 /* rm -rf path (tests only). */
 void test_rmtree(const char *path);
-/* Runs VKRR_BIN with the given arguments (a shell-quoted string), capturing
- * stdout and stderr into malloc'd strings (NULL to discard).  Returns the exit code. */
-int test_run_vkrr(const char *args, char **out, char **err);
+/* Runs PROG with the given arguments (a shell-quoted string), stdin from
+ * /dev/null, capturing stdout and stderr into malloc'd strings (NULL to
+ * discard).  Returns the exit code, -1 when it did not exit (a signal). */
+int test_run(const char *prog, const char *args, char **out, char **err);
+
+/* The exit code every sanitizer runtime is told to use in the test
+ * environment (tests/CMakeLists.txt, VKRR_SANITIZER_EXIT), so that a report
+ * is never read as one of vkrr's own codes 0-3. */
+#ifndef VKRR_SANITIZER_EXIT
+#error "VKRR_SANITIZER_EXIT comes from tests/CMakeLists.txt"
+#endif
+/* True when a run ended in a sanitizer report: exit VKRR_SANITIZER_EXIT, or
+ * a report on stderr (ASan, LSan, UBSan; also when the test runs outside
+ * ctest, without the exit code option). */
+bool test_sanitizer_report(int rc, const char *err);
+/* True in a build with AddressSanitizer (and so LeakSanitizer). */
+bool test_sanitized(void);
+
+/* test_run(VKRR_BIN, ...), and a sanitizer report in that run is a failed
+ * check of its own: "FILE:LINE: sanitizer report in `vkrr ARGS` (exit N)"
+ * and the report, whatever exit code the caller expected.  The caller's own
+ * exit-code check then fails too (VKRR_SANITIZER_EXIT is no vkrr code).  The
+ * stderr is captured even when err is NULL, to look for a report. */
+int test_run_vkrr_at(const char *file, int line, const char *args, char **out, char **err);
+#define test_run_vkrr(args, out, err) test_run_vkrr_at(__FILE__, __LINE__, args, out, err)
 /* Reads a whole file; NULL when missing. Caller frees. */
 char *test_read_file(const char *path, size_t *len);
 bool test_write_file(const char *path, const void *data, size_t len);

@@ -1,0 +1,54 @@
+# e2e-lib.sh - sourced by tests/e2e_*.sh once VKRR and WORK are set and WORK exists.
+#
+#     vkrr synth "$cap" --size 8x8 >"$WORK/o" 2>"$WORK/e" || fail "..."
+#     e2e_scan_logs "bench/run.sh" "$WORK/run.out" "$WORK"/run/*.out
+#
+# vkrr ARGS... runs "$VKRR" ARGS with the caller's redirections and returns
+# its exit code; its stderr reaches wherever the caller sends it once vkrr has
+# exited.  A sanitizer report in that run (exit $VKRR_SANITIZER_EXIT, set by
+# tests/CMakeLists.txt, or a report on stderr) is printed on the script's own
+# stderr as "FAIL: sanitizer report in `vkrr ARGS` (exit N):" with the report,
+# even from inside $(...) or a pipeline, and the script then exits 1 however
+# its own checks went.  e2e_scan_logs does the same for logs of programs that
+# ran vkrr themselves.  The markers are testutil.c's sanitizer_marks.
+exec 3>&2 # the script's stderr, whatever a caller redirects
+E2E_SANITIZER_LOG=$(mktemp /tmp/vkrr-e2e-sanitizer.XXXXXX)
+E2E_SANITIZER_MARKS=(-e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e ": runtime error: "
+                     -e "SUMMARY: UndefinedBehaviorSanitizer")
+
+e2e_sanitizer_note() { # WHAT RC FILE
+    { echo "FAIL: sanitizer report in $1 (exit $2):"; cat "$3"; } | tee -a "$E2E_SANITIZER_LOG" >&3
+}
+
+vkrr() {
+    local errf rc
+    errf=$(mktemp /tmp/vkrr-e2e-stderr.XXXXXX)
+    "$VKRR" "$@" 2>"$errf"
+    rc=$?
+    cat "$errf" >&2
+    if [ "$rc" = "${VKRR_SANITIZER_EXIT:-none}" ] || grep -qF "${E2E_SANITIZER_MARKS[@]}" "$errf"; then
+        e2e_sanitizer_note "\`vkrr $*\`" "$rc" "$errf"
+    fi
+    rm -f "$errf"
+    return $rc
+}
+
+e2e_scan_logs() { # WHAT FILE...
+    local what=$1 f
+    shift
+    for f in "$@"; do
+        [ -f "$f" ] && grep -qF "${E2E_SANITIZER_MARKS[@]}" "$f" && e2e_sanitizer_note "$what ($f)" "?" "$f"
+    done
+    return 0
+}
+
+e2e_sanitizer_verdict() {
+    local rc=$?
+    if [ -s "$E2E_SANITIZER_LOG" ]; then
+        echo "$(basename "$0"): $(grep -c '^FAIL: sanitizer report' "$E2E_SANITIZER_LOG") sanitizer report(s), shown above" >&3
+        rc=1
+    fi
+    rm -f "$E2E_SANITIZER_LOG"
+    exit $rc
+}
+trap e2e_sanitizer_verdict EXIT
