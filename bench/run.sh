@@ -52,17 +52,16 @@ FRAMES=3
 if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
 
 now() { date +%s.%N; }
-# Wall seconds of one command (its output discarded).
-wall() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); calc "$t1 - $t0"; }
+# Wall seconds of one command; its output goes to LOG.
+wall() { local log=$1 t0 t1; shift; t0=$(now); "$@" >"$log" 2>&1; t1=$(now); calc "$t1 - $t0"; }
 calc() { python3 -c "import sys; print($1)"; }
 
-peak_rss_kb() { # peak RSS in kB of a command (its output discarded)
-    /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): *//p'
-}
 base_cap=$WORK/cap-16x16
 "$VKRR" synth "$base_cap" --size 16x16 --frames $FRAMES >/dev/null 2>&1 ||
     { echo "synth 16x16 failed" >&2; exit 1; }
-base_rss_kb=$(peak_rss_kb "$VKRR" validate "$base_cap" --heatmaps none -q --out "$WORK/vout-16x16")
+base_rss_kb=$(/usr/bin/time -v "$VKRR" validate "$base_cap" --heatmaps none -q --out "$WORK/vout-16x16" \
+    2>"$WORK/validate-16x16.time" >"$WORK/validate-16x16.out";
+    sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-16x16.time")
 echo "baseline: validate peak RSS on a 16x16 capture: $base_rss_kb kB"
 
 for size in $SIZES; do
@@ -148,9 +147,10 @@ PY
     printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
         "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
     first_kernel=$(python3 -c "import json; print(json.load(open('$WORK/info-$size.json'))['launches'][0]['kernel'])")
-    iso_s=$(wall "$VKRR" validate "$cap" --mode isolated --heatmaps none -q)
-    both_s=$(wall "$VKRR" validate "$cap" --mode both --heatmaps none -q)
-    pert_s=$(wall "$VKRR" validate "$cap" --mode both --heatmaps none -q --perturb "$first_kernel=4")
+    iso_s=$(wall "$WORK/iso-$size.out" "$VKRR" validate "$cap" --mode isolated --heatmaps none -q)
+    both_s=$(wall "$WORK/both-$size.out" "$VKRR" validate "$cap" --mode both --heatmaps none -q)
+    pert_s=$(wall "$WORK/perturbed-$size.out" "$VKRR" validate "$cap" --mode both --heatmaps none -q \
+        --perturb "$first_kernel=4")
     printf 'validate both / isolated wall: %s  (both %.3f s, isolated %.3f s)\n' \
         "$(calc "'%.3f' % ($both_s / $iso_s)")" "$both_s" "$iso_s"
     printf 'validate both / isolated wall, first launch perturbed: %s  (both %.3f s, isolated %.3f s)\n' \

@@ -17,26 +17,28 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh" # vkrr: "$VKRR" that reports a sanitizer report as such
 cap=$WORK/cap ports=$WORK/ports
-"$VKRR" synth "$cap" --size 20x12 --frames 1 >/dev/null 2>&1 || fail "synth"
-"$VKRR" port new $K "$cap" --out "$ports" >"$WORK/new.out" 2>&1 || fail "port new: $(cat "$WORK/new.out")"
+vkrr synth "$cap" --size 20x12 --frames 1 >/dev/null 2>&1 || fail "synth"
+vkrr port new $K "$cap" --out "$ports" >"$WORK/new.out" 2>&1 || fail "port new: $(cat "$WORK/new.out")"
 
 # --only: rows of the named launches only
 rows() { grep -cE '^ +[0-9]+  cuda_dldn_rrref_' "$WORK/o.out"; }
-"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel --only 3 --heatmaps none >"$WORK/o.out" 2>&1 ||
+vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel --only 3 --heatmaps none >"$WORK/o.out" 2>&1 ||
     fail "--only dec0 --only 3: $(cat "$WORK/o.out")"
 [ "$(rows)" = 2 ] || fail "--only dec0 --only 3 shows $(rows) rows, want 2"
 grep -qE '^ +3  cuda_dldn_rrref_input_kernel' "$WORK/o.out" || fail "--only 3 is not launch #3"
 grep -q '^summary: 2 launches: 2 PASS' "$WORK/o.out" || fail "--only summary: $(grep summary "$WORK/o.out")"
 grep -q 'isolated$' "$WORK/o.out" || fail "--only is not isolated by default"
-"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel#0 --mode both --heatmaps none >"$WORK/o.out" 2>&1 ||
+vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel#0 --mode both --heatmaps none >"$WORK/o.out" 2>&1 ||
     fail "--only --mode both: $(cat "$WORK/o.out")"
 [ "$(rows)" = 1 ] || fail "--only --mode both shows $(rows) rows, want 1"
 grep -q 'chained mode also runs, unshown, every launch before' "$WORK/o.out" || fail "chained --only does not say it runs the launches before"
 grep -qE '^ +7  cuda_dldn_rrref_dec0_kernel .*PASS .*PASS' "$WORK/o.out" || fail "dec0 not PASS isolated and chained"
-"$VKRR" validate "$cap" --only cuda_dldn_rrref_dec0_kernel#1 >/dev/null 2>"$WORK/err.txt"
+vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel#1 >/dev/null 2>"$WORK/err.txt"
 [ $? -eq 2 ] && grep -q 'matches no launch' "$WORK/err.txt" || fail "--only of a missing occurrence is not exit 2"
-"$VKRR" validate "$cap" --only '#1' >/dev/null 2>&1
+vkrr validate "$cap" --only '#1' >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--only '#1' is not a usage error"
 
 # Waits (60 s at most) until OUT has N "watching" lines, or the process ended.
@@ -77,6 +79,7 @@ grep -c '^summary:' "$WORK/w.out" | grep -qx 2 || fail "want 2 summaries (run 2 
 grep '^summary:' "$WORK/w.out" | head -1 | grep -q '0 PASS, 1 FAIL' || fail "the skeleton did not FAIL"
 grep '^summary:' "$WORK/w.out" | tail -1 | grep -q '1 PASS, 0 FAIL' || fail "the real port did not PASS"
 grep -q "$K.comp changed: running again" "$WORK/w.out" || fail "no change line"
+e2e_scan_logs "the first watch" "$WORK/w.err"
 
 # SIGINT ends a watch, with the last run's exit code
 "$VKRR" validate "$cap" --ports "$ports" --only $K --watch --heatmaps none -q \
@@ -88,8 +91,9 @@ wait_exit 30 || fail "SIGINT did not end the watch"
 wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "after SIGINT the watch exited $rc, want 0"
+e2e_scan_logs "the watch ended by SIGINT" "$WORK/w.err"
 
-"$VKRR" validate "$cap" --watch >/dev/null 2>"$WORK/err.txt"
+vkrr validate "$cap" --watch >/dev/null 2>"$WORK/err.txt"
 [ $? -eq 2 ] || fail "--watch without --ports is not exit 2"
 grep -q -- "--ports" "$WORK/err.txt" || fail "--watch without --ports: message does not say --ports"
 
