@@ -148,7 +148,8 @@ static vkrr_status write_capture(const char *dir, const opts *o, vkrr_error *err
                                 .array = texarr, .w = 5, .h = 3, .c = 4, .fmt = 1, .s = s,
                                 .bytes = 60};
         a->img[1] = (exp_image){.offset = 32, .kind = VKRR_IMAGE_SURFACE, .handle = surf,
-                                .array = o->omit_surface_array ? 0 : surfarr, .w = 7, .h = 2,
+                                .array = o->omit_log ? 0 : surfarr, /* without array=: tied by the log's order */
+                                .w = 7, .h = 2,
                                 .c = 1, .fmt = 32, .bytes = 56};
         pattern(a->img[0].post, 60, 200 + f);
         pattern(a->img[1].post, 56, 300 + f);

@@ -25,17 +25,6 @@ struct vkrr_writer {
     vkrr_error sticky; /* first failure of a void call (out of memory) */
 };
 
-uint64_t vkrr_fnv1a64(const void *data, size_t size)
-{
-    const uint8_t *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static void log_vappend(vkrr_writer *w, const char *fmt, va_list ap)
 {
     if (w->sticky.status)
