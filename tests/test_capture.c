@@ -78,9 +78,10 @@ static vkrr_status record(vkrr_writer *w, exp_launch *e, const char *extra, vkrr
                                     e->has_post[a] ? e->post[a] : NULL};
     vkrr_image_record ir[2];
     for (uint32_t i = 0; i < e->nimages; i++)
-        ir[i] = (vkrr_image_record){e->img[i].offset, e->img[i].kind, e->img[i].handle,
-                                    e->img[i].w,      e->img[i].h,    e->img[i].c,
-                                    e->img[i].fmt,    e->img[i].post};
+        ir[i] = (vkrr_image_record){.offset = e->img[i].offset, .kind = e->img[i].kind,
+                                    .handle = e->img[i].handle, .width = e->img[i].w,
+                                    .height = e->img[i].h, .channels = e->img[i].c,
+                                    .format = e->img[i].fmt, .post = e->img[i].post};
     vkrr_launch_record r = {.kernel = e->kernel,
                             .grid = {e->grid[0], e->grid[1], e->grid[2]},
                             .block = {e->block[0], e->block[1], e->block[2]},
