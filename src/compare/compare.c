@@ -215,10 +215,11 @@ static inline int64_t sm_index(uint32_t bits, uint32_t signbit)
 
 static inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-static void run_f16(acc *s, const uint8_t *a, const uint8_t *b, uint64_t n)
+/* The loops below cover elements [i0, i1) of windows a and b. */
+static void run_f16(acc *s, const uint8_t *a, const uint8_t *b, uint64_t i0, uint64_t i1)
 {
     const float *tab = f16_values();
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         uint16_t x = ld16(a + 2 * i), y = ld16(b + 2 * i);
         if (x == y) {
             acc_exact(s, tab[x]);
@@ -234,9 +235,9 @@ static void run_f16(acc *s, const uint8_t *a, const uint8_t *b, uint64_t n)
     }
 }
 
-static void run_f32(acc *s, const uint8_t *a, const uint8_t *b, uint64_t n)
+static void run_f32(acc *s, const uint8_t *a, const uint8_t *b, uint64_t i0, uint64_t i1)
 {
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         uint32_t x = ld32(a + 4 * i), y = ld32(b + 4 * i);
         float fx, fy;
         memcpy(&fx, &x, 4);
@@ -263,11 +264,12 @@ static bool all_sentinel(const uint8_t *p, unsigned size)
     return true;
 }
 
-static void run_generic(acc *s, vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n)
+static void run_generic(acc *s, vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t i0,
+                        uint64_t i1)
 {
     unsigned size = vkrr_dtype_size(t);
     bool flt = vkrr_dtype_is_float(t);
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         const uint8_t *pa = a + i * size, *pb = b + i * size;
         double r = vkrr_dtype_to_double(t, pa);
         if (!memcmp(pa, pb, size)) {
@@ -286,9 +288,31 @@ static void run_generic(acc *s, vkrr_dtype t, const uint8_t *a, const uint8_t *b
     }
 }
 
+/* Bytes of ref in [from, to) not hashed yet go into the cursor. */
+static inline void hash_upto(vkrr_hash_cursor *hc, const uint8_t *ref, uint64_t from, uint64_t to)
+{
+    if (!hc || to <= hc->pos)
+        return;
+    if (from < hc->pos)
+        from = hc->pos;
+    hc->h = vkrr_fnv1a64_update(hc->h, ref + from, (size_t)(to - from));
+    hc->pos = to;
+}
+
+/* Bytes a slice of the window: small enough to stay in cache between the
+ * hash and the compare that follows it, so the reference is read once. */
+#define HASH_SLICE (64u * 1024u)
+
 vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *cand,
                          uint64_t resource_bytes, const vkrr_tolerance *tol,
                          vkrr_metrics *out, vkrr_error *err)
+{
+    return vkrr_compare_hashed(view, ref, cand, resource_bytes, tol, NULL, out, err);
+}
+
+vkrr_status vkrr_compare_hashed(const vkrr_view *view, const void *ref, const void *cand,
+                                uint64_t resource_bytes, const vkrr_tolerance *tol,
+                                vkrr_hash_cursor *hc, vkrr_metrics *out, vkrr_error *err)
 {
     uint64_t n = 0;
     vkrr_status st = check_view(view, resource_bytes, &n, err);
@@ -303,7 +327,20 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
              .max_idx = UINT64_MAX};
     const uint8_t *a = (const uint8_t *)ref + view->offset;
     const uint8_t *b = (const uint8_t *)cand + view->offset;
-    if (memcmp(a, b, n * vkrr_dtype_size(view->dtype)) == 0) {
+    const unsigned esize = vkrr_dtype_size(view->dtype);
+    const uint64_t nbytes = n * esize, slice = HASH_SLICE / esize * esize;
+    bool same;
+    if (!hc) {
+        same = memcmp(a, b, nbytes) == 0;
+    } else {
+        uint64_t o = 0;
+        for (same = true; same && o < nbytes; o += slice) {
+            uint64_t len = nbytes - o < slice ? nbytes - o : slice;
+            hash_upto(hc, ref, view->offset + o, view->offset + o + len);
+            same = memcmp(a + o, b + o, len) == 0;
+        }
+    }
+    if (same) {
         /* Bit-identical, the common case of a good port: every element is
          * an exact match, and memcmp runs at memory speed where the
          * per-element loop would decode every value.  The reference's range
@@ -316,12 +353,18 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
                               .within4_ulp_pct = flt ? 100.0 : 0, .pass = true};
         return VKRR_OK;
     }
-    if (view->dtype == VKRR_DT_F16)
-        run_f16(&s, a, b, n);
-    else if (view->dtype == VKRR_DT_F32)
-        run_f32(&s, a, b, n);
-    else
-        run_generic(&s, view->dtype, a, b, n);
+    /* In slices, each hashed (where not yet) just before it is compared. */
+    const uint64_t per = slice / esize;
+    for (uint64_t i0 = 0; i0 < n; i0 += per) {
+        uint64_t i1 = n - i0 < per ? n : i0 + per;
+        hash_upto(hc, ref, view->offset + i0 * esize, view->offset + i1 * esize);
+        if (view->dtype == VKRR_DT_F16)
+            run_f16(&s, a, b, i0, i1);
+        else if (view->dtype == VKRR_DT_F32)
+            run_f32(&s, a, b, i0, i1);
+        else
+            run_generic(&s, view->dtype, a, b, i0, i1);
+    }
 
     vkrr_metrics m = {.dtype = view->dtype, .tol = t, .count = n};
     m.exact = s.exact;
