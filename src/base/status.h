@@ -44,6 +44,7 @@ extern "C" {
     X(VKRR_ERR_FORMAT, 2, "unsupported format")                                \
     X(VKRR_ERR_INCONSISTENT, 2, "the capture contradicts itself")              \
     X(VKRR_ERR_CHANGED, 2, "a file changed since capture")                     \
+    X(VKRR_ERR_INCOMPLETE, 2, "some launches could not be validated")          \
     X(VKRR_ERR_NOMEM, 2, "out of memory")                                      \
     X(VKRR_ERR_NO_PORT, 1, "no port for this kernel")                          \
     X(VKRR_ERR_NO_DEVICE, 3, "no usable device")                               \

@@ -21,6 +21,13 @@ void vkrr_report_fmt_num(char *buf, size_t cap, double v)
         snprintf(buf, cap, "%.3e", v);
 }
 
+void vkrr_report_counts(char *buf, size_t cap, const unsigned *c)
+{
+    snprintf(buf, cap, "%u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR, %u SKIPPED",
+             c[VKRR_LAUNCH_PASS], c[VKRR_LAUNCH_FAIL], c[VKRR_LAUNCH_NO_PORT],
+             c[VKRR_LAUNCH_TIMEOUT], c[VKRR_LAUNCH_ERROR], c[VKRR_LAUNCH_SKIPPED]);
+}
+
 void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t *max_ulp,
                               double *psnr, double *max_abs)
 {
@@ -218,11 +225,29 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     json_str(f, info->device ? info->device : "");
     fprintf(f, ",\n  \"reference\": ");
     json_str(f, info->reference);
-    fprintf(f, ",\n  \"summary\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, \"no_port\": %u, "
-               "\"timeout\": %u, \"error\": %u},\n",
-            n, info->counts[VKRR_LAUNCH_PASS], info->counts[VKRR_LAUNCH_FAIL],
-            info->counts[VKRR_LAUNCH_NO_PORT], info->counts[VKRR_LAUNCH_TIMEOUT],
-            info->counts[VKRR_LAUNCH_ERROR]);
+    for (int chained = 0; chained < 2; chained++) {
+        const unsigned *c = chained ? info->chained_counts : info->counts;
+        if (chained && !(info->mode && !strcmp(info->mode, "both")))
+            break;
+        fprintf(f, ",\n  \"%s\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, "
+                   "\"no_port\": %u, \"timeout\": %u, \"error\": %u, \"skipped\": %u",
+                chained ? "chained_summary" : "summary", n, c[VKRR_LAUNCH_PASS],
+                c[VKRR_LAUNCH_FAIL], c[VKRR_LAUNCH_NO_PORT], c[VKRR_LAUNCH_TIMEOUT],
+                c[VKRR_LAUNCH_ERROR], c[VKRR_LAUNCH_SKIPPED]);
+        if (!chained)
+            fprintf(f, ", \"unreadable\": %u, \"launches_total\": %u, \"interrupted\": %s",
+                    info->unreadable, info->total ? info->total : n,
+                    info->interrupted ? "true" : "false");
+        fputc('}', f);
+    }
+    fprintf(f, ",\n  \"damage\": [");
+    for (uint32_t i = 0; i < info->ndamage; i++) {
+        char buf[1400];
+        vkrr_error_format(&info->damage[i], buf, sizeof buf);
+        fputs(i ? ", " : "", f);
+        json_str(f, buf);
+    }
+    fprintf(f, "],\n");
     vkrr_bisect b;
     vkrr_bisect_analyze(res, n, &b);
     fprintf(f, "  \"mode\": ");
@@ -253,7 +278,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
             json_str(f, vkrr_bisect_role(r));
         }
-        fprintf(f, ", \"perturbed\": %s", r->perturbed ? "true" : "false");
+        fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",
+                r->damaged ? "true" : "false");
         fprintf(f, ", \"note\": ");
         json_str(f, r->note);
         fprintf(f, ", \"seconds\": ");
@@ -272,6 +298,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
             fputs(", ", f);
             json_headline(f, x->pass, m);
+            if (x->changed)
+                fputs(", \"changed_since_capture\": true", f);
             fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, \"heatmap\": ",
                     (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff);
             if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);

@@ -60,6 +60,9 @@ typedef struct vkrr_bisect {
 } vkrr_bisect;
 
 void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out);
+/* The chained run of r is out of tolerance (or failed on the device): not
+ * PASS, NO PORT, SKIPPED, nor an ERROR because the capture could not be read. */
+bool vkrr_chain_result_bad(const vkrr_launch_result *r);
 /* "culprit", "amplifier" or "" (chained within tolerance / not run). */
 const char *vkrr_bisect_role(const vkrr_launch_result *r);
 /* Lines naming the first divergence and its class, or that there is none. */
