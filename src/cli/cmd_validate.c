@@ -298,18 +298,23 @@ static void tally(run_tally *t, vkrr_report_info *info, const vkrr_launch_result
     info->unreadable += unread;
 }
 
-/* Frames whose chained run starts from a launch that could not be read. */
+/* Frames whose chained run needs what an earlier frame could not make (a
+ * broken history link): one line each. */
 static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
 {
-    for (uint32_t i = 1; i < n; i++) {
-        const vkrr_launch_result *r = &res[i];
-        if (r->launch->frame == res[i - 1].launch->frame || !r->has_chained ||
-            r->chained_status != VKRR_LAUNCH_SKIPPED)
-            continue;
-        printf("chained: frame %u not validated: its history and state come from frame %u, "
-               "which could not be completed (#%llu: %s)\n",
-               r->launch->frame, res[i - 1].launch->frame,
-               (unsigned long long)r->launch->sequence, r->note);
+    for (uint32_t i = 0, k; i < n; i = k) {
+        uint32_t frame = res[i].launch->frame, skipped = 0;
+        const vkrr_launch *root = NULL;
+        for (k = i; k < n && res[k].launch->frame == frame; k++)
+            if (res[k].has_chained && res[k].chained_status == VKRR_LAUNCH_SKIPPED &&
+                res[k].skipped_for && res[k].skipped_for->frame < frame) {
+                skipped++;
+                root = root ? root : res[k].skipped_for;
+            }
+        if (skipped)
+            printf("chained: frame %u: %u launches not validated: they need what frame %u "
+                   "could not produce (#%llu %s could not be read)\n",
+                   frame, skipped, root->frame, (unsigned long long)root->sequence, root->kernel);
     }
 }
 

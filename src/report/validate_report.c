@@ -113,12 +113,17 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
-        if (x->has_chained && !x->chained_pass)
+        if (x->has_chained && !x->chained_pass && !x->changed)
             fprintf(f, "%8s  chained %s arg%u: %.4f%% exact, max ULP %lld, %llu out of "
                        "tolerance%s%s\n", "", x->is_buffer ? "buffer" : "surface", x->offset,
                     x->chained.exact_pct, (long long)x->chained.max_ulp,
                     (unsigned long long)x->chained.out_of_tol,
                     x->chained_heatmap[0] ? "; heatmap: " : "", x->chained_heatmap);
+        if (x->changed && r->has_isolated) {
+            fprintf(f, "%8s  %s arg%u: not judged: its dump changed since capture\n", "",
+                    x->is_buffer ? "buffer" : "surface", x->offset);
+            continue;
+        }
         if (x->pass || !r->has_isolated)
             continue;
         fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "

@@ -105,6 +105,7 @@ typedef struct vkrr_launch_result {
     bool chained_exact;         /* every chained resource bit-identical to the capture */
     bool perturbed;             /* --perturb hit this launch */
     bool ran;                   /* the port ran it: its outputs exist (chained mode keeps them) */
+    const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {

@@ -385,6 +385,7 @@ static void not_run(vkrr_chain *c, uint32_t index, uint32_t root, vkrr_launch_re
         vkrr_launch_set_damaged(&t, l->damage_error, l->ndamage - 1);
     } else {
         t.status = VKRR_LAUNCH_SKIPPED;
+        r->skipped_for = d;
         vkrr_launch_note(&t, "skipped: it needs what #%llu %s (frame %u) would have produced, "
                          "and that launch could not be read",
                          (unsigned long long)d->sequence, d->kernel, d->frame);
