@@ -196,6 +196,24 @@ static bool link_texture(const vkrr_capture *cap, const vkrr_log *log, const cha
     return true;
 }
 
+/* A buffer dump is named after the first argument that points into its
+ * allocation: that allocation of l when it has no dump (it went missing),
+ * else -1. */
+static int missing_listed_dump(const vkrr_launch *l, uint32_t arg_offset, uint64_t *delta)
+{
+    for (uint32_t a = 0; a < l->nallocs; a++) {
+        const vkrr_pointer *first = NULL;
+        for (uint32_t p = 0; p < l->npointers; p++)
+            if (l->pointers[p].alloc == a && (!first || l->pointers[p].offset < first->offset))
+                first = &l->pointers[p];
+        if (first && first->offset == arg_offset) {
+            *delta = first->delta;
+            return l->allocs[a].post_path || l->allocs[a].post_damaged ? -1 : (int)a;
+        }
+    }
+    return -1; /* not an allocation the manifest knows: nothing to miss */
+}
+
 /* The hash= (and bytes=) of each of l's dumps. */
 static bool link_hashes(const vkrr_log *log, const char *lpath, vkrr_launch *l, vkrr_error *e)
 {
@@ -219,8 +237,21 @@ static bool link_hashes(const vkrr_log *log, const char *lpath, vkrr_launch *l, 
                 has = &im->has_dump_hash, hash = &im->dump_hash, line = &im->dump_hash_line,
                 bytes = im->dump_bytes;
         }
+        uint64_t delta = 0;
+        int gone = !has && d->kind == VKRR_DUMP_BUFFER ? missing_listed_dump(l, d->arg_offset, &delta) : -1;
+        if (gone >= 0) {
+            vkrr_fail(e, VKRR_ERR_MISSING, lpath, 0, -1,
+                      "buffer dump is missing (%s line %ld lists it for argument %u)", lpath,
+                      d->line, d->arg_offset);
+            int n = snprintf(e->file, sizeof e->file, "%.*s", (int)(strlen(lpath) - strlen("run/run.log")), lpath);
+            snprintf(e->file + n, sizeof e->file - (size_t)n,
+                     "dump/launch-%03llu-%s-arg%03u-buffer-base0x%llx+0x%llx-fmt-1.bin",
+                     (unsigned long long)l->sequence, l->kernel, d->arg_offset,
+                     (unsigned long long)l->allocs[gone].base, (unsigned long long)delta);
+            return false;
+        }
         if (!has || *has)
-            continue; /* a dump that is not there, or its second line */
+            continue; /* a dump of nothing known, or its second line */
         if (d->bytes != UINT64_MAX && d->bytes != bytes)
             return vkrr_fail(e, VKRR_ERR_CHANGED, lpath, d->line, d->arg_offset,
                              "changed since capture: the dump of argument %u has %llu bytes, "
