@@ -294,6 +294,16 @@ int main(void)
         free(s);
     }
     expect(d, VKRR_ERR_PARSE, MAN, 10, -1);
+    d = fresh("manifest_cut"); /* cut mid-line: what is left would parse as numbers */
+    snprintf(p, sizeof p, "%s/%s", d, MAN);
+    {
+        int nl = count_lines(p);
+        size_t n = 0;
+        char *s = test_read_file(p, &n);
+        test_write_file(p, s, n - 3);
+        free(s);
+        expect(d, VKRR_ERR_PARSE, MAN, nl, -1);
+    }
     d = fresh("manifest_huge");
     sh("head -c 1100000 /dev/zero | tr '\\0' ' ' >> '%s/%s'", d, MAN);
     expect(d, VKRR_ERR_SIZE, MAN, -1, -1);

@@ -55,7 +55,8 @@ typedef struct vkrr_manifest {
     unsigned unknown_lines; /* skipped with a warning */
 } vkrr_manifest;
 
-/* Checks the manifest on its own: the fixed first three lines, fields, ranges
+/* Checks the manifest on its own: every line ends with a newline (a last line
+ * without one was cut), the fixed first three lines, fields, ranges
  * (args <= VKRR_ARGS_MAX_BYTES, words inside args), duplicate allocs and
  * offsets, pointers into declared allocations with DELTA <= BYTES. */
 vkrr_status vkrr_manifest_parse(vkrr_manifest *m, const char *text, size_t len,
