@@ -20,6 +20,14 @@
  * holds at most the live intermediate state, never every launch's output.
  * A launch the port cannot run (NO PORT, ERROR, TIMEOUT) leaves no copies:
  * its readers fall back to the capture's bytes, and the chain goes on.
+ * A launch whose capture files could not be read (damaged at open, or a file
+ * that fails when it is mapped) is different: what it would have written is
+ * missing, so every later launch that needs it (a base it used, a surface it
+ * wrote, and so on downstream) is SKIPPED naming it (r->skipped_for); one
+ * whose manifest is unreadable may have written anything, so every later
+ * launch is.  A launch whose only damage is in its post-launch dumps (or
+ * whose dumps changed since capture) still runs and feeds the chain.
+ * Textures over linear memory read the chain's bytes of the base they lie in.
  *
  *     vkrr_chain *c;
  *     vkrr_chain_create(&c, cap, &err);
