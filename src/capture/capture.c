@@ -72,15 +72,6 @@ static uint64_t word_at(const vkrr_launch *l, uint32_t off)
     return w;
 }
 
-/* Records e as damage of l; only running out of memory stops the open. */
-static vkrr_status hurt(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
-                        const vkrr_error *e, vkrr_error *err)
-{
-    if (vkrr_capture_damage(cap, l, kind, e) != VKRR_OK)
-        return vkrr_fail(err, VKRR_ERR_NOMEM, l ? l->dir : cap->path, 0, -1, "out of memory");
-    return VKRR_OK;
-}
-
 /* The launch's resources as the manifest declares them (checked on its own by
  * the parser), before any file is compared with them. */
 static vkrr_status take_manifest(vkrr_launch *l, vkrr_manifest *m, const char *mpath,
@@ -152,24 +143,24 @@ static vkrr_status load_launch(vkrr_capture *cap, vkrr_launch *l, const char *di
     if (vkrr_read_text(mpath, MANIFEST_MAX_BYTES, &text, &len, &e) ||
         vkrr_manifest_parse(&m, text, len, mpath, &e)) {
         st = e.status == VKRR_ERR_NOMEM ? vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory")
-                                        : hurt(cap, l, VKRR_DAMAGE_MANIFEST, &e, err);
+                                        : vkrr_capture_damage(cap, l, VKRR_DAMAGE_MANIFEST, &e, err);
         goto fail;
     }
     if (strcmp(m.kernel, dirkernel)) {
         vkrr_fail(&e, VKRR_ERR_INCONSISTENT, mpath, 1, -1,
                   "kernel '%s' differs from the directory name's '%s'", m.kernel, dirkernel);
-        if ((st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
     }
     if ((st = take_manifest(l, &m, mpath, err)))
         goto fail;
     bool args_ok = load_args(l, apath, &e) == VKRR_OK;
-    if (!args_ok && (st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+    if (!args_ok && (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
         goto fail;
     for (uint32_t i = 0; i < l->nallocs; i++)
         if (vkrr_capture_stat_size(l->allocs[i].pre_path, l->allocs[i].size, "allocation file",
                                    &e) &&
-            (st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+            (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
     for (uint32_t i = 0; args_ok && i < m.npointers; i++) {
         const vkrr_manifest_pointer *mp = &m.pointers[i];
@@ -182,7 +173,7 @@ static vkrr_status load_launch(vkrr_capture *cap, vkrr_launch *l, const char *di
                   "manifest line %ld)",
                   (unsigned long long)word_at(l, mp->offset), mp->offset, mp->index,
                   (unsigned long long)mp->delta, (unsigned long long)want, mp->line);
-        if ((st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
     }
     for (uint32_t i = 0; i < l->nimages; i++)
@@ -251,7 +242,7 @@ static vkrr_status load_replay(vkrr_capture *cap, vkrr_error *err)
         vkrr_error e = {0};
         if (parse_replay_name(names[i], path, &seq, &kernel, &e)) {
             /* no launch number: no launch to hang it on */
-            st = hurt(cap, NULL, VKRR_DAMAGE_MANIFEST, &e, err);
+            st = vkrr_capture_damage(cap, NULL, VKRR_DAMAGE_MANIFEST, &e, err);
         } else {
             vkrr_launch *l = &cap->launches[cap->nlaunches++];
             l->sequence = seq;
@@ -277,8 +268,8 @@ static vkrr_status load_replay(vkrr_capture *cap, vkrr_error *err)
         vkrr_error e = {0};
         vkrr_fail(&e, VKRR_ERR_INCONSISTENT, b->dir, 0, -1, "launch %llu recorded twice (also %s)",
                   (unsigned long long)b->sequence, a->dir);
-        if ((st = hurt(cap, b, VKRR_DAMAGE_MANIFEST, &e, err)) ||
-            (st = hurt(cap, a, VKRR_DAMAGE_MANIFEST, &e, err)))
+        if ((st = vkrr_capture_damage(cap, b, VKRR_DAMAGE_MANIFEST, &e, err)) ||
+            (st = vkrr_capture_damage(cap, a, VKRR_DAMAGE_MANIFEST, &e, err)))
             goto fail;
     }
 fail:

@@ -93,21 +93,22 @@ void vkrr_capture_free_names(char **names, uint32_t n)
 }
 
 vkrr_status vkrr_capture_damage(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
-                                const vkrr_error *e)
+                                const vkrr_error *e, vkrr_error *err)
 {
+    const char *where = l ? l->dir : cap->path;
     if (cap->first_damage.status == VKRR_OK)
         cap->first_damage = *e;
     if (!l) {
         vkrr_error *d = realloc(cap->damage, (cap->ndamage + 1) * sizeof *d);
         if (!d)
-            return vkrr_fail(NULL, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+            return vkrr_fail(err, VKRR_ERR_NOMEM, where, 0, -1, "out of memory");
         cap->damage = d;
         d[cap->ndamage++] = *e;
         return VKRR_OK;
     }
     if (!l->damage_error) {
         if (!(l->damage_error = malloc(sizeof *l->damage_error)))
-            return VKRR_ERR_NOMEM;
+            return vkrr_fail(err, VKRR_ERR_NOMEM, where, 0, -1, "out of memory");
         *l->damage_error = *e;
         cap->ndamaged++;
     }

@@ -19,9 +19,10 @@ vkrr_status vkrr_capture_list_dir(const char *path, char ***names, uint32_t *n, 
 void vkrr_capture_free_names(char **names, uint32_t n);
 /* Records a problem e on launch l (kind: how far it reaches; a launch keeps
  * its first error and its worst kind) or, with l NULL, on the capture, and
- * as cap->first_damage when it is the first.  VKRR_ERR_NOMEM when it cannot. */
+ * as cap->first_damage when it is the first.  VKRR_ERR_NOMEM (in err) when it
+ * cannot: only that stops the open. */
 vkrr_status vkrr_capture_damage(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
-                                const vkrr_error *e);
+                                const vkrr_error *e, vkrr_error *err);
 /* The size of the regular file at path. */
 vkrr_status vkrr_capture_file_size(const char *path, uint64_t *size, const char *what,
                                    vkrr_error *err);

@@ -10,14 +10,6 @@
 #include "capture_parse.h"
 #include "cuformat.h"
 
-static vkrr_status hurt(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
-                        const vkrr_error *e, vkrr_error *err)
-{
-    if (vkrr_capture_damage(cap, l, kind, e) != VKRR_OK)
-        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
-    return VKRR_OK;
-}
-
 /* CUDA-like defaults when the log does not say: point, clamp, unnormalized;
  * 32-bit integer arrays can only be read as integers. */
 static vkrr_sampler default_sampler(uint32_t format)
@@ -289,7 +281,7 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
                   "the state of launch %llu's textures may be on a line of the log that could "
                   "not be read: %s", (unsigned long long)l->sequence,
                   log->bad.status ? log->bad.msg : "the log is unreadable");
-        if ((st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             return st;
     }
     for (uint32_t j = 0; j < l->nimages; j++) {
@@ -309,11 +301,11 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
         bool linear = im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D;
         if (ok && im->array && !linear && im->dump_path)
             ok = check_array(log, lpath, l, im, &e);
-        if (!ok && (st = hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+        if (!ok && (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             return st;
     }
     if (!link_hashes(log, lpath, l, &e))
-        return hurt(cap, l, VKRR_DAMAGE_DUMP, &e, err);
+        return vkrr_capture_damage(cap, l, VKRR_DAMAGE_DUMP, &e, err);
     return VKRR_OK;
 }
 
@@ -335,7 +327,7 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
         st = VKRR_OK;
     } else if (st) { /* there but unreadable: what needs it is damaged */
         bad_line = 1;
-        if ((st = hurt(cap, NULL, VKRR_DAMAGE_INPUT, &e, err)))
+        if ((st = vkrr_capture_damage(cap, NULL, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
     } else {
         cap->has_log = true;
@@ -348,7 +340,7 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
                 size_t k = strlen(e.msg);
                 snprintf(e.msg + k, sizeof e.msg - k, " (and %u more malformed lines)", log.nbad - 1);
             }
-            if ((st = hurt(cap, NULL, VKRR_DAMAGE_INPUT, &e, err)))
+            if ((st = vkrr_capture_damage(cap, NULL, VKRR_DAMAGE_INPUT, &e, err)))
                 goto fail;
         }
     }

@@ -371,14 +371,8 @@ void vkrr_log_free(vkrr_log *log)
 
 const vkrr_log_dump *vkrr_log_dumps_of(const vkrr_log *log, uint64_t sequence, uint32_t *n)
 {
-    uint32_t lo = 0, hi = log->ndumps;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (log->dumps[mid].sequence < sequence)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    VKRR_LOWER_BOUND(log->dumps, log->ndumps, sequence, sequence, lo);
     uint32_t e = lo;
     while (e < log->ndumps && log->dumps[e].sequence == sequence)
         e++;
@@ -388,14 +382,8 @@ const vkrr_log_dump *vkrr_log_dumps_of(const vkrr_log *log, uint64_t sequence, u
 
 long vkrr_log_launch_line(const vkrr_log *log, uint64_t sequence)
 {
-    uint32_t lo = 0, hi = log->nlaunches;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (log->launches[mid].sequence < sequence)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    VKRR_LOWER_BOUND(log->launches, log->nlaunches, sequence, sequence, lo);
     return lo < log->nlaunches && log->launches[lo].sequence == sequence ? log->launches[lo].line
                                                                          : 0;
 }

@@ -159,6 +159,20 @@ vkrr_status vkrr_dump_name_parse(vkrr_dump_name *d, const char *name, const char
                                  vkrr_error *err);
 
 /* ---- shared helpers ---- */
+/* out = the first index of arr[0..n), sorted by .field, whose field is >= key. */
+#define VKRR_LOWER_BOUND(arr, n, field, key, out)                                \
+    do {                                                                      \
+        uint32_t lo_ = 0, hi_ = (n);                                          \
+        while (lo_ < hi_) {                                                   \
+            uint32_t mid_ = lo_ + (hi_ - lo_) / 2;                            \
+            if ((arr)[mid_].field < (key))                                    \
+                lo_ = mid_ + 1;                                               \
+            else                                                              \
+                hi_ = mid_;                                                   \
+        }                                                                     \
+        (out) = lo_;                                                          \
+    } while (0)
+
 /* Strict unsigned parse of [s, s+n): decimal, or hex with a 0x prefix when
  * hex_ok; VKRR_ERR_PARSE if not a number, VKRR_ERR_RANGE if above max. */
 vkrr_status vkrr_parse_u64(const char *s, size_t n, int hex_ok, uint64_t max, uint64_t *out);

@@ -17,24 +17,9 @@ uint64_t vkrr_capture_image_bytes(const vkrr_image *im)
 
 vkrr_launch *vkrr_capture_find_seq(vkrr_capture *cap, uint64_t seq)
 {
-    uint32_t lo = 0, hi = cap->nlaunches;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cap->launches[mid].sequence < seq)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    VKRR_LOWER_BOUND(cap->launches, cap->nlaunches, sequence, seq, lo);
     return lo < cap->nlaunches && cap->launches[lo].sequence == seq ? &cap->launches[lo] : NULL;
-}
-
-/* One dump's trouble: recorded against l (e filled by the caller). */
-static vkrr_status hurt(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
-                        const vkrr_error *e, vkrr_error *err)
-{
-    if (vkrr_capture_damage(cap, l, kind, e) != VKRR_OK)
-        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
-    return VKRR_OK;
 }
 
 static vkrr_image *image_at(vkrr_launch *l, uint32_t offset)
@@ -175,7 +160,7 @@ static vkrr_status resolve_one(vkrr_capture *cap, const char *name, char **path,
     vkrr_error e = {0};
     if (vkrr_dump_name_parse(&d, name, *path, &e)) {
         vkrr_launch *l = owner_of_bad_name(cap, name);
-        return hurt(cap, l && l->damage != VKRR_DAMAGE_MANIFEST ? l : NULL, VKRR_DAMAGE_DUMP, &e,
+        return vkrr_capture_damage(cap, l && l->damage != VKRR_DAMAGE_MANIFEST ? l : NULL, VKRR_DAMAGE_DUMP, &e,
                     err);
     }
     vkrr_launch *l = vkrr_capture_find_seq(cap, d.sequence);
@@ -189,11 +174,11 @@ static vkrr_status resolve_one(vkrr_capture *cap, const char *name, char **path,
     if (strlen(l->kernel) != d.kernel_len || memcmp(l->kernel, d.kernel, d.kernel_len)) {
         vkrr_fail(&e, VKRR_ERR_INCONSISTENT, *path, 0, -1, "kernel differs from launch %llu's '%s'",
                   (unsigned long long)l->sequence, l->kernel);
-        return hurt(cap, l, VKRR_DAMAGE_DUMP, &e, err);
+        return vkrr_capture_damage(cap, l, VKRR_DAMAGE_DUMP, &e, err);
     }
     vkrr_damage_kind k = d.kind == VKRR_DUMP_BUFFER ? match_buffer(l, &d, path, &e)
                                                     : match_image(l, &d, path, &e);
-    return k == VKRR_DAMAGE_NONE ? VKRR_OK : hurt(cap, l, k, &e, err);
+    return k == VKRR_DAMAGE_NONE ? VKRR_OK : vkrr_capture_damage(cap, l, k, &e, err);
 }
 
 vkrr_status vkrr_capture_resolve_dumps(vkrr_capture *cap, vkrr_error *err)
@@ -251,5 +236,5 @@ vkrr_status vkrr_capture_no_dump(vkrr_capture *cap, vkrr_launch *l, uint32_t ima
               ddir ? ddir : "dump/");
     free(mp);
     free(ddir);
-    return hurt(cap, l, VKRR_DAMAGE_INPUT, &e, err);
+    return vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err);
 }
