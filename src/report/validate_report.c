@@ -282,6 +282,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             json_str(f, vkrr_launch_status_name(r->chained_status));
             fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
             json_str(f, vkrr_bisect_role(r));
+            if (r->skipped_for)
+                fprintf(f, ", \"skipped_for\": %llu", (unsigned long long)r->skipped_for->sequence);
         }
         fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",
                 r->damaged ? "true" : "false");

@@ -8,7 +8,7 @@
  * "max_abs", "max_ulp", "psnr", "nmse", "heatmap", "metrics"}; a
  * chained-only run has "status": null.  A launch that could not be validated
  * has "damaged": true and its reason in "note" (ERROR), or is "SKIPPED"
- * chained; the summary counts "error" and "skipped", "unreadable",
+ * chained ("skipped_for": the sequence of the launch it needed); the summary counts "error" and "skipped", "unreadable",
  * "interrupted" and "launches_total", and "damage" lists the capture's
  * problems no launch owns; mode "both" adds "chained_summary".  The summary gains "bisect":
  * {"first_divergence": sequence or null, "class", "upstream": sequence or null}.  PSNR of identical data
