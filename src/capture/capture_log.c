@@ -377,7 +377,7 @@ const vkrr_log_dump *vkrr_log_dumps_of(const vkrr_log *log, uint64_t sequence, u
     while (e < log->ndumps && log->dumps[e].sequence == sequence)
         e++;
     *n = e - lo;
-    return log->dumps + lo;
+    return log->dumps ? log->dumps + lo : NULL;
 }
 
 long vkrr_log_launch_line(const vkrr_log *log, uint64_t sequence)
