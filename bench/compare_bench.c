@@ -1,14 +1,18 @@
 /* compare_bench - how fast vkrr_compare gets through two files.
  *
- *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N]
+ *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N] [--hash]
  *
  * Maps both files (they must have the same size), compares them as one flat
  * view of DTYPE (default f16) N times (default 3), and prints the best run:
  *     compare_bench: BYTES bytes, dtype f16, best S s, X MB/s, pass 1
+ * --hash: FILE_A is hashed as it is compared (vkrr_compare_hashed, what
+ * validate does with a dump the log gives a hash= for); "hashed" is printed
+ * after the dtype.
  * (MB = 1e6 bytes, counted once per file pair).  The files stay mapped across
  * runs, so after the first run they come from the page cache, as cmp's would.
  * Exit 0 on success, 2 on bad input.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +32,11 @@ int main(int argc, char **argv)
 {
     const char *a = NULL, *b = NULL, *dt = "f16";
     long reps = 3;
+    bool hash = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
+        if (!strcmp(argv[i], "--hash"))
+            hash = true;
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
             dt = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = strtol(argv[++i], NULL, 10);
@@ -42,7 +49,8 @@ int main(int argc, char **argv)
     }
     vkrr_dtype t = !strcmp(dt, "f16") ? VKRR_DT_F16 : !strcmp(dt, "f32") ? VKRR_DT_F32 : VKRR_DT_BYTES;
     if (!a || !b || reps < 1 || reps > 1000 || (t == VKRR_DT_BYTES && strcmp(dt, "bytes"))) {
-        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000]\n");
+        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000] "
+                        "[--hash]\n");
         return 2;
     }
     int rc = 2;
@@ -58,7 +66,9 @@ int main(int argc, char **argv)
     vkrr_metrics m;
     for (long r = 0; r < reps; r++) {
         double t0 = now_s();
-        if (vkrr_compare(&v, ma.data, mb.data, ma.size, NULL, &m, &err) != VKRR_OK) {
+        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+        if (vkrr_compare_hashed(&v, ma.data, mb.data, ma.size, NULL, hash ? &hc : NULL, &m, &err) !=
+            VKRR_OK) {
             fprintf(stderr, "compare_bench: %s\n", err.msg);
             goto done;
         }
@@ -66,7 +76,8 @@ int main(int argc, char **argv)
         if (dt_s < best)
             best = dt_s;
     }
-    printf("compare_bench: %zu bytes, dtype %s, best %.6f s, %.1f MB/s, pass %d\n", ma.size, dt, best,
+    printf("compare_bench: %zu bytes, dtype %s%s, best %.6f s, %.1f MB/s, pass %d\n", ma.size, dt,
+           hash ? ", hashed" : "", best,
            best > 0 ? (double)ma.size / best / 1e6 : 0.0, (int)m.pass);
     rc = 0;
 done:

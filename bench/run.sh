@@ -11,7 +11,9 @@
 #                                    sizes (pre + post) + its image bytes (`vkrr info --json`)
 #   compare / cmp throughput         compare_bench (vkrr_compare, f16) over `cmp`, both on
 #                                    the largest dump file and an identical copy of it
-#                                    (identical so that cmp reads every byte)
+#                                    (identical so that cmp reads every byte); and the same
+#                                    with the dump hashed as it is compared (validate's
+#                                    hash= check, --hash), the cost the validate ratio carries
 #   synth CPU time per frame         wall time of `vkrr synth` / frames
 #   one-command-buffer frame ratio   `vkrr bench`'s per-frame figures: the frame recorded
 #                                    into one command buffer (median GPU time) over the
@@ -99,6 +101,7 @@ PY
     cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
     cmp_bytes=$(stat -c %s "$big")
     cb_mbs=$(echo "$cmp_line" | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
+    cbh_mbs=$("$CB" "$big" "$WORK/copy.bin" --reps 3 --hash | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
     best_cmp=
     for r in 1 2 3; do
         c0=$(now)
@@ -118,6 +121,8 @@ PY
         "$val_rss_kb" "$big_seq" "$big_kernel" "$big_bytes"
     printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
         "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
+    printf 'compare+hash / cmp throughput: %s  (compare_bench --hash %s MB/s)\n' \
+        "$(calc "'%.3f' % ($cbh_mbs / $cmp_mbs)")" "$cbh_mbs"
     printf 'synth CPU time per frame: %.3f s  (%.3f s for %d frames)\n' \
         "$(calc "$synth_s / $FRAMES")" "$synth_s" $FRAMES
     ocb=$(sed -n 's/^one-command-buffer \/ per-dispatch sum: //p' "$WORK/bench-$size.out")
