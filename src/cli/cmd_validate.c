@@ -470,11 +470,11 @@ int vkrr_cmd_validate(int argc, char **argv)
             vkrr_report_counts(counts, sizeof counts, info.chained_counts);
             printf("summary (chained): %s\n", counts);
         }
-        if (t.unreadable || cap->ndamage)
-            printf("could not be validated: %u launches (damaged or changed capture files, or "
-                   "needing what such a launch would have produced)%s\n", t.unreadable,
-                   cap->ndamage ? ", and the capture problems listed above" : "");
     }
+    if (t.unreadable || cap->ndamage)
+        printf("could not be validated: %u launches (damaged or changed capture files, or "
+               "needing what such a launch would have produced)%s\n", t.unreadable,
+               cap->ndamage ? ", and the capture problems listed above" : "");
     for (uint32_t i = 0; iso && i < done; i++)
         if (res[i].status == VKRR_LAUNCH_FAIL) {
             printf("first failing launch: #%llu %s (frame %u, occurrence %u)\n",
