@@ -1,6 +1,6 @@
 /* compare_bench - how fast vkrr_compare gets through two files.
  *
- *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N]
+ *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N] [--hash]
  *
  * Maps both files (they must have the same size), compares them as one flat
  * view of DTYPE (default f16) N times (default 3), and prints the best run:
@@ -12,8 +12,12 @@
  *     compare_bench differing 1%: ...    every 100th element 1 ULP off
  *     compare_bench differing all: ...   every element 1 ULP off
  * (the lowest bit of each such element flipped).
+ * --hash: FILE_A is hashed as it is compared (vkrr_compare_hashed, what
+ * validate does with a dump the log gives a hash= for); "hashed" is printed
+ * after the dtype.
  * Exit 0 on success, 2 on bad input.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +36,8 @@ static double now_s(void)
 }
 
 /* Best of reps compares of a and b; prints one line.  0 on success. */
-static int run(vkrr_dtype t, const char *dt, const char *label, const void *a, const void *b,
-               size_t bytes, long reps)
+static int run(vkrr_dtype t, const char *dt, bool hash, const char *label, const void *a,
+               const void *b, size_t bytes, long reps)
 {
     vkrr_error err = {0};
     vkrr_view v = vkrr_compare_flat_view(t, bytes);
@@ -41,7 +45,8 @@ static int run(vkrr_dtype t, const char *dt, const char *label, const void *a, c
     vkrr_metrics m = {0};
     for (long r = 0; r < reps; r++) {
         double t0 = now_s();
-        if (vkrr_compare(&v, a, b, bytes, NULL, &m, &err) != VKRR_OK) {
+        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+        if (vkrr_compare_hashed(&v, a, b, bytes, NULL, hash ? &hc : NULL, &m, &err) != VKRR_OK) {
             fprintf(stderr, "compare_bench: %s\n", err.msg);
             return 1;
         }
@@ -49,8 +54,9 @@ static int run(vkrr_dtype t, const char *dt, const char *label, const void *a, c
         if (dt_s < best)
             best = dt_s;
     }
-    printf("compare_bench%s: %zu bytes, dtype %s, best %.6f s, %.1f MB/s, pass %d\n", label, bytes,
-           dt, best, best > 0 ? (double)bytes / best / 1e6 : 0.0, (int)m.pass);
+    printf("compare_bench%s: %zu bytes, dtype %s%s, best %.6f s, %.1f MB/s, pass %d\n", label, bytes,
+           dt, hash ? ", hashed" : "", best, best > 0 ? (double)bytes / best / 1e6 : 0.0,
+           (int)m.pass);
     return 0;
 }
 
@@ -58,8 +64,11 @@ int main(int argc, char **argv)
 {
     const char *a = NULL, *b = NULL, *dt = "f16";
     long reps = 3;
+    bool hash = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
+        if (!strcmp(argv[i], "--hash"))
+            hash = true;
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
             dt = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = strtol(argv[++i], NULL, 10);
@@ -72,7 +81,7 @@ int main(int argc, char **argv)
     }
     vkrr_dtype t = !strcmp(dt, "f16") ? VKRR_DT_F16 : !strcmp(dt, "f32") ? VKRR_DT_F32 : VKRR_DT_BYTES;
     if (!a || !b || reps < 1 || reps > 1000 || (t == VKRR_DT_BYTES && strcmp(dt, "bytes"))) {
-        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000]\n");
+        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000] [--hash]\n");
         return 2;
     }
     int rc = 2;
@@ -83,7 +92,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "compare_bench: %s\n", err.msg);
         goto done;
     }
-    if (run(t, dt, "", ma.data, mb.data, ma.size, reps) != 0)
+    if (run(t, dt, hash, "", ma.data, mb.data, ma.size, reps) != 0)
         goto done;
     unsigned size = vkrr_dtype_size(t);
     size_t n = ma.size / size;
@@ -98,7 +107,7 @@ int main(int argc, char **argv)
         memcpy(cand, ma.data, ma.size);
         for (size_t i = 0; i < n; i += cases[c].every)
             cand[i * size] ^= 1; /* the lowest bit (little-endian): 1 ULP */
-        if (run(t, dt, cases[c].label, ma.data, cand, ma.size, reps) != 0) {
+        if (run(t, dt, hash, cases[c].label, ma.data, cand, ma.size, reps) != 0) {
             free(cand);
             goto done;
         }

@@ -21,6 +21,9 @@
 #   validate both / isolated wall    `vkrr validate --mode both` over `--mode isolated`, on
 #                                    the exact capture (chained reuses isolated: ~1) and
 #                                    with --perturb on the first launch (chained dispatches: ~2)
+#                                    and the identical case with the dump hashed as it is
+#                                    compared (validate's hash= check, --hash), the cost
+#                                    the validate ratio carries
 #   synth CPU time per frame         wall time of `vkrr synth` / frames
 #   one-command-buffer frame ratio   `vkrr bench`'s per-frame figures: the frame recorded
 #                                    into one command buffer (median GPU time) over the
@@ -120,6 +123,7 @@ PY
     cb_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
     cb1_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing 1%: .* \([0-9.]*\) MB\/s.*/\1/p')
     cball_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing all: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cbh_mbs=$("$CB" "$big" "$WORK/copy.bin" --reps 3 --hash | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
     best_cmp=
     for r in 1 2 3; do
         c0=$(now)
@@ -146,6 +150,8 @@ PY
         "$(calc "'%.3f' % ($cb1_mbs / $cmp_mbs)")" "$cb1_mbs" "$cmp_mbs"
     printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
         "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
+    printf 'compare+hash / cmp throughput: %s  (compare_bench --hash %s MB/s)\n' \
+        "$(calc "'%.3f' % ($cbh_mbs / $cmp_mbs)")" "$cbh_mbs"
     first_kernel=$(python3 -c "import json; print(json.load(open('$WORK/info-$size.json'))['launches'][0]['kernel'])")
     iso_s=$(wall "$WORK/iso-$size.out" "$VKRR" validate "$cap" --mode isolated --heatmaps none -q)
     both_s=$(wall "$WORK/both-$size.out" "$VKRR" validate "$cap" --mode both --heatmaps none -q)

@@ -80,8 +80,9 @@ if [ -x "$BUILD/compare_bench" ]; then
     for re in "^validate wall / bench dispatch: $num " "^validate RSS / largest launch bytes: $num " \
         "^validate RSS above baseline / largest launch bytes: -?$num " \
         "^compare / cmp throughput: $num " "^compare / cmp throughput, 1% of elements differ: $num " \
-        "^compare / cmp throughput, every element differs: $num " \
-        "^validate both / isolated wall: $num " "^validate both / isolated wall, first launch perturbed: $num " "^synth CPU time per frame: $num s" \
+        "^compare / cmp throughput, every element differs: $num " "^compare\+hash / cmp throughput: $num " \
+        "^validate both / isolated wall: $num " "^validate both / isolated wall, first launch perturbed: $num " \
+        "^synth CPU time per frame: $num s" \
         "^one-command-buffer frame ratio: $num "; do
         grep -qE "$re" "$WORK/run.out" || fail "run.sh: no line matching '$re'"
     done

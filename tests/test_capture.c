@@ -78,9 +78,10 @@ static vkrr_status record(vkrr_writer *w, exp_launch *e, const char *extra, vkrr
                                     e->has_post[a] ? e->post[a] : NULL};
     vkrr_image_record ir[2];
     for (uint32_t i = 0; i < e->nimages; i++)
-        ir[i] = (vkrr_image_record){e->img[i].offset, e->img[i].kind, e->img[i].handle,
-                                    e->img[i].w,      e->img[i].h,    e->img[i].c,
-                                    e->img[i].fmt,    e->img[i].post};
+        ir[i] = (vkrr_image_record){.offset = e->img[i].offset, .kind = e->img[i].kind,
+                                    .handle = e->img[i].handle, .width = e->img[i].w,
+                                    .height = e->img[i].h, .channels = e->img[i].c,
+                                    .format = e->img[i].fmt, .post = e->img[i].post};
     vkrr_launch_record r = {.kernel = e->kernel,
                             .grid = {e->grid[0], e->grid[1], e->grid[2]},
                             .block = {e->block[0], e->block[1], e->block[2]},
@@ -148,7 +149,8 @@ static vkrr_status write_capture(const char *dir, const opts *o, vkrr_error *err
                                 .array = texarr, .w = 5, .h = 3, .c = 4, .fmt = 1, .s = s,
                                 .bytes = 60};
         a->img[1] = (exp_image){.offset = 32, .kind = VKRR_IMAGE_SURFACE, .handle = surf,
-                                .array = o->omit_surface_array ? 0 : surfarr, .w = 7, .h = 2,
+                                .array = o->omit_log ? 0 : surfarr, /* without array=: tied by the log's order */
+                                .w = 7, .h = 2,
                                 .c = 1, .fmt = 32, .bytes = 56};
         pattern(a->img[0].post, 60, 200 + f);
         pattern(a->img[1].post, 56, 300 + f);

@@ -1,6 +1,8 @@
 /* test_capture_bad - every malformed capture is one error naming the file
  * (and the line or argument offset), with exit code 2, through the library
- * and through `vkrr info`; and CAPDIR is never changed by reading it. */
+ * and through `vkrr info`; and CAPDIR is never changed by reading it.  Opened
+ * keeping damaged launches, the same problem is recorded against the launch
+ * (or the capture) instead, unless nothing could be read at all. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +44,10 @@ static void write_good(void)
     vkrr_alloc_record ar[2] = {{0x7f0000000000ull, 37, pre0, pre0},
                                {0x7f0000100000ull, 100, pre1, pre1}};
     vkrr_pointer_record pr[2] = {{0, 0, 0}, {8, 1, 16}};
-    vkrr_image_record ir[2] = {{16, VKRR_IMAGE_TEXTURE, th, 5, 3, 4, 1, tex},
-                               {32, VKRR_IMAGE_SURFACE, sh, 7, 2, 1, 32, surf}};
+    vkrr_image_record ir[2] = {{.offset = 16, .kind = VKRR_IMAGE_TEXTURE, .handle = th, .width = 5,
+                                .height = 3, .channels = 4, .format = 1, .post = tex},
+                               {.offset = 32, .kind = VKRR_IMAGE_SURFACE, .handle = sh, .width = 7,
+                                .height = 2, .channels = 1, .format = 32, .post = surf}};
     CHECK(vkrr_writer_launch(w, &(vkrr_launch_record){.kernel = KA, .grid = {3, 2, 1},
                                                       .block = {32, 4, 1}, .shared_bytes = 64,
                                                       .args = args, .args_bytes = 44,
@@ -157,6 +161,36 @@ static void expect(const char *dir, vkrr_status status, const char *file, long l
         fprintf(stderr, "    offset %ld, want %ld (%s)\n", err.offset, offset, msg);
     vkrr_capture_close(cap);
 
+    /* Keeping damaged launches: the open fails only when nothing could be
+     * read; otherwise the same problem is recorded against the launch (or,
+     * when no launch owns it, the capture) and the capture is there. */
+    cap = NULL;
+    vkrr_error kerr = {0};
+    quiet = fopen("/dev/null", "w");
+    vkrr_warn_set_stream(quiet);
+    st = vkrr_capture_open_ex(&cap, dir, VKRR_CAPTURE_KEEP_DAMAGED, &kerr);
+    vkrr_warn_set_stream(stderr);
+    fclose(quiet);
+    if (st != VKRR_OK) {
+        CHECK_EQ_U64(st, status);
+        CHECK(!cap);
+    } else {
+        const vkrr_error *d = &cap->first_damage;
+        size_t dl = strlen(d->file);
+        CHECK_EQ_U64(d->status, status);
+        CHECK(dl >= fl && !strcmp(d->file + dl - fl, file));
+        CHECK(line <= 0 || d->line == line);
+        CHECK(offset < 0 || d->offset == offset);
+        /* the one launch is damaged, or the problem is the capture's */
+        if (!test_check(cap->ndamaged == 1 || cap->ndamage >= 1, __FILE__, __LINE__, "recorded"))
+            fprintf(stderr, "    %s: %u damaged launches, %u capture problems\n", dir,
+                    cap->ndamaged, cap->ndamage);
+        if (cap->ndamaged)
+            CHECK(cap->nlaunches == 1 && cap->launches[0].damage != VKRR_DAMAGE_NONE &&
+                  cap->launches[0].damage_error);
+    }
+    vkrr_capture_close(cap);
+
     char args[4200], *errs = NULL;
     snprintf(args, sizeof args, "info --json '%s'", dir);
     CHECK_EQ_U64(test_run_vkrr(args, NULL, &errs), 2);
@@ -260,6 +294,16 @@ int main(void)
         free(s);
     }
     expect(d, VKRR_ERR_PARSE, MAN, 10, -1);
+    d = fresh("manifest_cut"); /* cut mid-line: what is left would parse as numbers */
+    snprintf(p, sizeof p, "%s/%s", d, MAN);
+    {
+        int nl = count_lines(p);
+        size_t n = 0;
+        char *s = test_read_file(p, &n);
+        test_write_file(p, s, n - 3);
+        free(s);
+        expect(d, VKRR_ERR_PARSE, MAN, nl, -1);
+    }
     d = fresh("manifest_huge");
     sh("head -c 1100000 /dev/zero | tr '\\0' ' ' >> '%s/%s'", d, MAN);
     expect(d, VKRR_ERR_SIZE, MAN, -1, -1);

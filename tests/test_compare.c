@@ -506,10 +506,76 @@ static void test_scan_against_reference(void)
                         (long long)r.max_ulp, m.mean_abs,
                         r.nnum ? r.sum_abs / (double)r.nnum : 0);
             CHECK(ok);
+            /* hashing as it compares (in order, on one thread, in slices)
+             * changes nothing but the hash, which covers the whole run */
+            vkrr_metrics mh;
+            vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+            CHECK_EQ_U64(vkrr_compare_hashed(&v, a, b, n * size, &tols[k], &hc, &mh, &err), VKRR_OK);
+            CHECK_EQ_U64(hc.pos, n * size);
+            CHECK_EQ_U64(hc.h, vkrr_fnv1a64(a, n * size));
+            CHECK(mh.exact == m.exact && mh.out_of_tol == m.out_of_tol &&
+                  mh.first_bad == m.first_bad && mh.max_abs_index == m.max_abs_index &&
+                  mh.mean_abs == m.mean_abs && mh.rmse == m.rmse && mh.nmse == m.nmse &&
+                  mh.max_ulp == m.max_ulp && mh.peak == m.peak);
         }
         free(a);
         free(b);
     }
+}
+
+/* Hashing while comparing: windows walked in file order (gaps hashed by the
+ * caller) give the whole buffer's FNV-1a 64, identical or not, across slice
+ * boundaries, and the metrics are those of vkrr_compare. */
+static void test_hashed(void)
+{
+    size_t bytes = 300000; /* several 64 KiB slices, not a multiple of one */
+    uint8_t *a = malloc(bytes), *b = malloc(bytes);
+    if (!CHECK(a && b)) {
+        free(a);
+        free(b);
+        return;
+    }
+    for (size_t i = 0; i < bytes; i++)
+        a[i] = b[i] = (uint8_t)(i * 7 + (i >> 9));
+    uint64_t want = vkrr_fnv1a64(a, bytes);
+    for (int differ = 0; differ < 2; differ++) {
+        if (differ)
+            b[200001] ^= 0x40; /* inside the second window, past its first slice */
+        vkrr_view w1 = {.dtype = VKRR_DT_F16, .offset = 1000, .width = 40000, .height = 1,
+                        .planes = 1, .channels = 1};
+        vkrr_view w2 = {.dtype = VKRR_DT_F16, .offset = 100000, .width = 60000, .height = 1,
+                        .planes = 1, .channels = 1};
+        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+        vkrr_metrics m1, m2, r2;
+        vkrr_error err = {0};
+        hc.h = vkrr_fnv1a64_update(hc.h, a, w1.offset), hc.pos = w1.offset;
+        CHECK(vkrr_compare_hashed(&w1, a, b, bytes, NULL, &hc, &m1, &err) == VKRR_OK);
+        CHECK_EQ_U64(hc.pos, w1.offset + 80000);
+        hc.h = vkrr_fnv1a64_update(hc.h, a + hc.pos, w2.offset - hc.pos), hc.pos = w2.offset;
+        CHECK(vkrr_compare_hashed(&w2, a, b, bytes, NULL, &hc, &m2, &err) == VKRR_OK);
+        hc.h = vkrr_fnv1a64_update(hc.h, a + hc.pos, bytes - hc.pos);
+        CHECK_EQ_U64(hc.h, want);
+        CHECK(vkrr_compare(&w2, a, b, bytes, NULL, &r2, &err) == VKRR_OK);
+        CHECK_EQ_U64(m2.exact, r2.exact);
+        CHECK_EQ_U64(m2.max_ulp, r2.max_ulp);
+        CHECK_EQ_U64(m2.first_bad, r2.first_bad);
+        CHECK_EQ_U64(m2.exact, differ ? 59999 : 60000);
+        CHECK(m1.pass && m1.exact == 40000);
+        /* the gap before a window is the caller's: skipped, it is never hashed;
+         * a window that starts before the cursor hashes only what is new */
+        vkrr_hash_cursor hc2 = {VKRR_FNV1A64_INIT, 0};
+        vkrr_view all = vkrr_compare_flat_view(VKRR_DT_F16, bytes);
+        CHECK(vkrr_compare_hashed(&w1, a, b, bytes, NULL, &hc2, &m1, &err) == VKRR_OK);
+        CHECK(vkrr_compare_hashed(&all, a, b, bytes, NULL, &hc2, &m1, &err) == VKRR_OK);
+        CHECK(hc2.h != want); /* [0, 1000) was left out */
+        vkrr_hash_cursor hc3 = {VKRR_FNV1A64_INIT, 0};
+        CHECK(vkrr_compare_hashed(&all, a, b, bytes, NULL, &hc3, &m1, &err) == VKRR_OK);
+        CHECK(vkrr_compare_hashed(&w2, a, b, bytes, NULL, &hc3, &m2, &err) == VKRR_OK);
+        CHECK_EQ_U64(hc3.h, want);
+        CHECK_EQ_U64(hc3.pos, bytes);
+    }
+    free(a);
+    free(b);
 }
 
 /* Figures only, never a failure: f16 compare throughput on 64 MiB with 1% of
@@ -554,6 +620,7 @@ int main(void)
     test_e4m3();
     test_tolerance_rules();
     test_scan_against_reference();
+    test_hashed();
     throughput();
     return test_finish("compare");
 }

@@ -8,6 +8,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_loader.h"
+#include "cuformat.h"
 #include "cuda_modules.h"
 #include "replay.h"
 #include "testutil.h"
@@ -29,6 +30,19 @@ AT(vkrr_cu_memcpy2d, CUDA_MEMCPY2D, WidthInBytes);
 SAME(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC);
 AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.array.hArray);
 AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, flags);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.linear.devPtr);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.linear.format);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.linear.numChannels);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.linear.sizeInBytes);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.pitch2D.numChannels);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.pitch2D.width);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.pitch2D.height);
+AT(vkrr_cu_resource_desc, CUDA_RESOURCE_DESC, res.pitch2D.pitchInBytes);
+_Static_assert((int)VKRR_CU_RESOURCE_TYPE_LINEAR == (int)CU_RESOURCE_TYPE_LINEAR, "linear");
+_Static_assert((int)VKRR_CU_RESOURCE_TYPE_PITCH2D == (int)CU_RESOURCE_TYPE_PITCH2D, "pitch 2D");
+_Static_assert((int)VKRR_TEXRES_LINEAR == (int)CU_RESOURCE_TYPE_LINEAR, "log type=2");
+_Static_assert((int)VKRR_TEXRES_PITCH2D == (int)CU_RESOURCE_TYPE_PITCH2D, "log type=3");
+_Static_assert((int)VKRR_CU_MEMORYTYPE_DEVICE == (int)CU_MEMORYTYPE_DEVICE, "device memory");
 SAME(vkrr_cu_texture_desc, CUDA_TEXTURE_DESC);
 AT(vkrr_cu_texture_desc, CUDA_TEXTURE_DESC, filterMode);
 AT(vkrr_cu_texture_desc, CUDA_TEXTURE_DESC, flags);
@@ -184,6 +198,40 @@ static void test_gpu_run(void)
     uint32_t last;
     memcpy(&last, &surf[W * (H - 1)], 4);
     CHECK_EQ_U64(last, 0xFFFFFFFFu);
+
+    /* Textures over linear memory (tests/cuda/vkrr_test_linear.cu): a linear
+     * FLOAT x1 one folded as the replay folds it, a pitch-2D HALF x4 one. */
+    enum { N = 5000, PW = 7, PH = 5, M = N + 3 };
+    float *lin = calloc(2 * VKRR_LINEAR_ROW, sizeof *lin), *lout = calloc(M + 4 * PW * PH, sizeof *lout);
+    uint16_t ptex[PW * PH * 4];
+    for (int i = 0; i < N && lin; i++) lin[i] = (float)i * 0.5f - 7.0f;
+    for (int i = 0; i < PW * PH * 4; i++) ptex[i] = (uint16_t)(0x3c00 + i); /* 1.0 and up */
+    vkrr_replay_image lims[2] = {
+        { .offset = 0, .kind = VKRR_IMAGE_TEXTURE, .width = VKRR_LINEAR_ROW, .height = 2, .channels = 1,
+          .format = 32, .pre = lin, .resource = VKRR_TEXRES_LINEAR, .linear_count = N,
+          .sampler = { .address = { VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP } } },
+        { .offset = 8, .kind = VKRR_IMAGE_TEXTURE, .width = PW, .height = PH, .channels = 4,
+          .format = 16, .pre = ptex, .resource = VKRR_TEXRES_PITCH2D,
+          .sampler = { .address = { VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP } } },
+    };
+    uint8_t largs[40] = { 0 };
+    const uint32_t lp[3] = { N, PW, PH };
+    memcpy(largs + 24, lp, sizeof lp);
+    vkrr_replay_alloc lal = { .base = 0x7f0000300000ull, .size = (M + 4 * PW * PH) * 4, .pre = lout,
+                              .post = lout };
+    vkrr_pointer lptr = { .offset = 16, .alloc = 0, .delta = 0 };
+    vkrr_replay lr = { .kernel = "vkrr_test_linear_kernel", .grid = { (M + PW * PH + 63) / 64, 1, 1 },
+                       .block = { 64, 1, 1 }, .args = largs, .args_bytes = 40, .allocs = &lal,
+                       .nallocs = 1, .pointers = &lptr, .npointers = 1, .images = lims, .nimages = 2 };
+    st = lin && lout ? be.run(be.self, &lr, &err) : VKRR_ERR_NOMEM;
+    CHECK_EQ_U64(st, VKRR_OK);
+    if (st != VKRR_OK) fprintf(stderr, "    %s\n", err.msg);
+    bad = 0;
+    for (int i = 0; lin && lout && i < M; i++) bad += lout[i] != (i < N ? lin[i] : 0.0f);
+    for (int k = 0; lout && k < PW * PH * 4; k++) bad += lout[M + k] != vkrr_f16_to_f32(ptex[k]);
+    CHECK_EQ_U64(bad, 0);
+    free(lin);
+    free(lout);
 
     t.kernel = "vkrr_test_nonexistent";
     CHECK_EQ_U64(be.run(be.self, &t, &err), VKRR_ERR_MISSING);

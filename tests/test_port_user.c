@@ -107,7 +107,8 @@ static void record(vkrr_writer *wr, const vkrr_backend *cpu, uint32_t w, uint32_
         vkrr_error_print(&err, stderr);
     vkrr_alloc_record ar[2] = {{src_base, n * 4, src, srcpost}, {arena_base, arena, apre, apost}};
     vkrr_pointer_record pr[2] = {{0, 0, 0}, {8, 1, DELTA}};
-    vkrr_image_record ir = {16, VKRR_IMAGE_SURFACE, surf, w, h, 1, 32, spost};
+    vkrr_image_record ir = {.offset = 16, .kind = VKRR_IMAGE_SURFACE, .handle = surf, .width = w,
+                            .height = h, .channels = 1, .format = 32, .post = spost};
     vkrr_launch_record rec = {K, {r.grid[0], r.grid[1], 1}, {8, 8, 1}, 0, &p, sizeof p,
                               ar, 2, pr, 2, &ir, 1, NULL};
     if (!CHECK(vkrr_writer_launch(wr, &rec, NULL, &err) == VKRR_OK))

@@ -83,6 +83,7 @@ vkrr_status cpu_setup_images(const vkrr_replay *r, cpu_launch *l, vkrr_error *er
             t->address[1] = im->sampler.address[1];
             t->normalized = im->sampler.normalized;
             t->read_as_integer = im->sampler.read_as_integer;
+            t->linear_count = im->resource == VKRR_TEXRES_LINEAR ? im->linear_count : 0;
             l->image_word[i] = (uint64_t)(uintptr_t)t;
         } else {
             unsigned char *data = (unsigned char *)im->post;

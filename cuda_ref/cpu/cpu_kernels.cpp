@@ -10,6 +10,9 @@
 #include "rrref_expo.cu"
 #include "rrref_input.cu"
 #include "rrref_output.cu"
+#ifdef VKRR_TEST_KERNELS /* the tests' kernels, one source for every backend */
+#include "vkrr_test_linear.cu"
+#endif
 
 static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_expo0_kernel, rrref_expo0_params),
@@ -20,6 +23,9 @@ static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_enc1_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_dec0_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_output_kernel, rrref_output_params),
+#ifdef VKRR_TEST_KERNELS
+    CPU_KERNEL(vkrr_test_linear_kernel, vkrr_test_linear_params),
+#endif
 };
 
 static const cpu_kernel_entry *cpu_extra[16];

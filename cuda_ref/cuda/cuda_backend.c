@@ -171,6 +171,65 @@ static vkrr_status array_format(const vkrr_replay *r, const vkrr_replay_image *i
         }                                                                            \
     } while (0)
 
+static vkrr_cu_texture_desc texture_desc(const vkrr_sampler *s)
+{
+    return (vkrr_cu_texture_desc){
+        .addressMode = { s->address[0], s->address[1], VKRR_ADDRESS_CLAMP },
+        .filterMode = s->filter,
+        .flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0u) |
+                 (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0u) | (s->srgb ? VKRR_TEXFLAG_SRGB : 0u),
+    };
+}
+
+/* Pitch of re-created pitch-2D memory: a multiple of every device's
+ * texturePitchAlignment (32 on current GPUs). */
+#define CU_TEXTURE_PITCH 512u
+
+/* A texture over linear memory as CUDA made it: device memory filled from
+ * the replay's packed texels (a linear texture's first linear_count texels;
+ * a pitch-2D one's rows, re-pitched) and a LINEAR or PITCH2D resource. */
+static vkrr_status linear_texture(cuda_backend *b, const vkrr_replay *r, const vkrr_replay_image *im,
+                                  int fmt, unsigned nch, unsigned texel, vkrr_cu_deviceptr *mem,
+                                  uint64_t *word, vkrr_error *err)
+{
+    vkrr_status st = VKRR_OK;
+    vkrr_cu_resource_desc res = { .resType = VKRR_CU_RESOURCE_TYPE_LINEAR };
+    const size_t row = (size_t)im->width * texel;
+    if (!im->pre)
+        return vkrr_fail(err, VKRR_ERR_INCONSISTENT, NULL, 0, im->offset,
+                         "kernel %s: texture at argument offset %u has no contents", r->kernel, im->offset);
+    if (im->resource == VKRR_TEXRES_LINEAR) {
+        const size_t bytes = (size_t)im->linear_count * texel;
+        CU_CALL(cuMemAlloc, (mem, bytes ? bytes : 1));
+        CU_CALL(cuMemcpyHtoD, (*mem, im->pre, bytes));
+        res.res.linear.devPtr = *mem;
+        res.res.linear.format = fmt;
+        res.res.linear.numChannels = nch;
+        res.res.linear.sizeInBytes = bytes;
+    } else {
+        const size_t pitch = (row + CU_TEXTURE_PITCH - 1) / CU_TEXTURE_PITCH * CU_TEXTURE_PITCH;
+        CU_CALL(cuMemAlloc, (mem, pitch * im->height));
+        const vkrr_cu_memcpy2d up = { .srcMemoryType = VKRR_CU_MEMORYTYPE_HOST, .srcHost = im->pre,
+                                      .srcPitch = row, .dstMemoryType = VKRR_CU_MEMORYTYPE_DEVICE,
+                                      .dstDevice = *mem, .dstPitch = pitch, .WidthInBytes = row,
+                                      .Height = im->height };
+        CU_CALL(cuMemcpy2D, (&up));
+        res.resType = VKRR_CU_RESOURCE_TYPE_PITCH2D;
+        res.res.pitch2D.devPtr = *mem;
+        res.res.pitch2D.format = fmt;
+        res.res.pitch2D.numChannels = nch;
+        res.res.pitch2D.width = im->width;
+        res.res.pitch2D.height = im->height;
+        res.res.pitch2D.pitchInBytes = pitch;
+    }
+    const vkrr_cu_texture_desc td = texture_desc(&im->sampler);
+    unsigned long long obj = 0;
+    CU_CALL(cuTexObjectCreate, (&obj, &res, &td, NULL));
+    *word = obj;
+fail:
+    return st;
+}
+
 static vkrr_status cuda_run(void *self, vkrr_replay *r, vkrr_error *err)
 {
     cuda_backend *b = self;
@@ -182,10 +241,11 @@ static vkrr_status cuda_run(void *self, vkrr_replay *r, vkrr_error *err)
     vkrr_cu_array *arr = calloc(ni + 1, sizeof *arr);
     uint64_t *word = calloc(ni + 1, sizeof *word);
     unsigned *texel = calloc(ni + 1, sizeof *texel);
+    vkrr_cu_deviceptr *tmem = calloc(ni + 1, sizeof *tmem); /* linear textures' memory */
     uint8_t *sentinel = NULL;
     uint64_t params[VKRR_ARGS_MAX_BYTES / 8]; /* 8-byte aligned, as the driver expects */
 
-    if (!dptr || !addr || !arr || !word || !texel) {
+    if (!dptr || !addr || !arr || !word || !texel || !tmem) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "kernel %s: no memory for the launch", r->kernel);
         goto fail;
     }
@@ -225,6 +285,11 @@ static vkrr_status cuda_run(void *self, vkrr_replay *r, vkrr_error *err)
             memset(sentinel, VKRR_SENTINEL_BYTE, (size_t)bytes);
             src = sentinel;
         }
+        if (!surf && (im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D)) {
+            st = linear_texture(b, r, im, fmt, nch, texel[i], &tmem[i], &word[i], err);
+            if (st != VKRR_OK) goto fail;
+            continue;
+        }
         const vkrr_cu_array3d_desc ad = { .Width = im->width, .Height = im->height, .Depth = 0,
                                           .Format = fmt, .NumChannels = nch,
                                           .Flags = surf ? VKRR_CU_ARRAY3D_SURFACE_LDST : 0 };
@@ -240,13 +305,7 @@ static vkrr_status cuda_run(void *self, vkrr_replay *r, vkrr_error *err)
         if (surf) {
             CU_CALL(cuSurfObjectCreate, (&obj, &res));
         } else {
-            const vkrr_sampler *s = &im->sampler;
-            const vkrr_cu_texture_desc td = {
-                .addressMode = { s->address[0], s->address[1], VKRR_ADDRESS_CLAMP },
-                .filterMode = s->filter,
-                .flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0u) |
-                         (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0u) | (s->srgb ? VKRR_TEXFLAG_SRGB : 0u),
-            };
+            const vkrr_cu_texture_desc td = texture_desc(&im->sampler);
             CU_CALL(cuTexObjectCreate, (&obj, &res, &td, NULL));
         }
         word[i] = obj;
@@ -284,6 +343,9 @@ fail: /* shared cleanup, success included; release errors after a failure are mo
     }
     for (uint32_t i = 0; dptr && i < na; i++)
         if (dptr[i]) b->api.cuMemFree(dptr[i]);
+    for (uint32_t i = 0; tmem && i < ni; i++)
+        if (tmem[i]) b->api.cuMemFree(tmem[i]);
+    free(tmem);
     free(sentinel);
     free(texel);
     free(word);

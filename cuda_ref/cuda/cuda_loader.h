@@ -41,8 +41,11 @@ enum {
     VKRR_CU_ERROR_NO_DEVICE = 100,
     VKRR_CU_ERROR_NOT_FOUND = 500,
     VKRR_CU_MEMORYTYPE_HOST = 1,
+    VKRR_CU_MEMORYTYPE_DEVICE = 2,
     VKRR_CU_MEMORYTYPE_ARRAY = 3,
     VKRR_CU_RESOURCE_TYPE_ARRAY = 0,
+    VKRR_CU_RESOURCE_TYPE_LINEAR = 2,
+    VKRR_CU_RESOURCE_TYPE_PITCH2D = 3,
     VKRR_CU_ARRAY3D_SURFACE_LDST = 0x02,
     VKRR_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
@@ -75,10 +78,22 @@ typedef struct vkrr_cu_memcpy2d {           /* CUDA_MEMCPY2D (v2) */
     size_t WidthInBytes, Height;
 } vkrr_cu_memcpy2d;
 
-typedef struct vkrr_cu_resource_desc {      /* CUDA_RESOURCE_DESC, array case only */
+typedef struct vkrr_cu_resource_desc {      /* CUDA_RESOURCE_DESC: array, linear, pitch 2D */
     int resType;
     union {
         struct { vkrr_cu_array hArray; } array;
+        struct {
+            vkrr_cu_deviceptr devPtr;
+            int format;                     /* CUarray_format */
+            unsigned int numChannels;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            vkrr_cu_deviceptr devPtr;
+            int format;
+            unsigned int numChannels;
+            size_t width, height, pitchInBytes;
+        } pitch2D;
         struct { int reserved[32]; } reserved;
     } res;
     unsigned int flags;

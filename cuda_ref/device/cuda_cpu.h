@@ -7,7 +7,8 @@
  *   float2/float4/ushort4, __half with exact RNE conversions, e4m3 conversions
  *   (cuda_fp8.h's __nv_cvt_* for E4M3, satfinite), __fadd_rn/__fmul_rn/
  *   __fdiv_rn (IEEE, unfused), __clzll, tex2D<T> with CUDA's filtering and
- *   addressing rules, surf2Dwrite with byte x, and stand-ins for the
+ *   addressing rules, tex1Dfetch<T> on linear memory, surf2Dwrite with byte
+ *   x, and stand-ins for the
  *   approximate PTX instructions ex2.approx.ftz.f32 and rsqrt.approx.ftz.f32.
  *
  * Exact (bit for bit what CUDA does): f16 and e4m3 conversions, __hadd
@@ -223,6 +224,7 @@ struct cpu_texture {
     int filter;                  /* 0 point, 1 linear */
     int address[2];              /* 0 wrap, 1 clamp, 2 mirror, 3 border */
     bool normalized, read_as_integer;
+    unsigned linear_count;       /* over linear memory (tex1Dfetch): texels; 0: an array */
 };
 struct cpu_surface {
     unsigned char *data;
@@ -358,6 +360,29 @@ template <> inline float2 tex2D<float2>(cudaTextureObject_t obj, float x, float 
 template <> inline float tex2D<float>(cudaTextureObject_t obj, float x, float y)
 {
     return cpu_tex2d(obj, x, y).x;
+}
+
+/* tex1Dfetch on a texture over linear memory: texel i (rows of the replay's
+ * packing, VKRR_LINEAR_ROW, hold them in order); outside [0, n) CUDA reads 0.
+ * No filtering or addressing applies to linear fetches. */
+static inline float4 cpu_tex1dfetch(cudaTextureObject_t obj, int i)
+{
+    const cpu_texture *t = (const cpu_texture *)(uintptr_t)obj;
+    if (i < 0 || (unsigned)i >= t->linear_count)
+        return float4{0.0f, 0.0f, 0.0f, 0.0f};
+    const unsigned char *p = t->data + (size_t)i * t->texel_bytes;
+    return float4{cpu_texel_channel(t, p, 0), cpu_texel_channel(t, p, 1),
+                  cpu_texel_channel(t, p, 2), cpu_texel_channel(t, p, 3)};
+}
+
+template <typename T> T tex1Dfetch(cudaTextureObject_t obj, int i);
+template <> inline float4 tex1Dfetch<float4>(cudaTextureObject_t obj, int i)
+{
+    return cpu_tex1dfetch(obj, i);
+}
+template <> inline float tex1Dfetch<float>(cudaTextureObject_t obj, int i)
+{
+    return cpu_tex1dfetch(obj, i).x;
 }
 
 /* surf2Dwrite: x is in BYTES; the value lands at texel x / texel_bytes.  An

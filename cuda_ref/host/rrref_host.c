@@ -256,9 +256,11 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
             pr[i] = (vkrr_pointer_record){l->ptrs[i].offset, l->ptrs[i].alloc, l->ptrs[i].delta};
         for (uint32_t i = 0; i < l->nimages; i++) {
             const vkrr_replay_image *im = &l->images[i];
-            ir[i] = (vkrr_image_record){im->offset, im->kind, im->handle, im->width, im->height,
-                                        im->channels, im->format,
-                                        im->kind == VKRR_IMAGE_SURFACE ? im->post : im->pre};
+            ir[i] = (vkrr_image_record){.offset = im->offset, .kind = im->kind,
+                                        .handle = im->handle, .width = im->width,
+                                        .height = im->height, .channels = im->channels,
+                                        .format = im->format,
+                                        .post = im->kind == VKRR_IMAGE_SURFACE ? im->post : im->pre};
         }
         vkrr_launch_record rec = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
                                   {l->block[0], l->block[1], l->block[2]}, 0, l->args,

@@ -18,6 +18,7 @@
 //   coordinates wrap and mirror act as clamp (CUDA supports only clamp/border).
 // - channels a format lacks: texelFetch gives alpha 1, CUDA 0; the rrref
 //   kernels never read them (callers must not either).
+// - tex1Dfetch on linear memory: vkrr_tex1dfetch (below).
 // - UNORM8/SNORM8 contents: the fetched float is turned back into its code
 //   and reconverted as code/255 (snorm: max(code/127, -1)) correctly rounded by
 //   integer division (vkrr_div_rn), not by the driver's conversion.
@@ -107,6 +108,27 @@ vec4 vkrr_tex2d_linear(int h, float x, float y, bool normalized, int mode_x, int
     precise float a1 = 1.0 - a, b1 = 1.0 - b;
     precise vec4 r = (a1 * b1) * t00 + (a * b1) * t10 + (a1 * b) * t01 + (a * b) * t11;
     return r;
+}
+
+// tex1Dfetch(tex, i) on a texture over linear memory.  vkbridge holds it as a
+// 2D image of rows of VKRR_LINEAR_ROW texels (src/replay/replay.h; one row
+// when shorter), the last row zero-padded: texel i is at (i % width, i /
+// width).  CUDA reads 0 outside the texture, with no filtering or addressing;
+// the padding reads 0 too, so the port needs no count of its own.
+vec4 vkrr_tex1dfetch(int h, int i)
+{
+    ivec2 size = textureSize(vkrr_tex[h], 0);
+    if (i < 0 || i >= size.x * size.y)
+        return vec4(0.0);
+    return texelFetch(vkrr_tex[h], ivec2(i % size.x, i / size.x), 0);
+}
+
+uvec4 vkrr_tex1dfetch_u(int h, int i)
+{
+    ivec2 size = textureSize(vkrr_utex[h], 0);
+    if (i < 0 || i >= size.x * size.y)
+        return uvec4(0u);
+    return texelFetch(vkrr_utex[h], ivec2(i % size.x, i / size.x), 0);
 }
 
 // num / den for 0 <= num, 0 < den, both < 2^16, correctly rounded (RNE) f32,

@@ -12,8 +12,10 @@
  *     }
  *
  * Exit codes of the whole tool: 0 all pass, 1 a mismatch was found, 2 bad input
- * or usage, 3 no usable device or library.  The status list below says which
- * exit code each status maps to; there is one list and no second copy.
+ * or usage (a capture, or part of one, that could not be read), 3 no usable
+ * device or library, 130 interrupted (Ctrl-C, as shells report SIGINT).  The
+ * status list below says which exit code each status maps to; there is one
+ * list and no second copy.
  *
  * Does NOT: allocate, log, or abort.  Warnings (non-fatal) go through
  * vkrr_warn(), which writes one line to stderr and counts it.
@@ -41,12 +43,15 @@ extern "C" {
     X(VKRR_ERR_SIZE, 2, "a file's size disagrees with its description")       \
     X(VKRR_ERR_FORMAT, 2, "unsupported format")                                \
     X(VKRR_ERR_INCONSISTENT, 2, "the capture contradicts itself")              \
+    X(VKRR_ERR_CHANGED, 2, "a file changed since capture")                     \
+    X(VKRR_ERR_INCOMPLETE, 2, "some launches could not be validated")          \
     X(VKRR_ERR_NOMEM, 2, "out of memory")                                      \
     X(VKRR_ERR_NO_PORT, 1, "no port for this kernel")                          \
     X(VKRR_ERR_NO_DEVICE, 3, "no usable device")                               \
     X(VKRR_ERR_NO_LIBRARY, 3, "a required library cannot be loaded")           \
     X(VKRR_ERR_DEVICE, 3, "the device failed")                                 \
     X(VKRR_ERR_TIMEOUT, 1, "a launch did not finish in time")                  \
+    X(VKRR_ERR_INTERRUPTED, 130, "interrupted")                                \
     X(VKRR_ERR_INTERNAL, 2, "internal error")
 
 typedef enum vkrr_status {

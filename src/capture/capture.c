@@ -27,6 +27,7 @@ static void launch_free(vkrr_launch *l)
     for (uint32_t i = 0; i < l->nimages; i++)
         free(l->images[i].dump_path);
     free(l->images);
+    free(l->damage_error);
 }
 
 void vkrr_capture_close(vkrr_capture *cap)
@@ -41,27 +42,23 @@ void vkrr_capture_close(vkrr_capture *cap)
         free(cap->modules[i].name);
     }
     free(cap->modules);
+    free(cap->damage);
     free(cap->path);
     free(cap);
 }
 
-/* args.bin: exactly `args NBYTES` bytes, at most 4 KiB. */
+/* args.bin: exactly `args NBYTES` bytes, at most 4 KiB, into l->args (which
+ * holds args_bytes bytes, zeroed, whatever happens). */
 static vkrr_status load_args(vkrr_launch *l, const char *path, vkrr_error *err)
 {
     vkrr_mapfile m = {0};
     vkrr_status st = vkrr_mapfile_open(&m, path, VKRR_MAPFILE_ANY_SIZE, err);
     if (st)
         return st;
-    if (m.size != l->args_bytes) {
+    if (m.size != l->args_bytes)
         st = vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1,
                        "args.bin has %zu bytes, but manifest.txt line 3 says 'args %u'", m.size,
                        l->args_bytes);
-        vkrr_mapfile_close(&m);
-        return st;
-    }
-    l->args = malloc(l->args_bytes ? l->args_bytes : 1);
-    if (!l->args)
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");
     else if (l->args_bytes)
         memcpy(l->args, m.data, l->args_bytes);
     vkrr_mapfile_close(&m);
@@ -75,78 +72,112 @@ static uint64_t word_at(const vkrr_launch *l, uint32_t off)
     return w;
 }
 
-/* Fills l from replay/<name>: manifest, args.bin, alloc files. */
-static vkrr_status load_launch(vkrr_launch *l, const char *dir, const char *dirkernel,
-                               vkrr_error *err)
+/* The launch's resources as the manifest declares them (checked on its own by
+ * the parser), before any file is compared with them. */
+static vkrr_status take_manifest(vkrr_launch *l, vkrr_manifest *m, const char *mpath,
+                                 vkrr_error *err)
+{
+    free(l->kernel);
+    l->kernel = m->kernel;
+    m->kernel = NULL;
+    memcpy(l->grid, m->grid, sizeof l->grid);
+    memcpy(l->block, m->block, sizeof l->block);
+    l->shared_bytes = m->shared_bytes;
+    l->args_bytes = m->args_bytes;
+    free(l->args);
+    free(l->allocs);
+    free(l->pointers);
+    free(l->images);
+    l->args = calloc(l->args_bytes + 1, 1);
+    l->allocs = calloc(m->nallocs + 1, sizeof *l->allocs);
+    l->pointers = calloc(m->npointers + 1, sizeof *l->pointers);
+    l->images = calloc(m->nimages + 1, sizeof *l->images);
+    if (!l->args || !l->allocs || !l->pointers || !l->images)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
+    for (uint32_t i = 0; i < m->nallocs; i++) {
+        vkrr_alloc *a = &l->allocs[l->nallocs++];
+        a->index = m->allocs[i].index;
+        a->base = m->allocs[i].base;
+        a->size = m->allocs[i].size;
+        char name[32];
+        snprintf(name, sizeof name, "alloc-%u.bin", a->index);
+        if (!(a->pre_path = vkrr_capture_join(l->dir, name)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
+    }
+    for (uint32_t i = 0; i < m->npointers; i++) {
+        const vkrr_manifest_pointer *mp = &m->pointers[i];
+        uint32_t k = 0;
+        while (l->allocs[k].index != mp->index)
+            k++; /* the manifest parser checked it is declared */
+        l->pointers[l->npointers++] = (vkrr_pointer){mp->offset, k, mp->delta};
+    }
+    for (uint32_t i = 0; i < m->nimages; i++) {
+        vkrr_image *im = &l->images[l->nimages++];
+        im->offset = m->images[i].offset;
+        im->kind = m->images[i].kind;
+        im->source_alloc = -1;
+    }
+    return VKRR_OK;
+}
+
+/* Fills l from replay/<name>: manifest, args.bin, alloc files.  A file that
+ * is missing, short or malformed damages the launch (recorded in cap); only
+ * running out of memory fails. */
+static vkrr_status load_launch(vkrr_capture *cap, vkrr_launch *l, const char *dir,
+                               const char *dirkernel, vkrr_error *err)
 {
     vkrr_manifest m = {0};
     char *text = NULL, *mpath = NULL, *apath = NULL;
     size_t len = 0;
-    vkrr_status st;
-    if (!(l->dir = strdup(dir)) || !(mpath = vkrr_capture_join(dir, "manifest.txt")) ||
-        !(apath = vkrr_capture_join(dir, "args.bin"))) {
+    vkrr_error e = {0};
+    vkrr_status st = VKRR_OK;
+    if (!(l->dir = strdup(dir)) || !(l->kernel = strdup(dirkernel)) ||
+        !(mpath = vkrr_capture_join(dir, "manifest.txt")) ||
+        !(apath = vkrr_capture_join(dir, "args.bin")) || !(l->args = calloc(1, 1)) ||
+        !(l->allocs = calloc(1, sizeof *l->allocs)) ||
+        !(l->pointers = calloc(1, sizeof *l->pointers)) ||
+        !(l->images = calloc(1, sizeof *l->images))) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
         goto fail;
     }
-    if ((st = vkrr_read_text(mpath, MANIFEST_MAX_BYTES, &text, &len, err)) ||
-        (st = vkrr_manifest_parse(&m, text, len, mpath, err)))
+    if (vkrr_read_text(mpath, MANIFEST_MAX_BYTES, &text, &len, &e) ||
+        vkrr_manifest_parse(&m, text, len, mpath, &e)) {
+        st = e.status == VKRR_ERR_NOMEM ? vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory")
+                                        : vkrr_capture_damage(cap, l, VKRR_DAMAGE_MANIFEST, &e, err);
         goto fail;
+    }
     if (strcmp(m.kernel, dirkernel)) {
-        st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, mpath, 1, -1,
-                       "kernel '%s' differs from the directory name's '%s'", m.kernel, dirkernel);
-        goto fail;
-    }
-    l->kernel = m.kernel;
-    m.kernel = NULL;
-    memcpy(l->grid, m.grid, sizeof l->grid);
-    memcpy(l->block, m.block, sizeof l->block);
-    l->shared_bytes = m.shared_bytes;
-    l->args_bytes = m.args_bytes;
-    if ((st = load_args(l, apath, err)))
-        goto fail;
-    l->allocs = calloc(m.nallocs + 1, sizeof *l->allocs);
-    l->pointers = calloc(m.npointers + 1, sizeof *l->pointers);
-    l->images = calloc(m.nimages + 1, sizeof *l->images);
-    if (!l->allocs || !l->pointers || !l->images) {
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < m.nallocs; i++) {
-        vkrr_alloc *a = &l->allocs[l->nallocs++];
-        a->index = m.allocs[i].index;
-        a->base = m.allocs[i].base;
-        a->size = m.allocs[i].size;
-        char name[32];
-        snprintf(name, sizeof name, "alloc-%u.bin", a->index);
-        if (!(a->pre_path = vkrr_capture_join(dir, name))) {
-            st = vkrr_fail(err, VKRR_ERR_NOMEM, mpath, 0, -1, "out of memory");
-            goto fail;
-        }
-        if ((st = vkrr_capture_stat_size(a->pre_path, a->size, "allocation file", err)))
+        vkrr_fail(&e, VKRR_ERR_INCONSISTENT, mpath, 1, -1,
+                  "kernel '%s' differs from the directory name's '%s'", m.kernel, dirkernel);
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
     }
-    for (uint32_t i = 0; i < m.npointers; i++) {
+    if ((st = take_manifest(l, &m, mpath, err)))
+        goto fail;
+    bool args_ok = load_args(l, apath, &e) == VKRR_OK;
+    if (!args_ok && (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+        goto fail;
+    for (uint32_t i = 0; i < l->nallocs; i++)
+        if (vkrr_capture_stat_size(l->allocs[i].pre_path, l->allocs[i].size, "allocation file",
+                                   &e) &&
+            (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
+            goto fail;
+    for (uint32_t i = 0; args_ok && i < m.npointers; i++) {
         const vkrr_manifest_pointer *mp = &m.pointers[i];
-        uint32_t k = 0;
-        while (l->allocs[k].index != mp->index)
-            k++; /* the manifest parser checked it is declared */
-        uint64_t want = l->allocs[k].base + mp->delta;
-        if (word_at(l, mp->offset) != want) {
-            st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, apath, 0, mp->offset,
-                           "word 0x%llx at offset %u is not allocation %u's base + %llu (0x%llx, "
-                           "manifest line %ld)",
-                           (unsigned long long)word_at(l, mp->offset), mp->offset, mp->index,
-                           (unsigned long long)mp->delta, (unsigned long long)want, mp->line);
+        const vkrr_pointer *p = &l->pointers[i];
+        uint64_t want = l->allocs[p->alloc].base + mp->delta;
+        if (word_at(l, mp->offset) == want)
+            continue;
+        vkrr_fail(&e, VKRR_ERR_INCONSISTENT, apath, 0, mp->offset,
+                  "word 0x%llx at offset %u is not allocation %u's base + %llu (0x%llx, "
+                  "manifest line %ld)",
+                  (unsigned long long)word_at(l, mp->offset), mp->offset, mp->index,
+                  (unsigned long long)mp->delta, (unsigned long long)want, mp->line);
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             goto fail;
-        }
-        l->pointers[l->npointers++] = (vkrr_pointer){mp->offset, k, mp->delta};
     }
-    for (uint32_t i = 0; i < m.nimages; i++) {
-        vkrr_image *im = &l->images[l->nimages++];
-        im->offset = m.images[i].offset;
-        im->kind = m.images[i].kind;
-        im->handle = word_at(l, im->offset);
-    }
+    for (uint32_t i = 0; i < l->nimages; i++)
+        l->images[i].handle = word_at(l, l->images[i].offset);
 fail:
     vkrr_manifest_free(&m);
     free(text);
@@ -208,27 +239,39 @@ static vkrr_status load_replay(vkrr_capture *cap, vkrr_error *err)
         }
         uint64_t seq = 0;
         const char *kernel = NULL;
-        vkrr_launch *l = &cap->launches[cap->nlaunches++];
-        if (!(st = parse_replay_name(names[i], path, &seq, &kernel, err))) {
+        vkrr_error e = {0};
+        if (parse_replay_name(names[i], path, &seq, &kernel, &e)) {
+            /* no launch number: no launch to hang it on */
+            st = vkrr_capture_damage(cap, NULL, VKRR_DAMAGE_MANIFEST, &e, err);
+        } else {
+            vkrr_launch *l = &cap->launches[cap->nlaunches++];
             l->sequence = seq;
-            st = load_launch(l, path, kernel, err);
+            st = load_launch(cap, l, path, kernel, err);
         }
         free(path);
         if (st)
             goto fail;
     }
     if (cap->nlaunches == 0) {
-        st = vkrr_fail(err, VKRR_ERR_MISSING, rdir, 0, -1, "no replay-NNNNNN-KERNEL directories");
+        if (cap->ndamage) /* the reason there is none */
+            st = err ? (*err = cap->damage[0]).status : cap->damage[0].status;
+        else
+            st = vkrr_fail(err, VKRR_ERR_MISSING, rdir, 0, -1, "no replay-NNNNNN-KERNEL directories");
         goto fail;
     }
     qsort(cap->launches, cap->nlaunches, sizeof *cap->launches, cmp_launch);
-    for (uint32_t i = 1; i < cap->nlaunches; i++)
-        if (cap->launches[i].sequence == cap->launches[i - 1].sequence) {
-            st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, cap->launches[i].dir, 0, -1,
-                           "launch %llu recorded twice (also %s)",
-                           (unsigned long long)cap->launches[i].sequence, cap->launches[i - 1].dir);
+    for (uint32_t i = 1; i < cap->nlaunches; i++) {
+        vkrr_launch *a = &cap->launches[i - 1], *b = &cap->launches[i];
+        if (a->sequence != b->sequence)
+            continue;
+        /* which one dump/ and the log speak of cannot be told: neither is read */
+        vkrr_error e = {0};
+        vkrr_fail(&e, VKRR_ERR_INCONSISTENT, b->dir, 0, -1, "launch %llu recorded twice (also %s)",
+                  (unsigned long long)b->sequence, a->dir);
+        if ((st = vkrr_capture_damage(cap, b, VKRR_DAMAGE_MANIFEST, &e, err)) ||
+            (st = vkrr_capture_damage(cap, a, VKRR_DAMAGE_MANIFEST, &e, err)))
             goto fail;
-        }
+    }
 fail:
     vkrr_capture_free_names(names, n);
     free(rdir);
@@ -296,7 +339,8 @@ fail:
     return st;
 }
 
-vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *err)
+vkrr_status vkrr_capture_open_ex(vkrr_capture **out, const char *dir, unsigned flags,
+                                 vkrr_error *err)
 {
     *out = NULL;
     unsigned warn0 = vkrr_warning_count();
@@ -312,6 +356,12 @@ vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *e
     if ((st = load_replay(cap, err)) || (st = vkrr_capture_resolve_dumps(cap, err)) ||
         (st = vkrr_capture_resolve_log(cap, err)) || (st = load_modules(cap, err)))
         goto fail;
+    if (!(flags & VKRR_CAPTURE_KEEP_DAMAGED) && cap->first_damage.status != VKRR_OK) {
+        st = cap->first_damage.status;
+        if (err)
+            *err = cap->first_damage;
+        goto fail;
+    }
     assign_identity(cap);
     cap->warnings = vkrr_warning_count() - warn0;
     *out = cap;
@@ -319,6 +369,21 @@ vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *e
 fail:
     vkrr_capture_close(cap);
     return st;
+}
+
+vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *err)
+{
+    return vkrr_capture_open_ex(out, dir, 0, err);
+}
+
+const char *vkrr_damage_name(vkrr_damage_kind k)
+{
+    switch (k) {
+    case VKRR_DAMAGE_DUMP: return "dump";
+    case VKRR_DAMAGE_INPUT: return "input";
+    case VKRR_DAMAGE_MANIFEST: return "manifest";
+    default: return "";
+    }
 }
 
 const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
@@ -359,6 +424,13 @@ vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l
         return vkrr_fail(err, VKRR_ERR_USAGE, cap->path, 0, -1, "launch %llu has no image %u",
                          (unsigned long long)l->sequence, image);
     const vkrr_image *im = &l->images[image];
-    uint64_t bytes = vkrr_capture_image_bytes(im);
-    return vkrr_mapfile_open(m, im->dump_path, bytes, err);
+    if (im->source_alloc >= 0 && (uint32_t)im->source_alloc < l->nallocs)
+        return vkrr_capture_map_alloc_pre(cap, l, (uint32_t)im->source_alloc, m, err);
+    if (!im->dump_path)
+        return vkrr_fail(err, VKRR_ERR_MISSING, l->dir, 0, im->offset,
+                         "the %s at argument offset %u has no dump",
+                         im->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface", im->offset);
+    bool linear = im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D;
+    return vkrr_mapfile_open(m, im->dump_path, linear ? im->dump_bytes : vkrr_capture_image_bytes(im),
+                             err);
 }

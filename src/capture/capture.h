@@ -22,6 +22,34 @@
  * the file and the line or byte offset (exit 2); unknown manifest line kinds
  * are skipped with a warning.
  *
+ * Damage.  vkrr_capture_open fails on the first malformed piece.  With
+ * VKRR_CAPTURE_KEEP_DAMAGED (vkrr_capture_open_ex), damage stays with what it
+ * damages: a launch whose own files are missing, short or unparsable
+ * (manifest.txt, args.bin, alloc-IDX.bin, a dump of it) is kept with
+ * l->damage and the first problem in l->damage_error, and the rest of the
+ * capture is read as usual.  What no launch owns (a replay/ folder or dump
+ * name whose launch number cannot be read, a malformed run/run.log line) is in
+ * cap->damage; a malformed log line also damages every launch with textures
+ * that comes after it in the log (their sampler state may be on that line).
+ * The open still fails when nothing could be validated at all: CAPDIR,
+ * replay/ or dump/ missing, no replay-NNNNNN-KERNEL folder.
+ *
+ * Linear memory.  A texture whose cuTexObjectCreate has type=2 (linear) or
+ * type=3 (pitch 2D) reads device memory, not an array: its resource
+ * descriptor is on the log line (devptr= format= channels= and bytes= or
+ * width= height= pitch=), and its texels are the texture's own buffer dump
+ * (dump/...-argOFF-buffer-..., the bridge dumps linear textures as buffers),
+ * else the launch's allocation that holds devptr (its alloc-IDX.bin).
+ *
+ * Surfaces and arrays.  A surface's CUarray is the log's array= (vkrr's
+ * writer); without it (real bridges) the surface is tied at open to the
+ * array the log created before it: among the arrays of its shape, the
+ * earliest no texture or surface was created over yet, else the latest not
+ * taken by another surface.
+ *
+ * Hashes.  A dump with a log line carrying hash= gets it (has_post_hash /
+ * has_dump_hash); readers check it as they read the dump (validate).
+ *
  * Identity: launches are in sequence order; frame k starts at the k-th launch
  * of the capture's first kernel; occurrence is how many earlier launches of
  * the same kernel the capture has, so (kernel, occurrence) names a launch
@@ -56,6 +84,10 @@ typedef struct vkrr_alloc {
     char *pre_path;        /* replay/.../alloc-IDX.bin */
     char *post_path;       /* dump/ file of this allocation after the launch, NULL if none */
     uint32_t post_offset;  /* argument offset named in the dump file's name */
+    bool post_damaged;     /* a dump of it exists but cannot be used (size, twice): not compared */
+    bool has_post_hash;    /* the log's hash= of the dump (FNV-1a 64) */
+    uint64_t post_hash;
+    long post_hash_line;
 } vkrr_alloc;
 
 typedef struct vkrr_pointer {
@@ -69,6 +101,8 @@ typedef enum vkrr_image_kind { VKRR_IMAGE_TEXTURE = 0, VKRR_IMAGE_SURFACE = 1 } 
 enum { VKRR_FILTER_POINT = 0, VKRR_FILTER_LINEAR = 1 };
 enum { VKRR_ADDRESS_WRAP = 0, VKRR_ADDRESS_CLAMP = 1, VKRR_ADDRESS_MIRROR = 2, VKRR_ADDRESS_BORDER = 3 };
 enum { VKRR_TEXFLAG_INTEGER = 0x01, VKRR_TEXFLAG_NORMALIZED = 0x02, VKRR_TEXFLAG_SRGB = 0x10 };
+/* CUresourcetype: what a texture reads (the log's cuTexObjectCreate type=). */
+enum { VKRR_TEXRES_ARRAY = 0, VKRR_TEXRES_MIPMAPPED = 1, VKRR_TEXRES_LINEAR = 2, VKRR_TEXRES_PITCH2D = 3 };
 
 typedef struct vkrr_sampler {
     int filter;            /* VKRR_FILTER_* */
@@ -88,7 +122,27 @@ typedef struct vkrr_image {
     uint64_t array;        /* CUarray behind it when the log says, else 0 */
     vkrr_sampler sampler;  /* textures only */
     char *dump_path;       /* dump/ file: after the launch (== before, for a texture) */
+    uint64_t dump_bytes;   /* its size (a linear texture's: the whole buffer dump) */
+    bool dump_damaged;     /* surfaces: the dump names the shape but cannot be compared */
+    bool has_dump_hash;    /* the log's hash= of the dump (FNV-1a 64) */
+    uint64_t dump_hash;
+    long dump_hash_line;
+    /* textures over linear memory (resource LINEAR: width elements, height 1;
+     * PITCH2D: width x height texels, rows pitch bytes apart) */
+    int resource;          /* VKRR_TEXRES_* */
+    uint64_t pitch;        /* PITCH2D: bytes between rows in the source */
+    uint64_t source_base;  /* base address of the allocation holding the texels */
+    uint64_t source_offset;/* bytes into it of texel 0 (devPtr - base) */
+    int32_t source_alloc;  /* -1: the texture's own buffer dump (dump_path); else the
+                            * allocation of this launch whose alloc file holds them */
 } vkrr_image;
+
+typedef enum vkrr_damage_kind {
+    VKRR_DAMAGE_NONE = 0,
+    VKRR_DAMAGE_DUMP,      /* only post-launch dumps: it runs, those are not compared */
+    VKRR_DAMAGE_INPUT,     /* what it reads or its shapes: it cannot run */
+    VKRR_DAMAGE_MANIFEST,  /* manifest.txt: even which resources it uses is unknown */
+} vkrr_damage_kind;
 
 typedef struct vkrr_launch {
     uint64_t sequence;     /* the bridge's launch number */
@@ -107,6 +161,9 @@ typedef struct vkrr_launch {
     vkrr_image *images;    /* in argument order */
     uint32_t nimages;
     long log_line;         /* first log line of this launch, 0 when not in the log */
+    vkrr_damage_kind damage; /* VKRR_CAPTURE_KEEP_DAMAGED: what could not be read */
+    vkrr_error *damage_error;/* the first problem (file, line or offset, reason); NULL: none */
+    uint32_t ndamage;      /* problems found, damage_error being the first */
 } vkrr_launch;
 
 typedef struct vkrr_module_file {
@@ -123,9 +180,20 @@ typedef struct vkrr_capture {
     uint32_t nmodules;
     bool has_log;
     unsigned warnings;     /* warnings issued while opening */
+    vkrr_error *damage;    /* problems no launch owns (see "Damage" above) */
+    uint32_t ndamage;
+    uint32_t ndamaged;     /* launches with damage */
+    vkrr_error first_damage; /* the first problem found anywhere (status VKRR_OK: none) */
 } vkrr_capture;
 
+enum { VKRR_CAPTURE_KEEP_DAMAGED = 1u };
+
 vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *err);
+/* flags: VKRR_CAPTURE_KEEP_DAMAGED, or 0 (== vkrr_capture_open). */
+vkrr_status vkrr_capture_open_ex(vkrr_capture **out, const char *dir, unsigned flags,
+                                 vkrr_error *err);
+/* "dump", "input", "manifest" ("" for none). */
+const char *vkrr_damage_name(vkrr_damage_kind k);
 void vkrr_capture_close(vkrr_capture *cap); /* accepts NULL */
 
 /* Maps the allocation's contents before the launch (alloc-IDX.bin) or after it
@@ -134,7 +202,8 @@ vkrr_status vkrr_capture_map_alloc_pre(const vkrr_capture *cap, const vkrr_launc
                                        uint32_t alloc, vkrr_mapfile *m, vkrr_error *err);
 vkrr_status vkrr_capture_map_alloc_post(const vkrr_capture *cap, const vkrr_launch *l,
                                         uint32_t alloc, vkrr_mapfile *m, vkrr_error *err);
-/* Maps an image's dump (W x H x texel bytes). */
+/* Maps an image's dump (W x H x texel bytes; a linear texture's whole
+ * source: its buffer dump, or the alloc file that holds it). */
 vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l,
                                    uint32_t image, vkrr_mapfile *m, vkrr_error *err);
 

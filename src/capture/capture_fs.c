@@ -20,6 +20,17 @@ char *vkrr_capture_join(const char *a, const char *b)
 vkrr_status vkrr_capture_stat_size(const char *path, uint64_t want, const char *what,
                                    vkrr_error *err)
 {
+    uint64_t size = 0;
+    vkrr_status st = vkrr_capture_file_size(path, &size, what, err);
+    if (st == VKRR_OK && size != want)
+        st = vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1, "%s has %llu bytes, expected %llu", what,
+                       (unsigned long long)size, (unsigned long long)want);
+    return st;
+}
+
+vkrr_status vkrr_capture_file_size(const char *path, uint64_t *size, const char *what,
+                                   vkrr_error *err)
+{
     struct stat sb;
     if (stat(path, &sb) != 0) {
         int e = errno;
@@ -28,9 +39,7 @@ vkrr_status vkrr_capture_stat_size(const char *path, uint64_t want, const char *
     }
     if (!S_ISREG(sb.st_mode))
         return vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "%s is not a regular file", what);
-    if ((uint64_t)sb.st_size != want)
-        return vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1, "%s has %llu bytes, expected %llu", what,
-                         (unsigned long long)sb.st_size, (unsigned long long)want);
+    *size = (uint64_t)sb.st_size;
     return VKRR_OK;
 }
 
@@ -81,4 +90,30 @@ void vkrr_capture_free_names(char **names, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
+}
+
+vkrr_status vkrr_capture_damage(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_kind kind,
+                                const vkrr_error *e, vkrr_error *err)
+{
+    const char *where = l ? l->dir : cap->path;
+    if (cap->first_damage.status == VKRR_OK)
+        cap->first_damage = *e;
+    if (!l) {
+        vkrr_error *d = realloc(cap->damage, (cap->ndamage + 1) * sizeof *d);
+        if (!d)
+            return vkrr_fail(err, VKRR_ERR_NOMEM, where, 0, -1, "out of memory");
+        cap->damage = d;
+        d[cap->ndamage++] = *e;
+        return VKRR_OK;
+    }
+    if (!l->damage_error) {
+        if (!(l->damage_error = malloc(sizeof *l->damage_error)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, where, 0, -1, "out of memory");
+        *l->damage_error = *e;
+        cap->ndamaged++;
+    }
+    l->ndamage++;
+    if (kind > l->damage)
+        l->damage = kind;
+    return VKRR_OK;
 }

@@ -29,6 +29,23 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static const char *resource_name(int r)
+{
+    return r == VKRR_TEXRES_LINEAR ? "linear" : r == VKRR_TEXRES_PITCH2D ? "pitch2d" : "array";
+}
+
+/* {"status", "file", "line", "offset", "message"} of one problem. */
+static void json_error(const vkrr_error *e, FILE *f)
+{
+    fputs("{\"status\":", f);
+    json_string(f, vkrr_status_name(e->status));
+    fputs(",\"file\":", f);
+    json_string(f, e->file);
+    fprintf(f, ",\"line\":%ld,\"offset\":%ld,\"message\":", e->line, e->offset);
+    json_string(f, e->msg[0] ? e->msg : vkrr_status_message(e->status));
+    fputc('}', f);
+}
+
 static void json_launch(const vkrr_launch *l, FILE *f)
 {
     fprintf(f, "{\"sequence\":%llu,\"kernel\":", (unsigned long long)l->sequence);
@@ -53,14 +70,27 @@ static void json_launch(const vkrr_launch *l, FILE *f)
         fprintf(f,
                 "%s{\"offset\":%u,\"kind\":\"%s\",\"width\":%u,\"height\":%u,\"channels\":%u,"
                 "\"format\":%u,\"filter\":\"%s\",\"address\":[%d,%d],\"normalized\":%s,"
-                "\"read_as_integer\":%s}",
+                "\"read_as_integer\":%s",
                 i ? "," : "", im->offset, kind_name(im->kind), im->width, im->height, im->channels,
                 im->format, im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
                 im->sampler.address[0], im->sampler.address[1],
                 im->sampler.normalized ? "true" : "false",
                 im->sampler.read_as_integer ? "true" : "false");
+        if (im->resource != VKRR_TEXRES_ARRAY) /* over linear memory: only then */
+            fprintf(f, ",\"resource\":\"%s\",\"pitch\":%llu,\"source_base\":\"0x%llx\","
+                       "\"source_offset\":%llu", resource_name(im->resource),
+                    (unsigned long long)im->pitch, (unsigned long long)im->source_base,
+                    (unsigned long long)im->source_offset);
+        fputc('}', f);
     }
-    fputs("]}", f);
+    fputs("]", f);
+    if (l->damage_error) { /* only damaged launches carry the key */
+        fprintf(f, ",\"damage\":{\"kind\":\"%s\",\"problems\":%u,\"first\":",
+                vkrr_damage_name(l->damage), l->ndamage);
+        json_error(l->damage_error, f);
+        fputc('}', f);
+    }
+    fputc('}', f);
 }
 
 void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
@@ -70,7 +100,12 @@ void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
         fputs(i ? ",\n" : "\n", f);
         json_launch(&cap->launches[i], f);
     }
-    fputs("\n]}\n", f);
+    fprintf(f, "\n],\"damaged_launches\":%u,\"damage\":[", cap->ndamaged);
+    for (uint32_t i = 0; i < cap->ndamage; i++) {
+        fputs(i ? "," : "", f);
+        json_error(&cap->damage[i], f);
+    }
+    fputs("]}\n", f);
 }
 
 static const char *address_name(int a)
@@ -121,7 +156,27 @@ void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
                         im->sampler.from_log ? "" : " (defaults)");
             if (im->array)
                 fprintf(f, " array 0x%llx", (unsigned long long)im->array);
+            if (im->resource != VKRR_TEXRES_ARRAY)
+                fprintf(f, " over %s memory 0x%llx+%llu (pitch %llu)", resource_name(im->resource),
+                        (unsigned long long)im->source_base, (unsigned long long)im->source_offset,
+                        (unsigned long long)im->pitch);
+            fputc('\n', f);
+        }
+        if (l->damage_error) {
+            char buf[1400];
+            vkrr_error_format(l->damage_error, buf, sizeof buf);
+            fprintf(f, "%10s DAMAGED (%s): %s", "", vkrr_damage_name(l->damage), buf);
+            if (l->ndamage > 1)
+                fprintf(f, " (and %u more)", l->ndamage - 1);
             fputc('\n', f);
         }
     }
+    for (uint32_t i = 0; i < cap->ndamage; i++) {
+        char buf[1400];
+        vkrr_error_format(&cap->damage[i], buf, sizeof buf);
+        fprintf(f, "damaged: %s\n", buf);
+    }
+    if (cap->ndamaged || cap->ndamage)
+        fprintf(f, "damage: %u of %u launches could not be read, %u problems no launch owns\n",
+                cap->ndamaged, cap->nlaunches, cap->ndamage);
 }

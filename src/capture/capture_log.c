@@ -1,6 +1,7 @@
 /* capture_log.c - the bridge's run/run.log: array, texture and surface
- * creations, the first line of each launch, module lines.  Everything else in
- * the log is ignored; a used line with a malformed field is an error. */
+ * creations, the first line of each launch, its dump lines (hash=), module
+ * lines.  Everything else in the log is ignored; a used line with a
+ * malformed field is skipped and counted (the first one kept). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,20 +88,45 @@ static int starts(const char *s, size_t n, const char *word)
 }
 
 typedef struct caps {
-    uint32_t arrays, textures, surfaces, launches;
+    uint32_t arrays, textures, surfaces, launches, dumps;
 } caps;
+
+/* The resource descriptor of a linear (type=2) or pitch-2D (type=3) texture. */
+static vkrr_status parse_linear(vkrr_log_texture *t, const lctx *c)
+{
+    uint64_t fmt = 0, ch = 0;
+    vkrr_status st;
+    if ((st = kv_u64(c, "devptr", 1, UINT64_MAX, &t->devptr)) ||
+        (st = kv_u64(c, "format", 1, UINT32_MAX, &fmt)) ||
+        (st = kv_u64(c, "channels", 1, 4, &ch)))
+        return st;
+    t->format = (uint32_t)fmt;
+    t->channels = (uint32_t)ch;
+    if (t->resource == VKRR_TEXRES_LINEAR)
+        return kv_u64(c, "bytes", 1, UINT64_MAX, &t->bytes);
+    if ((st = kv_u64(c, "width", 1, UINT32_MAX, &t->width)) ||
+        (st = kv_u64(c, "height", 1, UINT32_MAX, &t->height)) ||
+        (st = kv_u64(c, "pitch", 1, UINT64_MAX, &t->pitch)))
+        return st;
+    return VKRR_OK;
+}
 
 static vkrr_status parse_texture(vkrr_log *log, caps *cp, const lctx *c)
 {
-    uint64_t obj = 0, arr = 0, filter = 0, flags = 0;
+    uint64_t obj = 0, arr = 0, filter = 0, flags = 0, type = VKRR_TEXRES_ARRAY;
     int ok;
     vkrr_status st;
     if ((st = succeeded(c, &ok)) || !ok)
         return st;
     if ((st = kv_u64(c, "object", 1, UINT64_MAX, &obj)) ||
         (st = kv_u64(c, "array", 0, UINT64_MAX, &arr)) ||
+        (st = kv_u64(c, "type", 0, VKRR_TEXRES_PITCH2D, &type)) ||
         (st = kv_u64(c, "filter", 1, 1, &filter)) ||
         (st = kv_u64(c, "flags", 1, 0xff, &flags)))
+        return st;
+    vkrr_log_texture lin = {.resource = (int)type};
+    if ((type == VKRR_TEXRES_LINEAR || type == VKRR_TEXRES_PITCH2D) &&
+        (st = parse_linear(&lin, c)))
         return st;
     const char *v;
     size_t vn;
@@ -115,6 +141,7 @@ static vkrr_status parse_texture(vkrr_log *log, caps *cp, const lctx *c)
     vkrr_log_texture *t = grow((void **)&log->textures, &log->ntextures, &cp->textures, sizeof *t);
     if (!t)
         return vkrr_fail(c->err, VKRR_ERR_NOMEM, c->path, c->line, -1, "out of memory");
+    *t = lin;
     t->handle = obj;
     t->array = arr;
     t->line = c->line;
@@ -165,6 +192,55 @@ static vkrr_status parse_surface(vkrr_log *log, caps *cp, const lctx *c)
     return VKRR_OK;
 }
 
+/* The n-th (0-based) whitespace-separated token of the line. */
+static int token(const lctx *c, int n, const char **t, size_t *tn)
+{
+    size_t i = 0;
+    for (int k = 0;; k++) {
+        while (i < c->n && (c->s[i] == ' ' || c->s[i] == '\t' || c->s[i] == '\r'))
+            i++;
+        size_t b = i;
+        while (i < c->n && c->s[i] != ' ' && c->s[i] != '\t' && c->s[i] != '\r')
+            i++;
+        if (b == i)
+            return 0;
+        if (k == n) {
+            *t = c->s + b;
+            *tn = i - b;
+            return 1;
+        }
+    }
+}
+
+/* launch[N] KERNEL arg[OFF] KIND SHAPE ... hash=H: the hash of one dump. */
+static vkrr_status parse_dump_line(vkrr_log *log, caps *cp, const lctx *c, uint64_t seq)
+{
+    const char *a, *k;
+    size_t an, kn;
+    uint64_t off, hash, bytes = UINT64_MAX;
+    static const char *kinds[] = {"buffer", "texture", "surface"};
+    int kind = -1;
+    if (!token(c, 2, &a, &an) || an < 6 || memcmp(a, "arg[", 4) || a[an - 1] != ']' ||
+        vkrr_parse_u64(a + 4, an - 5, 0, VKRR_ARGS_MAX_BYTES, &off))
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "a dump line (hash=) needs arg[OFF] as its third field");
+    for (int i = 0; i < 3 && token(c, 3, &k, &kn); i++)
+        if (kn == strlen(kinds[i]) && !memcmp(k, kinds[i], kn))
+            kind = i;
+    if (kind < 0)
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "a dump line (hash=) needs buffer, texture or surface after arg[OFF]");
+    vkrr_status st;
+    if ((st = kv_u64(c, "hash", 1, UINT64_MAX, &hash)) ||
+        (st = kv_u64(c, "bytes", 0, UINT64_MAX, &bytes)))
+        return st;
+    vkrr_log_dump *d = grow((void **)&log->dumps, &log->ndumps, &cp->dumps, sizeof *d);
+    if (!d)
+        return vkrr_fail(c->err, VKRR_ERR_NOMEM, c->path, c->line, -1, "out of memory");
+    *d = (vkrr_log_dump){seq, (uint32_t)off, kind, hash, bytes, c->line};
+    return VKRR_OK;
+}
+
 static vkrr_status parse_launch(vkrr_log *log, caps *cp, const lctx *c)
 {
     const char *s = c->s + 7; /* after "launch[" */
@@ -175,6 +251,10 @@ static vkrr_status parse_launch(vkrr_log *log, caps *cp, const lctx *c)
     if (st)
         return vkrr_fail(c->err, st, c->path, c->line, -1, "launch[N]: N is %s",
                          st == VKRR_ERR_RANGE ? "out of range" : "not a number");
+    const char *v;
+    size_t vn;
+    if (find_kv(c->s, c->n, "hash", &v, &vn) && (st = parse_dump_line(log, cp, c, seq)))
+        return st;
     /* Lines of one launch are usually together: only a change of N adds one. */
     if (log->nlaunches && log->launches[log->nlaunches - 1].sequence == seq)
         return VKRR_OK;
@@ -188,6 +268,14 @@ static vkrr_status parse_launch(vkrr_log *log, caps *cp, const lctx *c)
 static int cmp_launch(const void *a, const void *b)
 {
     const vkrr_log_launch *x = a, *y = b;
+    if (x->sequence != y->sequence)
+        return x->sequence < y->sequence ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_dump(const void *a, const void *b)
+{
+    const vkrr_log_dump *x = a, *y = b;
     if (x->sequence != y->sequence)
         return x->sequence < y->sequence ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
@@ -221,8 +309,12 @@ vkrr_status vkrr_log_parse(vkrr_log *log, const char *text, size_t len, const ch
             n -= (size_t)(close + 1 - s);
             s = close + 1;
         }
-        lctx c = {s, n, path, ln, err};
-        if (starts(s, n, "cuArrayCreate") || starts(s, n, "cuArrayCreate_v2"))
+        vkrr_error line_err = {0};
+        lctx c = {s, n, path, ln, &line_err};
+        if (!nl && n) {
+            st = vkrr_fail(&line_err, VKRR_ERR_PARSE, path, ln, -1,
+                           "the last line has no newline: the log was cut here");
+        } else if (starts(s, n, "cuArrayCreate") || starts(s, n, "cuArrayCreate_v2"))
             st = parse_array(log, &cp, &c);
         else if (starts(s, n, "cuTexObjectCreate"))
             st = parse_texture(log, &cp, &c);
@@ -238,9 +330,19 @@ vkrr_status vkrr_log_parse(vkrr_log *log, const char *text, size_t len, const ch
                 !(st = kv_u64(&c, "module", 1, UINT64_MAX, &h)))
                 *(fn ? &log->nfunctions : &log->nmodules) += 1;
         }
-        if (st)
+        if (st == VKRR_ERR_NOMEM) {
+            if (err)
+                *err = line_err;
             goto fail;
+        }
+        if (st) { /* the line is skipped; what depends on it is the caller's call */
+            if (!log->nbad++)
+                log->bad = line_err;
+            st = VKRR_OK;
+        }
     }
+    if (log->ndumps > 1)
+        qsort(log->dumps, log->ndumps, sizeof *log->dumps, cmp_dump);
     if (log->nlaunches > 1) {
         qsort(log->launches, log->nlaunches, sizeof *log->launches, cmp_launch);
         uint32_t k = 1;
@@ -263,19 +365,25 @@ void vkrr_log_free(vkrr_log *log)
     free(log->textures);
     free(log->surfaces);
     free(log->launches);
+    free(log->dumps);
     memset(log, 0, sizeof *log);
+}
+
+const vkrr_log_dump *vkrr_log_dumps_of(const vkrr_log *log, uint64_t sequence, uint32_t *n)
+{
+    uint32_t lo;
+    VKRR_LOWER_BOUND(log->dumps, log->ndumps, sequence, sequence, lo);
+    uint32_t e = lo;
+    while (e < log->ndumps && log->dumps[e].sequence == sequence)
+        e++;
+    *n = e - lo;
+    return log->dumps ? log->dumps + lo : NULL;
 }
 
 long vkrr_log_launch_line(const vkrr_log *log, uint64_t sequence)
 {
-    uint32_t lo = 0, hi = log->nlaunches;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (log->launches[mid].sequence < sequence)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    VKRR_LOWER_BOUND(log->launches, log->nlaunches, sequence, sequence, lo);
     return lo < log->nlaunches && log->launches[lo].sequence == sequence ? log->launches[lo].line
                                                                          : 0;
 }

@@ -263,6 +263,11 @@ vkrr_status vkrr_manifest_parse(vkrr_manifest *m, const char *text, size_t len, 
             st = vkrr_fail(err, VKRR_ERR_PARSE, path, ln, -1, "too many fields");
             goto fail;
         }
+        if (nt > 0 && !nl) { /* the bridge ends every line: a cut file reads as valid numbers */
+            st = vkrr_fail(err, VKRR_ERR_PARSE, path, ln, -1,
+                           "the last line has no newline: the file was cut here");
+            goto fail;
+        }
         if (nt == 0) {
             if (ln <= 3) {
                 st = vkrr_fail(err, VKRR_ERR_PARSE, path, ln, -1, "line %ld is empty", ln);

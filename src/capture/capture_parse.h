@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "hash.h" /* vkrr_fnv1a64: the hash= value of dump lines */
 #include "status.h"
 
 /* ---- manifest.txt ---- */
@@ -54,7 +55,8 @@ typedef struct vkrr_manifest {
     unsigned unknown_lines; /* skipped with a warning */
 } vkrr_manifest;
 
-/* Checks the manifest on its own: the fixed first three lines, fields, ranges
+/* Checks the manifest on its own: every line ends with a newline (a last line
+ * without one was cut), the fixed first three lines, fields, ranges
  * (args <= VKRR_ARGS_MAX_BYTES, words inside args), duplicate allocs and
  * offsets, pointers into declared allocations with DELTA <= BYTES. */
 vkrr_status vkrr_manifest_parse(vkrr_manifest *m, const char *text, size_t len,
@@ -71,6 +73,11 @@ typedef struct vkrr_log_array {
 typedef struct vkrr_log_texture {
     uint64_t handle, array; /* array 0 when not over an array */
     vkrr_sampler sampler;   /* from_log = true */
+    int resource;           /* type=: CUresourcetype, VKRR_TEXRES_* (absent: array) */
+    /* linear and pitch-2D resources (the resource descriptor's fields):
+     * devptr= format= channels= and bytes= (linear) or width= height= pitch= */
+    uint64_t devptr, bytes, width, height, pitch;
+    uint32_t format, channels;
     long line;
 } vkrr_log_texture;
 
@@ -84,6 +91,16 @@ typedef struct vkrr_log_launch {
     long line; /* first line of launch[N] */
 } vkrr_log_launch;
 
+/* A dump line: launch[N] KERNEL arg[OFF] KIND SHAPE ... bytes=B ... hash=H */
+typedef struct vkrr_log_dump {
+    uint64_t sequence;
+    uint32_t arg_offset;
+    int kind;               /* vkrr_dump_kind */
+    uint64_t hash;
+    uint64_t bytes;         /* bytes=, UINT64_MAX when absent */
+    long line;
+} vkrr_log_dump;
+
 typedef struct vkrr_log {
     vkrr_log_array *arrays;
     uint32_t narrays;
@@ -93,12 +110,20 @@ typedef struct vkrr_log {
     uint32_t nsurfaces;
     vkrr_log_launch *launches;  /* sorted by sequence, one per sequence */
     uint32_t nlaunches;
+    vkrr_log_dump *dumps;       /* dump lines with hash=, sorted by (sequence, line) */
+    uint32_t ndumps;
     uint32_t nmodules, nfunctions; /* cuModuleLoadData / cuModuleGetFunction lines */
+    uint32_t nbad;              /* malformed lines, skipped */
+    vkrr_error bad;             /* the first of them (file, line, reason) when nbad */
 } vkrr_log;
 
 /* Lines may start with "[...] " prefixes.  Lines of kinds vkrr does not use
- * are ignored; a used kind with a malformed field is an error naming the line.
- * Creations with result != 0 are ignored (they made no object). */
+ * are ignored; a used kind with a malformed field is skipped and counted
+ * (nbad; the first one's error in `bad`), so one damaged line costs only what
+ * depends on it; the caller decides what that is.  A last line without a
+ * newline is such a line too: the log was cut there, so its numbers may be
+ * cut short.  Creations with result != 0 are ignored (they made no object).
+ * Returns an error only when out of memory. */
 vkrr_status vkrr_log_parse(vkrr_log *log, const char *text, size_t len, const char *path,
                            vkrr_error *err);
 void vkrr_log_free(vkrr_log *log);
@@ -109,6 +134,8 @@ long vkrr_log_launch_line(const vkrr_log *log, uint64_t sequence);
 const vkrr_log_texture *vkrr_log_texture_at(const vkrr_log *log, uint64_t handle, long line);
 const vkrr_log_surface *vkrr_log_surface_at(const vkrr_log *log, uint64_t handle, long line);
 const vkrr_log_array *vkrr_log_array_at(const vkrr_log *log, uint64_t array, long line);
+/* The dump lines of launch `sequence`: *n entries from the returned one. */
+const vkrr_log_dump *vkrr_log_dumps_of(const vkrr_log *log, uint64_t sequence, uint32_t *n);
 
 /* ---- dump/ file names ---- */
 typedef enum vkrr_dump_kind {
@@ -132,10 +159,22 @@ vkrr_status vkrr_dump_name_parse(vkrr_dump_name *d, const char *name, const char
                                  vkrr_error *err);
 
 /* ---- shared helpers ---- */
+/* out = the first index of arr[0..n), sorted by .field, whose field is >= key. */
+#define VKRR_LOWER_BOUND(arr, n, field, key, out)                                \
+    do {                                                                      \
+        uint32_t lo_ = 0, hi_ = (n);                                          \
+        while (lo_ < hi_) {                                                   \
+            uint32_t mid_ = lo_ + (hi_ - lo_) / 2;                            \
+            if ((arr)[mid_].field < (key))                                    \
+                lo_ = mid_ + 1;                                               \
+            else                                                              \
+                hi_ = mid_;                                                   \
+        }                                                                     \
+        (out) = lo_;                                                          \
+    } while (0)
+
 /* Strict unsigned parse of [s, s+n): decimal, or hex with a 0x prefix when
  * hex_ok; VKRR_ERR_PARSE if not a number, VKRR_ERR_RANGE if above max. */
 vkrr_status vkrr_parse_u64(const char *s, size_t n, int hex_ok, uint64_t max, uint64_t *out);
-/* FNV-1a 64 over bytes: the hash= value vkrr's writer logs. */
-uint64_t vkrr_fnv1a64(const void *data, size_t size);
 
 #endif

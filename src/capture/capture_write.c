@@ -25,17 +25,6 @@ struct vkrr_writer {
     vkrr_error sticky; /* first failure of a void call (out of memory) */
 };
 
-uint64_t vkrr_fnv1a64(const void *data, size_t size)
-{
-    const uint8_t *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static void log_vappend(vkrr_writer *w, const char *fmt, va_list ap)
 {
     if (w->sticky.status)
@@ -189,19 +178,42 @@ uint64_t vkrr_writer_array_create(vkrr_writer *w, uint32_t width, uint32_t heigh
     return a;
 }
 
-uint64_t vkrr_writer_texture_create(vkrr_writer *w, uint64_t array, const vkrr_sampler *s,
-                                    uint64_t handle)
+/* One cuTexObjectCreate line; res: its resource fields ("type=0 array=0x..."). */
+static uint64_t texture_line(vkrr_writer *w, const char *res, const vkrr_sampler *s,
+                             uint64_t handle)
 {
     uint64_t h = handle ? handle : w->next_tex++;
     unsigned flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0) |
                      (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0) |
                      (s->srgb ? VKRR_TEXFLAG_SRGB : 0);
     vkrr_writer_log_line(w,
-                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 type=0 array=0x%llx "
-                         "addr=%d,%d filter=%d flags=0x%02x result=0 object=0x%llx",
-                         (unsigned long long)array, s->address[0], s->address[1], s->filter,
-                         flags, (unsigned long long)h);
+                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 %s addr=%d,%d filter=%d "
+                         "flags=0x%02x result=0 object=0x%llx",
+                         res, s->address[0], s->address[1], s->filter, flags, (unsigned long long)h);
     return h;
+}
+
+uint64_t vkrr_writer_texture_create(vkrr_writer *w, uint64_t array, const vkrr_sampler *s,
+                                    uint64_t handle)
+{
+    char res[64];
+    snprintf(res, sizeof res, "type=0 array=0x%llx", (unsigned long long)array);
+    return texture_line(w, res, s, handle);
+}
+
+uint64_t vkrr_writer_texture_create_linear(vkrr_writer *w, const vkrr_linear_desc *d,
+                                           const vkrr_sampler *s, uint64_t handle)
+{
+    char res[200];
+    if (d->resource == VKRR_TEXRES_PITCH2D)
+        snprintf(res, sizeof res, "type=3 devptr=0x%llx format=%u channels=%u width=%u height=%u "
+                 "pitch=%llu", (unsigned long long)d->devptr, d->format, d->channels, d->width,
+                 d->height, (unsigned long long)d->pitch);
+    else
+        snprintf(res, sizeof res, "type=2 devptr=0x%llx format=%u channels=%u bytes=%llu",
+                 (unsigned long long)d->devptr, d->format, d->channels,
+                 (unsigned long long)d->bytes);
+    return texture_line(w, res, s, handle);
 }
 
 uint64_t vkrr_writer_surface_create(vkrr_writer *w, uint64_t array, uint64_t handle)
@@ -275,7 +287,9 @@ static vkrr_status check_record(const vkrr_writer *w, const vkrr_launch_record *
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_image_record *im = &r->images[i];
         uint64_t word;
-        if ((uint64_t)im->offset + 8 > r->args_bytes || !im->post)
+        if ((uint64_t)im->offset + 8 > r->args_bytes || !im->post ||
+            (im->resource != VKRR_TEXRES_ARRAY &&
+             (im->kind != VKRR_IMAGE_TEXTURE || im->delta > im->buffer_bytes)))
             return vkrr_fail(err, VKRR_ERR_USAGE, w->dir, 0, im->offset, "writer: bad image record");
         memcpy(&word, (const uint8_t *)r->args + im->offset, 8);
         if (word != im->handle)
@@ -423,6 +437,15 @@ vkrr_status vkrr_writer_launch(vkrr_writer *w, const vkrr_launch_record *r, uint
     }
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_image_record *im = &r->images[i];
+        if (im->resource != VKRR_TEXRES_ARRAY) { /* linear memory: a buffer dump */
+            char shape[64];
+            snprintf(shape, sizeof shape, "base0x%llx+0x%llx", (unsigned long long)im->base,
+                     (unsigned long long)im->delta);
+            if ((st = write_dump(w, seq, r, im->offset, "buffer", shape, -1, im->post,
+                                 im->buffer_bytes, err)))
+                goto fail;
+            continue;
+        }
         unsigned texel = 0;
         uint64_t bytes = 0;
         texel = vkrr_cuformat_texel_bytes(im->format, im->channels);

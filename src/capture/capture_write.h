@@ -62,7 +62,25 @@ typedef struct vkrr_image_record {
     uint64_t handle;             /* must equal the word in args */
     uint32_t width, height, channels, format;
     const void *post;            /* contents after the launch (textures: unchanged) */
+    /* A texture over linear memory (resource VKRR_TEXRES_LINEAR or PITCH2D,
+     * created with vkrr_writer_texture_create_linear): dumped as a buffer, as
+     * the bridge does, named base0xBASE+0xDELTA; post holds buffer_bytes
+     * bytes (the whole allocation), the texels from byte delta on.  width,
+     * height, channels and format are then unused. */
+    int resource;
+    uint64_t base, delta, buffer_bytes;
 } vkrr_image_record;
+
+/* The resource descriptor of a texture over linear memory
+ * (CUDA_RESOURCE_DESC's linear or pitch2D member). */
+typedef struct vkrr_linear_desc {
+    int resource;                /* VKRR_TEXRES_LINEAR or VKRR_TEXRES_PITCH2D */
+    uint64_t devptr;
+    uint32_t format, channels;
+    uint64_t bytes;              /* LINEAR: sizeInBytes */
+    uint32_t width, height;      /* PITCH2D */
+    uint64_t pitch;              /* PITCH2D: pitchInBytes */
+} vkrr_linear_desc;
 
 typedef struct vkrr_launch_record {
     const char *kernel;
@@ -90,6 +108,10 @@ uint64_t vkrr_writer_array_create(vkrr_writer *w, uint32_t width, uint32_t heigh
  * are reused across frames by real drivers). */
 uint64_t vkrr_writer_texture_create(vkrr_writer *w, uint64_t array,
                                     const vkrr_sampler *s, uint64_t handle);
+/* cuTexObjectCreate over linear memory: type=2 with devptr= format= channels=
+ * bytes=, or type=3 with devptr= format= channels= width= height= pitch=. */
+uint64_t vkrr_writer_texture_create_linear(vkrr_writer *w, const vkrr_linear_desc *d,
+                                           const vkrr_sampler *s, uint64_t handle);
 uint64_t vkrr_writer_surface_create(vkrr_writer *w, uint64_t array, uint64_t handle);
 void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

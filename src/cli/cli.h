@@ -2,7 +2,8 @@
  *
  * Each command is `int vkrr_cmd_NAME(int argc, char **argv)` with argv[0] the
  * command name; it returns the process exit code (0 pass, 1 mismatch, 2 bad
- * input or usage, 3 no usable device or library) and prints its own errors.
+ * input or usage or a capture validated only in part, 3 no usable device or
+ * library, 130 interrupted; from status.h's table) and prints its own errors.
  * main.c holds the one table of commands.
  */
 #ifndef VKRR_CLI_H

@@ -145,7 +145,7 @@ int vkrr_cmd_diff(int argc, char **argv)
             goto fail;
     }
     vkrr_validate_opts o = {.rules = rules, .ports = ports,
-                            .buffer_dtype = VKRR_DT_F16, .heatmap_dir = hdir[0] ? hdir : NULL,
+                            .buffer_dtype = VKRR_DT_BYTES, .heatmap_dir = hdir[0] ? hdir : NULL,
                             .heatmaps_all = !strcmp(heat, "all")};
     res = calloc(ca->nlaunches + 1, sizeof *res);
     if (!res) {

@@ -12,8 +12,9 @@ static const char info_help[] =
     "sequence number, kernel, frame and occurrence (the identity of a launch across\n"
     "captures), grid and block, shared bytes, allocations, pointer arguments and the\n"
     "textures and surfaces with their formats and sampler state.  Everything is\n"
-    "checked on the way; a malformed capture is reported with the file and line at\n"
-    "fault (exit 2).  Nothing in CAPDIR is written.\n"
+    "checked on the way: a launch whose files are missing, short or malformed is\n"
+    "listed as DAMAGED with the file and line at fault, the rest as usual, and the\n"
+    "exit is 2 (also when nothing can be read).  Nothing in CAPDIR is written.\n"
     "\n"
     "  --json   one JSON object with a \"launches\" array instead of the table\n";
 
@@ -40,12 +41,19 @@ int vkrr_cmd_info(int argc, char **argv)
 
     vkrr_error err = {0};
     vkrr_capture *cap = NULL;
-    if (vkrr_capture_open(&cap, dir, &err) != VKRR_OK)
+    if (vkrr_capture_open_ex(&cap, dir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         return vkrr_cli_fail(&err);
     if (json)
         vkrr_capture_print_json(cap, stdout);
     else
         vkrr_capture_print_table(cap, stdout);
+    /* each problem also as an error line, for people reading stderr */
+    for (uint32_t i = 0; i < cap->ndamage; i++)
+        vkrr_error_print(&cap->damage[i], stderr);
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (cap->launches[i].damage_error)
+            vkrr_error_print(cap->launches[i].damage_error, stderr);
+    int rc = cap->first_damage.status != VKRR_OK ? vkrr_status_exit_code(cap->first_damage.status) : 0;
     vkrr_capture_close(cap);
-    return 0;
+    return rc;
 }

@@ -1,6 +1,7 @@
 /* vkrr validate: replay every captured launch through the Vulkan port,
  * compare each output with what CUDA wrote, print the per-layer table, write
  * heatmaps and JSON, and exit non-zero when a layer is out of tolerance. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,13 @@ static const char validate_help[] =
     "every output with what CUDA wrote: each allocation with a post-launch dump (the\n"
     "window the layer writes, in its own type, and the rest byte for byte) and\n"
     "every surface.  One row per launch, then a summary.\n"
+    "\n"
+    "A damaged capture is validated where it can be: a launch whose own files are\n"
+    "missing, short or malformed (manifest.txt, args.bin, alloc-IDX.bin, a dump) is\n"
+    "ERROR naming the file and the reason, the others are validated as usual; in\n"
+    "chained mode the launches that need what it would have produced are SKIPPED,\n"
+    "naming it.  Ctrl-C stops after the current launch: the summary (marked\n"
+    "interrupted) and --json/--junit/--report cover the finished launches.\n"
     "\n"
     "modes:\n"
     "  --mode isolated|chained|both   (default both) chained runs the capture on the\n"
@@ -76,8 +84,12 @@ static const char validate_help[] =
     "                         KERNEL[#OCC] [argOFF] atol=X rtol=X max_ulp=N|off\n"
     "                       ('*' matches any run of characters; later lines win)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
-    "  --buffer-type T      type of allocations no port descriptor names (default\n"
-    "                       f16; bytes, f32, e4m3, ...)\n"
+    "  --buffer-type T      compare allocations no port descriptor names as an output\n"
+    "                       as T (f16, f32, e4m3, ...); by default they are compared\n"
+    "                       byte for byte: the port must leave them exactly as CUDA did\n"
+    "  --no-hash-check      do not check dumps against the log's hash= (by default a\n"
+    "                       dump that disagrees is ERROR \"changed since capture\",\n"
+    "                       not a port failure; the hash is taken as the dump is read)\n"
     "  --strict             a kernel with no port is a failure\n"
     "\n"
     "device:\n"
@@ -89,8 +101,9 @@ static const char validate_help[] =
     "                       KERNEL.port that does not parse or fit a launch is exit 2\n"
     "  --validation         enable the Khronos validation layer\n"
     "\n"
-    "exit: 0 every launch passes, 1 a launch failed or timed out, 2 bad input or\n"
-    "usage, 3 no usable Vulkan device or library.\n"
+    "exit: 0 every launch passes, 1 a launch failed or timed out, else 2 when a\n"
+    "launch could not be validated (damaged or changed capture files, SKIPPED) or on\n"
+    "bad input or usage, 3 no usable Vulkan device or library, 130 interrupted.\n"
     "\n"
     "examples:\n"
     "  vkrr synth /tmp/cap && vkrr validate /tmp/cap --json /tmp/cap.json\n"
@@ -107,11 +120,13 @@ static const char bisect_help[] =
     "AMPLIFIER, naming the upstream launch where the chained error first grew.\n"
     "\n"
     "options: --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
-    "--device, --timeout, --ports, --validation, --out, --heatmaps, --json, -q as for\n"
-    "'vkrr validate' (see vkrr validate --help).\n"
+    "--no-hash-check, --device, --timeout, --ports, --validation, --out, --heatmaps,\n"
+    "--json, -q as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
+    "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
     "\n"
-    "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage, 3 no\n"
-    "usable Vulkan device or library.\n";
+    "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage or a\n"
+    "launch that could not be read, 3 no usable Vulkan device or library, 130\n"
+    "interrupted.\n";
 
 #define MAX_ONLY 64
 
@@ -127,14 +142,14 @@ typedef struct validate_args {
     bool bisect;
     vkrr_tol_override flags;
     double timeout;
-    bool strict, validation, quiet;
+    bool strict, validation, quiet, no_hash_check;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     bool bisect = !strcmp(argv[0], "bisect");
     *a = (validate_args){.out = "vkrr-out", .ref = "capture", .heatmaps = "failing",
-                         .buffer_type = "f16", .mode = "both", .bisect = bisect};
+                         .buffer_type = "bytes", .mode = "both", .bisect = bisect};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -238,6 +253,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->strict = true;
         } else if (!strcmp(o, "--validation")) {
             a->validation = true;
+        } else if (!strcmp(o, "--no-hash-check")) {
+            a->no_hash_check = true;
         } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
             a->quiet = true;
         } else if (o[0] == '-') {
@@ -278,6 +295,70 @@ static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, dou
         fprintf(stderr, "progress: launch %u/%u frame %u %s %.1fs elapsed ~%.1fs left\n", i + 1,
                 n, l->frame, l->kernel, elapsed, left);
     fflush(stderr);
+}
+
+/* Ctrl-C: stop after the current launch.  SA_RESETHAND: a second one kills
+ * at once (the reports are written atomically, so none is left half). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void catch_sigint(bool on)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on ? on_sigint : SIG_DFL;
+    sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* What a run's results add up to: a failure of the port (exit 1), or
+ * launches that could not be validated (exit 2). */
+typedef struct run_tally {
+    unsigned failed, unreadable, chained_bad;
+} run_tally;
+
+static void tally(run_tally *t, vkrr_report_info *info, const vkrr_launch_result *r, bool iso,
+                  bool chn, bool strict)
+{
+    if (iso) {
+        info->counts[r->status]++;
+        t->failed += r->status == VKRR_LAUNCH_FAIL || r->status == VKRR_LAUNCH_TIMEOUT ||
+                     (r->status == VKRR_LAUNCH_ERROR && !r->damaged) ||
+                     (strict && r->status == VKRR_LAUNCH_NO_PORT);
+    }
+    if (chn)
+        (iso ? info->chained_counts : info->counts)[r->chained_status]++;
+    t->chained_bad += chn && vkrr_chain_result_bad(r);
+    bool unread = (iso && r->status == VKRR_LAUNCH_ERROR && r->damaged) ||
+                  (chn && (r->chained_status == VKRR_LAUNCH_SKIPPED ||
+                           (r->chained_status == VKRR_LAUNCH_ERROR && r->damaged)));
+    t->unreadable += unread;
+    info->unreadable += unread;
+}
+
+/* Frames whose chained run needs what an earlier frame could not make (a
+ * broken history link): one line each. */
+static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
+{
+    for (uint32_t i = 0, k; i < n; i = k) {
+        uint32_t frame = res[i].launch->frame, skipped = 0;
+        const vkrr_launch *root = NULL;
+        for (k = i; k < n && res[k].launch->frame == frame; k++)
+            if (res[k].has_chained && res[k].chained_status == VKRR_LAUNCH_SKIPPED &&
+                res[k].skipped_for && res[k].skipped_for->frame < frame) {
+                skipped++;
+                root = root ? root : res[k].skipped_for;
+            }
+        if (skipped)
+            printf("chained: frame %u: %u launches not validated: they need what frame %u "
+                   "could not produce (#%llu %s could not be read)\n",
+                   frame, skipped, root->frame, (unsigned long long)root->sequence, root->kernel);
+    }
 }
 
 static bool is_selected(const validate_args *a, const vkrr_launch *l)
@@ -344,10 +425,18 @@ static int validate_run(const validate_args *args, char **argv)
     char heatmap_dir[4096] = "";
     rc = 2;
 
-    if (vkrr_capture_open(&cap, a.capdir, &err) != VKRR_OK)
+    if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         goto fail;
-    if (cap->nlaunches == 0) {
-        vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
+    uint32_t readable = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        readable += cap->launches[i].damage < VKRR_DAMAGE_INPUT;
+    if (readable == 0) { /* nothing to validate: say why, at once */
+        err = cap->first_damage;
+        if (err.status == VKRR_OK)
+            vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
+        else
+            fprintf(stderr, "vkrr: no launch of %s can be read (%u damaged); the first "
+                    "problem:\n", a.capdir, cap->ndamaged);
         goto fail;
     }
     uint32_t nsel, sel_end;
@@ -381,7 +470,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_vk_stats st;
     vkrr_vk_backend_stats(port.self, &st);
 
-    vkrr_dtype bt = VKRR_DT_F16;
+    vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.buffer_type, &bt);
     vkrr_validate_opts opts = {
         .port = &port,
@@ -391,6 +480,7 @@ static int validate_run(const validate_args *args, char **argv)
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.heatmaps, "all"),
+        .hash_check = !a.no_hash_check,
     };
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
@@ -404,6 +494,7 @@ static int validate_run(const validate_args *args, char **argv)
         opts.perturb = &a.perturb;
     if (chn && vkrr_chain_create(&chain, cap, &err) != VKRR_OK)
         goto fail;
+    catch_sigint(true);
     printf("%s %s: %u launches in %u frames, port on %s%s%s, %s\n", argv[0], a.capdir,
            cap->nlaunches, cap->nframes, st.device_name, rerun ? ", original kernels rerun on " : "",
            rerun ? rerun_be.name : "",
@@ -413,16 +504,22 @@ static int validate_run(const validate_args *args, char **argv)
         printf("--only: %u of the %u launches%s\n", nsel, cap->nlaunches,
                chn ? "; chained mode also runs, unshown, every launch before the last of them "
                      "(it reads what they wrote)" : "");
+    for (uint32_t i = 0; i < cap->ndamage; i++) {
+        char buf[1400];
+        vkrr_error_format(&cap->damage[i], buf, sizeof buf);
+        printf("damaged: %s\n", buf);
+    }
     if (!a.quiet && !a.bisect)
         vkrr_report_table_header(stdout, rerun, chn);
     vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
                              .reference = a.ref, .mode = a.bisect ? "chained" : a.mode,
-                             .perturb = a.perturb_text};
+                             .perturb = a.perturb_text, .total = nsel,
+                             .damage = cap->damage, .ndamage = cap->ndamage};
+    run_tally t = {0};
     uint32_t done = 0;
-    unsigned chained_bad = 0;
     bool tty = isatty(fileno(stderr));
     double t0 = now_s();
-    for (uint32_t at = 0; at < cap->nlaunches; at++) {
+    for (uint32_t at = 0; at < cap->nlaunches && !interrupted; at++) {
         const vkrr_launch *l = &cap->launches[at];
         if (!is_selected(&a, l)) {
             if (chn && at < sel_end && chain_through(chain, &opts, at, &err) != VKRR_OK)
@@ -435,13 +532,8 @@ static int validate_run(const validate_args *args, char **argv)
             goto fail;
         if (chn && vkrr_chain_run(chain, &opts, at, &res[done], &err) != VKRR_OK)
             goto fail;
-        if (iso)
-            info.counts[res[done].status]++;
-        else
-            info.counts[res[done].chained_status]++;
-        bool cbad = chn && res[done].chained_status != VKRR_LAUNCH_PASS &&
-                    res[done].chained_status != VKRR_LAUNCH_NO_PORT;
-        chained_bad += cbad;
+        tally(&t, &info, &res[done], iso, chn, a.strict);
+        bool cbad = chn && vkrr_chain_result_bad(&res[done]);
         if (a.bisect && cbad) {
             /* the verdict needs this launch's own error */
             vkrr_launch_result ir;
@@ -459,7 +551,8 @@ static int validate_run(const validate_args *args, char **argv)
         }
         if (tty)
             fputs("\r\033[K", stderr);
-        bool show = !a.quiet || res[done].status != VKRR_LAUNCH_PASS || cbad;
+        bool show = !a.quiet || res[done].status != VKRR_LAUNCH_PASS || cbad ||
+                    (chn && res[done].chained_status != VKRR_LAUNCH_PASS);
         if (show && !(a.bisect && !cbad))
             vkrr_report_table_row(stdout, &res[done], rerun, chn);
         fflush(stdout);
@@ -469,15 +562,25 @@ static int validate_run(const validate_args *args, char **argv)
     }
     if (tty)
         fputs("\r\033[K", stderr);
-    unsigned bad = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT] +
-                   info.counts[VKRR_LAUNCH_ERROR] +
-                   (a.strict ? info.counts[VKRR_LAUNCH_NO_PORT] : 0);
-    if (!a.bisect)
-        printf("summary: %u launches%s: %u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR -> %s\n",
-               done, iso ? "" : " (chained)", info.counts[VKRR_LAUNCH_PASS],
-               info.counts[VKRR_LAUNCH_FAIL], info.counts[VKRR_LAUNCH_NO_PORT],
-               info.counts[VKRR_LAUNCH_TIMEOUT], info.counts[VKRR_LAUNCH_ERROR],
-               bad || (chn && !iso && chained_bad) ? "FAIL" : "PASS");
+    info.interrupted = interrupted && done < nsel;
+    unsigned bad = t.failed;
+    if (!a.bisect) {
+        char counts[200], when[96] = "";
+        if (info.interrupted)
+            snprintf(when, sizeof when, ", interrupted after %u of %u", done, nsel);
+        vkrr_report_counts(counts, sizeof counts, info.counts);
+        bool fails = bad || (chn && !iso && t.chained_bad);
+        printf("summary: %u launches%s%s: %s -> %s\n", nsel, iso ? "" : " (chained)", when,
+               counts, fails ? "FAIL" : t.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
+        if (iso && chn) {
+            vkrr_report_counts(counts, sizeof counts, info.chained_counts);
+            printf("summary (chained): %s\n", counts);
+        }
+    }
+    if (t.unreadable || cap->ndamage)
+        printf("could not be validated: %u launches (damaged or changed capture files, or "
+               "needing what such a launch would have produced)%s\n", t.unreadable,
+               cap->ndamage ? ", and the capture problems listed above" : "");
     for (uint32_t i = 0; iso && i < done; i++)
         if (res[i].status == VKRR_LAUNCH_FAIL) {
             printf("first failing launch: #%llu %s (frame %u, occurrence %u)\n",
@@ -488,6 +591,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_bisect bis;
     vkrr_bisect_analyze(res, done, &bis);
     if (chn) {
+        print_broken_frames(res, done);
         vkrr_bisect_print(stdout, &bis, res);
         uint64_t peak = 0;
         vkrr_chain_bytes(chain, &peak);
@@ -497,7 +601,7 @@ static int validate_run(const validate_args *args, char **argv)
     if (a.bisect)
         bad = bis.first_fail >= 0;
     else if (chn && !iso)
-        bad += chained_bad;
+        bad += t.chained_bad;
     if (heatmap_dir[0])
         printf("heatmaps: %s\n", heatmap_dir);
     /* Any validation-layer message means the bridge or a port misuses Vulkan:
@@ -516,19 +620,10 @@ static int validate_run(const validate_args *args, char **argv)
         if (st.validation_messages)
             bad++;
     }
+    /* Whole or absent: each file is written atomically, as of the last
+     * finished launch. */
     if (a.json) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *mf = open_memstream(&buf, &len);
-        if (!mf) {
-            vkrr_fail(&err, VKRR_ERR_NOMEM, a.json, 0, -1, "out of memory");
-            goto fail;
-        }
-        vkrr_report_json(mf, &info, res, done);
-        fclose(mf);
-        vkrr_status s = vkrr_write_file_atomic(a.json, buf, len, &err);
-        free(buf);
-        if (s != VKRR_OK)
+        if (vkrr_report_json_write(a.json, &info, res, done, &err) != VKRR_OK)
             goto fail;
         printf("json: %s\n", a.json);
     }
@@ -542,11 +637,18 @@ static int validate_run(const validate_args *args, char **argv)
             goto fail;
         printf("junit: %s\n", a.junit);
     }
-    rc = bad ? 1 : 0;
+    vkrr_status verdict = info.interrupted                ? VKRR_ERR_INTERRUPTED
+                          : bad                           ? VKRR_ERR_MISMATCH
+                          : t.unreadable || cap->ndamage ? VKRR_ERR_INCOMPLETE
+                                                          : VKRR_OK;
+    if (info.interrupted)
+        fprintf(stderr, "vkrr: interrupted after %u of %u launches\n", done, nsel);
+    rc = vkrr_status_exit_code(verdict);
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);
 out:
+    catch_sigint(false);
     for (uint32_t i = 0; res && cap && i < cap->nlaunches; i++)
         vkrr_launch_result_free(&res[i]);
     free(res);

@@ -36,8 +36,8 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "Run 'vkrr COMMAND --help' for a command's options.\n"
-            "Exit codes: 0 all pass, 1 a mismatch was found, 2 bad input or usage,\n"
-            "3 no usable device or library.\n");
+            "Exit codes: 0 all pass, 1 a mismatch was found, 2 bad input or usage (or a\n"
+            "capture validated only in part), 3 no usable device or library, 130 interrupted.\n");
 }
 
 int main(int argc, char **argv)

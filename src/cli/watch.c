@@ -91,6 +91,8 @@ int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), vo
         rc = run(ctx);
         if (max_runs && runs >= max_runs)
             break;
+        if (rc == vkrr_status_exit_code(VKRR_ERR_INTERRUPTED))
+            break; /* Ctrl-C during a run: it stopped after a launch; so does the watch */
         printf("watching %s for changed .comp, .spv, .port and .glsl files (Ctrl-C stops)\n", dir);
         fflush(stdout);
         if (!wait_change(fd, changed, sizeof changed))

@@ -96,9 +96,44 @@ static bool all_sentinel(const uint8_t *p, unsigned size)
     return true;
 }
 
+/* Bytes of ref in [from, to) not hashed yet go into the cursor. */
+static void hash_upto(vkrr_hash_cursor *hc, const uint8_t *ref, uint64_t from, uint64_t to)
+{
+    if (!hc || to <= hc->pos)
+        return;
+    if (from < hc->pos)
+        from = hc->pos;
+    hc->h = vkrr_fnv1a64_update(hc->h, ref + from, (size_t)(to - from));
+    hc->pos = to;
+}
+
+/* A slice of the window: small enough to stay in cache between the hash and
+ * the compare that follows it, so the reference is read once. */
+#define HASH_SLICE (64u * 1024u)
+
+typedef struct hash_hook {
+    vkrr_hash_cursor *hc;
+    const uint8_t *ref;   /* the resource */
+    uint64_t offset;      /* of the window in it */
+    unsigned esize;
+} hash_hook;
+
+static void hash_before(void *ctx, uint64_t lo, uint64_t hi)
+{
+    const hash_hook *h = ctx;
+    hash_upto(h->hc, h->ref, h->offset + lo * h->esize, h->offset + hi * h->esize);
+}
+
 vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *cand,
                          uint64_t resource_bytes, const vkrr_tolerance *tol,
                          vkrr_metrics *out, vkrr_error *err)
+{
+    return vkrr_compare_hashed(view, ref, cand, resource_bytes, tol, NULL, out, err);
+}
+
+vkrr_status vkrr_compare_hashed(const vkrr_view *view, const void *ref, const void *cand,
+                                uint64_t resource_bytes, const vkrr_tolerance *tol,
+                                vkrr_hash_cursor *hc, vkrr_metrics *out, vkrr_error *err)
 {
     uint64_t n = 0;
     vkrr_status st = check_view(view, resource_bytes, &n, err);
@@ -108,7 +143,21 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
     const uint8_t *a = (const uint8_t *)ref + view->offset;
     const uint8_t *b = (const uint8_t *)cand + view->offset;
     bool flt = vkrr_dtype_is_float(view->dtype);
-    if (memcmp(a, b, n * vkrr_dtype_size(view->dtype)) == 0) {
+    const unsigned esize = vkrr_dtype_size(view->dtype);
+    const uint64_t nbytes = n * esize;
+    bool same = true;
+    if (!hc) {
+        same = memcmp(a, b, nbytes) == 0;
+    } else {
+        /* hash and memcmp slice by slice, up to the first slice that differs */
+        const uint64_t slice = HASH_SLICE / esize * esize;
+        for (uint64_t o = 0; same && o < nbytes; o += slice) {
+            uint64_t len = nbytes - o < slice ? nbytes - o : slice;
+            hash_upto(hc, ref, view->offset + o, view->offset + o + len);
+            same = memcmp(a + o, b + o, len) == 0;
+        }
+    }
+    if (same) {
         /* Bit-identical, the common case of a good port: every element is
          * an exact match, and memcmp runs at memory speed where the
          * per-element loop would decode every value.  The reference's range
@@ -121,7 +170,9 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
         return VKRR_OK;
     }
     vkrr_scan s;
-    if ((st = vkrr_compare_scan(view->dtype, a, b, n, &t, &s, err)) != VKRR_OK)
+    hash_hook hh = {hc, ref, view->offset, esize};
+    vkrr_scan_hook hook = {hash_before, &hh}; /* hashes what the memcmp pass left */
+    if ((st = vkrr_compare_scan(view->dtype, a, b, n, &t, hc ? &hook : NULL, &s, err)) != VKRR_OK)
         return st;
 
     vkrr_metrics m = {.dtype = view->dtype, .tol = t, .count = n};

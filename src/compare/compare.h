@@ -73,6 +73,7 @@
 #include <stdint.h>
 
 #include "cuformat.h"
+#include "hash.h"
 #include "status.h"
 #include "view.h"
 
@@ -123,6 +124,23 @@ vkrr_view vkrr_compare_flat_view(vkrr_dtype t, uint64_t bytes);
 vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *cand,
                          uint64_t resource_bytes, const vkrr_tolerance *tol,
                          vkrr_metrics *out, vkrr_error *err);
+
+/* Hashing the reference while comparing it (the capture log's hash= of a
+ * dump, FNV-1a 64, hash.h): h over the reference's bytes [0, pos) so far.
+ * Start with {VKRR_FNV1A64_INIT, 0}. */
+typedef struct vkrr_hash_cursor {
+    uint64_t h;
+    uint64_t pos;
+} vkrr_hash_cursor;
+
+/* vkrr_compare, folding the reference's bytes from hc->pos to the window's
+ * end into hc as it reads them (in slices that stay in cache between hash
+ * and compare: one pass over the reference).  The caller hashes what lies
+ * between hc->pos and the window's start first; bytes before hc->pos are
+ * not hashed again.  hc NULL: vkrr_compare. */
+vkrr_status vkrr_compare_hashed(const vkrr_view *view, const void *ref, const void *cand,
+                                uint64_t resource_bytes, const vkrr_tolerance *tol,
+                                vkrr_hash_cursor *hc, vkrr_metrics *out, vkrr_error *err);
 
 /* The decision: no unwritten, NaN/Inf mismatching or out-of-tolerance element. */
 bool vkrr_compare_pass(const vkrr_metrics *m);

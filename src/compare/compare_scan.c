@@ -252,7 +252,7 @@ static void scan_f16(const scanctx *k, vkrr_scan *p, uint32_t *hist, uint64_t lo
     const int64_t max_ulp = k->max_ulp;
     const bool use_abs = k->use_abs;
     uint64_t exact = 0, nnum = 0, w1 = 0, w4 = 0, oot = 0, abs_sum = 0, max_err = 0;
-    unsigned __int128 sq_sum = 0;
+    unsigned __int128 sq_sum = 0; /* abs_sum: below 2^62 for the 2^22 elements a call sees */
     uint32_t ulp_seen = 0;
     for (uint64_t i = lo; i < hi; i++) {
         uint32_t x = code16(k->a, i), y = code16(k->b, i);
@@ -299,8 +299,8 @@ static void scan_f16(const scanctx *k, vkrr_scan *p, uint32_t *hist, uint64_t lo
     q.oot += oot;
     if (ulp_seen > q.ulp_seen)
         q.ulp_seen = ulp_seen;
-    q.sum_abs += ldexp((double)abs_sum, -24);
-    q.sum_sq += ldexp((double)sq_sum, -48);
+    q.bin_abs += abs_sum;
+    q.bin_sq += sq_sum;
     *p = q;
 }
 
@@ -354,6 +354,7 @@ static void scan_word32(const scanctx *k, vkrr_scan *p0, uint64_t lo, uint64_t h
 
 typedef struct worker {
     const scanctx *k;
+    const vkrr_scan_hook *hook; /* in order, on one thread */
     uint32_t first, step;  /* chunks first, first + step, ... */
     uint32_t *hist;        /* the reference's codes, NULL for 4-byte types */
     uint64_t *total;       /* hist flushed here before it could overflow */
@@ -369,6 +370,8 @@ static void flush(worker *w, uint32_t codes)
     w->since_flush = 0;
 }
 
+#define HOOK_SLICE (64u * 1024u)
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -379,14 +382,21 @@ static void *work(void *arg)
         if (w->hist && w->since_flush + (hi - lo) > UINT32_MAX)
             flush(w, k->codes);
         w->since_flush += hi - lo;
-        if (k->size == 1)
-            scan_table8(k, p, w->hist, lo, hi);
-        else if (k->f16)
-            scan_f16(k, p, w->hist, lo, hi);
-        else if (k->size == 2)
-            scan_table16(k, p, w->hist, lo, hi);
-        else
-            scan_word32(k, p, lo, hi);
+        /* with a hook, slices of HOOK_SLICE bytes (the partial sums add up) */
+        uint64_t step = w->hook ? HOOK_SLICE / k->size : hi - lo;
+        for (uint64_t s = lo; s < hi; s += step) {
+            uint64_t e = hi - s < step ? hi : s + step;
+            if (w->hook)
+                w->hook->before(w->hook->ctx, s, e);
+            if (k->size == 1)
+                scan_table8(k, p, w->hist, s, e);
+            else if (k->f16)
+                scan_f16(k, p, w->hist, s, e);
+            else if (k->size == 2)
+                scan_table16(k, p, w->hist, s, e);
+            else
+                scan_word32(k, p, s, e);
+        }
     }
     if (w->hist)
         flush(w, k->codes);
@@ -425,6 +435,8 @@ static void merge(vkrr_scan *s, const vkrr_scan *p)
         s->ulp_seen = p->ulp_seen;
     s->w1 += p->w1;
     s->w4 += p->w4;
+    s->bin_abs += p->bin_abs;
+    s->bin_sq += p->bin_sq;
 }
 
 /* The reference's statistics of every matching and numeric element, from the
@@ -452,8 +464,11 @@ static unsigned thread_count(uint64_t nchunks)
 }
 
 vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
-                              const vkrr_tolerance *tol, vkrr_scan *out, vkrr_error *err)
+                              const vkrr_tolerance *tol, const vkrr_scan_hook *hook,
+                              vkrr_scan *out, vkrr_error *err)
 {
+    if (hook && !hook->before)
+        hook = NULL;
     scanctx k = {.dtype = t, .size = vkrr_dtype_size(t), .a = a, .b = b, .n = n,
                  .flt = vkrr_dtype_is_float(t),
                  .use_abs = tol->atol >= 0 || tol->rtol >= 0,
@@ -474,7 +489,7 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
     k.chunk = n / 1024 + 1;
     k.chunk = k.chunk < (1u << 20) ? (1u << 20) : k.chunk > (1u << 22) ? (1u << 22) : k.chunk;
     k.nchunks = n ? (n + k.chunk - 1) / k.chunk : 0;
-    unsigned nt = k.nchunks ? thread_count(k.nchunks) : 0;
+    unsigned nt = !k.nchunks ? 0 : hook ? 1 : thread_count(k.nchunks);
     worker w[VKRR_SCAN_MAX_THREADS] = {{0}};
     pthread_t th[VKRR_SCAN_MAX_THREADS];
     bool started[VKRR_SCAN_MAX_THREADS] = {false};
@@ -486,7 +501,7 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
     for (uint64_t c = 0; c < k.nchunks; c++)
         k.parts[c] = (vkrr_scan){.first_bad = UINT64_MAX, .max_idx = UINT64_MAX};
     for (unsigned i = 0; i < nt; i++) {
-        w[i] = (worker){.k = &k, .first = i, .step = nt};
+        w[i] = (worker){.k = &k, .hook = hook, .first = i, .step = nt};
         if (k.codes && (!(w[i].hist = calloc(k.codes, sizeof *w[i].hist)) ||
                         !(w[i].total = calloc(k.codes, sizeof *w[i].total)))) {
             st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for a histogram");
@@ -513,6 +528,8 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
                 w[0].total[c] += w[i].total[c];
         add_hist(&k, &s, w[0].total);
     }
+    s.sum_abs += ldexp((double)s.bin_abs, -24);
+    s.sum_sq += ldexp((double)s.bin_sq, -48);
     /* matching elements are numeric with no error, and within any ULP */
     s.nnum += s.exact;
     if (k.flt) {

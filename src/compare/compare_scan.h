@@ -16,9 +16,9 @@
  *     by up to VKRR_SCAN_MAX_THREADS threads, and merged in chunk order, so
  *     the result does not depend on how many cores ran it.
  * Floating-point sums are therefore taken chunk by chunk (and the reference's
- * sum of squares code by code), not element by element: the last bits of
- * mean, RMSE and NMSE may differ from a sequential sum; counts, maxima,
- * positions and ULPs are exact.
+ * sum of squares code by code; f16 errors within a binade as exact integers),
+ * not element by element: the last bits of mean, RMSE and NMSE may differ
+ * from a sequential sum; counts, maxima, positions and ULPs are exact.
  *
  * Memory: per thread, a histogram of the reference's codes (3 KiB, or 768 KiB
  * for 2-byte types: 32-bit counts flushed into 64-bit ones), freed before it
@@ -46,11 +46,24 @@ typedef struct vkrr_scan {
     bool have_ref;
     int64_t ulp_seen;
     uint64_t w1, w4;         /* elements within 1 and 4 ULP (float types) */
+    /* f16 errors within one binade, in units of 2^-24: exact integer sums, so
+     * they do not depend on how the window was cut or shared out */
+    unsigned __int128 bin_abs, bin_sq;
 } vkrr_scan;
 
-/* a and b: n elements of t each (unaligned is fine).  tol: resolved. */
+/* Told, in element order, before each slice [lo, hi) of the run is scanned
+ * (vkrr_compare_hashed hashes the reference there, while it is in cache). */
+typedef struct vkrr_scan_hook {
+    void (*before)(void *ctx, uint64_t lo, uint64_t hi);
+    void *ctx;
+} vkrr_scan_hook;
+
+/* a and b: n elements of t each (unaligned is fine).  tol: resolved.  hook
+ * NULL or its before NULL: none; with one, the run is scanned in order on this
+ * thread, in slices of 64 KiB. */
 vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
-                              const vkrr_tolerance *tol, vkrr_scan *out, vkrr_error *err);
+                              const vkrr_tolerance *tol, const vkrr_scan_hook *hook,
+                              vkrr_scan *out, vkrr_error *err);
 
 /* The value of every code of a 1- or 2-byte type (NULL for other sizes, or
  * when the table cannot be allocated). */

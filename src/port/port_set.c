@@ -117,6 +117,10 @@ vkrr_status vkrr_port_set_check(vkrr_port_set *s, const vkrr_capture *cap, vkrr_
     vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS];
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         uint32_t n;
+        /* a launch whose own files could not be read is reported ERROR by
+         * validate; its parameter block is no test of a descriptor */
+        if (cap->launches[i].damage >= VKRR_DAMAGE_INPUT)
+            continue;
         vkrr_status st = vkrr_port_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
         if (st != VKRR_OK)
             return st;

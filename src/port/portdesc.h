@@ -47,7 +47,7 @@
  *
  *     vkrr_port_set *ps;
  *     vkrr_port_set_create(&ps, ports_dir_or_NULL, &err);
- *     vkrr_port_set_check(ps, cap, &err);          // every launch, before any runs
+ *     vkrr_port_set_check(ps, cap, &err);          // every readable launch, before any runs
  *     vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS]; uint32_t n;
  *     vkrr_port_set_outputs(ps, launch, out, VKRR_PORT_MAX_OUTPUTS, &n, &err);
  *     vkrr_port_set_destroy(ps);

@@ -48,12 +48,40 @@ uint64_t vkrr_replay_image_bytes(const vkrr_replay_image *im)
     return (uint64_t)im->width * im->height * vkrr_cuformat_texel_bytes(im->format, im->channels);
 }
 
+void vkrr_replay_linear_shape(const vkrr_image *im, uint32_t *width, uint32_t *height)
+{
+    if (im->resource != VKRR_TEXRES_LINEAR || im->width <= VKRR_LINEAR_ROW) {
+        *width = im->width;
+        *height = im->height;
+        return;
+    }
+    *width = VKRR_LINEAR_ROW;
+    *height = (uint32_t)(((uint64_t)im->width + VKRR_LINEAR_ROW - 1) / VKRR_LINEAR_ROW);
+}
+
+void vkrr_replay_linear_pack(const vkrr_image *im, const uint8_t *src, uint8_t *dst)
+{
+    uint64_t texel = vkrr_cuformat_texel_bytes(im->format, im->channels);
+    uint32_t w, h;
+    vkrr_replay_linear_shape(im, &w, &h);
+    uint64_t row = (uint64_t)im->width * texel, total = (uint64_t)w * h * texel;
+    src += im->source_offset;
+    if (im->resource == VKRR_TEXRES_LINEAR) {
+        memcpy(dst, src, row);
+        memset(dst + row, 0, total - row);
+        return;
+    }
+    for (uint32_t y = 0; y < im->height; y++)
+        memcpy(dst + y * row, src + y * im->pitch, row);
+}
+
 struct vkrr_replay_storage {
     vkrr_replay_alloc *allocs;
     uint32_t nallocs;
     vkrr_replay_image *images;
     uint32_t nimages;
     vkrr_mapfile *maps; /* allocs' pre, then images' dumps */
+    uint8_t **packed;   /* per image: linear textures' packed texels */
 };
 
 void vkrr_replay_capture_free(vkrr_replay_storage *st)
@@ -67,6 +95,9 @@ void vkrr_replay_capture_free(vkrr_replay_storage *st)
         free(st->allocs[i].post);
     for (uint32_t i = 0; st->images && i < st->nimages; i++)
         free(st->images[i].post);
+    for (uint32_t i = 0; st->packed && i < st->nimages; i++)
+        free(st->packed[i]);
+    free(st->packed);
     free(st->maps);
     free(st->allocs);
     free(st->images);
@@ -105,7 +136,8 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
     st->allocs = calloc(l->nallocs ? l->nallocs : 1, sizeof *st->allocs);
     st->images = calloc(l->nimages ? l->nimages : 1, sizeof *st->images);
     st->maps = calloc(l->nallocs + l->nimages + 1, sizeof *st->maps);
-    if (!st->allocs || !st->images || !st->maps)
+    st->packed = calloc(l->nimages + 1, sizeof *st->packed);
+    if (!st->allocs || !st->images || !st->maps || !st->packed)
         goto nomem;
     for (uint32_t i = 0; i < l->nallocs; i++) {
         vkrr_replay_alloc *a = &st->allocs[i];
@@ -132,11 +164,24 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
         im->channels = src->channels;
         im->format = src->format;
         im->sampler = src->sampler;
+        im->resource = src->resource;
         if (src->kind == VKRR_IMAGE_TEXTURE) {
-            s = vkrr_capture_map_image(cap, l, i, &st->maps[l->nallocs + i], err);
+            vkrr_mapfile *m = &st->maps[l->nallocs + i];
+            s = vkrr_capture_map_image(cap, l, i, m, err);
             if (s != VKRR_OK)
                 goto fail;
-            im->pre = st->maps[l->nallocs + i].data;
+            im->pre = m->data;
+            if (src->resource == VKRR_TEXRES_LINEAR || src->resource == VKRR_TEXRES_PITCH2D) {
+                /* shapes checked at open: the texels lie inside the source */
+                vkrr_replay_linear_shape(src, &im->width, &im->height);
+                im->linear_count = src->resource == VKRR_TEXRES_LINEAR ? src->width : 0;
+                uint64_t n = vkrr_replay_image_bytes(im);
+                if (!(st->packed[i] = malloc(n ? n : 1)))
+                    goto nomem;
+                vkrr_replay_linear_pack(src, m->data, st->packed[i]);
+                vkrr_mapfile_close(m);
+                im->pre = st->packed[i];
+            }
         } else {
             /* A surface's contents before the launch are not recorded:
              * start from the sentinel so unwritten texels show. */

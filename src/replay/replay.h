@@ -58,6 +58,12 @@ typedef struct vkrr_replay_alloc {
     void *post_view;         /* set by a keeps_outputs backend (see above), else NULL */
 } vkrr_replay_alloc;
 
+/* A linear texture (tex1Dfetch) of n texels is replayed as a 2D texture of
+ * rows of VKRR_LINEAR_ROW texels (one row when n is smaller; the last row
+ * zero-padded), so every backend holds it as an image: texel i is at
+ * (i % width, i / width), and a fetch past n reads 0, as in CUDA. */
+#define VKRR_LINEAR_ROW 4096u
+
 typedef struct vkrr_replay_image {
     uint32_t offset;         /* handle word in args */
     vkrr_image_kind kind;
@@ -67,6 +73,9 @@ typedef struct vkrr_replay_image {
     const void *pre;         /* texture: contents; surface: initial contents or NULL (sentinel) */
     void *post;              /* surface: W*H*texel bytes written by the backend; NULL: not wanted */
     void *post_view;         /* surface: set by a keeps_outputs backend, else NULL */
+    int resource;            /* textures: VKRR_TEXRES_ARRAY, or LINEAR / PITCH2D: over linear
+                              * memory (pre packed: rows of width texels, no pitch) */
+    uint32_t linear_count;   /* LINEAR: its texels (width x height is the folded shape) */
 } vkrr_replay_image;
 
 typedef struct vkrr_replay {
@@ -105,6 +114,13 @@ vkrr_status vkrr_replay_relocate(const vkrr_replay *r, const uint64_t *alloc_add
 
 /* Bytes of one image's contents: width * height * texel bytes. */
 uint64_t vkrr_replay_image_bytes(const vkrr_replay_image *im);
+
+/* A captured texture over linear memory as a replay texture: the shape it
+ * is replayed with (LINEAR folded, see VKRR_LINEAR_ROW), and its texels
+ * packed from src, the bytes of its source (im->source_offset, im->pitch
+ * into them) into dst (width * height * texel bytes). */
+void vkrr_replay_linear_shape(const vkrr_image *im, uint32_t *width, uint32_t *height);
+void vkrr_replay_linear_pack(const vkrr_image *im, const uint8_t *src, uint8_t *dst);
 
 /* A replay of a captured launch: pre contents mapped from the capture, post
  * buffers allocated (allocations and surfaces).  Free with

@@ -1,4 +1,5 @@
-/* The validate report as one self-contained HTML page and as JUnit XML.
+/* The validate report as one self-contained HTML page and as JUnit XML, and
+ * the atomic writes of every report file (HTML, JUnit, JSON).
  * Nothing in the page is fetched: CSS and the SVG profile are inline, there
  * is no script, heatmaps are relative links into DIR/heatmaps. */
 #include <math.h>
@@ -114,8 +115,10 @@ static void metric_cells(FILE *f, const vkrr_launch_result *r, bool chained)
     char ps[32], ms[32];
     int64_t u = worst_strings(r, chained, ms, ps);
     vkrr_launch_status st = chained ? r->chained_status : r->status;
+    bool unread = st == VKRR_LAUNCH_SKIPPED || (st == VKRR_LAUNCH_ERROR && r->damaged);
     fprintf(f, "<td>%s</td><td>%lld</td><td>%s</td><td class='%s'>%s</td>", ms, (long long)u, ps,
-            st == VKRR_LAUNCH_PASS ? "pass" : "fail", vkrr_launch_status_name(st));
+            st == VKRR_LAUNCH_PASS ? "pass" : unread ? "unread" : "fail",
+            vkrr_launch_status_name(st));
 }
 
 static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res, uint32_t n)
@@ -128,21 +131,39 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
     fputs("</title>\n<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:"
           "collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
           "td.k{text-align:left}.pass{color:#060}.fail{color:#b00;font-weight:bold}"
-          "tr.div{background:#fee}img.t{width:160px;border:1px solid #aaa}</style>\n"
+          "tr.div{background:#fee}img.t{width:160px;border:1px solid #aaa}"
+          ".unread{color:#a60;font-weight:bold}</style>\n"
           "</head><body>\n<h1>vkrr validate</h1>\n<p id='summary'>capture <code>", f);
     esc(f, info->capture);
     fprintf(f, "</code>, port %s on ", info->port);
     esc(f, info->device ? info->device : "?");
-    fprintf(f, ", mode %s, %u launches: %u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR",
-            info->mode ? info->mode : "isolated", n, info->counts[VKRR_LAUNCH_PASS],
-            info->counts[VKRR_LAUNCH_FAIL], info->counts[VKRR_LAUNCH_NO_PORT],
-            info->counts[VKRR_LAUNCH_TIMEOUT], info->counts[VKRR_LAUNCH_ERROR]);
+    char counts[200];
+    vkrr_report_counts(counts, sizeof counts, info->counts);
+    fprintf(f, ", mode %s, %u launches: %s", info->mode ? info->mode : "isolated", n, counts);
+    if (info->mode && !strcmp(info->mode, "both")) {
+        vkrr_report_counts(counts, sizeof counts, info->chained_counts);
+        fprintf(f, "; chained: %s", counts);
+    }
+    if (info->unreadable)
+        fprintf(f, "; <span class='unread'>%u launches could not be validated</span>",
+                info->unreadable);
     if (info->perturb) {
         fputs("; perturbed: <code>", f);
         esc(f, info->perturb);
         fputs("</code>", f);
     }
-    fputs(".</p>\n<p id='bisect'>", f);
+    fputs(".</p>\n", f);
+    if (info->interrupted)
+        fprintf(f, "<p id='interrupted' class='unread'>interrupted: the results of the first %u "
+                   "of %u launches</p>\n", n, info->total);
+    for (uint32_t i = 0; i < info->ndamage; i++) {
+        char buf[1400];
+        vkrr_error_format(&info->damage[i], buf, sizeof buf);
+        fputs("<p class='damage unread'>damaged: ", f);
+        esc(f, buf);
+        fputs("</p>\n", f);
+    }
+    fputs("<p id='bisect'>", f);
     char *vb = NULL;
     size_t vl = 0;
     FILE *m = open_memstream(&vb, &vl);
@@ -157,7 +178,8 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
     fputs("<h2>Launches</h2>\n<table id='launches'>\n<thead><tr><th>seq</th><th>kernel</th>"
           "<th>frame</th><th>occ</th><th>max abs</th><th>max ULP</th><th>PSNR</th>"
           "<th>isolated</th><th>chained max abs</th><th>chained max ULP</th><th>chained PSNR"
-          "</th><th>chained</th><th>role</th><th>heatmaps</th></tr></thead>\n<tbody>\n", f);
+          "</th><th>chained</th><th>role</th><th>heatmaps</th><th>note</th></tr></thead>\n"
+          "<tbody>\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         fprintf(f, "<tr%s><td>%llu</td><td class='k'>", (int)i == b.first_fail ? " class='div'" : "",
@@ -178,6 +200,8 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
                 esc(f, base_name(h));
                 fputs("'></a>", f);
             }
+        fputs("</td><td class='k'>", f);
+        esc(f, r->note);
         fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table>\n</body></html>\n", f);
@@ -222,22 +246,40 @@ static void junit_failure(FILE *f, const vkrr_launch_result *r, bool chained)
     fputs("; ", f);
 }
 
+/* One launch for JUnit: a failure of the port, a launch that could not be
+ * validated (an error: the capture's, not the port's), or one with nothing
+ * to judge (no port, skipped). */
+typedef enum junit_kind { JUNIT_PASS, JUNIT_FAILURE, JUNIT_ERROR, JUNIT_SKIPPED } junit_kind;
+
+static junit_kind junit_kind_of(const vkrr_launch_result *r)
+{
+    bool ib = r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT &&
+              !(r->status == VKRR_LAUNCH_ERROR && r->damaged);
+    bool cb = r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
+              r->chained_status != VKRR_LAUNCH_NO_PORT && r->chained_status != VKRR_LAUNCH_SKIPPED &&
+              !(r->chained_status == VKRR_LAUNCH_ERROR && r->damaged);
+    if (ib || cb)
+        return JUNIT_FAILURE;
+    if (r->damaged || (r->has_chained && r->chained_status == VKRR_LAUNCH_SKIPPED))
+        return JUNIT_ERROR;
+    if ((!r->has_isolated || r->status == VKRR_LAUNCH_NO_PORT) &&
+        (!r->has_chained || r->chained_status == VKRR_LAUNCH_NO_PORT))
+        return JUNIT_SKIPPED;
+    return JUNIT_PASS;
+}
+
 static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res, uint32_t n)
 {
-    unsigned failures = 0, skipped = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const vkrr_launch_result *r = &res[i];
-        bool ib = r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT;
-        bool cb = r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
-                  r->chained_status != VKRR_LAUNCH_NO_PORT;
-        failures += ib || cb;
-        skipped += (!r->has_isolated || r->status == VKRR_LAUNCH_NO_PORT) &&
-                   (!r->has_chained || r->chained_status == VKRR_LAUNCH_NO_PORT);
-    }
+    unsigned count[4] = {0};
+    for (uint32_t i = 0; i < n; i++)
+        count[junit_kind_of(&res[i])]++;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"", f);
     esc(f, info->capture);
-    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n", n, failures,
-            skipped);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n", n,
+            count[JUNIT_FAILURE], count[JUNIT_ERROR], count[JUNIT_SKIPPED]);
+    if (info->interrupted)
+        fprintf(f, "  <properties><property name=\"interrupted\" value=\"the first %u of %u "
+                   "launches\"/></properties>\n", n, info->total);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         const vkrr_launch *l = r->launch;
@@ -245,18 +287,18 @@ static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_resul
         esc(f, l->kernel);
         fprintf(f, "\" name=\"seq %llu frame %u occ %u\" time=\"%.6f\"",
                 (unsigned long long)l->sequence, l->frame, l->occurrence, r->seconds);
-        bool ib = r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT;
-        bool cb = r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
-                  r->chained_status != VKRR_LAUNCH_NO_PORT;
-        bool noport = (!r->has_isolated || r->status == VKRR_LAUNCH_NO_PORT) &&
-                      (!r->has_chained || r->chained_status == VKRR_LAUNCH_NO_PORT);
-        if (!ib && !cb && !noport) {
+        junit_kind k = junit_kind_of(r);
+        if (k == JUNIT_PASS) {
             fputs("/>\n", f);
             continue;
         }
         fputs(">\n", f);
-        if (noport) {
+        if (k == JUNIT_SKIPPED) {
             fputs("    <skipped message=\"no port\"/>\n", f);
+        } else if (k == JUNIT_ERROR) {
+            fputs("    <error message=\"could not be validated: ", f);
+            esc(f, r->note);
+            fputs("\"/>\n", f);
         } else {
             char *mb = NULL;
             size_t ml = 0;
@@ -284,4 +326,10 @@ vkrr_status vkrr_report_junit_write(const char *path, const vkrr_report_info *in
                                     const vkrr_launch_result *res, uint32_t n, vkrr_error *err)
 {
     return write_mem(path, junit, info, res, n, err);
+}
+
+vkrr_status vkrr_report_json_write(const char *path, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n, vkrr_error *err)
+{
+    return write_mem(path, vkrr_report_json, info, res, n, err);
 }

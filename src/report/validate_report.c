@@ -21,6 +21,13 @@ void vkrr_report_fmt_num(char *buf, size_t cap, double v)
         snprintf(buf, cap, "%.3e", v);
 }
 
+void vkrr_report_counts(char *buf, size_t cap, const unsigned *c)
+{
+    snprintf(buf, cap, "%u PASS, %u FAIL, %u NO PORT, %u TIMEOUT, %u ERROR, %u SKIPPED",
+             c[VKRR_LAUNCH_PASS], c[VKRR_LAUNCH_FAIL], c[VKRR_LAUNCH_NO_PORT],
+             c[VKRR_LAUNCH_TIMEOUT], c[VKRR_LAUNCH_ERROR], c[VKRR_LAUNCH_SKIPPED]);
+}
+
 void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t *max_ulp,
                               double *psnr, double *max_abs)
 {
@@ -106,12 +113,17 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
-        if (x->has_chained && !x->chained_pass)
+        if (x->has_chained && !x->chained_pass && !x->changed)
             fprintf(f, "%8s  chained %s arg%u: %.4f%% exact, max ULP %lld, %llu out of "
                        "tolerance%s%s\n", "", x->is_buffer ? "buffer" : "surface", x->offset,
                     x->chained.exact_pct, (long long)x->chained.max_ulp,
                     (unsigned long long)x->chained.out_of_tol,
                     x->chained_heatmap[0] ? "; heatmap: " : "", x->chained_heatmap);
+        if (x->changed && r->has_isolated) {
+            fprintf(f, "%8s  %s arg%u: not judged: its dump changed since capture\n", "",
+                    x->is_buffer ? "buffer" : "surface", x->offset);
+            continue;
+        }
         if (x->pass || !r->has_isolated)
             continue;
         fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
@@ -223,11 +235,31 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     unsigned reused = 0;
     for (uint32_t i = 0; i < n; i++)
         reused += res[i].chained_reused;
-    fprintf(f, ",\n  \"summary\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, \"no_port\": %u, "
-               "\"timeout\": %u, \"error\": %u, \"dispatches\": %u, \"chained_reused\": %u},\n",
-            n, info->counts[VKRR_LAUNCH_PASS], info->counts[VKRR_LAUNCH_FAIL],
-            info->counts[VKRR_LAUNCH_NO_PORT], info->counts[VKRR_LAUNCH_TIMEOUT],
-            info->counts[VKRR_LAUNCH_ERROR], info->dispatches, reused);
+    for (int chained = 0; chained < 2; chained++) {
+        const unsigned *c = chained ? info->chained_counts : info->counts;
+        if (chained && !(info->mode && !strcmp(info->mode, "both")))
+            break;
+        fprintf(f, ",\n  \"%s\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, "
+                   "\"no_port\": %u, \"timeout\": %u, \"error\": %u, \"skipped\": %u",
+                chained ? "chained_summary" : "summary", n, c[VKRR_LAUNCH_PASS],
+                c[VKRR_LAUNCH_FAIL], c[VKRR_LAUNCH_NO_PORT], c[VKRR_LAUNCH_TIMEOUT],
+                c[VKRR_LAUNCH_ERROR], c[VKRR_LAUNCH_SKIPPED]);
+        if (!chained)
+            fprintf(f, ", \"unreadable\": %u, \"launches_total\": %u, \"interrupted\": %s",
+                    info->unreadable, info->total ? info->total : n,
+                    info->interrupted ? "true" : "false");
+        if (!chained)
+            fprintf(f, ", \"dispatches\": %u, \"chained_reused\": %u", info->dispatches, reused);
+        fputc('}', f);
+    }
+    fprintf(f, ",\n  \"damage\": [");
+    for (uint32_t i = 0; i < info->ndamage; i++) {
+        char buf[1400];
+        vkrr_error_format(&info->damage[i], buf, sizeof buf);
+        fputs(i ? ", " : "", f);
+        json_str(f, buf);
+    }
+    fprintf(f, "],\n");
     vkrr_bisect b;
     vkrr_bisect_analyze(res, n, &b);
     fprintf(f, "  \"mode\": ");
@@ -259,8 +291,11 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             json_str(f, vkrr_bisect_role(r));
             fprintf(f, ", \"chained\": \"%s\"",
                     r->chained_reused ? "same as isolated" : "dispatched");
+            if (r->skipped_for)
+                fprintf(f, ", \"skipped_for\": %llu", (unsigned long long)r->skipped_for->sequence);
         }
-        fprintf(f, ", \"perturbed\": %s", r->perturbed ? "true" : "false");
+        fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",
+                r->damaged ? "true" : "false");
         fprintf(f, ", \"note\": ");
         json_str(f, r->note);
         fprintf(f, ", \"seconds\": ");
@@ -279,6 +314,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
             fputs(", ", f);
             json_headline(f, x->pass, m);
+            if (x->changed)
+                fputs(", \"changed_since_capture\": true", f);
             fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, "
                        "\"left_at_pre_launch\": %llu, \"heatmap\": ",
                     (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff,

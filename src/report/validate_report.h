@@ -8,8 +8,12 @@
  * the captured ones and the isolated result bit-exact, so it was not run again;
  * else "dispatched") and, per resource, "chained": {"pass", "exact_pct",
  * "max_abs", "max_ulp", "psnr", "nmse", "heatmap", "metrics"}; a
- * chained-only run has "status": null.  "summary" counts the statuses, the
- * port's "dispatches" and the "chained_reused" launches.  The summary gains "bisect":
+ * chained-only run has "status": null.  A launch that could not be validated
+ * has "damaged": true and its reason in "note" (ERROR), or is "SKIPPED"
+ * chained ("skipped_for": the sequence of the launch it needed); the summary counts "error" and "skipped", "unreadable",
+ * "interrupted" and "launches_total", and "damage" lists the capture's
+ * problems no launch owns; mode "both" adds "chained_summary", and the summary counts the port's
+ * "dispatches" and the "chained_reused" launches.  The summary gains "bisect":
  * {"first_divergence": sequence or null, "class", "upstream": sequence or null}.  PSNR of identical data
  * is infinite; JSON has no infinity, so it is written as null. */
 #ifndef VKRR_VALIDATE_REPORT_H
@@ -24,10 +28,16 @@ typedef struct vkrr_report_info {
     const char *port;        /* backend name */
     const char *device;      /* device name or NULL */
     const char *reference;   /* "capture", "cpu", "cuda" */
-    unsigned counts[VKRR_LAUNCH_ERROR + 1];
+    unsigned counts[VKRR_LAUNCH_STATUS_COUNT];         /* isolated (chained-only: chained) */
+    unsigned chained_counts[VKRR_LAUNCH_STATUS_COUNT]; /* mode "both": the chained column */
     const char *mode;        /* "isolated", "chained", "both" */
     const char *perturb;     /* the --perturb text, or NULL */
     unsigned dispatches;     /* launches the port ran (both modes together) */
+    uint32_t total;          /* launches in the capture (n is fewer when interrupted) */
+    bool interrupted;        /* stopped early (Ctrl-C): the results are the first n */
+    unsigned unreadable;     /* launches that could not be validated (damaged, changed, skipped) */
+    const vkrr_error *damage;/* the capture's problems no launch owns */
+    uint32_t ndamage;
 } vkrr_report_info;
 
 /* Worst ULP/PSNR of a launch in one mode (for the table, HTML and JUnit). */
@@ -40,6 +50,12 @@ void vkrr_report_table_header(FILE *f, bool rerun, bool chained);
 void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained);
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n);
+
+/* "N PASS, N FAIL, N NO PORT, N TIMEOUT, N ERROR, N SKIPPED" of counts. */
+void vkrr_report_counts(char *buf, size_t cap, const unsigned *counts);
+/* The JSON document at path, written atomically (whole or absent). */
+vkrr_status vkrr_report_json_write(const char *path, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n, vkrr_error *err);
 
 /* DIR/index.html: one self-contained page (inline CSS and SVG, no script,
  * nothing fetched): summary, bisect verdict, the error profile over launch

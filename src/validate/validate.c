@@ -1,5 +1,6 @@
 #include "validate.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@ const char *vkrr_launch_status_name(vkrr_launch_status s)
     case VKRR_LAUNCH_NO_PORT: return "NO PORT";
     case VKRR_LAUNCH_TIMEOUT: return "TIMEOUT";
     case VKRR_LAUNCH_ERROR: return "ERROR";
+    case VKRR_LAUNCH_SKIPPED: return "SKIPPED";
+    case VKRR_LAUNCH_STATUS_COUNT: break;
     }
     return "?";
 }
@@ -29,6 +32,38 @@ void vkrr_launch_result_free(vkrr_launch_result *r)
     r->nres = 0;
 }
 
+void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
+{
+    size_t n = strlen(r->note);
+    if (n && n + 2 < sizeof r->note) {
+        memcpy(r->note + n, "; ", 3);
+        n += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (n + 1 < sizeof r->note)
+        vsnprintf(r->note + n, sizeof r->note - n, fmt, ap);
+    va_end(ap);
+}
+
+void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_t more)
+{
+    char buf[1400];
+    vkrr_error_format(e, buf, sizeof buf);
+    r->status = VKRR_LAUNCH_ERROR;
+    r->damaged = true;
+    if (more)
+        vkrr_launch_note(r, "%s (and %u more)", buf, more);
+    else
+        vkrr_launch_note(r, "%s", buf);
+}
+
+bool vkrr_validate_unreadable(vkrr_status s)
+{
+    return vkrr_status_exit_code(s) == 2 && s != VKRR_ERR_NOMEM && s != VKRR_ERR_INTERNAL &&
+           s != VKRR_ERR_USAGE;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -36,28 +71,20 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Bytes of [0, size) not covered by any window that differ between a and b. */
-static uint64_t outside_diff(const uint8_t *a, const uint8_t *b, uint64_t size,
-                             const vkrr_view *w, uint32_t nw)
+/* Bytes of [from, to) that differ between a and b; a's bytes go into hc
+ * (NULL: no hash), slice by slice, each hashed just before it is counted. */
+static uint64_t gap_diff(const uint8_t *a, const uint8_t *b, uint64_t from, uint64_t to,
+                         vkrr_hash_cursor *hc)
 {
-    uint64_t diff = 0, pos = 0;
-    while (pos < size) {
-        /* the next window start at or after pos, or the end */
-        uint64_t next = size, skip_to = pos;
-        for (uint32_t i = 0; i < nw; i++) {
-            uint64_t s = w[i].offset, e = s + vkrr_view_bytes(&w[i]);
-            if (s <= pos && pos < e && e > skip_to)
-                skip_to = e;
-            else if (s > pos && s < next)
-                next = s;
+    uint64_t diff = 0;
+    for (uint64_t s = from; s < to; s += 65536) {
+        uint64_t e = to - s < 65536 ? to : s + 65536;
+        if (hc) {
+            hc->h = vkrr_fnv1a64_update(hc->h, a + s, (size_t)(e - s));
+            hc->pos = e;
         }
-        if (skip_to > pos) {
-            pos = skip_to;
-            continue;
-        }
-        for (uint64_t i = pos; i < next; i++)
+        for (uint64_t i = s; i < e; i++)
             diff += a[i] != b[i];
-        pos = next;
     }
     return diff;
 }
@@ -67,14 +94,14 @@ static uint64_t outside_diff(const uint8_t *a, const uint8_t *b, uint64_t size,
 static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_launch *l,
                                     vkrr_resource_result *rr, const vkrr_port_output *desc,
                                     const void *capture, const void *port, const void *rerun,
-                                    uint64_t bytes, vkrr_error *err)
+                                    uint64_t bytes, vkrr_hash_cursor *hc, vkrr_error *err)
 {
     /* the type's default, the descriptor's keys, then --tolerance and flags */
     vkrr_tolerance tol = vkrr_tolerance_default(rr->view.dtype);
     if (desc)
         vkrr_compare_tol_apply(&tol, &desc->tol);
     tol = vkrr_compare_tol_resolve_from(o->rules, tol, l->kernel, l->occurrence, rr->offset);
-    vkrr_status s = vkrr_compare(&rr->view, capture, port, bytes, &tol, &rr->port, err);
+    vkrr_status s = vkrr_compare_hashed(&rr->view, capture, port, bytes, &tol, hc, &rr->port, err);
     if (s != VKRR_OK)
         return s;
     rr->pass = rr->port.pass && rr->outside_diff == 0;
@@ -130,9 +157,12 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     free(buf);
 }
 
-/* Worst: failing before passing, then more ULPs, then larger abs error. */
+/* Worst: judged before changed, failing before passing, then more ULPs, then
+ * larger abs error. */
 static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b)
 {
+    if (a->changed != b->changed)
+        return !a->changed;
     if (a->pass != b->pass)
         return !a->pass;
     if (a->port.max_ulp != b->port.max_ulp)
@@ -153,8 +183,8 @@ static vkrr_status outputs_of(const vkrr_validate_opts *o, const vkrr_launch *l,
 }
 
 /* The windows compared in allocation a: the described outputs into it, or
- * none: the whole allocation as opts.buffer_dtype (woff = the dump's argument
- * offset, desc NULL).  Returns the count (>= 1). */
+ * none: the whole allocation as opts.buffer_dtype (desc NULL).  Returns the
+ * count (>= 1). */
 static uint32_t windows_of(const vkrr_validate_opts *o, const launch_outputs *lo,
                            const vkrr_launch *l, uint32_t a, vkrr_view *win,
                            const vkrr_port_output **desc, bool *described)
@@ -225,6 +255,18 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const launch_outputs *l
     return true;
 }
 
+/* The dump disagrees with its hash=: the resources read from it are not
+ * judged, and the note says so. */
+static void mark_changed(vkrr_launch_result *out, uint32_t from, uint32_t to, const char *path,
+                         uint64_t got, uint64_t want, long line)
+{
+    for (uint32_t k = from; k < to; k++)
+        out->res[k].changed = true;
+    vkrr_launch_note(out, "%s changed since capture: its FNV-1a hash is 0x%016llx, the log "
+                     "(run/run.log:%ld) says hash=0x%016llx", path, (unsigned long long)got, line,
+                     (unsigned long long)want);
+}
+
 /* Elements of window v the candidate left at the pre-launch bytes where the
  * capture changed them: what "unwritten" is for a buffer, which starts from
  * its pre-launch contents, not from a sentinel. */
@@ -245,57 +287,82 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
                                    bool from_pre, vkrr_launch_result *out, vkrr_error *err)
 {
     for (uint32_t a = 0; a < l->nallocs; a++) {
-        if (!l->allocs[a].post_path)
+        const vkrr_alloc *al = &l->allocs[a];
+        if (!al->post_path)
             continue;
         vkrr_mapfile post = {0}, pre = {0};
         vkrr_status s = vkrr_capture_map_alloc_post(cap, l, a, &post, err);
         if (s != VKRR_OK)
             return s;
-        uint64_t size = l->allocs[a].size;
+        uint64_t size = al->size;
         vkrr_view win[VKRR_PORT_MAX_OUTPUTS];
         const vkrr_port_output *desc[VKRR_PORT_MAX_OUTPUTS];
+        uint32_t order[VKRR_PORT_MAX_OUTPUTS];
         uint32_t nw = windows_of(o, lo, l, a, win, desc, NULL);
+        for (uint32_t w = 0; w < nw; w++) { /* by start: the dump is read in file order */
+            uint32_t k = w;
+            for (; k > 0 && win[order[k - 1]].offset > win[w].offset; k--)
+                order[k] = order[k - 1];
+            order[k] = w;
+        }
         const uint8_t *cp = post.data, *pp = vkrr_replay_alloc_out(&port->allocs[a]);
         const uint8_t *rp = rerun ? vkrr_replay_alloc_out(&rerun->allocs[a]) : NULL;
-        uint64_t outside = outside_diff(cp, pp, size, win, nw);
-        for (uint32_t w = 0; w < nw; w++) {
-            vkrr_resource_result *rr = &out->res[out->nres++];
+        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+        vkrr_hash_cursor *hcp = o->hash_check && al->has_post_hash ? &hc : NULL;
+        uint32_t base = out->nres;
+        uint64_t pos = 0, outside = 0;
+        for (uint32_t k = 0; k < nw && s == VKRR_OK; k++) {
+            uint32_t w = order[k];
+            vkrr_resource_result *rr = &out->res[base + w];
             memset(rr, 0, sizeof *rr);
             rr->is_buffer = true;
-            rr->offset = desc[w] ? desc[w]->arg : l->allocs[a].post_offset;
-            rr->base = l->allocs[a].base;
+            rr->offset = desc[w] ? desc[w]->arg : al->post_offset;
+            rr->base = al->base;
             rr->view = win[w];
-            rr->outside_diff = w == 0 ? outside : 0;
-            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, err);
-            /* only for a failing described window of an isolated run: it
-             * costs a read of the pre-launch bytes */
-            bool count = s == VKRR_OK && !rr->pass && desc[w] && from_pre;
-            if (count && !pre.data)
-                s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
-            if (count && s == VKRR_OK)
-                rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
-            if (s != VKRR_OK) {
-                vkrr_mapfile_close(&post);
-                vkrr_mapfile_close(&pre);
-                return s;
+            if (win[w].offset > pos)
+                outside += gap_diff(cp, pp, pos, win[w].offset, hcp);
+            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, hcp, err);
+            uint64_t end = win[w].offset + vkrr_view_bytes(&win[w]);
+            pos = end > pos ? end : pos;
+        }
+        if (s == VKRR_OK) {
+            outside += gap_diff(cp, pp, pos, size, hcp);
+            out->nres += nw;
+            out->res[base].outside_diff = outside;
+            for (uint32_t w = 0; w < nw && s == VKRR_OK; w++) {
+                vkrr_resource_result *rr = &out->res[base + w];
+                rr->pass = rr->port.pass && rr->outside_diff == 0;
+                /* only for a failing described window of an isolated run: it
+                 * costs a read of the pre-launch bytes */
+                bool count = !rr->pass && desc[w] && from_pre;
+                if (count && !pre.data)
+                    s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
+                if (count && s == VKRR_OK)
+                    rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
             }
-            heatmap_for(o, l, rr, cp, pp, size, chained);
+            if (hcp && hc.h != al->post_hash)
+                mark_changed(out, base, base + nw, al->post_path, hc.h, al->post_hash,
+                             al->post_hash_line);
+            for (uint32_t w = 0; w < nw; w++)
+                if (!out->res[base + w].changed)
+                    heatmap_for(o, l, &out->res[base + w], cp, pp, size, chained);
         }
         vkrr_mapfile_close(&post);
         vkrr_mapfile_close(&pre);
+        if (s != VKRR_OK)
+            return s;
     }
     return VKRR_OK;
 }
 
 static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_outputs *lo,
                                     const vkrr_capture *cap, const vkrr_launch *l,
-                                    const vkrr_replay *port,
-                                    const vkrr_replay *rerun, bool chained,
-                                    vkrr_launch_result *out, vkrr_error *err)
+                                    const vkrr_replay *port, const vkrr_replay *rerun,
+                                    bool chained, vkrr_launch_result *out, vkrr_error *err)
 {
     for (uint32_t i = 0; i < l->nimages; i++) {
         const vkrr_image *im = &l->images[i];
-        if (im->kind != VKRR_IMAGE_SURFACE)
+        if (im->kind != VKRR_IMAGE_SURFACE || im->dump_damaged)
             continue;
         vkrr_mapfile dump = {0};
         vkrr_status s = vkrr_capture_map_image(cap, l, i, &dump, err);
@@ -309,9 +376,15 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         rr->view = desc ? desc->view : surface_view(im);
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
         const void *pp = vkrr_replay_image_out(&port->images[i]);
+        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+        vkrr_hash_cursor *hcp = o->hash_check && im->has_dump_hash ? &hc : NULL;
         s = compare_resource(o, l, rr, desc, dump.data, pp,
-                             rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, bytes, err);
-        if (s == VKRR_OK)
+                             rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, bytes, hcp,
+                             err);
+        if (s == VKRR_OK && hcp && hc.h != im->dump_hash)
+            mark_changed(out, out->nres - 1, out->nres, im->dump_path, hc.h, im->dump_hash,
+                         im->dump_hash_line);
+        if (s == VKRR_OK && !rr->changed)
             heatmap_for(o, l, rr, dump.data, pp, bytes, chained);
         vkrr_mapfile_close(&dump);
         if (s != VKRR_OK)
@@ -320,8 +393,44 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
     return VKRR_OK;
 }
 
+bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                  const vkrr_launch *l, const bool *from_capture,
+                                  vkrr_launch_result *out)
+{
+    bool changed = false;
+    for (uint32_t i = 0; o->hash_check && i < l->nimages; i++) {
+        const vkrr_image *im = &l->images[i];
+        if (im->kind != VKRR_IMAGE_TEXTURE || !im->has_dump_hash ||
+            (from_capture && !from_capture[i]))
+            continue;
+        vkrr_mapfile m = {0};
+        vkrr_error e = {0};
+        if (vkrr_capture_map_image(cap, l, i, &m, &e) != VKRR_OK) {
+            vkrr_launch_set_damaged(out, &e, 0);
+            changed = true;
+            continue;
+        }
+        uint64_t h = vkrr_fnv1a64(m.data, m.size);
+        vkrr_mapfile_close(&m);
+        if (h == im->dump_hash)
+            continue;
+        vkrr_launch_note(out, "the texture at arg %u, %s, changed since capture: its FNV-1a hash "
+                         "is 0x%016llx, the log (run/run.log:%ld) says hash=0x%016llx",
+                         im->offset, im->dump_path, (unsigned long long)h, im->dump_hash_line,
+                         (unsigned long long)im->dump_hash);
+        changed = true;
+    }
+    if (changed) {
+        out->status = VKRR_LAUNCH_ERROR;
+        out->damaged = true;
+    }
+    return changed;
+}
+
 /* Runs one backend on a prepared replay.  A backend failure is a result
- * (TIMEOUT/ERROR), reported through status; only input errors return. */
+ * (TIMEOUT/ERROR), reported through status; only input errors return (bad
+ * input the backend names: a port that does not compile, a format it cannot
+ * take; the capture's own files were read before). */
 static vkrr_status run_backend(const vkrr_backend *be, vkrr_replay *r,
                                vkrr_launch_status *status, char *note, size_t note_cap,
                                vkrr_error *err)
@@ -348,12 +457,23 @@ static vkrr_status run_backend(const vkrr_backend *be, vkrr_replay *r,
 
 static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const vkrr_launch *l,
                           vkrr_replay *r, vkrr_replay_storage **st, vkrr_launch_status *status,
-                          char *note, size_t note_cap, vkrr_error *err)
+                          bool *damaged, char *note, size_t note_cap, vkrr_error *err)
 {
     /* a backend that keeps its outputs is read in place: no copy of ours */
-    vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, r, st, err);
-    if (s != VKRR_OK)
+    vkrr_error e = {0};
+    vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, r, st, &e);
+    if (s != VKRR_OK && vkrr_validate_unreadable(s)) { /* a file that fails when it is mapped */
+        char buf[900];
+        vkrr_error_format(&e, buf, sizeof buf);
+        snprintf(note, note_cap, "%s", buf);
+        *status = VKRR_LAUNCH_ERROR;
+        *damaged = true;
+        return VKRR_OK;
+    }
+    if (s != VKRR_OK) {
+        *err = e;
         return s;
+    }
     return run_backend(be, r, status, note, note_cap, err);
 }
 
@@ -366,21 +486,40 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
     out->res = calloc(cap_res, sizeof *out->res);
     if (!out->res)
         return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
-    vkrr_status s = compare_buffers(o, lo, cap, l, cand, rerun, chained, from_pre, out, err);
+    vkrr_error e = {0};
+    vkrr_status s = compare_buffers(o, lo, cap, l, cand, rerun, chained, from_pre, out, &e);
     if (s == VKRR_OK)
-        s = compare_surfaces(o, lo, cap, l, cand, rerun, chained, out, err);
-    if (s != VKRR_OK)
+        s = compare_surfaces(o, lo, cap, l, cand, rerun, chained, out, &e);
+    if (s != VKRR_OK && vkrr_validate_unreadable(s)) {
+        vkrr_launch_set_damaged(out, &e, 0); /* a dump that fails when it is read */
+        return VKRR_OK;
+    }
+    if (s != VKRR_OK) {
+        *err = e;
         return s;
+    }
+    bool changed = false;
     out->status = VKRR_LAUNCH_PASS;
     out->rerun_matches_capture = rerun != NULL;
     for (uint32_t i = 0; i < out->nres; i++) {
         const vkrr_resource_result *x = &out->res[i];
-        if (!x->pass)
+        changed = changed || x->changed;
+        if (!x->pass && !x->changed)
             out->status = VKRR_LAUNCH_FAIL;
-        if (rerun && !x->rerun_vs_capture.pass)
+        if (rerun && !x->rerun_vs_capture.pass && !x->changed)
             out->rerun_matches_capture = false;
         if (out->worst < 0 || worse(x, &out->res[out->worst]))
             out->worst = (int)i;
+    }
+    /* what could not be judged: changed dumps, dumps damaged at open */
+    if ((changed || l->damage == VKRR_DAMAGE_DUMP) && out->status != VKRR_LAUNCH_FAIL) {
+        out->status = VKRR_LAUNCH_ERROR;
+        out->damaged = true;
+    }
+    if (l->damage == VKRR_DAMAGE_DUMP && l->damage_error) {
+        char buf[1400];
+        vkrr_error_format(l->damage_error, buf, sizeof buf);
+        vkrr_launch_note(out, "not compared: %s", buf);
     }
     return VKRR_OK;
 }
@@ -408,11 +547,22 @@ vkrr_status vkrr_validate_compare(const vkrr_validate_opts *o, const vkrr_captur
     return s != VKRR_OK ? s : compare_all(o, &lo, cap, l, cand, NULL, false, false, out, err);
 }
 
+/* A launch that cannot run: its own files could not be read. */
+static bool damaged_at_open(const vkrr_launch *l, vkrr_launch_result *out)
+{
+    if (l->damage < VKRR_DAMAGE_INPUT || !l->damage_error)
+        return false;
+    vkrr_launch_set_damaged(out, l->damage_error, l->ndamage - 1);
+    return true;
+}
+
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_replay *r, bool chained,
                                  vkrr_launch_result *out, vkrr_error *err)
 {
     result_init(out, l);
+    if (damaged_at_open(l, out))
+        return VKRR_OK;
     if (!o->port->has_kernel(o->port->self, l->kernel)) {
         out->status = VKRR_LAUNCH_NO_PORT;
         snprintf(out->note, sizeof out->note, "no %s port of %s", o->port->name, l->kernel);
@@ -427,6 +577,7 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
+    out->ran = true;
     out->perturbed = perturb_outputs(o, &lo, l, r);
     return compare_all(o, &lo, cap, l, r, NULL, chained, false, out, err);
 }
@@ -436,6 +587,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
                                  vkrr_error *err)
 {
     result_init(out, l);
+    if (damaged_at_open(l, out))
+        return VKRR_OK;
     if (!o->port->has_kernel(o->port->self, l->kernel)) {
         out->status = VKRR_LAUNCH_NO_PORT;
         snprintf(out->note, sizeof out->note, "no %s port of %s", o->port->name, l->kernel);
@@ -449,19 +602,22 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK)
         return s;
     double t0 = now_s();
-    s = run_on(o->port, cap, l, &pr, &pst, &out->status, out->note, sizeof out->note, err);
+    s = run_on(o->port, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
+               sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
+    out->ran = true;
     out->perturbed = perturb_outputs(o, &lo, l, &pr);
     bool rerun = o->rerun && o->rerun->has_kernel(o->rerun->self, l->kernel);
     if (rerun) {
         char note[512] = "";
-        s = run_on(o->rerun, cap, l, &rr, &rst, &rs, note, sizeof note, err);
+        bool rdamaged = false;
+        s = run_on(o->rerun, cap, l, &rr, &rst, &rs, &rdamaged, note, sizeof note, err);
         if (s != VKRR_OK)
             goto done;
         if (rs != VKRR_LAUNCH_PASS) {
-            snprintf(out->note, sizeof out->note, "rerun failed: %s", note);
+            vkrr_launch_note(out, "rerun failed: %s", note);
             rerun = false;
         }
     }
@@ -469,10 +625,11 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     s = compare_all(o, &lo, cap, l, &pr, rerun ? &rr : NULL, false, true, out, err);
     if (s != VKRR_OK)
         goto done;
+    if (out->status == VKRR_LAUNCH_FAIL)
+        vkrr_validate_inputs_changed(o, cap, l, NULL, out);
     if (rerun && !out->rerun_matches_capture)
-        snprintf(out->note, sizeof out->note,
-                 "the original kernel rerun on %s disagrees with the capture: the capture "
-                 "or the replay of this launch is wrong", o->rerun->name);
+        vkrr_launch_note(out, "the original kernel rerun on %s disagrees with the capture: the "
+                         "capture or the replay of this launch is wrong", o->rerun->name);
 done:
     vkrr_replay_capture_free(pst);
     vkrr_replay_capture_free(rst);

@@ -23,8 +23,22 @@
  * windows and surfaces) are moved by the perturbation before comparing, in
  * both modes, so the launch shows as the culprit it was made into.
  *
- * Errors (returned) are bad input only (a dump missing or of the wrong size,
- * a port descriptor that does not parse or does not fit the launch):
+ * Damage is a result too, kept with its launch: a launch whose capture files
+ * could not be read (l->damage, or a file that fails when it is mapped) is
+ * ERROR with `damaged` set and the file and reason in its note, not run; a
+ * launch whose only damage is in its post-launch dumps runs and is compared
+ * where it can be, and is ERROR unless what could be compared FAILs.
+ *
+ * Hashes: with opts.hash_check, every compared dump whose log line carries
+ * hash= is hashed as it is compared (vkrr_compare_hashed: one pass over the
+ * file); a dump that disagrees is marked `changed`, left out of the verdict,
+ * and the launch is ERROR "changed since capture" (damaged) unless something
+ * else FAILs.  Textures (inputs) are hashed only when the launch would FAIL:
+ * a changed texture turns that FAIL into ERROR; a PASS needs no proof that
+ * its inputs are CUDA's.
+ *
+ * Errors (returned) are only what stops everything (out of memory, misuse, a
+ * port descriptor that does not parse or does not fit the launch);
  * a port that fails, times out or has no shader is a result, not an error.
  */
 #ifndef VKRR_VALIDATE_H
@@ -45,7 +59,9 @@ typedef enum vkrr_launch_status {
     VKRR_LAUNCH_FAIL,
     VKRR_LAUNCH_NO_PORT,
     VKRR_LAUNCH_TIMEOUT,
-    VKRR_LAUNCH_ERROR, /* the backend failed on this launch (device error) */
+    VKRR_LAUNCH_ERROR, /* the backend failed (device error), or `damaged`: see above */
+    VKRR_LAUNCH_SKIPPED, /* chained: it needs what a launch that could not run would have made */
+    VKRR_LAUNCH_STATUS_COUNT
 } vkrr_launch_status;
 
 const char *vkrr_launch_status_name(vkrr_launch_status s); /* "PASS", "NO PORT", ... */
@@ -66,6 +82,7 @@ typedef struct vkrr_resource_result {
     vkrr_metrics port_vs_rerun; /* port vs the original kernel rerun */
     vkrr_metrics rerun_vs_capture;
     bool pass;                  /* port vs capture within tolerance, nothing outside */
+    bool changed;               /* its dump disagrees with the log's hash=: not judged */
     char heatmap[1024];         /* path of its heatmap PNG, "" when none */
     /* chained mode (validate_chain.h): the same resource when the launch read
      * what the port's own earlier launches wrote */
@@ -79,7 +96,9 @@ typedef struct vkrr_resource_result {
 typedef struct vkrr_launch_result {
     const vkrr_launch *launch;
     vkrr_launch_status status;
-    char note[512];             /* why a launch is TIMEOUT/ERROR/NO PORT, rerun troubles */
+    bool damaged;               /* ERROR (or, chained, SKIPPED) because the capture could not
+                                 * be read or changed since capture: exit 2, not a failure */
+    char note[1024];            /* why a launch is TIMEOUT/ERROR/NO PORT/SKIPPED, rerun troubles */
     vkrr_resource_result *res;
     uint32_t nres;
     int worst;                  /* index into res of the worst resource, -1 when none */
@@ -93,6 +112,8 @@ typedef struct vkrr_launch_result {
     bool chained_exact;         /* every chained resource bit-identical to the capture */
     bool chained_reused;        /* chained = isolated: the same inputs, not dispatched again */
     bool perturbed;             /* --perturb hit this launch */
+    bool ran;                   /* the port ran it: its outputs exist (chained mode keeps them) */
+    const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {
@@ -104,12 +125,30 @@ typedef struct vkrr_validate_opts {
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */
     const vkrr_perturb *perturb;   /* NULL: none; applied to the port's output */
+    bool hash_check;               /* check dumps against the log's hash= (see above) */
 } vkrr_validate_opts;
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_launch_result *out,
                                  vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
+
+/* "; "-separated: adds one sentence to r->note (cut when it is full). */
+void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* r becomes ERROR, damaged, its note naming e (and how many more problems). */
+void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_t more);
+/* True for a status that says the launch's input could not be read (exit 2),
+ * as opposed to what stops everything (out of memory, internal errors). */
+bool vkrr_validate_unreadable(vkrr_status s);
+
+/* After a FAIL with opts.hash_check: true when a texture l read from the
+ * capture (from_capture[i], or every texture when NULL) disagrees with its
+ * hash=; then out is ERROR "changed since capture".  The check reads those
+ * dumps (a second read, paid only by failing launches). */
+bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                  const vkrr_launch *l, const bool *from_capture,
+                                  vkrr_launch_result *out);
 
 /* Runs the port on a replay the caller built (chained mode substitutes the
  * pre contents), perturbs its output when asked, and compares it with the

@@ -1,5 +1,5 @@
 /* Chained validation: the port fed by its own earlier outputs (see
- * validate_chain.h), and the bisect verdict over the results. */
+ * validate_chain.h); the bisect verdict over the results is bisect.c. */
 #include "validate_chain.h"
 
 #include <stdlib.h>
@@ -16,6 +16,8 @@ typedef struct alloc_entry {
     uint8_t *bytes;          /* the port's bytes; NULL: not held */
     uint32_t dump_launch;    /* NONE, or: the state is this launch's dump of base */
     uint32_t last_use;       /* last launch that uses this base */
+    uint32_t broken;         /* NONE, or the launch that could not be read and
+                              * would have written this base last */
 } alloc_entry;
 
 typedef struct surf_entry {
@@ -24,6 +26,7 @@ typedef struct surf_entry {
     uint64_t size;
     uint8_t *bytes;
     bool dump;               /* the state is the producer's dump */
+    uint32_t broken;         /* as alloc_entry.broken */
 } surf_entry;
 
 struct vkrr_chain {
@@ -33,15 +36,15 @@ struct vkrr_chain {
     surf_entry *surfs;       /* one per surface that some later texture reads */
     uint32_t nsurfs;
     uint32_t **producer;     /* [launch][image]: index into surfs, NONE */
+    uint32_t broken_all;     /* NONE, or a launch whose manifest could not be read:
+                              * what it wrote is unknown, so every later launch needs it */
     uint64_t held, peak;
 };
 
-static uint64_t fnv(const uint8_t *p, uint64_t n)
+static bool linear_texture(const vkrr_image *im)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    return im->kind == VKRR_IMAGE_TEXTURE &&
+           (im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D);
 }
 
 static alloc_entry *find_alloc(vkrr_chain *c, uint64_t base)
@@ -61,7 +64,6 @@ static void drop(vkrr_chain *c, uint8_t **bytes, uint64_t size)
     }
 }
 
-/* (The callers clear an entry's dump state when it holds bytes.) */
 static void hold(vkrr_chain *c, uint8_t **slot, uint8_t *bytes, uint64_t size)
 {
     drop(c, slot, size);
@@ -114,12 +116,13 @@ static vkrr_status match_by_bytes(const vkrr_capture *cap, uint32_t before, cons
     vkrr_status s = vkrr_capture_map_image(cap, tl, ti, &tm, err);
     if (s != VKRR_OK)
         return s;
-    uint64_t th = fnv(tm.data, tm.size);
+    uint64_t th = vkrr_fnv1a64(tm.data, tm.size);
     for (uint32_t j = before; j-- > 0 && *pl == NONE;) {
         const vkrr_launch *l = &cap->launches[j];
         for (uint32_t k = 0; k < l->nimages && *pl == NONE; k++) {
             const vkrr_image *im = &l->images[k];
-            if (im->kind != VKRR_IMAGE_SURFACE || im->width != tex->width ||
+            if (im->kind != VKRR_IMAGE_SURFACE || !im->dump_path || im->dump_damaged ||
+                im->width != tex->width ||
                 im->height != tex->height || im->format != tex->format ||
                 im->channels != tex->channels)
                 continue;
@@ -128,7 +131,7 @@ static vkrr_status match_by_bytes(const vkrr_capture *cap, uint32_t before, cons
             if (s != VKRR_OK)
                 break;
             if (hashes[j][k] == 0)
-                hashes[j][k] = fnv(sm.data, sm.size) | 1; /* 0 means "not hashed yet" */
+                hashes[j][k] = vkrr_fnv1a64(sm.data, sm.size) | 1; /* 0: "not hashed yet" */
             if ((hashes[j][k] | 1) == (th | 1) && sm.size == tm.size &&
                 !memcmp(sm.data, tm.data, tm.size))
                 *pl = j, *pi = k;
@@ -157,8 +160,12 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
         c->producer[i] = malloc((l->nimages + 1) * sizeof **c->producer);
         if (!hashes[i] || !c->producer[i])
             goto nomem;
-        for (uint32_t a = 0; a < l->nallocs; a++) {
-            alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        /* the bases it uses: its allocations, and what its linear textures read */
+        for (uint32_t a = 0; a < l->nallocs + l->nimages; a++) {
+            uint64_t base = a < l->nallocs ? l->allocs[a].base : l->images[a - l->nallocs].source_base;
+            if (a >= l->nallocs && !linear_texture(&l->images[a - l->nallocs]))
+                continue;
+            alloc_entry *e = find_alloc(c, base);
             if (!e) {
                 if (c->nallocs == alloc_cap) {
                     alloc_entry *n = realloc(c->allocs, 2 * alloc_cap * sizeof *n);
@@ -168,14 +175,15 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
                     alloc_cap *= 2;
                 }
                 e = &c->allocs[c->nallocs++];
-                *e = (alloc_entry){.base = l->allocs[a].base, .dump_launch = NONE};
+                *e = (alloc_entry){.base = base, .dump_launch = NONE, .broken = NONE};
             }
             e->last_use = i;
         }
         for (uint32_t t = 0; t < l->nimages; t++) {
             const vkrr_image *tex = &l->images[t];
             c->producer[i][t] = NONE;
-            if (tex->kind != VKRR_IMAGE_TEXTURE)
+            if (tex->kind != VKRR_IMAGE_TEXTURE || linear_texture(tex) ||
+                l->damage >= VKRR_DAMAGE_INPUT)
                 continue;
             uint32_t pl = NONE, pi = NONE;
             for (uint32_t j = i; tex->array && j-- > 0 && pl == NONE;)
@@ -208,7 +216,7 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
                     c->surfs = n;
                     surf_cap *= 2;
                 }
-                c->surfs[c->nsurfs++] = (surf_entry){.launch = pl, .image = pi};
+                c->surfs[c->nsurfs++] = (surf_entry){.launch = pl, .image = pi, .broken = NONE};
             }
             c->surfs[e].last_use = i;
             c->producer[i][t] = e;
@@ -231,6 +239,7 @@ vkrr_status vkrr_chain_create(vkrr_chain **out, const vkrr_capture *cap, vkrr_er
     if (!c)
         return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
     c->cap = cap;
+    c->broken_all = NONE;
     vkrr_status s = plan(c, err);
     if (s != VKRR_OK) {
         vkrr_chain_destroy(c);
@@ -265,8 +274,12 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
     r->chained_status = t->status;
     r->chained_worst = t->worst;
     r->perturbed = r->perturbed || t->perturbed;
+    r->damaged = r->damaged || t->damaged;
     if (!r->has_isolated && t->note[0])
         snprintf(r->note, sizeof r->note, "%s", t->note);
+    else if (t->note[0] && (t->status == VKRR_LAUNCH_SKIPPED || strcmp(r->note, t->note)) &&
+             r->status != t->status)
+        vkrr_launch_note(r, "chained: %s", t->note);
     if (!r->res && t->res) {
         /* no isolated resources: take the list, metrics move to chained */
         r->res = t->res;
@@ -325,6 +338,84 @@ static void chain_consumed(void *ctx, const void *pre)
         d->next(d->next_ctx, pre);
 }
 
+/* The launch whose missing outputs launch `index` needs (NONE: none): the
+ * last writer of a base it uses, or of a surface it reads, could not run. */
+static uint32_t needs_broken(const vkrr_chain *c, uint32_t index)
+{
+    const vkrr_launch *l = &c->cap->launches[index];
+    if (c->broken_all != NONE)
+        return c->broken_all;
+    for (uint32_t a = 0; a < l->nallocs + l->nimages; a++) {
+        const vkrr_image *im = a < l->nallocs ? NULL : &l->images[a - l->nallocs];
+        if (im && !linear_texture(im))
+            continue;
+        const alloc_entry *e = find_alloc((vkrr_chain *)c, im ? im->source_base : l->allocs[a].base);
+        if (e && e->broken != NONE)
+            return e->broken;
+    }
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        uint32_t p = c->producer[index][i];
+        if (p != NONE && c->surfs[p].broken != NONE)
+            return c->surfs[p].broken;
+    }
+    return NONE;
+}
+
+/* Launch `index` made nothing (it could not be read, or needed what another
+ * did not make: root): what it would have written is missing downstream. */
+static void break_outputs(vkrr_chain *c, uint32_t index, uint32_t root)
+{
+    const vkrr_launch *l = &c->cap->launches[index];
+    if (l->damage == VKRR_DAMAGE_MANIFEST && c->broken_all == NONE)
+        c->broken_all = root;
+    for (uint32_t a = 0; a < l->nallocs; a++) {
+        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        e->broken = root;
+        e->dump_launch = NONE;
+        drop(c, &e->bytes, e->size);
+    }
+    for (uint32_t e = 0; e < c->nsurfs; e++)
+        if (c->surfs[e].launch == index) {
+            c->surfs[e].broken = root;
+            c->surfs[e].dump = false;
+            drop(c, &c->surfs[e].bytes, c->surfs[e].size);
+        }
+}
+
+/* Chained ERROR (could not be read) or SKIPPED (needs what root did not make). */
+static void not_run(vkrr_chain *c, uint32_t index, uint32_t root, vkrr_launch_result *r)
+{
+    vkrr_launch_result t = {0};
+    t.launch = r->launch;
+    t.worst = -1;
+    const vkrr_launch *l = &c->cap->launches[index], *d = &c->cap->launches[root];
+    if (root == index) {
+        vkrr_launch_set_damaged(&t, l->damage_error, l->ndamage - 1);
+    } else {
+        t.status = VKRR_LAUNCH_SKIPPED;
+        r->skipped_for = d;
+        vkrr_launch_note(&t, "skipped: it needs what #%llu %s (frame %u) would have produced, "
+                         "and that launch could not be read",
+                         (unsigned long long)d->sequence, d->kernel, d->frame);
+    }
+    break_outputs(c, index, root);
+    merge(r, &t);
+    r->chained_exact = false;
+}
+
+/* A linear texture reads the chain's bytes of its base, packed as the
+ * replay packs the capture's; NULL: it reads the capture. */
+static uint8_t *linear_from_chain(vkrr_chain *c, const vkrr_image *im, const vkrr_replay_image *ri)
+{
+    alloc_entry *e = find_alloc(c, im->source_base);
+    if (!e || !e->bytes || e->size != im->dump_bytes)
+        return NULL;
+    uint8_t *p = malloc(vkrr_replay_image_bytes(ri) + 1);
+    if (p)
+        vkrr_replay_linear_pack(im, e->bytes, p);
+    return p;
+}
+
 /* The index of the allocation at base in launch l; NONE when it has none. */
 static uint32_t alloc_of(const vkrr_launch *l, uint64_t base)
 {
@@ -334,11 +425,26 @@ static uint32_t alloc_of(const vkrr_launch *l, uint64_t base)
     return NONE;
 }
 
-/* Points the replay's inputs at the chain's state: held bytes, or a dump the
- * state is (mapped into maps[], closed by the caller), else the capture's
- * input stays.  *same: every input is byte for byte the captured one. */
+/* Substitutes an input of the replay (*pre) with the chain's bytes (in):
+ * *same stays true only while they are the captured ones; the captured
+ * file is unmapped, it is not read again. */
+static void substitute(vkrr_replay *rp, const void **pre, const void *in, uint64_t size, bool *same)
+{
+    const void *captured = *pre;
+    *same = *same && !memcmp(in, captured, size);
+    *pre = in;
+    if (rp->pre_done)
+        rp->pre_done(rp->pre_done_ctx, captured);
+}
+
+/* Points the replay's inputs at the chain's state: held bytes, a dump the
+ * state is (mapped into maps[], closed by the caller), a linear texture
+ * packed from the held bytes of its base (packed[], freed by the caller),
+ * else the capture's input stays (from_capture[i] says so for images).
+ * *same: every input is byte for byte the captured one. */
 static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp,
-                                  vkrr_mapfile *maps, bool *same, vkrr_error *err)
+                                  vkrr_mapfile *maps, uint8_t **packed, bool *from_capture,
+                                  bool *same, vkrr_error *err)
 {
     const vkrr_capture *cap = c->cap;
     const vkrr_launch *l = &cap->launches[index];
@@ -357,34 +463,32 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
                 return s;
             in = maps[a].data;
         }
-        if (!in)
-            continue;
-        const void *captured = rp->allocs[a].pre;
-        *same = *same && !memcmp(in, captured, l->allocs[a].size);
-        rp->allocs[a].pre = in;
-        if (rp->pre_done) /* the captured input is not read again: unmap it */
-            rp->pre_done(rp->pre_done_ctx, captured);
+        if (in)
+            substitute(rp, &rp->allocs[a].pre, in, l->allocs[a].size, same);
     }
     for (uint32_t i = 0; i < l->nimages; i++) {
         uint32_t p = c->producer[index][i];
-        if (p == NONE)
-            continue;
-        surf_entry *se = &c->surfs[p];
         uint64_t size = vkrr_replay_image_bytes(&rp->images[i]);
-        const void *in = se->bytes && se->size == size ? se->bytes : NULL;
-        vkrr_mapfile *m = &maps[l->nallocs + i];
-        if (!in && se->dump) {
-            if ((s = vkrr_capture_map_image(cap, &cap->launches[se->launch], se->image, m, err)))
-                return s;
-            in = m->size == size ? m->data : NULL;
+        const void *in = NULL;
+        from_capture[i] = true;
+        if (linear_texture(&l->images[i]))
+            in = packed[i] = linear_from_chain(c, &l->images[i], &rp->images[i]);
+        if (p != NONE) {
+            surf_entry *se = &c->surfs[p];
+            vkrr_mapfile *m = &maps[l->nallocs + i];
+            if (se->bytes && se->size == size)
+                in = se->bytes;
+            else if (se->dump) {
+                s = vkrr_capture_map_image(cap, &cap->launches[se->launch], se->image, m, err);
+                if (s != VKRR_OK)
+                    return s;
+                in = m->size == size ? m->data : NULL;
+            }
         }
-        if (!in)
-            continue;
-        const void *captured = rp->images[i].pre;
-        *same = *same && !memcmp(in, captured, size);
-        rp->images[i].pre = in;
-        if (rp->pre_done)
-            rp->pre_done(rp->pre_done_ctx, captured);
+        if (in) {
+            substitute(rp, &rp->images[i].pre, in, size, same);
+            from_capture[i] = false;
+        }
     }
     return VKRR_OK;
 }
@@ -393,19 +497,17 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
  * its dumps for the chain's state: it ran, every compared resource is
  * bit-identical to the capture, and every allocation a later launch reads
  * has a dump. */
-static bool isolated_exact(const vkrr_chain *c, uint32_t index, const vkrr_launch_result *r)
+static bool isolated_exact(vkrr_chain *c, uint32_t index, const vkrr_launch_result *r)
 {
     const vkrr_launch *l = &c->cap->launches[index];
-    if (!r->has_isolated || r->status != VKRR_LAUNCH_PASS || r->perturbed)
+    if (!r->has_isolated || r->status != VKRR_LAUNCH_PASS || r->perturbed || r->damaged)
         return false;
     for (uint32_t k = 0; k < r->nres; k++)
         if (r->res[k].port.exact != r->res[k].port.count || r->res[k].outside_diff)
             return false;
-    for (uint32_t a = 0; a < l->nallocs; a++) {
-        const alloc_entry *e = find_alloc((vkrr_chain *)c, l->allocs[a].base);
-        if (e->last_use > index && !l->allocs[a].post_path)
+    for (uint32_t a = 0; a < l->nallocs; a++)
+        if (find_alloc(c, l->allocs[a].base)->last_use > index && !l->allocs[a].post_path)
             return false;
-    }
     return true;
 }
 
@@ -432,12 +534,19 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
         drop(c, &e->bytes, e->size);
         e->dump_launch = e->last_use > index ? index : NONE;
         e->size = l->allocs[a].size;
+        e->broken = NONE;
+    }
+    for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
+        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, l->images[i].source_base) : NULL;
+        if (e && e->last_use <= index)
+            drop(c, &e->bytes, e->size);
     }
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
         if (se->launch == index) {
             drop(c, &se->bytes, se->size);
             se->dump = se->last_use > index;
+            se->broken = NONE;
         }
         if (se->last_use <= index) {
             drop(c, &se->bytes, se->size);
@@ -455,17 +564,41 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         r->launch = l;
         r->worst = -1;
     }
+    if (l->damage >= VKRR_DAMAGE_INPUT) {
+        not_run(c, index, index, r);
+        return VKRR_OK;
+    }
+    uint32_t root = needs_broken(c, index);
+    if (root != NONE) {
+        not_run(c, index, root, r);
+        return VKRR_OK;
+    }
     vkrr_replay rp;
     vkrr_replay_storage *st = NULL;
     vkrr_launch_result t = {0};
+    vkrr_error e0 = {0};
+    vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, &e0);
+    if (s != VKRR_OK) {
+        if (!vkrr_validate_unreadable(s)) {
+            *err = e0;
+            return s;
+        }
+        t.launch = l;
+        t.worst = -1;
+        vkrr_launch_set_damaged(&t, &e0, 0); /* a file that fails when it is mapped */
+        break_outputs(c, index, index);
+        merge(r, &t);
+        return VKRR_OK;
+    }
+    bool *from_capture = calloc(l->nimages + 1, sizeof *from_capture);
+    uint8_t **packed = calloc(l->nimages + 1, sizeof *packed);
     vkrr_mapfile *maps = calloc(l->nallocs + l->nimages + 1, sizeof *maps);
-    if (!maps)
-        return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
     bool same = false;
-    vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, err);
-    if (s == VKRR_OK)
-        s = chained_inputs(c, index, &rp, maps, &same, err);
-    if (s != VKRR_OK)
+    if (!from_capture || !packed || !maps) {
+        s = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
+        goto done;
+    }
+    if ((s = chained_inputs(c, index, &rp, maps, packed, from_capture, &same, err)) != VKRR_OK)
         goto done;
     /* While the chain's inputs are the captured ones, a port (deterministic)
      * computes what isolated mode saw: that result stands, nothing is run. */
@@ -479,12 +612,18 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     s = vkrr_validate_replay(o, c->cap, l, &rp, true, &t, err);
     if (s != VKRR_OK)
         goto done;
-    bool ran = t.status == VKRR_LAUNCH_PASS || t.status == VKRR_LAUNCH_FAIL;
+    if (t.status == VKRR_LAUNCH_FAIL)
+        vkrr_validate_inputs_changed(o, c->cap, l, from_capture, &t);
+    if (!t.ran && t.damaged) { /* its input could not be taken: as if damaged at open */
+        break_outputs(c, index, index);
+        merge(r, &t);
+        goto done;
+    }
+    bool ran = t.ran;
     /* The port's outputs that a later launch reads become the chain's state
      * (taken, or copied from a backend's view); the rest are not kept. */
     for (uint32_t a = 0; a < l->nallocs; a++) {
         alloc_entry *e = find_alloc(c, l->allocs[a].base);
-        e->dump_launch = NONE;
         if (ran && e->last_use > index) {
             uint8_t *b = take(&rp.allocs[a].post, rp.allocs[a].post_view, l->allocs[a].size);
             if (!b) {
@@ -496,6 +635,13 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         } else {
             drop(c, &e->bytes, e->size);
         }
+        e->dump_launch = NONE;
+        e->broken = NONE;
+    }
+    for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
+        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, l->images[i].source_base) : NULL;
+        if (e && e->last_use <= index)
+            drop(c, &e->bytes, e->size);
     }
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
@@ -511,6 +657,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
             }
             se->size = size;
             hold(c, &se->bytes, b, size);
+            se->broken = NONE;
         }
         if (se->last_use <= index) {
             drop(c, &se->bytes, se->size);
@@ -519,91 +666,16 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     }
     merge(r, &t);
 done:
-    for (uint32_t i = 0; i < l->nallocs + l->nimages; i++)
+    for (uint32_t i = 0; maps && i < l->nallocs + l->nimages; i++)
         vkrr_mapfile_close(&maps[i]);
     free(maps);
+    for (uint32_t i = 0; packed && i < l->nimages; i++)
+        free(packed[i]);
+    free(packed);
+    free(from_capture);
     vkrr_launch_result_free(&t);
     vkrr_replay_capture_free(st);
     if (o->port->release)
         o->port->release(o->port->self);
     return s;
-}
-
-/* ---- the verdict ---- */
-
-static bool chained_bad(const vkrr_launch_result *r)
-{
-    return r->has_chained && r->chained_status != VKRR_LAUNCH_PASS &&
-           r->chained_status != VKRR_LAUNCH_NO_PORT;
-}
-
-static bool isolated_bad(const vkrr_launch_result *r)
-{
-    return r->has_isolated && r->status != VKRR_LAUNCH_PASS && r->status != VKRR_LAUNCH_NO_PORT;
-}
-
-const char *vkrr_bisect_role(const vkrr_launch_result *r)
-{
-    if (!chained_bad(r))
-        return "";
-    if (!r->has_isolated)
-        return "diverged";
-    return isolated_bad(r) ? "culprit" : "amplifier";
-}
-
-void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out)
-{
-    *out = (vkrr_bisect){.first_fail = -1, .first_inexact = -1};
-    for (uint32_t i = 0; i < n; i++) {
-        const vkrr_launch_result *r = &res[i];
-        if (out->first_inexact < 0 && r->has_chained && r->chained_status != VKRR_LAUNCH_NO_PORT &&
-            !r->chained_exact)
-            out->first_inexact = (int)i;
-        if (chained_bad(r)) {
-            out->first_fail = (int)i;
-            out->isolated_known = r->has_isolated;
-            out->culprit = isolated_bad(r);
-            return;
-        }
-    }
-}
-
-static void name(FILE *f, const vkrr_launch_result *r)
-{
-    fprintf(f, "#%llu %s (frame %u, occurrence %u)", (unsigned long long)r->launch->sequence,
-            r->launch->kernel, r->launch->frame, r->launch->occurrence);
-}
-
-void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *res)
-{
-    if (b->first_fail < 0) {
-        fprintf(f, "bisect: no divergence: every chained launch is within tolerance");
-        if (b->first_inexact >= 0) {
-            fprintf(f, " (first inexact: ");
-            name(f, &res[b->first_inexact]);
-            fputc(')', f);
-        }
-        fputc('\n', f);
-        return;
-    }
-    const vkrr_launch_result *r = &res[b->first_fail];
-    fprintf(f, "bisect: first divergence: ");
-    name(f, r);
-    if (!b->isolated_known) {
-        fprintf(f, "\n");
-        return;
-    }
-    if (b->culprit) {
-        fprintf(f, " is the CULPRIT: its isolated error is out of tolerance too\n");
-        return;
-    }
-    fprintf(f, " is an AMPLIFIER: its isolated error is within tolerance;");
-    if (b->first_inexact >= 0 && b->first_inexact < b->first_fail) {
-        fprintf(f, " the chained error first grew at ");
-        name(f, &res[b->first_inexact]);
-        fputc('\n', f);
-    } else {
-        fprintf(f, " no earlier launch differs, so the state it reads (not in the capture) "
-                   "diverged\n");
-    }
 }

@@ -27,6 +27,14 @@
  * holds at most the live intermediate state, never every launch's output.
  * A launch the port cannot run (NO PORT, ERROR, TIMEOUT) leaves no copies:
  * its readers fall back to the capture's bytes, and the chain goes on.
+ * A launch whose capture files could not be read (damaged at open, or a file
+ * that fails when it is mapped) is different: what it would have written is
+ * missing, so every later launch that needs it (a base it used, a surface it
+ * wrote, and so on downstream) is SKIPPED naming it (r->skipped_for); one
+ * whose manifest is unreadable may have written anything, so every later
+ * launch is.  A launch whose only damage is in its post-launch dumps (or
+ * whose dumps changed since capture) still runs and feeds the chain.
+ * Textures over linear memory read the chain's bytes of the base they lie in.
  *
  *     vkrr_chain *c;
  *     vkrr_chain_create(&c, cap, &err);
@@ -67,6 +75,9 @@ typedef struct vkrr_bisect {
 } vkrr_bisect;
 
 void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out);
+/* The chained run of r is out of tolerance (or failed on the device): not
+ * PASS, NO PORT, SKIPPED, nor an ERROR because the capture could not be read. */
+bool vkrr_chain_result_bad(const vkrr_launch_result *r);
 /* "culprit", "amplifier" or "" (chained within tolerance / not run). */
 const char *vkrr_bisect_role(const vkrr_launch_result *r);
 /* Lines naming the first divergence and its class, or that there is none. */

@@ -15,3 +15,6 @@ extern "C" __global__ void vkrr_test_tex2surf(cudaTextureObject_t t, cudaSurface
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < w && y < h) surf2Dwrite(tex2D<float>(t, x + 0.5f, y + 0.5f) * 2.0f, s, x * 4, y);
 }
+
+// Textures over linear memory (tex1Dfetch, and tex2D over pitched memory).
+#include "vkrr_test_linear.cu"

@@ -11,10 +11,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkrr_log log;
     vkrr_error err;
     if (vkrr_log_parse(&log, (const char *)data, size, "fuzz/run.log", &err) != VKRR_OK) {
-        if (err.status == VKRR_OK || err.line < 1 || !err.file[0])
+        if (err.status != VKRR_ERR_NOMEM) /* only out of memory fails: bad lines are skipped */
             abort();
         return 0;
     }
+    if (log.nbad && (log.bad.status == VKRR_OK || log.bad.line < 1 || !log.bad.file[0]))
+        abort(); /* a skipped line is named */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < log.nlaunches; i++)
+        vkrr_log_dumps_of(&log, log.launches[i].sequence, &n);
+    for (uint32_t i = 1; i < log.ndumps; i++)
+        if (log.dumps[i - 1].sequence > log.dumps[i].sequence)
+            abort(); /* sorted by launch */
     for (uint32_t i = 1; i < log.nlaunches; i++)
         if (log.launches[i - 1].sequence >= log.launches[i].sequence)
             abort(); /* sorted, one entry per launch */
