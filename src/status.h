@@ -47,6 +47,8 @@ extern "C" {
     X(VKRR_ERR_NO_LIBRARY, 3, "a required library cannot be loaded")           \
     X(VKRR_ERR_DEVICE, 3, "the device failed")                                 \
     X(VKRR_ERR_TIMEOUT, 1, "a launch did not finish in time")                  \
+    X(VKRR_ERR_UNSUPPORTED, 2, "unsupported instruction or feature")           \
+    X(VKRR_ERR_FAULT, 2, "the kernel faulted (bad address, trap or deadlock)") \
     X(VKRR_ERR_INTERNAL, 2, "internal error")
 
 typedef enum vkrr_status {
