@@ -211,7 +211,7 @@ HANDLER(x_absneg)
     return 0;
 }
 
-/* f16/bf16 arithmetic: in->a op, in->b mode, in->c ftz, in->d sat, in->e fmt
+/* f16/bf16 arithmetic: in->a op, in->b mode, in->c ftz, in->d 1 sat 2 relu, in->e fmt
  * (FMT_F16/FMT_BF16), in->imm halves (1 or 2) */
 static uint16_t harith1(uint16_t a, uint16_t b, uint16_t c, const ptx_inst *in)
 {
@@ -238,7 +238,14 @@ static uint16_t harith1(uint16_t a, uint16_t b, uint16_t c, const ptx_inst *in)
     }
     if (in->c)
         r = (uint16_t)flush(r, ty);
-    if (in->d) {
+    if (in->d & 2) { /* .relu: negative -> +0, NaN -> canonical NaN */
+        double v = val(r, ty);
+        if (v != v)
+            r = 0x7fffu;
+        else if (v < 0.0 || (r & 0x8000u))
+            r = 0;
+    }
+    if (in->d & 1) {
         double v = val(r, ty);
         if (v != v || v <= 0.0)
             r = 0;
@@ -417,7 +424,7 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
 {
     ptx_inst *in = c->in;
     int rnd = take_rnd(c);
-    bool ftz = ptx_take(c, ".ftz"), sat = ptx_take(c, ".sat");
+    bool ftz = ptx_take(c, ".ftz"), sat = ptx_take(c, ".sat"), relu = ptx_take(c, ".relu");
     bool approx = ptx_take(c, ".approx"), full = !approx && ptx_take(c, ".full");
     ptx_type t = ptx_take_type(c);
     int ty = float_ty(t);
@@ -425,6 +432,8 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "type %s", ptx_type_name(t));
     if (operands(c, n, t) < 0)
         return -1;
+    if (relu && ty <= TY_F64)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, ".relu on %s", ptx_type_name(t));
     if (ty == TY_F32) {
         if (op == OP_DIV && (approx || full)) {
             /* stand-in: the correctly rounded quotient (see README) */
@@ -471,12 +480,12 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     /* f16 / bf16 */
-    if (op > OP_FMA || approx || full || rnd == RND_RM || rnd == RND_RP)
+    if (op > OP_FMA || approx || full || rnd == RND_RM || rnd == RND_RP || (relu && sat))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s on %s", c->r->op, ptx_type_name(t));
     in->a = (uint8_t)op;
     in->b = (uint8_t)(rnd < 0 ? RND_RN : rnd);
     in->c = ftz;
-    in->d = sat;
+    in->d = (uint8_t)(sat | relu << 1);
     in->e = ty == TY_F16 ? FMT_F16 : FMT_BF16;
     in->imm = (t == PT_F16X2 || t == PT_BF16X2) ? 2 : 1;
     in->fn = x_harith;
