@@ -15,7 +15,8 @@
 enum { CV_FTZ = 1, CV_SAT = 2, CV_RELU = 4, CV_SATFINITE = 8, CV_IRND = 16 };
 
 /* integer -> integer: in->a source bits, in->b source signed, in->c dest bits,
- * in->d dest signed, in->e .sat */
+ * in->d dest signed, in->e .sat; in->target the destination register's bits
+ * (a wider register gets the result sign- or zero-extended, per the type) */
 HANDLER(x_cvt_int)
 {
     uint64_t *d = A_(0);
@@ -37,7 +38,14 @@ HANDLER(x_cvt_int)
             x = x < lo ? lo : x > hi ? hi : x;
             v = (uint64_t)x;
         }
-        d[l] = v & dmask;
+        v &= dmask;
+        if (in->target > db) {
+            if (in->d && ((v >> (db - 1)) & 1u))
+                v |= ~dmask;
+            if (in->target < 64)
+                v &= (1ull << in->target) - 1u;
+        }
+        d[l] = v;
     });
     return 0;
 }
@@ -47,6 +55,13 @@ HANDLER(x_cvt_f16_f32) /* cvt.f32.f16 */
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
     PTX_LANES(m, d[l] = ptx_fb(ptx_f16_to_f32((uint16_t)A[l])));
+    return 0;
+}
+HANDLER(x_cvt_bf16_f32) /* cvt.f32.bf16: exact, NaN payload kept */
+{
+    uint64_t *d = A_(0);
+    const uint64_t *A = A_(1);
+    PTX_LANES(m, d[l] = (uint32_t)(A[l] & 0xffffu) << 16);
     return 0;
 }
 HANDLER(x_cvt_rn_f16) /* cvt.rn.f16.f32 */
@@ -113,15 +128,15 @@ static uint64_t convert1(double s, double e, int dk, unsigned dbits, bool dsgn, 
     bool nan = s != s;
     if (nan_in)
         *nan_in = nan;
-    if (flags & CV_RELU) {
-        if (!nan && (s < 0.0 || (s == 0.0 && e < 0.0))) {
+    if (flags & CV_RELU) { /* negative (and -0) -> +0 */
+        if (!nan && (s < 0.0 || (s == 0.0 && (e < 0.0 || signbit(s))))) {
             s = 0.0;
             e = 0.0;
         }
     }
     if (flags & CV_IRND || dk == K_INT) {
         /* round to an integer value first */
-        double r = nan ? 0.0 : ptx_rint_mode(s, rnd);
+        double r = nan ? s : ptx_rint_mode(s, rnd);
         if (!nan && r == s && e != 0.0) { /* s integral, exact value off by e */
             if (rnd == RND_RM && e < 0.0)
                 r -= 1.0;
@@ -178,10 +193,7 @@ static uint64_t convert1(double s, double e, int dk, unsigned dbits, bool dsgn, 
     return b;
 }
 
-/* The general cvt: in->a dest kind, in->b source kind, in->c rnd, in->d flags,
- * in->e: bits 0..6 dest bits, in->imm: source bits | signed flags << 8,
- * o[2] second source (packed forms), ox unused.  Packed: in->kind-specific
- * layout in in->target? no: packed forms use x_cvt_pack. */
+/* The general cvt: its description packed into in->imm. */
 typedef struct cvt_desc {
     uint8_t dk, sk, rnd, flags;
     uint8_t dbits, sbits;
@@ -200,10 +212,18 @@ HANDLER(x_cvt)
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
     cvt_desc c = desc_of(in);
+    unsigned rb = in->target; /* destination register bits: signed integers extend */
+    uint64_t dmask = c.dbits >= 64 ? ~0ull : (1ull << c.dbits) - 1u;
     PTX_LANES(m, {
         double s, e;
         load_value(A[l], c.sk, c.sbits, c.ssgn, c.flags & CV_FTZ, &s, &e);
-        d[l] = convert1(s, e, c.dk, c.dbits, c.dsgn, c.rnd, c.flags, NULL);
+        uint64_t v = convert1(s, e, c.dk, c.dbits, c.dsgn, c.rnd, c.flags, NULL);
+        if (c.dk == K_INT && c.dsgn && rb > c.dbits && ((v >> (c.dbits - 1)) & 1u)) {
+            v |= ~dmask;
+            if (rb < 64)
+                v &= (1ull << rb) - 1u;
+        }
+        d[l] = v;
     });
     return 0;
 }
@@ -415,6 +435,7 @@ int ptx_dec_cvt(ptx_dctx *c)
                             ptx_type_name(st));
     if (ptx_set_dst(c, 0, ptx_op(c, 0), dt, true) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), st, true) < 0)
         return -1;
+    in->target = ptx_reg_bits(c, ptx_op(c, 0));
     if (dk == K_INT && sk == K_INT) {
         if (flags & ~CV_SAT || rnd >= 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "rounding on an integer cvt");
@@ -449,6 +470,10 @@ int ptx_dec_cvt(ptx_dctx *c)
         }
         if (dt == PT_F16 && st == PT_F32) {
             in->fn = x_cvt_rn_f16;
+            return 1;
+        }
+        if (dt == PT_F32 && st == PT_BF16) {
+            in->fn = x_cvt_bf16_f32;
             return 1;
         }
         if (dt == PT_F64 && st == PT_F32) {
