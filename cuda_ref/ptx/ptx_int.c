@@ -344,6 +344,12 @@ HANDLER(x_plogic)
     return 0;
 }
 
+HANDLER(x_pimm) /* mov.pred p, 0 / 1 */
+{
+    w->P[in->o[0]] = (w->P[in->o[0]] & ~m) | (in->imm ? m : 0u);
+    return 0;
+}
+
 /* ---- decoder ------------------------------------------------------------------------ */
 static int type_index(ptx_type t)
 {
@@ -463,6 +469,15 @@ static int dec_mov(ptx_dctx *c)
     if (ptx_rest_ok(c) < 0)
         return -1;
     const ptx_rop *d = ptx_op(c, 0), *a = ptx_op(c, 1);
+    if (t == PT_PRED && a->kind == RO_INT) {
+        int64_t pd = ptx_pdst(c, d);
+        if (pd < 0)
+            return -1;
+        in->o[0] = (uint32_t)pd;
+        in->imm = a->ival != 0;
+        in->fn = x_pimm;
+        return 1;
+    }
     if (t == PT_PRED) {
         int64_t pd = ptx_pdst(c, d);
         bool neg = false;

@@ -359,18 +359,12 @@ static int dec_atom(ptx_dctx *c, bool red)
 static int dec_cp_async(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
-    if (ptx_take(c, ".commit_group") || ptx_take(c, ".wait_group") || ptx_take(c, ".wait_all")) {
-        if (ptx_rest_ok(c) < 0)
-            return -1;
-        in->fn = x_nop; /* every copy completed at issue */
-        return 1;
-    }
     if (!ptx_take(c, ".async"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "cp form (only cp.async)");
     if (ptx_take(c, ".commit_group") || ptx_take(c, ".wait_group") || ptx_take(c, ".wait_all")) {
         if (ptx_rest_ok(c) < 0)
             return -1;
-        in->fn = x_nop;
+        in->fn = x_nop; /* every copy completed at issue */
         return 1;
     }
     bool ca = ptx_take(c, ".ca"), cg = !ca && ptx_take(c, ".cg");
