@@ -128,70 +128,94 @@ static inline double ptxt_decode(const ptxt_fmt *f, uint32_t code)
     return neg ? -v : v;
 }
 
-/* The code of f nearest to x (mode 0 nearest-even, 1 toward zero, 2 down, 3 up),
- * by scanning every finite code; satfinite clamps to the largest finite value
- * (and is implied for e4m3).  x must not be NaN. */
+/* Every finite code of a format sorted by value (+0 before -0 is irrelevant:
+ * zeros are handled apart), built once per format. */
+typedef struct ptxt_entry {
+    long double v;
+    uint32_t code;
+} ptxt_entry;
+
+static int ptxt_entry_cmp(const void *a, const void *b)
+{
+    long double x = ((const ptxt_entry *)a)->v, y = ((const ptxt_entry *)b)->v;
+    return x < y ? -1 : x > y;
+}
+
+static const ptxt_entry *ptxt_table(const ptxt_fmt *f, uint32_t *n)
+{
+    static ptxt_entry *tabs[4];
+    static uint32_t counts[4];
+    int k = f == &PTXT_F16 ? 0 : f == &PTXT_BF16 ? 1 : f == &PTXT_E4M3 ? 2 : 3;
+    if (!tabs[k]) {
+        uint32_t ncodes = 1u << (1 + f->ebits + f->mbits), m = 0;
+        tabs[k] = malloc(sizeof *tabs[k] * ncodes);
+        for (uint32_t c = 0; c < ncodes; c++) {
+            double v = ptxt_decode(f, c);
+            if (v != v || isinf(v) || (v == 0 && c))
+                continue; /* NaN, Inf, and -0 (0 is code 0) */
+            tabs[k][m].v = v;
+            tabs[k][m++].code = c;
+        }
+        qsort(tabs[k], m, sizeof *tabs[k], ptxt_entry_cmp);
+        counts[k] = m;
+    }
+    *n = counts[k];
+    return tabs[k];
+}
+
+/* The code of f nearest to x (mode 0 nearest-even, 1 toward zero, 2 down, 3 up)
+ * among every finite code; satfinite clamps to the largest finite value (and
+ * is implied for e4m3, which has no infinity).  x must not be NaN. */
 static inline uint32_t ptxt_round(const ptxt_fmt *f, long double x, int mode, bool satfinite)
 {
-    uint32_t ncodes = 1u << (1 + f->ebits + f->mbits);
-    uint32_t best_lo = 0, best_hi = 0;
-    long double lo = -INFINITY, hi = INFINITY, maxv = 0;
-    uint32_t maxc = 0;
-    for (uint32_t c = 0; c < ncodes; c++) {
-        double v = ptxt_decode(f, c);
-        if (v != v || isinf(v))
-            continue;
-        if (v > maxv || (v == maxv && !(c >> (f->ebits + f->mbits)))) {
-            maxv = v;
-            maxc = c;
-        }
-        if ((long double)v <= x && (long double)v > lo) {
-            lo = v;
-            best_lo = c;
-        }
-        if ((long double)v >= x && (long double)v < hi) {
-            hi = v;
-            best_hi = c;
-        }
-    }
+    uint32_t n;
+    const ptxt_entry *t = ptxt_table(f, &n);
     uint32_t sign = 1u << (f->ebits + f->mbits);
     uint32_t inf = f->has_inf ? ((1u << f->ebits) - 1u) << f->mbits : 0x7fu;
+    long double maxv = t[n - 1].v;
+    bool neg = x < 0 || (x == 0 && signbit(x));
     if (x > maxv || x < -maxv) {
-        bool neg = x < 0;
         bool toward_zero = mode == 1 || (mode == 2 && !neg) || (mode == 3 && neg);
         long double ax = neg ? -x : x;
-        /* nearest: rounds back to max below max + half a step */
-        uint32_t mc = neg ? maxc | sign : maxc;
+        uint32_t mc = t[n - 1].code | (neg ? sign : 0);
         if (satfinite || !f->has_inf || toward_zero)
             return mc;
         if (mode == 0) {
-            double below = ptxt_decode(f, maxc - 1);
-            long double half = (maxv - below) / 2;
-            if (ax < maxv + half || (ax == maxv + half && !(maxc & 1u)))
+            long double half = (maxv - t[n - 2].v) / 2;
+            if (ax < maxv + half || (ax == maxv + half && !(t[n - 1].code & 1u)))
                 return mc;
         }
         return neg ? inf | sign : inf;
     }
-    if (lo == x)
-        return (x == 0 && signbit(x)) ? sign : best_lo;
-    uint32_t r;
-    switch (mode) {
-    case 1: r = x > 0 ? best_lo : best_hi; break;
-    case 2: r = best_lo; break;
-    case 3: r = best_hi; break;
-    default: {
-        long double dl = x - lo, dh = hi - x;
-        if (dl < dh)
-            r = best_lo;
-        else if (dh < dl)
-            r = best_hi;
+    /* t[lo].v <= x < t[lo + 1].v */
+    uint32_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (t[mid].v <= x)
+            lo = mid;
         else
-            r = (best_lo & 1u) ? best_hi : best_lo;
+            hi = mid;
     }
+    if (t[hi].v <= x)
+        lo = hi;
+    uint32_t r;
+    if (t[lo].v == x) {
+        r = t[lo].code;
+    } else {
+        const ptxt_entry *below = &t[lo], *above = &t[lo + 1];
+        switch (mode) {
+        case 1: r = x > 0 ? below->code : above->code; break;
+        case 2: r = below->code; break;
+        case 3: r = above->code; break;
+        default: {
+            long double dl = x - below->v, dh = above->v - x;
+            r = dl < dh ? below->code : dh < dl ? above->code : (below->code & 1u) ? above->code : below->code;
+        }
+        }
     }
     /* zero results keep the sign of x */
     if (ptxt_decode(f, r) == 0.0)
-        r = x < 0 ? sign : 0;
+        r = neg ? sign : 0;
     return r;
 }
 

@@ -269,6 +269,19 @@ int ptx_set_src(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool 
 int ptx_set_dst(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok);
 int ptx_set_slot(ptx_dctx *c, unsigned field, int64_t slot, bool use, bool def);
 
+/* Slot ids during decoding: registers are their id, immediates and symbol
+ * addresses TAG_CONST | index, special registers TAG_SREG | SR_*; field 31
+ * names ptx_inst.target.  ptx_slots.c turns them into slots. */
+#define TAG_CONST 0x40000000u
+#define TAG_SREG 0x20000000u
+#define ID_MASK 0x1fffffffu
+#define FIELD_TARGET 31u
+typedef struct ptx_dref {
+    uint32_t pc;
+    uint8_t field, use, def;
+} ptx_dref;
+int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs);
+
 /* Family decoders: return 1 when they own the opcode and decoded it, 0 when
  * the opcode is not theirs, -1 after failing. */
 int ptx_dec_int(ptx_dctx *c);
