@@ -46,7 +46,7 @@ static inline void ptxt_u64(ptxt_args *a, uint64_t v)
 }
 
 /* NAME.smNN.ptx from the kernel dir; NULL (and a failed check) when it fails */
-static vkrr_ptx_module *ptxt_load(const char *name, unsigned sm)
+static inline vkrr_ptx_module *ptxt_load(const char *name, unsigned sm)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.sm%u.ptx", VKRR_PTX_KERNEL_DIR, name, sm);
@@ -135,13 +135,13 @@ typedef struct ptxt_entry {
     uint32_t code;
 } ptxt_entry;
 
-static int ptxt_entry_cmp(const void *a, const void *b)
+static inline int ptxt_entry_cmp(const void *a, const void *b)
 {
     long double x = ((const ptxt_entry *)a)->v, y = ((const ptxt_entry *)b)->v;
     return x < y ? -1 : x > y;
 }
 
-static const ptxt_entry *ptxt_table(const ptxt_fmt *f, uint32_t *n)
+static inline const ptxt_entry *ptxt_table(const ptxt_fmt *f, uint32_t *n)
 {
     static ptxt_entry *tabs[4];
     static uint32_t counts[4];

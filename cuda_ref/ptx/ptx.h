@@ -89,6 +89,9 @@ void vkrr_ptx_module_free(vkrr_ptx_module *m); /* accepts NULL */
 
 /* true when the module has an .entry of that name (decoded or not). */
 bool vkrr_ptx_module_has_entry(const vkrr_ptx_module *m, const char *entry);
+/* The module's .entry names (up to cap of them into names, which point into
+ * the module); returns how many there are. */
+uint32_t vkrr_ptx_module_entries(const vkrr_ptx_module *m, const char **names, uint32_t cap);
 /* VKRR_OK when that entry decoded; else its decode error. */
 vkrr_status vkrr_ptx_entry_status(const vkrr_ptx_module *m, const char *entry, vkrr_error *err);
 

@@ -113,3 +113,15 @@ vkrr_status vkrr_ptx_entry_status(const vkrr_ptx_module *m, const char *entry, v
         *err = f->err;
     return f->status;
 }
+
+uint32_t vkrr_ptx_module_entries(const vkrr_ptx_module *m, const char **names, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; m && i < m->nfuncs; i++)
+        if (m->funcs[i].entry && m->funcs[i].defined) {
+            if (n < cap && names)
+                names[n] = m->funcs[i].name;
+            n++;
+        }
+    return n;
+}
