@@ -254,7 +254,7 @@ static bool init_value(parser *ps, uint8_t *dst, unsigned elem, ptx_type t)
     ptx_tok v = ps_next(ps);
     uint64_t bits;
     if (v.kind == TK_INT) {
-        bits = neg ? (uint64_t)(-(int64_t)v.u) : v.u;
+        bits = neg ? 0 - v.u : v.u;
         if (t == PT_F32) {
             float f = neg ? -(float)v.u : (float)v.u;
             bits = ptx_fb(f);

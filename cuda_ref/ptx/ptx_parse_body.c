@@ -126,7 +126,7 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
                 base.kind != RO_NAME && base.kind != RO_SREG)
                 return FAIL(ps, &t, "bad address"), false;
         }
-        int64_t off = 0;
+        uint64_t off = 0; /* wraps like the address arithmetic it feeds */
         while (ps_is_punct(ps_peek(ps, 0), '+') || ps_is_punct(ps_peek(ps, 0), '-')) {
             bool minus = ps_next(ps).punct == '-';
             if (ps_is_punct(ps_peek(ps, 0), '-')) {
@@ -136,7 +136,7 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
             uint64_t v;
             if (!ps_take_int(ps, &v))
                 return false;
-            off += minus ? -(int64_t)v : (int64_t)v;
+            off += minus ? 0 - v : v;
         }
         ptx_rop rest[4];
         uint32_t n = 1;
@@ -150,7 +150,7 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
         }
         if (!ps_expect(ps, ']'))
             return false;
-        o->ival = off;
+        o->ival = (int64_t)off;
         o->n = n;
         o->first = ps->f->nrops;
         int32_t r = new_rop(ps);
@@ -181,7 +181,7 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
     switch (t.kind) {
     case TK_INT:
         o->kind = RO_INT;
-        o->ival = neg ? -(int64_t)t.u : (int64_t)t.u;
+        o->ival = (int64_t)(neg ? 0 - t.u : t.u);
         return true;
     case TK_F32:
         o->kind = RO_F32;
