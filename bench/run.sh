@@ -9,9 +9,18 @@
 #   validate RSS / largest launch    peak RSS of validate (/usr/bin/time -v) over the
 #                                    largest launch's bytes: 2 x sum of its allocation
 #                                    sizes (pre + post) + its image bytes (`vkrr info --json`)
+#   validate RSS above baseline      the same peak RSS minus that of the same command on a
+#     / largest launch               16x16 capture (what the process costs by itself: the
+#                                    Vulkan driver and its JIT), over the same launch bytes
 #   compare / cmp throughput         compare_bench (vkrr_compare, f16) over `cmp`, both on
 #                                    the largest dump file and an identical copy of it
-#                                    (identical so that cmp reads every byte)
+#                                    (identical so that cmp reads every byte); then
+#                                    compare_bench on data that differs (every 100th
+#                                    element, and every element, 1 ULP off) over the
+#                                    same cmp figure
+#   validate both / isolated wall    `vkrr validate --mode both` over `--mode isolated`, on
+#                                    the exact capture (chained reuses isolated: ~1) and
+#                                    with --perturb on the first launch (chained dispatches: ~2)
 #   synth CPU time per frame         wall time of `vkrr synth` / frames
 #   one-command-buffer frame ratio   `vkrr bench`'s per-frame figures: the frame recorded
 #                                    into one command buffer (median GPU time) over the
@@ -43,7 +52,18 @@ FRAMES=3
 if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
 
 now() { date +%s.%N; }
+# Wall seconds of one command (its output discarded).
+wall() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); calc "$t1 - $t0"; }
 calc() { python3 -c "import sys; print($1)"; }
+
+peak_rss_kb() { # peak RSS in kB of a command (its output discarded)
+    /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): *//p'
+}
+base_cap=$WORK/cap-16x16
+"$VKRR" synth "$base_cap" --size 16x16 --frames $FRAMES >/dev/null 2>&1 ||
+    { echo "synth 16x16 failed" >&2; exit 1; }
+base_rss_kb=$(peak_rss_kb "$VKRR" validate "$base_cap" --heatmaps none -q --out "$WORK/vout-16x16")
+echo "baseline: validate peak RSS on a 16x16 capture: $base_rss_kb kB"
 
 for size in $SIZES; do
     cap=$WORK/cap-$size
@@ -98,7 +118,9 @@ PY
     cp "$big" "$WORK/copy.bin"
     cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
     cmp_bytes=$(stat -c %s "$big")
-    cb_mbs=$(echo "$cmp_line" | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p')
+    cb_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cb1_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing 1%: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cball_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing all: .* \([0-9.]*\) MB\/s.*/\1/p')
     best_cmp=
     for r in 1 2 3; do
         c0=$(now)
@@ -116,8 +138,23 @@ PY
     printf 'validate RSS / largest launch bytes: %s  (peak RSS %s kB; launch %s %s: %s bytes)\n' \
         "$(calc "'%.2f' % ($val_rss_kb * 1024.0 / $big_bytes) if $big_bytes > 0 else 'nan'")" \
         "$val_rss_kb" "$big_seq" "$big_kernel" "$big_bytes"
+    printf 'validate RSS above baseline / largest launch bytes: %s  (peak RSS %s kB - baseline %s kB)\n' \
+        "$(calc "'%.2f' % (($val_rss_kb - $base_rss_kb) * 1024.0 / $big_bytes) if $big_bytes > 0 else 'nan'")" \
+        "$val_rss_kb" "$base_rss_kb"
     printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
         "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
+    printf 'compare / cmp throughput, 1%% of elements differ: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cb1_mbs / $cmp_mbs)")" "$cb1_mbs" "$cmp_mbs"
+    printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
+    first_kernel=$(python3 -c "import json; print(json.load(open('$WORK/info-$size.json'))['launches'][0]['kernel'])")
+    iso_s=$(wall "$VKRR" validate "$cap" --mode isolated --heatmaps none -q)
+    both_s=$(wall "$VKRR" validate "$cap" --mode both --heatmaps none -q)
+    pert_s=$(wall "$VKRR" validate "$cap" --mode both --heatmaps none -q --perturb "$first_kernel=4")
+    printf 'validate both / isolated wall: %s  (both %.3f s, isolated %.3f s)\n' \
+        "$(calc "'%.3f' % ($both_s / $iso_s)")" "$both_s" "$iso_s"
+    printf 'validate both / isolated wall, first launch perturbed: %s  (both %.3f s, isolated %.3f s)\n' \
+        "$(calc "'%.3f' % ($pert_s / $iso_s)")" "$pert_s" "$iso_s"
     printf 'synth CPU time per frame: %.3f s  (%.3f s for %d frames)\n' \
         "$(calc "$synth_s / $FRAMES")" "$synth_s" $FRAMES
     ocb=$(sed -n 's/^one-command-buffer \/ per-dispatch sum: //p' "$WORK/bench-$size.out")

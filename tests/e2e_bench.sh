@@ -75,7 +75,10 @@ if [ -x "$BUILD/compare_bench" ]; then
     bash "$SRC/bench/run.sh" "$BUILD" --quick --work "$WORK/run" >"$WORK/run.out" 2>&1 ||
         fail "bench/run.sh --quick exited $?: $(tail -5 "$WORK/run.out")"
     for re in "^validate wall / bench dispatch: $num " "^validate RSS / largest launch bytes: $num " \
-        "^compare / cmp throughput: $num " "^synth CPU time per frame: $num s" \
+        "^validate RSS above baseline / largest launch bytes: -?$num " \
+        "^compare / cmp throughput: $num " "^compare / cmp throughput, 1% of elements differ: $num " \
+        "^compare / cmp throughput, every element differs: $num " \
+        "^validate both / isolated wall: $num " "^validate both / isolated wall, first launch perturbed: $num " "^synth CPU time per frame: $num s" \
         "^one-command-buffer frame ratio: $num "; do
         grep -qE "$re" "$WORK/run.out" || fail "run.sh: no line matching '$re'"
     done

@@ -1,6 +1,7 @@
 /* test_compare.c - metrics checked against hand-computed values, NaN/Inf and
  * sentinel classification, the tolerance file and flag precedence. */
 #include "compare.h"
+#include "compare_scan.h"
 #include "replay.h"
 #include "testutil.h"
 
@@ -322,6 +323,195 @@ static void test_tolerance_rules(void)
     CHECK(vkrr_compare_glob("a**b*", "ab"));
 }
 
+/* The scan (compare_scan.c: decode without tables for f16, histograms,
+ * integer sums per binade, chunks on threads) against a plain sequential
+ * reference written here from compare.h's rules, on data with every class
+ * of element: same-binade and cross-binade errors, sign flips, subnormals,
+ * NaN and Inf on either side, sentinel (unwritten) elements.  Large enough
+ * for several chunks and threads. */
+typedef struct ref_metrics {
+    uint64_t exact, unwritten, nan_mm, inf_mm, oot, first_bad, nnum, w1, w4, max_idx;
+    double sum_abs, sum_sq, sum_ref_sq, max_abs, peak, rmin, rmax;
+    int64_t max_ulp;
+} ref_metrics;
+
+static int64_t ref_ulp_index(vkrr_dtype t, const uint8_t *p)
+{
+    unsigned size = vkrr_dtype_size(t);
+    uint32_t bits = size == 1 ? p[0] : size == 2 ? (uint32_t)(p[0] | p[1] << 8)
+                                                 : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+    uint32_t sign = 1u << (8 * size - 1);
+    int64_t mag = bits & (sign - 1);
+    return bits & sign ? -mag : mag;
+}
+
+static ref_metrics ref_compare(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
+                               vkrr_tolerance tol)
+{
+    ref_metrics r = {.first_bad = UINT64_MAX, .max_idx = UINT64_MAX};
+    unsigned size = vkrr_dtype_size(t);
+    bool flt = vkrr_dtype_is_float(t), have = false;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *pa = a + i * size, *pb = b + i * size;
+        double x = vkrr_dtype_to_double(t, pa), y = vkrr_dtype_to_double(t, pb);
+        bool same = !memcmp(pa, pb, size), sent = true;
+        for (unsigned k = 0; k < size; k++)
+            sent = sent && pb[k] == 0xff;
+        bool counted = false, bad = false;
+        /* compare.h's order: identical, unwritten, NaN both sides, ... */
+        if (same || (!sent && isnan(x) && isnan(y))) {
+            r.exact++;
+            counted = true;
+        } else if (sent) {
+            r.unwritten++;
+            bad = true;
+        } else if (isnan(x) || isnan(y)) {
+            r.nan_mm++;
+            bad = true;
+        } else if (isinf(x) || isinf(y)) {
+            r.inf_mm++;
+            bad = true;
+        } else {
+            double d = fabs(x - y);
+            int64_t u = flt ? llabs(ref_ulp_index(t, pa) - ref_ulp_index(t, pb)) : -1;
+            r.sum_abs += d;
+            r.sum_sq += d * d;
+            if (d > r.max_abs) {
+                r.max_abs = d;
+                r.max_idx = i;
+            }
+            if (u > r.max_ulp)
+                r.max_ulp = u;
+            r.w1 += u >= 0 && u <= 1;
+            r.w4 += u >= 0 && u <= 4;
+            bool ok = ((tol.atol >= 0 || tol.rtol >= 0) &&
+                       d <= fmax(tol.atol, 0) + fmax(tol.rtol, 0) * fabs(x)) ||
+                      (flt && tol.max_ulp >= 0 && u <= tol.max_ulp);
+            if (!ok) {
+                r.oot++;
+                bad = true;
+            }
+            counted = true;
+            r.nnum++;
+        }
+        if (counted && same)
+            r.nnum++;
+        if (counted && !same && isnan(x))
+            r.nnum++; /* NaN on both sides: exact */
+        if (counted && isfinite(x))
+            r.sum_ref_sq += x * x;
+        if (isfinite(x)) {
+            if (fabs(x) > r.peak)
+                r.peak = fabs(x);
+            if (!have || x < r.rmin)
+                r.rmin = x;
+            if (!have || x > r.rmax)
+                r.rmax = x;
+            have = true;
+        }
+        if (bad && r.first_bad == UINT64_MAX)
+            r.first_bad = i;
+    }
+    if (flt) {
+        r.w1 += r.exact;
+        r.w4 += r.exact;
+    }
+    return r;
+}
+
+static bool close_rel(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-300; }
+
+static uint32_t rnd_state = 7;
+static uint32_t rnd(void)
+{
+    rnd_state = rnd_state * 1664525u + 1013904223u;
+    return rnd_state >> 8;
+}
+
+static void test_scan_against_reference(void)
+{
+    /* every f16 code decodes as vkrr_f16_to_f32 does (NaN as NaN) */
+    unsigned bad_decode = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float want = vkrr_f16_to_f32((uint16_t)h), got = vkrr_compare_f16((uint16_t)h);
+        bad_decode += isnan(want) ? !isnan(got) : memcmp(&want, &got, 4) != 0;
+    }
+    CHECK_EQ_U64(bad_decode, 0);
+
+    const vkrr_dtype types[] = {VKRR_DT_F16, VKRR_DT_E4M3, VKRR_DT_F32, VKRR_DT_U8,
+                                VKRR_DT_UNORM16, VKRR_DT_BF16};
+    const vkrr_tolerance tols[] = {{.atol = -1, .rtol = -1, .max_ulp = 2},
+                                   {.atol = 1e-3, .rtol = 1e-2, .max_ulp = -1},
+                                   {.atol = -1, .rtol = -1, .max_ulp = -1}};
+    const uint64_t n = (3u << 20) + 12345; /* several chunks */
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        vkrr_dtype t = types[ti];
+        unsigned size = vkrr_dtype_size(t);
+        uint8_t *a = malloc(n * size), *b = malloc(n * size);
+        CHECK(a && b);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            return;
+        }
+        for (uint64_t i = 0; i < n * size; i++)
+            a[i] = (uint8_t)rnd();
+        memcpy(b, a, n * size);
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t r = rnd() % 1000;
+            uint8_t *pb = b + i * size, *lo = pb; /* little-endian: low byte first */
+            if (r < 500)
+                continue;                         /* exact */
+            else if (r < 900)
+                lo[0] ^= (uint8_t)(1 + rnd() % 3); /* a few ULPs, sometimes across a binade */
+            else if (r < 950)
+                pb[size - 1] ^= 0x80;             /* sign flip */
+            else if (r < 970)
+                memset(pb, 0xff, size);           /* unwritten */
+            else
+                for (unsigned k = 0; k < size; k++)
+                    pb[k] = (uint8_t)rnd();       /* anything, NaN and Inf included */
+        }
+        for (size_t k = 0; k < sizeof tols / sizeof tols[0]; k++) {
+            vkrr_view v = vkrr_compare_flat_view(t, n * size);
+            vkrr_metrics m;
+            vkrr_error err = {0};
+            CHECK_EQ_U64(vkrr_compare(&v, a, b, n * size, &tols[k], &m, &err), VKRR_OK);
+            ref_metrics r = ref_compare(t, a, b, n, tols[k]);
+            bool ok = m.exact == r.exact && m.unwritten == r.unwritten &&
+                      m.nan_mismatch == r.nan_mm && m.inf_mismatch == r.inf_mm &&
+                      m.out_of_tol == r.oot && m.first_bad == r.first_bad &&
+                      m.max_abs == r.max_abs && m.max_abs_index == r.max_idx &&
+                      m.peak == r.peak && m.ref_min == r.rmin && m.ref_max == r.rmax &&
+                      (vkrr_dtype_is_float(t) ? m.max_ulp == r.max_ulp : true) &&
+                      close_rel(m.mean_abs, r.nnum ? r.sum_abs / (double)r.nnum : 0) &&
+                      close_rel(m.rmse, r.nnum ? sqrt(r.sum_sq / (double)r.nnum) : 0) &&
+                      close_rel(m.nmse, r.sum_ref_sq > 0 ? r.sum_sq / r.sum_ref_sq : 0) &&
+                      (!vkrr_dtype_is_float(t) ||
+                       close_rel(m.within1_ulp_pct, 100.0 * (double)r.w1 / (double)n));
+            if (!ok)
+                fprintf(stderr,
+                        "    %s tol %zu: exact %llu/%llu unwritten %llu/%llu nan %llu/%llu inf "
+                        "%llu/%llu oot %llu/%llu first %llu/%llu max %g@%llu/%g@%llu ulp "
+                        "%lld/%lld mean %.17g/%.17g\n",
+                        vkrr_dtype_name(t), k, (unsigned long long)m.exact,
+                        (unsigned long long)r.exact, (unsigned long long)m.unwritten,
+                        (unsigned long long)r.unwritten, (unsigned long long)m.nan_mismatch,
+                        (unsigned long long)r.nan_mm, (unsigned long long)m.inf_mismatch,
+                        (unsigned long long)r.inf_mm, (unsigned long long)m.out_of_tol,
+                        (unsigned long long)r.oot, (unsigned long long)m.first_bad,
+                        (unsigned long long)r.first_bad, m.max_abs,
+                        (unsigned long long)m.max_abs_index, r.max_abs,
+                        (unsigned long long)r.max_idx, (long long)m.max_ulp,
+                        (long long)r.max_ulp, m.mean_abs,
+                        r.nnum ? r.sum_abs / (double)r.nnum : 0);
+            CHECK(ok);
+        }
+        free(a);
+        free(b);
+    }
+}
+
 /* Figures only, never a failure: f16 compare throughput on 64 MiB with 1% of
  * elements off by one ULP. */
 static void throughput(void)
@@ -363,6 +553,7 @@ int main(void)
     test_unwritten();
     test_e4m3();
     test_tolerance_rules();
+    test_scan_against_reference();
     throughput();
     return test_finish("compare");
 }

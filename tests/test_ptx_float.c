@@ -3,7 +3,7 @@
  * mode by the host FPU switched into that mode (fesetround), f16/bf16 exactly
  * in long double then rounded by searching every code of the format; .ftz,
  * .sat, .relu, min/max NaN and signed-zero rules, testp, unordered setp,
- * canonical NaNs; the approximate instructions against src/approx.h, which
+ * canonical NaNs; the approximate instructions against src/replay/approx.h, which
  * defines them. */
 #include <fenv.h>
 

@@ -1,11 +1,16 @@
-/* vkdev.h - vkbridge's device-level state shared by backend_vk.c and vklaunch.c.
+/* vkdev.h - vkbridge's device-level state and launch internals, shared by
+ * backend_vk.c and the files that implement them:
+ *   vkdev.c    device-level state (vkrr_vk_dev) and dispatch timing
+ *   vktables.c the descriptor tables of bindings.glsl: formats, samplers, writes
+ *   vkrecord.c command recording: barriers, upload, dispatch, read-back, frames
+ *   vklaunch.c one launch's resources (vkrr_vk_launch), prepare, finish, free
  *
  * Internal to vkbridge.  vkrr_vk_dev holds what outlives a launch: the
  * descriptor set layout of bindings.glsl, the pipeline layout, one descriptor
  * pool/set, one command buffer and fence, the 1x1 dummies for unused table
  * slots, the timestamp query pool around the dispatch (none when the queue
  * family has no timestampValidBits), and the cache of shader modules and
- * pipelines, and the approximate-instruction tables (src/approx.h).
+ * pipelines, and the approximate-instruction tables (src/replay/approx.h).
  * vkrr_vk_launch holds
  * what one launch creates; vkrr_vk_launch_free() releases it.
  */
@@ -39,7 +44,7 @@ typedef struct vkrr_vk_dev {
     vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
     VkQueryPool timestamps;  /* 2 queries: before and after the dispatch; NULL: none */
     uint32_t timestamp_bits; /* timestampValidBits of the queue family */
-    vkrr_vk_buffer approx;   /* src/approx.h tables; ports get its address as
+    vkrr_vk_buffer approx;   /* src/replay/approx.h tables; ports get its address as
                               * specialization constants 3 (low) and 4 (high) */
 } vkrr_vk_dev;
 
@@ -94,5 +99,41 @@ vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */
 double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);
+
+/* ---- between the files above ---- */
+
+/* VKRR_OK, or VKRR_ERR_DEVICE naming what failed and the VkResult. */
+vkrr_status vkrr_vk_check(VkResult r, const char *what, vkrr_error *err);
+
+/* vktables.c */
+extern const VkFormat vkrr_vk_surf_view_format[5]; /* bindings 4..8, by texel size */
+uint32_t vkrr_vk_table_size(uint32_t binding);     /* descriptors in a binding */
+/* The image format of replay image i, the view format it is bound with and
+ * its binding; VKRR_ERR_FORMAT when the device cannot bind it so. */
+vkrr_status vkrr_vk_image_formats(vkrr_vk_ctx *vk, const vkrr_replay_image *im, uint32_t i,
+                                  VkFormat *fmt, VkFormat *view, uint32_t *binding,
+                                  vkrr_error *err);
+vkrr_status vkrr_vk_make_sampler(vkrr_vk_ctx *vk, const vkrr_sampler *s, VkFormat f,
+                                 bool integer, VkSampler *out, vkrr_error *err);
+/* Every table slot: L's images where bound, the dummies elsewhere. */
+void vkrr_vk_write_descriptors(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_launch *L,
+                               VkDescriptorSet set);
+
+/* vkrecord.c */
+void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,
+                           VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access,
+                           VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage);
+void vkrr_vk_memory_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkAccessFlags src_access,
+                            VkAccessFlags dst_access, VkPipelineStageFlags src_stage,
+                            VkPipelineStageFlags dst_stage);
+/* Resets d's command pool and begins d->cmd for one submission. */
+vkrr_status vkrr_vk_cmd_begin(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
+/* One launch into d->cmd: upload, timestamp, dispatch, timestamp, read-back. */
+void vkrr_vk_record_launch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                           const vkrr_vk_launch *L, VkPipeline pipe);
+/* A frame's n launches into d->cmd (see vkrr_vk_frame_prepare); returns the
+ * number of barriers between dispatches. */
+uint32_t vkrr_vk_record_frame(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
+                              const vkrr_vk_launch *L, const VkPipeline *pipes, uint32_t n);
 
 #endif

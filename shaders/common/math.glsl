@@ -15,7 +15,7 @@
 //   specified to the bit.  The CPU backend (cuda_cpu.h) returns the exactly
 //   rounded f32 of exp2 / 1/sqrt computed in double (FTZ in and out).  The
 //   stand-ins here read the same definition from a table over every f16
-//   input (src/approx.h), so ports match the CPU backend to the bit on f16
+//   input (src/replay/approx.h), so ports match the CPU backend to the bit on f16
 //   inputs; a GPU's ex2.approx (rel. error up to 2^-22.5 per the PTX ISA)
 //   and rsqrt.approx may still differ from both in the last bits.
 // - denormals: .ftz flushes f32 denormal inputs and outputs to signed zero;
@@ -183,7 +183,7 @@ float vkrr_fma(float a, float b, float c)
     return uintBitsToFloat(sign | bits);
 }
 
-// The approximate instructions' stand-ins are defined once, in src/approx.h
+// The approximate instructions' stand-ins are defined once, in src/replay/approx.h
 // (the CPU backend calls it).  vkbridge hands every port the tabulation of
 // that definition over all f16 inputs, through a device address in
 // specialization constants 3 and 4: f32 bits, [0, 65536) ex2 and

@@ -3,7 +3,7 @@
 // A Vulkan sampler filters with the device's own sub-texel precision and
 // converts UNORM/SNORM with its own rounding, so ports never sample: they
 // fetch texels (texelFetch, no sampler state used) and do what the CUDA
-// texture unit does, in the definitions cuda_ref/cpu/cuda_cpu.h uses for the
+// texture unit does, in the definitions cuda_ref/device/cuda_cpu.h uses for the
 // CPU backend:
 // - coordinates: unnormalized x, or normalized x * width;
 // - point: texel floor(x);

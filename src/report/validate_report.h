@@ -4,9 +4,12 @@
  * "type", "exact_pct", "max_abs", "max_ulp", "psnr", "nmse",
  * "nan_mismatches", "metrics": {every metric}, ...}]).  Chained mode adds,
  * per launch, "chained_status", "chained_exact", "role" ("culprit",
- * "amplifier", "") and, per resource, "chained": {"pass", "exact_pct",
+ * "amplifier", ""), "chained" ("same as isolated": the chained inputs were
+ * the captured ones and the isolated result bit-exact, so it was not run again;
+ * else "dispatched") and, per resource, "chained": {"pass", "exact_pct",
  * "max_abs", "max_ulp", "psnr", "nmse", "heatmap", "metrics"}; a
- * chained-only run has "status": null.  The summary gains "bisect":
+ * chained-only run has "status": null.  "summary" counts the statuses, the
+ * port's "dispatches" and the "chained_reused" launches.  The summary gains "bisect":
  * {"first_divergence": sequence or null, "class", "upstream": sequence or null}.  PSNR of identical data
  * is infinite; JSON has no infinity, so it is written as null. */
 #ifndef VKRR_VALIDATE_REPORT_H
@@ -24,6 +27,7 @@ typedef struct vkrr_report_info {
     unsigned counts[VKRR_LAUNCH_ERROR + 1];
     const char *mode;        /* "isolated", "chained", "both" */
     const char *perturb;     /* the --perturb text, or NULL */
+    unsigned dispatches;     /* launches the port ran (both modes together) */
 } vkrr_report_info;
 
 /* Worst ULP/PSNR of a launch in one mode (for the table, HTML and JUnit). */

@@ -218,11 +218,14 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     json_str(f, info->device ? info->device : "");
     fprintf(f, ",\n  \"reference\": ");
     json_str(f, info->reference);
+    unsigned reused = 0;
+    for (uint32_t i = 0; i < n; i++)
+        reused += res[i].chained_reused;
     fprintf(f, ",\n  \"summary\": {\"launches\": %u, \"pass\": %u, \"fail\": %u, \"no_port\": %u, "
-               "\"timeout\": %u, \"error\": %u},\n",
+               "\"timeout\": %u, \"error\": %u, \"dispatches\": %u, \"chained_reused\": %u},\n",
             n, info->counts[VKRR_LAUNCH_PASS], info->counts[VKRR_LAUNCH_FAIL],
             info->counts[VKRR_LAUNCH_NO_PORT], info->counts[VKRR_LAUNCH_TIMEOUT],
-            info->counts[VKRR_LAUNCH_ERROR]);
+            info->counts[VKRR_LAUNCH_ERROR], info->dispatches, reused);
     vkrr_bisect b;
     vkrr_bisect_analyze(res, n, &b);
     fprintf(f, "  \"mode\": ");
@@ -252,6 +255,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             json_str(f, vkrr_launch_status_name(r->chained_status));
             fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
             json_str(f, vkrr_bisect_role(r));
+            fprintf(f, ", \"chained\": \"%s\"",
+                    r->chained_reused ? "same as isolated" : "dispatched");
         }
         fprintf(f, ", \"perturbed\": %s", r->perturbed ? "true" : "false");
         fprintf(f, ", \"note\": ");

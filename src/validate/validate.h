@@ -84,6 +84,7 @@ typedef struct vkrr_launch_result {
     vkrr_launch_status chained_status;
     int chained_worst;          /* index into res by chained metrics, -1 when none */
     bool chained_exact;         /* every chained resource bit-identical to the capture */
+    bool chained_reused;        /* chained = isolated: the same inputs, not dispatched again */
     bool perturbed;             /* --perturb hit this launch */
 } vkrr_launch_result;
 

@@ -7,9 +7,14 @@
 
 #define NONE UINT32_MAX
 
+/* A piece of the chain's state is the port's bytes (held), or, after a launch
+ * whose result was reused from isolated mode (bit-identical to the capture),
+ * that launch's post-launch dump in the capture (nothing held: it is mapped
+ * when a later launch reads it), or neither (the capture's own input). */
 typedef struct alloc_entry {
     uint64_t base, size;
     uint8_t *bytes;          /* the port's bytes; NULL: not held */
+    uint32_t dump_launch;    /* NONE, or: the state is this launch's dump of base */
     uint32_t last_use;       /* last launch that uses this base */
 } alloc_entry;
 
@@ -18,6 +23,7 @@ typedef struct surf_entry {
     uint32_t last_use;       /* last texture reading it */
     uint64_t size;
     uint8_t *bytes;
+    bool dump;               /* the state is the producer's dump */
 } surf_entry;
 
 struct vkrr_chain {
@@ -55,6 +61,7 @@ static void drop(vkrr_chain *c, uint8_t **bytes, uint64_t size)
     }
 }
 
+/* (The callers clear an entry's dump state when it holds bytes.) */
 static void hold(vkrr_chain *c, uint8_t **slot, uint8_t *bytes, uint64_t size)
 {
     drop(c, slot, size);
@@ -161,7 +168,7 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
                     alloc_cap *= 2;
                 }
                 e = &c->allocs[c->nallocs++];
-                *e = (alloc_entry){.base = l->allocs[a].base};
+                *e = (alloc_entry){.base = l->allocs[a].base, .dump_launch = NONE};
             }
             e->last_use = i;
         }
@@ -318,6 +325,127 @@ static void chain_consumed(void *ctx, const void *pre)
         d->next(d->next_ctx, pre);
 }
 
+/* The index of the allocation at base in launch l; NONE when it has none. */
+static uint32_t alloc_of(const vkrr_launch *l, uint64_t base)
+{
+    for (uint32_t a = 0; a < l->nallocs; a++)
+        if (l->allocs[a].base == base)
+            return a;
+    return NONE;
+}
+
+/* Points the replay's inputs at the chain's state: held bytes, or a dump the
+ * state is (mapped into maps[], closed by the caller), else the capture's
+ * input stays.  *same: every input is byte for byte the captured one. */
+static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp,
+                                  vkrr_mapfile *maps, bool *same, vkrr_error *err)
+{
+    const vkrr_capture *cap = c->cap;
+    const vkrr_launch *l = &cap->launches[index];
+    vkrr_status s = VKRR_OK;
+    *same = true;
+    for (uint32_t a = 0; a < l->nallocs; a++) {
+        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        if ((e->bytes || e->dump_launch != NONE) && e->size != l->allocs[a].size) {
+            drop(c, &e->bytes, e->size); /* the base was freed and reused */
+            e->dump_launch = NONE;
+        }
+        const void *in = e->bytes;
+        if (!in && e->dump_launch != NONE) {
+            const vkrr_launch *pl = &cap->launches[e->dump_launch];
+            if ((s = vkrr_capture_map_alloc_post(cap, pl, alloc_of(pl, e->base), &maps[a], err)))
+                return s;
+            in = maps[a].data;
+        }
+        if (!in)
+            continue;
+        const void *captured = rp->allocs[a].pre;
+        *same = *same && !memcmp(in, captured, l->allocs[a].size);
+        rp->allocs[a].pre = in;
+        if (rp->pre_done) /* the captured input is not read again: unmap it */
+            rp->pre_done(rp->pre_done_ctx, captured);
+    }
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        uint32_t p = c->producer[index][i];
+        if (p == NONE)
+            continue;
+        surf_entry *se = &c->surfs[p];
+        uint64_t size = vkrr_replay_image_bytes(&rp->images[i]);
+        const void *in = se->bytes && se->size == size ? se->bytes : NULL;
+        vkrr_mapfile *m = &maps[l->nallocs + i];
+        if (!in && se->dump) {
+            if ((s = vkrr_capture_map_image(cap, &cap->launches[se->launch], se->image, m, err)))
+                return s;
+            in = m->size == size ? m->data : NULL;
+        }
+        if (!in)
+            continue;
+        const void *captured = rp->images[i].pre;
+        *same = *same && !memcmp(in, captured, size);
+        rp->images[i].pre = in;
+        if (rp->pre_done)
+            rp->pre_done(rp->pre_done_ctx, captured);
+    }
+    return VKRR_OK;
+}
+
+/* True when the launch's isolated result can stand for its chained one and
+ * its dumps for the chain's state: it ran, every compared resource is
+ * bit-identical to the capture, and every allocation a later launch reads
+ * has a dump. */
+static bool isolated_exact(const vkrr_chain *c, uint32_t index, const vkrr_launch_result *r)
+{
+    const vkrr_launch *l = &c->cap->launches[index];
+    if (!r->has_isolated || r->status != VKRR_LAUNCH_PASS || r->perturbed)
+        return false;
+    for (uint32_t k = 0; k < r->nres; k++)
+        if (r->res[k].port.exact != r->res[k].port.count || r->res[k].outside_diff)
+            return false;
+    for (uint32_t a = 0; a < l->nallocs; a++) {
+        const alloc_entry *e = find_alloc((vkrr_chain *)c, l->allocs[a].base);
+        if (e->last_use > index && !l->allocs[a].post_path)
+            return false;
+    }
+    return true;
+}
+
+/* The chained result is the isolated one (the same inputs: the same
+ * outputs, which are the capture's); the state becomes the launch's dumps. */
+static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
+{
+    const vkrr_launch *l = &c->cap->launches[index];
+    r->has_chained = true;
+    r->chained_reused = true;
+    r->chained_status = r->status;
+    r->chained_worst = r->worst;
+    r->chained_exact = true;
+    for (uint32_t k = 0; k < r->nres; k++) {
+        vkrr_resource_result *x = &r->res[k];
+        x->has_chained = true;
+        x->chained = x->port;
+        x->chained_outside_diff = x->outside_diff;
+        x->chained_pass = x->pass;
+        x->chained_heatmap[0] = 0;
+    }
+    for (uint32_t a = 0; a < l->nallocs; a++) {
+        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        drop(c, &e->bytes, e->size);
+        e->dump_launch = e->last_use > index ? index : NONE;
+        e->size = l->allocs[a].size;
+    }
+    for (uint32_t e = 0; e < c->nsurfs; e++) {
+        surf_entry *se = &c->surfs[e];
+        if (se->launch == index) {
+            drop(c, &se->bytes, se->size);
+            se->dump = se->last_use > index;
+        }
+        if (se->last_use <= index) {
+            drop(c, &se->bytes, se->size);
+            se->dump = false;
+        }
+    }
+}
+
 vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t index,
                            vkrr_launch_result *r, vkrr_error *err)
 {
@@ -330,21 +458,20 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     vkrr_replay rp;
     vkrr_replay_storage *st = NULL;
     vkrr_launch_result t = {0};
+    vkrr_mapfile *maps = calloc(l->nallocs + l->nimages + 1, sizeof *maps);
+    if (!maps)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
+    bool same = false;
     vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, err);
+    if (s == VKRR_OK)
+        s = chained_inputs(c, index, &rp, maps, &same, err);
     if (s != VKRR_OK)
-        return s;
-    for (uint32_t a = 0; a < l->nallocs; a++) {
-        alloc_entry *e = find_alloc(c, l->allocs[a].base);
-        if (e->bytes && e->size != l->allocs[a].size)
-            drop(c, &e->bytes, e->size); /* the base was freed and reused */
-        if (e->bytes)
-            rp.allocs[a].pre = e->bytes;
-    }
-    for (uint32_t i = 0; i < l->nimages; i++) {
-        uint32_t p = c->producer[index][i];
-        if (p != NONE && c->surfs[p].bytes &&
-            c->surfs[p].size == vkrr_replay_image_bytes(&rp.images[i]))
-            rp.images[i].pre = c->surfs[p].bytes;
+        goto done;
+    /* While the chain's inputs are the captured ones, a port (deterministic)
+     * computes what isolated mode saw: that result stands, nothing is run. */
+    if (same && isolated_exact(c, index, r)) {
+        reuse_isolated(c, index, r);
+        goto done;
     }
     chain_pre_done pd = {c, rp.pre_done, rp.pre_done_ctx};
     rp.pre_done = chain_consumed;
@@ -357,6 +484,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
      * (taken, or copied from a backend's view); the rest are not kept. */
     for (uint32_t a = 0; a < l->nallocs; a++) {
         alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        e->dump_launch = NONE;
         if (ran && e->last_use > index) {
             uint8_t *b = take(&rp.allocs[a].post, rp.allocs[a].post_view, l->allocs[a].size);
             if (!b) {
@@ -371,6 +499,8 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     }
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
+        if (se->launch == index)
+            se->dump = false;
         if (ran && se->launch == index && se->last_use > index) {
             vkrr_replay_image *im = &rp.images[se->image];
             uint64_t size = vkrr_replay_image_bytes(im);
@@ -382,11 +512,16 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
             se->size = size;
             hold(c, &se->bytes, b, size);
         }
-        if (se->last_use <= index)
+        if (se->last_use <= index) {
             drop(c, &se->bytes, se->size);
+            se->dump = false;
+        }
     }
     merge(r, &t);
 done:
+    for (uint32_t i = 0; i < l->nallocs + l->nimages; i++)
+        vkrr_mapfile_close(&maps[i]);
+    free(maps);
     vkrr_launch_result_free(&t);
     vkrr_replay_capture_free(st);
     if (o->port->release)

@@ -1,13 +1,13 @@
-/* compare.c - per-resource metrics.  The f16 and f32 loops are written out
- * (table lookup, no per-element call) because they carry almost all the
- * bytes; the rarer types go through vkrr_dtype_to_double. */
+/* compare.c - per-resource metrics: the view is checked, a bit-identical
+ * window found with memcmp, anything else scanned element by element
+ * (compare_scan.c, the hot loop) and turned into metrics. */
 #include "compare.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_scan.h"
 #include "replay.h"
 
 vkrr_tolerance vkrr_tolerance_default(vkrr_dtype t)
@@ -81,178 +81,10 @@ range:
                      (unsigned long long)v->offset, (unsigned long long)resource_bytes);
 }
 
-/* f16 -> float for all 65536 codes, built once. */
-static float f16_table[65536];
-static pthread_once_t f16_once = PTHREAD_ONCE_INIT;
-
-static void f16_table_init(void)
+/* The code of a 1- or 2-byte element (little-endian). */
+static inline uint32_t code_at(const uint8_t *p, unsigned size)
 {
-    for (uint32_t h = 0; h < 65536; h++)
-        f16_table[h] = vkrr_f16_to_f32((uint16_t)h);
-}
-
-static const float *f16_values(void)
-{
-    pthread_once(&f16_once, f16_table_init);
-    return f16_table;
-}
-
-static inline uint16_t ld16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t ld32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-/* ---- accumulation ------------------------------------------------------- */
-
-typedef struct acc {
-    bool use_abs;
-    double atol, rtol;
-    int64_t max_ulp;
-    uint64_t exact, unwritten, nan_mm, inf_mm, oot, first_bad;
-    uint64_t nnum;
-    double sum_abs, sum_sq, sum_ref_sq;
-    double max_abs, max_ref, max_cand;
-    uint64_t max_idx;
-    double peak, rmin, rmax;
-    bool have_ref;
-    int64_t ulp_seen;
-    uint64_t w1, w4;
-} acc;
-
-static inline void note_ref(acc *s, double r)
-{
-    if (!isfinite(r))
-        return;
-    double a = fabs(r);
-    if (a > s->peak)
-        s->peak = a;
-    if (!s->have_ref || r < s->rmin)
-        s->rmin = r;
-    if (!s->have_ref || r > s->rmax)
-        s->rmax = r;
-    s->have_ref = true;
-}
-
-static inline void note_bad(acc *s, uint64_t i)
-{
-    if (s->first_bad == UINT64_MAX)
-        s->first_bad = i;
-}
-
-static inline void acc_exact(acc *s, double r)
-{
-    s->exact++;
-    s->nnum++;
-    s->w1++;
-    s->w4++;
-    note_ref(s, r);
-    if (isfinite(r))
-        s->sum_ref_sq += r * r;
-}
-
-static inline void acc_unwritten(acc *s, uint64_t i, double r)
-{
-    s->unwritten++;
-    note_bad(s, i);
-    note_ref(s, r);
-}
-
-/* A pair that is not bit-identical; ulp < 0: no ULP distance (not a float type). */
-static inline void acc_diff(acc *s, uint64_t i, double r, double c, int64_t ulp)
-{
-    bool rn = isnan(r), cn = isnan(c);
-    if (rn && cn) {
-        acc_exact(s, r);
-        return;
-    }
-    note_ref(s, r);
-    if (rn || cn) {
-        s->nan_mm++;
-        note_bad(s, i);
-        return;
-    }
-    if (isinf(r) || isinf(c)) {
-        if (r == c) { /* same Inf, other bits: only possible for BYTES-like views */
-            s->exact++;
-            s->nnum++;
-            return;
-        }
-        s->inf_mm++;
-        note_bad(s, i);
-        return;
-    }
-    double d = fabs(r - c);
-    s->nnum++;
-    s->sum_abs += d;
-    s->sum_sq += d * d;
-    s->sum_ref_sq += r * r;
-    if (d > s->max_abs) {
-        s->max_abs = d;
-        s->max_idx = i;
-        s->max_ref = r;
-        s->max_cand = c;
-    }
-    if (ulp >= 0) {
-        if (ulp > s->ulp_seen)
-            s->ulp_seen = ulp;
-        s->w1 += ulp <= 1;
-        s->w4 += ulp <= 4;
-    }
-    bool ok = (s->use_abs && d <= s->atol + s->rtol * fabs(r)) ||
-              (s->max_ulp >= 0 && ulp >= 0 && ulp <= s->max_ulp);
-    if (!ok) {
-        s->oot++;
-        note_bad(s, i);
-    }
-}
-
-static inline int64_t sm_index(uint32_t bits, uint32_t signbit)
-{
-    int64_t mag = (int64_t)(bits & (signbit - 1u));
-    return (bits & signbit) ? -mag : mag;
-}
-
-static inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
-static void run_f16(acc *s, const uint8_t *a, const uint8_t *b, uint64_t n)
-{
-    const float *tab = f16_values();
-    for (uint64_t i = 0; i < n; i++) {
-        uint16_t x = ld16(a + 2 * i), y = ld16(b + 2 * i);
-        if (x == y) {
-            acc_exact(s, tab[x]);
-            continue;
-        }
-        if (y == 0xffffu) {
-            acc_unwritten(s, i, tab[x]);
-            continue;
-        }
-        bool nan = (x & 0x7fffu) > 0x7c00u || (y & 0x7fffu) > 0x7c00u;
-        int64_t ulp = nan ? -1 : abs64(sm_index(x, 0x8000u) - sm_index(y, 0x8000u));
-        acc_diff(s, i, tab[x], tab[y], ulp);
-    }
-}
-
-static void run_f32(acc *s, const uint8_t *a, const uint8_t *b, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t x = ld32(a + 4 * i), y = ld32(b + 4 * i);
-        float fx, fy;
-        memcpy(&fx, &x, 4);
-        if (x == y) {
-            acc_exact(s, fx);
-            continue;
-        }
-        if (y == 0xffffffffu) {
-            acc_unwritten(s, i, fx);
-            continue;
-        }
-        memcpy(&fy, &y, 4);
-        bool nan = (x & 0x7fffffffu) > 0x7f800000u || (y & 0x7fffffffu) > 0x7f800000u;
-        int64_t ulp = nan ? -1 : abs64(sm_index(x, 0x80000000u) - sm_index(y, 0x80000000u));
-        acc_diff(s, i, fx, fy, ulp);
-    }
+    return size == 1 ? p[0] : (uint32_t)(p[0] | (p[1] << 8));
 }
 
 static bool all_sentinel(const uint8_t *p, unsigned size)
@@ -261,29 +93,6 @@ static bool all_sentinel(const uint8_t *p, unsigned size)
         if (p[k] != VKRR_SENTINEL_BYTE)
             return false;
     return true;
-}
-
-static void run_generic(acc *s, vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n)
-{
-    unsigned size = vkrr_dtype_size(t);
-    bool flt = vkrr_dtype_is_float(t);
-    for (uint64_t i = 0; i < n; i++) {
-        const uint8_t *pa = a + i * size, *pb = b + i * size;
-        double r = vkrr_dtype_to_double(t, pa);
-        if (!memcmp(pa, pb, size)) {
-            acc_exact(s, r);
-            continue;
-        }
-        if (all_sentinel(pb, size)) {
-            acc_unwritten(s, i, r);
-            continue;
-        }
-        double c = vkrr_dtype_to_double(t, pb);
-        int64_t ulp = -1;
-        if (flt && !isnan(r) && !isnan(c))
-            ulp = abs64(vkrr_dtype_ulp_index(t, pa) - vkrr_dtype_ulp_index(t, pb));
-        acc_diff(s, i, r, c, ulp);
-    }
 }
 
 vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *cand,
@@ -295,20 +104,14 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
     if (st != VKRR_OK)
         return st;
     vkrr_tolerance t = tol ? *tol : vkrr_tolerance_default(view->dtype);
-    acc s = {.use_abs = t.atol >= 0 || t.rtol >= 0,
-             .atol = t.atol > 0 ? t.atol : 0,
-             .rtol = t.rtol > 0 ? t.rtol : 0,
-             .max_ulp = vkrr_dtype_is_float(view->dtype) ? t.max_ulp : -1,
-             .first_bad = UINT64_MAX,
-             .max_idx = UINT64_MAX};
     const uint8_t *a = (const uint8_t *)ref + view->offset;
     const uint8_t *b = (const uint8_t *)cand + view->offset;
+    bool flt = vkrr_dtype_is_float(view->dtype);
     if (memcmp(a, b, n * vkrr_dtype_size(view->dtype)) == 0) {
         /* Bit-identical, the common case of a good port: every element is
          * an exact match, and memcmp runs at memory speed where the
          * per-element loop would decode every value.  The reference's range
          * and peak are left 0: nothing needs them when nothing differs. */
-        bool flt = vkrr_dtype_is_float(view->dtype);
         *out = (vkrr_metrics){.dtype = view->dtype, .tol = t, .count = n, .exact = n,
                               .exact_pct = 100.0, .first_bad = UINT64_MAX,
                               .max_abs_index = UINT64_MAX, .psnr = INFINITY,
@@ -316,12 +119,9 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
                               .within4_ulp_pct = flt ? 100.0 : 0, .pass = true};
         return VKRR_OK;
     }
-    if (view->dtype == VKRR_DT_F16)
-        run_f16(&s, a, b, n);
-    else if (view->dtype == VKRR_DT_F32)
-        run_f32(&s, a, b, n);
-    else
-        run_generic(&s, view->dtype, a, b, n);
+    vkrr_scan s;
+    if ((st = vkrr_compare_scan(view->dtype, a, b, n, &t, &s, err)) != VKRR_OK)
+        return st;
 
     vkrr_metrics m = {.dtype = view->dtype, .tol = t, .count = n};
     m.exact = s.exact;
@@ -344,7 +144,6 @@ vkrr_status vkrr_compare(const vkrr_view *view, const void *ref, const void *can
     m.peak = s.peak;
     m.ref_min = s.rmin;
     m.ref_max = s.rmax;
-    bool flt = vkrr_dtype_is_float(view->dtype);
     m.max_ulp = flt ? s.ulp_seen : 0;
     m.within1_ulp_pct = flt && n ? 100.0 * (double)s.w1 / (double)n : (flt ? 100.0 : 0);
     m.within4_ulp_pct = flt && n ? 100.0 * (double)s.w4 / (double)n : (flt ? 100.0 : 0);
@@ -366,15 +165,11 @@ vkrr_status vkrr_compare_decode(const vkrr_view *view, const void *data, uint64_
     if (st != VKRR_OK)
         return st;
     const uint8_t *p = (const uint8_t *)data + view->offset;
-    if (view->dtype == VKRR_DT_F16) {
-        const float *tab = f16_values();
-        for (uint64_t i = 0; i < n; i++)
-            out[i] = tab[ld16(p + 2 * i)];
-        return VKRR_OK;
-    }
     unsigned size = vkrr_dtype_size(view->dtype);
+    const double *tab = vkrr_compare_values(view->dtype);
     for (uint64_t i = 0; i < n; i++)
-        out[i] = (float)vkrr_dtype_to_double(view->dtype, p + i * size);
+        out[i] = (float)(tab ? tab[code_at(p + i * size, size)]
+                             : vkrr_dtype_to_double(view->dtype, p + i * size));
     return VKRR_OK;
 }
 
@@ -388,7 +183,7 @@ vkrr_status vkrr_compare_error_map(const vkrr_view *view, const void *ref, const
     unsigned size = vkrr_dtype_size(view->dtype);
     const uint8_t *a = (const uint8_t *)ref + view->offset;
     const uint8_t *b = (const uint8_t *)cand + view->offset;
-    const float *tab = view->dtype == VKRR_DT_F16 ? f16_values() : NULL;
+    const double *tab = vkrr_compare_values(view->dtype);
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *pa = a + i * size, *pb = b + i * size;
         if (!memcmp(pa, pb, size)) {
@@ -399,8 +194,8 @@ vkrr_status vkrr_compare_error_map(const vkrr_view *view, const void *ref, const
             out[i] = INFINITY;
             continue;
         }
-        double r = tab ? tab[ld16(pa)] : vkrr_dtype_to_double(view->dtype, pa);
-        double c = tab ? tab[ld16(pb)] : vkrr_dtype_to_double(view->dtype, pb);
+        double r = tab ? tab[code_at(pa, size)] : vkrr_dtype_to_double(view->dtype, pa);
+        double c = tab ? tab[code_at(pb, size)] : vkrr_dtype_to_double(view->dtype, pb);
         if (isnan(r) && isnan(c))
             out[i] = 0;
         else if (isnan(r) || isnan(c) || isinf(r) || isinf(c))

@@ -16,7 +16,7 @@
  * point sampling with unnormalized coordinates, surface writes.
  *
  * NOT known exactly (documented choices; may differ from a GPU):
- *   - ex2.approx.ftz / rsqrt.approx.ftz: src/approx.h defines them once (the CPU
+ *   - ex2.approx.ftz / rsqrt.approx.ftz: src/replay/approx.h defines them once (the CPU
  *     and the Vulkan ports use it): the nearest
  *     f32 of exp2 / 1/sqrt computed in double, with FTZ on input and output.
  *     The GPU's approximations differ in the last bits (PTX documents ~2 ulp).
@@ -93,7 +93,7 @@ static inline float cpu_ftz(float x)
 /* Stand-in for ex2.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_ex2_approx_ftz(float x)
 {
-    return vkrr_approx_ex2(x); /* src/approx.h: the one definition */
+    return vkrr_approx_ex2(x); /* src/replay/approx.h: the one definition */
 }
 /* Stand-in for rsqrt.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_rsqrt_approx_ftz(float x)

@@ -15,6 +15,13 @@
  *     byte-identical to the texture's dump (spec/capture-format.md).  So the
  *     history surface of frame k becomes the history texture of frame k+1.
  *     Textures with no producer (the application's inputs) read the capture.
+ * One pass on an exact port: when every input of a launch in the chain is
+ * byte for byte its captured input (compared with memcmp before running) and
+ * its isolated result (already in res[i]) is bit-identical to the capture,
+ * the chained result is that isolated one (res[i].chained_reused; a port is
+ * deterministic: the same inputs give the same outputs) and nothing runs;
+ * the chain's state then is that launch's dumps (mapped when read, nothing
+ * held).  From the first inexact launch on, chained dispatches.
  * Memory: a copy is kept only while some later launch still reads it (a
  * pre-pass over the capture finds each copy's last reader), so the chain
  * holds at most the live intermediate state, never every launch's output.

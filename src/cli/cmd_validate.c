@@ -397,6 +397,14 @@ int vkrr_cmd_validate(int argc, char **argv)
     /* Any validation-layer message means the bridge or a port misuses Vulkan:
      * the results cannot be trusted, so the run fails. */
     vkrr_vk_backend_stats(port.self, &st);
+    info.dispatches = st.pipelines_created + st.pipeline_hits;
+    if (chn && !a.quiet) {
+        unsigned reused = 0;
+        for (uint32_t i = 0; i < done; i++)
+            reused += res[i].chained_reused;
+        printf("port: %u dispatches; %u chained results are the isolated ones (same inputs, "
+               "not run again)\n", info.dispatches, reused);
+    }
     if (a.validation) {
         printf("validation layer: %u messages\n", st.validation_messages);
         if (st.validation_messages)

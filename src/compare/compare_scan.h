@@ -1,0 +1,62 @@
+/* compare_scan.h - the element loop behind vkrr_compare (internal to compare/).
+ *
+ * vkrr_compare_scan classifies every element of two runs of n elements and
+ * sums what the metrics need (compare.h says the classes and the sums).  It is
+ * the hot path of a port that is not bit-identical, so it is written for
+ * speed, at memory speed where it can be:
+ *   - f16 decodes in registers (a few integer operations, exact); other 1-
+ *     and 2-byte types through a table of every code (256 or 65,536 doubles,
+ *     built once per type from vkrr_dtype_to_double), never a switch per
+ *     element; 4-byte types decode inline.
+ *   - The reference's statistics (peak, range, sum of squares) of elements
+ *     that match or differ numerically are a histogram of the reference's
+ *     codes for 1- and 2-byte types, summed once at the end: a matching
+ *     element costs one compare and one increment.
+ *   - Long runs are cut into chunks whose length depends on n only, scanned
+ *     by up to VKRR_SCAN_MAX_THREADS threads, and merged in chunk order, so
+ *     the result does not depend on how many cores ran it.
+ * Floating-point sums are therefore taken chunk by chunk (and the reference's
+ * sum of squares code by code), not element by element: the last bits of
+ * mean, RMSE and NMSE may differ from a sequential sum; counts, maxima,
+ * positions and ULPs are exact.
+ *
+ * Memory: per thread, a histogram of the reference's codes (3 KiB, or 768 KiB
+ * for 2-byte types: 32-bit counts flushed into 64-bit ones), freed before it
+ * returns; VKRR_ERR_NOMEM when that fails.  The tables live for
+ * the process (at most 512 KiB per 2-byte type used).
+ */
+#ifndef VKRR_COMPARE_SCAN_H
+#define VKRR_COMPARE_SCAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compare.h"
+
+#define VKRR_SCAN_MAX_THREADS 8u
+
+typedef struct vkrr_scan {
+    uint64_t exact, unwritten, nan_mm, inf_mm, oot;
+    uint64_t first_bad;      /* UINT64_MAX: none */
+    uint64_t nnum;           /* exact + numeric elements */
+    double sum_abs, sum_sq, sum_ref_sq;
+    double max_abs, max_ref, max_cand;
+    uint64_t max_idx;        /* UINT64_MAX: max_abs is 0 */
+    double peak, rmin, rmax; /* over finite reference elements */
+    bool have_ref;
+    int64_t ulp_seen;
+    uint64_t w1, w4;         /* elements within 1 and 4 ULP (float types) */
+} vkrr_scan;
+
+/* a and b: n elements of t each (unaligned is fine).  tol: resolved. */
+vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
+                              const vkrr_tolerance *tol, vkrr_scan *out, vkrr_error *err);
+
+/* The value of every code of a 1- or 2-byte type (NULL for other sizes, or
+ * when the table cannot be allocated). */
+const double *vkrr_compare_values(vkrr_dtype t);
+
+/* The scan's f16 decode (exposed for the test over every code). */
+float vkrr_compare_f16(uint16_t h);
+
+#endif

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The tree reads as the data flow (README "Layout"), and stays so:
+#   - src/ has no source file at its root (each stage is a folder);
+#   - no source file in src/, vkbridge/, cuda_ref/ is over 800 lines;
+#   - the folders' #include picture has no circle (a folder's files include
+#     only headers of folders before it).
+# Usage: e2e_layout.sh [VKRR_BIN WORKDIR] (arguments ignored: it reads the tree).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+exec python3 - "$root" <<'EOF'
+import os, re, sys
+root = sys.argv[1]
+fail = []
+src_exts = ('.c', '.h', '.cpp', '.cu', '.cuh')
+
+at_root = [f for f in os.listdir(os.path.join(root, 'src')) if f.endswith(src_exts)]
+if at_root:
+    fail.append('source files at the root of src/: ' + ', '.join(sorted(at_root)))
+
+folders = {}  # folder (relative) -> files
+for top in ('src', 'vkbridge', 'cuda_ref'):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        rel = os.path.relpath(d, root)
+        for f in files:
+            if not f.endswith(src_exts):
+                continue
+            n = sum(1 for _ in open(os.path.join(d, f), errors='replace'))
+            if n > 800:
+                fail.append(f'{rel}/{f}: {n} lines (over 800)')
+            folders.setdefault(rel, []).append(f)
+
+home = {}  # header name -> folder
+for folder, files in folders.items():
+    for f in files:
+        if f.endswith(('.h', '.cuh', '.cu')):
+            home.setdefault(f, folder)
+inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+edges = {f: set() for f in folders}
+for folder, files in folders.items():
+    for f in files:
+        for line in open(os.path.join(root, folder, f), errors='replace'):
+            m = inc.match(line)
+            if m and m.group(1) in home and home[m.group(1)] != folder:
+                edges[folder].add(home[m.group(1)])
+
+# Depth-first search for a circle; report the first one found, as a path.
+state, stack = {}, []
+def visit(n):
+    state[n] = 1
+    stack.append(n)
+    for m in sorted(edges[n]):
+        if state.get(m) == 1:
+            return stack[stack.index(m):] + [m]
+        if not state.get(m):
+            c = visit(m)
+            if c:
+                return c
+    stack.pop()
+    state[n] = 2
+    return None
+for n in sorted(edges):
+    if not state.get(n):
+        c = visit(n)
+        if c:
+            fail.append('include circle between folders: ' + ' -> '.join(c))
+            break
+
+print(f'layout: {sum(map(len, folders.values()))} source files in {len(folders)} folders, '
+      f'{sum(map(len, edges.values()))} folder dependencies')
+for f in fail:
+    print('FAIL', f)
+sys.exit(1 if fail else 0)
+EOF

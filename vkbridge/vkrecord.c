@@ -1,0 +1,174 @@
+/* vkrecord.c - command recording: barriers, the upload of a launch's
+ * resources, its dispatch between two timestamps and the read-back of its
+ * outputs; and a frame's launches in one command buffer with a barrier only
+ * where a launch uses what an earlier one used. */
+#include "vkdev.h"
+
+void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,
+                           VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access,
+                           VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage)
+{
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = src_access,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    vk->fn.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+void vkrr_vk_memory_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkAccessFlags src_access,
+                            VkAccessFlags dst_access, VkPipelineStageFlags src_stage,
+                            VkPipelineStageFlags dst_stage)
+{
+    VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                         .srcAccessMask = src_access,
+                         .dstAccessMask = dst_access};
+    vk->fn.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+vkrr_status vkrr_vk_cmd_begin(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
+{
+    vkrr_status st = vkrr_vk_check(vk->fn.vkResetCommandPool(vk->device, d->cmdpool, 0), "vkResetCommandPool", err);
+    if (st != VKRR_OK)
+        return st;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    return vkrr_vk_check(vk->fn.vkBeginCommandBuffer(d->cmd, &bi), "vkBeginCommandBuffer", err);
+}
+
+/* Uploads and layout transitions of the resources L owns (not borrowed). */
+static void record_upload(vkrr_vk_ctx *vk, VkCommandBuffer cmd, const vkrr_replay *r,
+                          const vkrr_vk_launch *L)
+{
+    const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    for (uint32_t a = 0; a < L->nbufs; a++) {
+        VkBufferCopy c = {L->buf_off[a], 0, r->allocs[a].size};
+        if (c.size && !L->bufs[a].map && !L->borrowed[a])
+            vk->fn.vkCmdCopyBuffer(cmd, L->stage.buf, L->bufs[a].buf, 1, &c);
+    }
+    for (uint32_t i = 0; i < L->nimgs; i++) {
+        if (L->borrowed[L->nbufs + i])
+            continue;
+        vkrr_vk_image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_UNDEFINED,
+                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, T);
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
+                               .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                               .imageExtent = {r->images[i].width, r->images[i].height, 1}};
+        bool tex = r->images[i].kind == VKRR_IMAGE_TEXTURE;
+        vk->fn.vkCmdCopyBufferToImage(cmd, tex ? L->upload.buf : L->stage.buf, L->imgs[i].img,
+                                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
+        vkrr_vk_image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                              tex ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL,
+                              VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_ACCESS_SHADER_READ_BIT | (tex ? 0 : VK_ACCESS_SHADER_WRITE_BIT), T, C);
+    }
+}
+
+static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
+{
+    vkrr_vk_memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+}
+
+static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                            const vkrr_vk_launch *L, VkPipeline pipe)
+{
+    vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
+                                   0, NULL);
+    vk->fn.vkCmdDispatch(d->cmd, r->grid[0], r->grid[1], r->grid[2]);
+}
+
+void vkrr_vk_record_launch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r, const vkrr_vk_launch *L,
+                   VkPipeline pipe)
+{
+    VkCommandBuffer cmd = d->cmd;
+    const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    if (d->timestamps)
+        vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
+    record_upload(vk, cmd, r, L);
+    upload_barrier(vk, cmd);
+    /* BOTTOM_OF_PIPE both times: the first waits for the uploads, the second
+     * for the dispatch, so the difference is the dispatch alone. */
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 0);
+    record_dispatch(vk, d, r, L, pipe);
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    /* The read-back reuses each resource's upload region: the barriers
+     * around the dispatch order it after the upload that read it. */
+    vkrr_vk_memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, C, T);
+    for (uint32_t a = 0; a < L->nbufs; a++) {
+        VkBufferCopy c = {0, L->buf_off[a], r->allocs[a].size};
+        if (c.size && !L->bufs[a].map)
+            vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->stage.buf, 1, &c);
+    }
+    for (uint32_t i = 0; i < L->nimgs; i++) {
+        if (r->images[i].kind != VKRR_IMAGE_SURFACE)
+            continue;
+        vkrr_vk_image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_GENERAL,
+                              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT, C, T);
+        VkBufferImageCopy c = {.bufferOffset = L->img_off[i],
+                               .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                               .imageExtent = {r->images[i].width, r->images[i].height, 1}};
+        vk->fn.vkCmdCopyImageToBuffer(cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                      L->stage.buf, 1, &c);
+    }
+    /* mapped buffers are read by the host straight after the dispatch */
+    vkrr_vk_memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_ACCESS_HOST_READ_BIT, T | C, VK_PIPELINE_STAGE_HOST_BIT);
+}
+
+/* Does launch k use a buffer or image that launches [from, k) used? */
+static bool touches_earlier(const vkrr_vk_launch *L, uint32_t from, uint32_t k)
+{
+    for (uint32_t j = from; j < k; j++) {
+        for (uint32_t a = 0; a < L[k].nbufs; a++)
+            for (uint32_t b = 0; b < L[j].nbufs; b++)
+                if (L[k].bufs[a].buf == L[j].bufs[b].buf)
+                    return true;
+        for (uint32_t i = 0; i < L[k].nimgs; i++)
+            for (uint32_t m = 0; m < L[j].nimgs; m++)
+                if (L[k].imgs[i].img == L[j].imgs[m].img &&
+                    L[j].r->images[m].kind == VKRR_IMAGE_SURFACE)
+                    return true;
+    }
+    return false;
+}
+
+uint32_t vkrr_vk_record_frame(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
+                              const vkrr_vk_launch *L, const VkPipeline *pipes, uint32_t n)
+{
+    uint32_t barriers = 0;
+    if (d->timestamps)
+        vk->fn.vkCmdResetQueryPool(d->cmd, d->timestamps, 0, 2);
+    for (uint32_t k = 0; k < n; k++)
+        record_upload(vk, d->cmd, r[k], &L[k]);
+    upload_barrier(vk, d->cmd);
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 0);
+    uint32_t since = 0; /* first launch after the last barrier */
+    for (uint32_t k = 0; k < n; k++) {
+        if (touches_earlier(L, since, k)) {
+            vkrr_vk_memory_barrier(vk, d->cmd, VK_ACCESS_SHADER_WRITE_BIT,
+                                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+            ++barriers;
+            since = k;
+        }
+        record_dispatch(vk, d, r[k], &L[k], pipes[k]);
+    }
+    if (d->timestamps)
+        vk->fn.vkCmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    return barriers;
+}
