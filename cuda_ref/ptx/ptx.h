@@ -124,6 +124,9 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
  * here; a path that cannot be read or parsed fails the create. */
 vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module_paths, uint32_t n,
                                     vkrr_error *err);
+/* The same with every *.ptx file of dir (in name order); VKRR_ERR_MISSING
+ * when dir has none. */
+vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,7 @@
 /* ptx_backend.c - the "ptx" vkrr_backend (see ptx.h): a replay's resources
  * as host memory, exactly as the CPU backend makes them, then vkrr_ptx_run. */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cuformat.h"
@@ -170,4 +172,46 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
     out->run = ptx_run_replay;
     out->destroy = ptx_destroy;
     return VKRR_OK;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1, "cannot open the module folder");
+    char **names = NULL;
+    uint32_t n = 0, cap = 0;
+    vkrr_status st = VKRR_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ptx"))
+            continue;
+        if (!ptx_grow((void **)&names, &cap, n, sizeof *names)) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
+            break;
+        }
+        size_t plen = strlen(dir) + len + 2;
+        if (!(names[n] = malloc(plen))) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
+            break;
+        }
+        snprintf(names[n++], plen, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (st == VKRR_OK && n == 0)
+        st = vkrr_fail(err, VKRR_ERR_MISSING, dir, 0, -1, "no PTX module (*.ptx) in the folder");
+    if (st == VKRR_OK) {
+        qsort(names, n, sizeof *names, name_cmp);
+        st = vkrr_ptx_backend_create(out, (const char *const *)names, n, err);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return st;
 }
