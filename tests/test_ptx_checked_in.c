@@ -75,11 +75,34 @@ static void check_dir(const char *checked, const char *built)
     CHECK(n >= 4);
 }
 
+/* every .ptx the build made has its checked-in copy */
+static void check_complete(const char *built, const char *checked)
+{
+    DIR *d = opendir(built);
+    if (!CHECK(d != NULL))
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ptx"))
+            continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", checked, e->d_name);
+        char *x = test_read_file(p, NULL);
+        if (!CHECK(x != NULL))
+            fprintf(stderr, "%s is not checked in (copy it from %s)\n", p, built);
+        free(x);
+    }
+    closedir(d);
+}
+
 int main(void)
 {
 #ifdef VKRR_PTX_FROM_NVCC
     check_dir(VKRR_PTX_CHECKED_IN, VKRR_PTX_KERNEL_DIR);
     check_dir(VKRR_PTX_CHECKED_IN "/rrref", VKRR_PTX_RRREF_DIR);
+    check_complete(VKRR_PTX_KERNEL_DIR, VKRR_PTX_CHECKED_IN);
+    check_complete(VKRR_PTX_RRREF_DIR, VKRR_PTX_CHECKED_IN "/rrref");
 #else
     fprintf(stderr, "test_ptx_checked_in: no nvcc in this build: only loading the checked-in PTX\n");
     check_dir(VKRR_PTX_CHECKED_IN, NULL);
