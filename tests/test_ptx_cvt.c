@@ -9,7 +9,7 @@
 
 #include "ptx_testutil.h"
 
-#define CVT_NOUT 56
+#define CVT_NOUT 58
 #define N 256
 
 static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
@@ -131,8 +131,10 @@ static void expect(float f, float g, double d, int64_t l, uint32_t u, uint32_t *
     double fd = (double)f;
     memcpy(&db, &fd, 8);
     e[47] = (uint32_t)(db >> 29);
+    e[56] = (uint16_t)(int16_t)(int8_t)(uint8_t)u; /* s8 result, sign-extended in its 16-bit register */
+    e[57] = (uint32_t)(int32_t)(int8_t)(uint8_t)hu;
     if (sm < 89) {
-        for (int k = 48; k < CVT_NOUT; k++)
+        for (int k = 48; k < 56; k++)
             e[k] = 0;
         return;
     }

@@ -50,6 +50,27 @@ HANDLER(x_cvt_int)
     return 0;
 }
 
+/* the common integer cvt forms without .sat: keep the low bits (zero
+ * extension), or sign-extend from in->a bits; the result masked to the
+ * destination register (in->imm) */
+HANDLER(x_cvt_zext)
+{
+    uint64_t *d = A_(0);
+    const uint64_t *A = A_(1);
+    uint64_t k = in->imm;
+    PTX_LANES(m, d[l] = A[l] & k);
+    return 0;
+}
+HANDLER(x_cvt_sext)
+{
+    uint64_t *d = A_(0);
+    const uint64_t *A = A_(1);
+    unsigned sh = 64u - in->a;
+    uint64_t k = in->imm;
+    PTX_LANES(m, d[l] = (uint64_t)((int64_t)(A[l] << sh) >> sh) & k);
+    return 0;
+}
+
 HANDLER(x_cvt_f16_f32) /* cvt.f32.f16 */
 {
     uint64_t *d = A_(0);
@@ -445,6 +466,28 @@ int ptx_dec_cvt(ptx_dctx *c)
         in->d = ptx_type_is_signed(dt);
         in->e = (flags & CV_SAT) != 0;
         in->fn = x_cvt_int;
+        if (!in->e) {
+            /* dest bits: the type's, widened to the register's when signed */
+            unsigned sb = in->a, db = in->c, rb = in->target > db ? in->target : db;
+            bool sx = in->b && sb < db; /* a signed source widening */
+            unsigned keep = sx ? rb : db; /* bits of the result that survive */
+            if (in->d && rb > db && !sx && sb >= db) {
+                /* narrowing to a signed type in a wider register: extend from db */
+                in->a = (uint8_t)db;
+                sx = true;
+                keep = rb;
+            } else if (sx && in->d == 0 && rb > db) {
+                keep = db; /* unsigned destination: no extension past its width */
+            }
+            if (sx && in->a < 64) {
+                in->imm = keep >= 64 ? ~0ull : (1ull << keep) - 1u;
+                in->fn = x_cvt_sext;
+            } else if (!sx) {
+                unsigned z = sb < db ? sb : db;
+                in->imm = z >= 64 ? ~0ull : (1ull << z) - 1u;
+                in->fn = x_cvt_zext;
+            }
+        }
         return 1;
     }
     bool narrowing_float = dk != K_INT && sk != K_INT &&

@@ -38,6 +38,39 @@ HANDLER(x_ld)
     return 0;
 }
 
+/* One scalar element from global or generic memory: the address checked
+ * against the region the warp hit last, inline; anything else (another
+ * region, shared or local through a generic address, a fault) takes
+ * ptx_addr.  EB bytes, SX sign-extend. */
+#define LD_FAST(NAME, T, EB, SX)                                                              \
+    HANDLER(NAME)                                                                             \
+    {                                                                                         \
+        const uint64_t *A = A_(0);                                                            \
+        uint64_t *D = PTX_R(w, in->o[1]);                                                     \
+        uint64_t rmask = in->e >= 64 ? ~0ull : (1ull << in->e) - 1u;                         \
+        const ptx_region_rt *rg = &w->cta->rt->regions[w->rhint];                             \
+        bool have = w->rhint < w->cta->rt->nregions;                                          \
+        PTX_LANES(m, {                                                                        \
+            uint64_t a = A[l] + in->imm;                                                      \
+            const void *p;                                                                    \
+            if (have && a >= rg->lo && a < rg->hi && rg->hi - a >= EB && !(a & (EB - 1)))     \
+                p = (const void *)(uintptr_t)a;                                               \
+            else if (!(p = ptx_addr(w, in, (int)l, in->d, a, EB, EB, false)))                 \
+                return -1;                                                                    \
+            T v;                                                                              \
+            memcpy(&v, p, EB);                                                                \
+            D[l] = (SX ? (uint64_t)(int64_t)v : (uint64_t)v) & rmask;                        \
+        });                                                                                   \
+        return 0;                                                                             \
+    }
+LD_FAST(x_ld_u8, uint8_t, 1, 0)
+LD_FAST(x_ld_s8, int8_t, 1, 1)
+LD_FAST(x_ld_u16, uint16_t, 2, 0)
+LD_FAST(x_ld_s16, int16_t, 2, 1)
+LD_FAST(x_ld_u32, uint32_t, 4, 0)
+LD_FAST(x_ld_s32, int32_t, 4, 1)
+LD_FAST(x_ld_u64, uint64_t, 8, 0)
+
 HANDLER(x_st)
 {
     const uint64_t *A = A_(0);
@@ -297,6 +330,12 @@ static int dec_ldst(ptx_dctx *c, bool st)
     in->d = (uint8_t)sp;
     in->e = (uint8_t)(rbits ? rbits : tb);
     in->fn = st ? x_st : x_ld;
+    if (!st && ne == 1 && in->o[1] != UINT32_MAX && (sp == SP_GLOBAL || sp == SP_GENERIC)) {
+        static const ptx_fn fast[2][4] = {{x_ld_u8, x_ld_u16, x_ld_u32, x_ld_u64},
+                                          {x_ld_s8, x_ld_s16, x_ld_s32, x_ld_u64}};
+        int k = tb == 8 ? 0 : tb == 16 ? 1 : tb == 32 ? 2 : 3;
+        in->fn = fast[in->c][k];
+    }
     return 1;
 }
 

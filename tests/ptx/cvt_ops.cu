@@ -3,7 +3,7 @@
 // they are compiled only there (the compute_80 PTX leaves those words 0).
 #include <stdint.h>
 
-#define CVT_NOUT 56
+#define CVT_NOUT 58
 
 #define CV(op, dcon, scon, d, a) asm(op " %0, %1;" : dcon(d) : scon(a))
 
@@ -71,6 +71,8 @@ extern "C" __global__ void k_cvt(const float *F, const double *D, const int64_t 
     CV("cvt.rzi.s32.f64", "=r", "d", s, d); o[45] = s;
     CV("cvt.rn.f16.f64", "=h", "d", h, d); o[46] = h;
     CV("cvt.f64.f32", "=d", "f", y, f); o[47] = (uint32_t)((uint64_t)__double_as_longlong(y) >> 29);
+    CV("cvt.s8.s32", "=h", "r", h, (int32_t)u); o[56] = h;
+    CV("cvt.u32.s8", "=r", "h", r, hu); o[57] = r;
 #if __CUDA_ARCH__ >= 890
     asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(f), "f"(g)); o[48] = h;
     asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(h) : "f"(f), "f"(g)); o[49] = h;
