@@ -189,6 +189,25 @@ int main(void)
             continue;
         check_atom(m, in);
         check_mem(m, in, bytes);
+        /* module variables from their initializers, at every launch */
+        for (int run = 0; run < 2; run++) {
+            static uint32_t gout[2 * 96];
+            ptxt_args g = {0};
+            ptxt_ptr(&g, gout, sizeof gout);
+            ptxt_u32(&g, 96);
+            if (!ptxt_run(m, "k_globals", &g, 3, 32, 0))
+                break;
+            static const float tab[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+            bool seen[96] = {0}, ok = true;
+            for (int i = 0; i < 96; i++) {
+                ok = ok && ptxt_f(gout[2 * i]) == tab[i & 3] * 2.0f;
+                uint32_t old = gout[2 * i + 1];
+                ok = ok && old >= 100 && old < 196 && !seen[old - 100];
+                if (old >= 100 && old < 196)
+                    seen[old - 100] = true;
+            }
+            CHECK(ok);
+        }
         vkrr_ptx_module_free(m);
     }
     return test_finish("ptx_mem");

@@ -117,6 +117,19 @@ int main(void)
                 CHECK_EQ_U64(bout[blk * 3 + 2], any);
             }
         }
+        /* one barrier reached from two branches, warps divergent at it */
+        static uint32_t dout[128];
+        ptxt_args c = {0};
+        ptxt_ptr(&c, dout, sizeof dout);
+        memset(dout, 0, sizeof dout);
+        if (ptxt_run(m, "k_bar_div", &c, 1, 128, 0)) {
+            unsigned bad = 0;
+            for (uint32_t t = 0; t < 128; t++) {
+                uint32_t nb = t ^ 1, v = (nb & 1) ? nb * 3u + 1u : nb * 5u;
+                bad += dout[t] != ((t & 1) ? v + 7u : v * 2u);
+            }
+            CHECK_EQ_U64(bad, 0);
+        }
         vkrr_ptx_module_free(m);
     }
     return test_finish("ptx_warp");

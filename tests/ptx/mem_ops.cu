@@ -118,3 +118,17 @@ extern "C" __global__ void k_mem(const uint32_t *in, const int8_t *bytes, uint32
     o[14] = blockIdx.x;
     o[15] = blockDim.x;
 }
+
+// module variables: a __constant__ table with an initializer (ld.const) and a
+// __device__ counter starting at its initializer (atom on a .global variable)
+__constant__ float ctab[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+__device__ unsigned gcount = 100;
+
+extern "C" __global__ void k_globals(uint32_t *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    out[2 * i] = __float_as_uint(ctab[i & 3] * 2.0f);
+    out[2 * i + 1] = atomicAdd(&gcount, 1u);
+}

@@ -85,3 +85,23 @@ extern "C" __global__ void k_bar(const uint32_t *in, uint32_t *out, int n)
         out[blockIdx.x * 3 + 2] = (uint32_t)any;
     }
 }
+
+// bar.sync reached from two different branches (and both halves of every
+// warp divergent): one barrier, counted per thread.  Each thread then reads
+// what its neighbour wrote on the other path before the barrier.
+extern "C" __global__ void k_bar_div(uint32_t *out)
+{
+    __shared__ uint32_t s[128];
+    unsigned t = threadIdx.x;
+    uint32_t r;
+    if (t & 1) {
+        s[t] = t * 3u + 1u;
+        asm volatile("bar.sync 0;" ::: "memory");
+        r = s[t ^ 1] + 7u;
+    } else {
+        s[t] = t * 5u;
+        asm volatile("bar.sync 0;" ::: "memory");
+        r = s[t ^ 1] * 2u;
+    }
+    out[t] = r;
+}
