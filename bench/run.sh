@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh BUILD_DIR [--quick] [--work DIR]
+# bench/run.sh BUILD_DIR [--quick] [--work DIR]   (BENCH_PTX=1: the PTX interpreter ratio in --quick too)
 #
 # Figures (never pass/fail) on rrref captures made here by `vkrr synth`,
 # 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only).  Per size:
@@ -166,3 +166,14 @@ PY
     ocb=$(sed -n 's/^one-command-buffer \/ per-dispatch sum: //p' "$WORK/bench-$size.out")
     echo "one-command-buffer frame ratio: ${ocb:-not measured (see $WORK/bench-$size.out)}"
 done
+
+# The PTX interpreter against the CPU backend per rrref launch at 320x180
+# (about a minute; not in --quick unless BENCH_PTX=1).
+MODS=$BUILD/cuda_ref/modules
+[ -f "$MODS/rrref_conv.ptx" ] || MODS=$(cd "$(dirname "$0")/.." && pwd)/tests/ptx/checked_in/rrref
+if [ -x "$BUILD/ptx_bench" ] && { [ $QUICK = 0 ] || [ "${BENCH_PTX:-0}" = 1 ]; }; then
+    echo "== PTX interpreter / CPU backend, rrref 320x180 =="
+    "$BUILD/ptx_bench" "$MODS" --size 320x180 --reps "$RUNS" | tee "$WORK/ptx-bench.out"
+    ratio=$(sed -n 's/^total .* ratio *\([0-9.]*\)$/\1/p' "$WORK/ptx-bench.out")
+    echo "ptx interpreter / cpu backend time, rrref 320x180: ${ratio:-not measured}"
+fi

@@ -20,7 +20,7 @@ if [ -f "$root/tests/fuzz/CMakeLists.txt" ]; then
   # Only the fuzz targets: the rest of the tree is built with gcc above.
   CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DVKRR_FUZZ=ON -DVKRR_CUDA=OFF -DVKRR_TESTS=ON >/dev/null
-  cmake --build "$root/build-fuzz" -j"$(nproc)" --target fuzz_manifest fuzz_log fuzz_dumpname
+  cmake --build "$root/build-fuzz" -j"$(nproc)" --target fuzz_manifest fuzz_log fuzz_dumpname fuzz_ptx
   "$root/tests/fuzz/run.sh" "$root/build-fuzz" "${VKRR_FUZZ_SECONDS:-20}"
 fi
 echo "== all tests passed"

@@ -99,10 +99,10 @@ vkrr_status cpu_setup_images(const vkrr_replay *r, cpu_launch *l, vkrr_error *er
             else
                 memset(data, VKRR_SENTINEL_BYTE, bytes);
             cpu_surface *s = &l->surf[i];
-            s->data = data;
-            s->width = im->width;
-            s->height = im->height;
-            s->texel_bytes = tb;
+            s->s.data = data;
+            s->s.width = im->width;
+            s->s.height = im->height;
+            s->s.texel_bytes = tb;
             s->fault = &l->fault;
             l->image_word[i] = (uint64_t)(uintptr_t)s;
         }

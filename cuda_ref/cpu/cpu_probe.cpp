@@ -40,10 +40,10 @@ extern "C" bool vkrr_cpu_probe_surf_write(void *data, uint32_t width, uint32_t h
 {
     std::atomic<int> fault{0};
     cpu_surface s;
-    s.data = (unsigned char *)data;
-    s.width = width;
-    s.height = height;
-    s.texel_bytes = texel_bytes;
+    s.s.data = (unsigned char *)data;
+    s.s.width = width;
+    s.s.height = height;
+    s.s.texel_bytes = texel_bytes;
     s.fault = &fault;
     cudaSurfaceObject_t o = (cudaSurfaceObject_t)(uintptr_t)&s;
     if (bytes == 8) {

@@ -21,20 +21,10 @@
  *     and the Vulkan ports use it): the nearest
  *     f32 of exp2 / 1/sqrt computed in double, with FTZ on input and output.
  *     The GPU's approximations differ in the last bits (PTX documents ~2 ulp).
- *   - bilinear filtering: weights are CUDA's 9-bit fixed point (8 fractional
- *     bits) with alpha = floor(frac * 256 + 0.5) / 256 (round half up: the
- *     tie rule is undocumented); the weighted sum is done in f32 in the order
- *     w00*T00 + w10*T10 + w01*T01 + w11*T11, unfused.  The texture unit's own
- *     internal precision is undocumented.
- *   - normalized coordinates: u = x * width in f32 (the unit's own coordinate
- *     precision is undocumented); wrap and mirror are applied to the integer
- *     texel index (mirror period 2*width).  With unnormalized coordinates CUDA
- *     supports only clamp and border; wrap and mirror act as clamp here.
- *   - 8/16-bit normalized reads: unorm v/(2^n-1), snorm max(v/(2^(n-1)-1), -1),
- *     each an IEEE-rounded f32 division.
- *   - channels an array lacks read as 0; border colour is 0 in every channel;
- *     a NaN coordinate is read as 0; textures read as integer return the
- *     integer converted to float (the kernels never do this).
+ *   - texture sampling and surface writes: cuda_texture.h defines them once
+ *     (bilinear weights with 8 fractional bits, addressing, normalized reads;
+ *     see its top block for every choice); tex2D and surf2Dwrite here call
+ *     it, and so does the PTX interpreter.
  */
 #ifndef VKRR_CUDA_CPU_H
 #define VKRR_CUDA_CPU_H
@@ -46,6 +36,7 @@
 #include <atomic>
 
 #include "approx.h"
+#include "cuda_texture.h"
 
 #define __global__
 #define __device__
@@ -217,134 +208,20 @@ static inline __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t x, __nv_fp8_
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 
-/* What a texture or surface handle word points at on the CPU. */
-struct cpu_texture {
-    const unsigned char *data;   /* width*height texels, rows packed */
-    unsigned width, height, channels, format, texel_bytes;
-    int filter;                  /* 0 point, 1 linear */
-    int address[2];              /* 0 wrap, 1 clamp, 2 mirror, 3 border */
-    bool normalized, read_as_integer;
-    unsigned linear_count;       /* over linear memory (tex1Dfetch): texels; 0: an array */
-};
+/* What a texture or surface handle word points at on the CPU: the shared C
+ * descriptors of cuda_texture.h (one implementation of sampling and surface
+ * access, also used by the PTX interpreter), plus the launch's fault flag. */
+typedef vkrr_cutex cpu_texture;
 struct cpu_surface {
-    unsigned char *data;
-    unsigned width, height, texel_bytes;
+    vkrr_cusurf s;
     std::atomic<int> *fault;     /* set to 1 by an out-of-range or mis-sized write */
 };
 
-/* One channel of texel (x, y) as a normalized-float read. */
-static inline float cpu_texel_channel(const cpu_texture *t, const unsigned char *p, unsigned c)
-{
-    if (c >= t->channels)
-        return 0.0f;
-    unsigned f = t->format;
-    bool integer = t->read_as_integer;
-    switch (f) {
-    case 16: {
-        __half h;
-        memcpy(&h.x, p + 2 * c, 2);
-        return __half2float(h);
-    }
-    case 32: {
-        float v;
-        memcpy(&v, p + 4 * c, 4);
-        return v;
-    }
-    case 1: case 192: case 193: case 194:
-        return integer ? (float)p[c] : __fdiv_rn((float)p[c], 255.0f);
-    case 8: case 198: case 199: case 200: {
-        float v = (float)(signed char)p[c];
-        return integer ? v : fmaxf(__fdiv_rn(v, 127.0f), -1.0f);
-    }
-    case 2: case 195: case 196: case 197: {
-        uint16_t v;
-        memcpy(&v, p + 2 * c, 2);
-        return integer ? (float)v : __fdiv_rn((float)v, 65535.0f);
-    }
-    case 9: case 201: case 202: case 203: {
-        int16_t v;
-        memcpy(&v, p + 2 * c, 2);
-        return integer ? (float)v : fmaxf(__fdiv_rn((float)v, 32767.0f), -1.0f);
-    }
-    case 3: {
-        uint32_t v;
-        memcpy(&v, p + 4 * c, 4);
-        return (float)v;
-    }
-    case 10: {
-        int32_t v;
-        memcpy(&v, p + 4 * c, 4);
-        return (float)v;
-    }
-    default:
-        return 0.0f;
-    }
-}
-
-/* Texel index i on an axis of n texels after addressing; -1: border. */
-static inline long cpu_tex_address(long i, long n, int mode, bool normalized)
-{
-    if (i >= 0 && i < n)
-        return i;
-    if (mode == 3)
-        return -1;
-    if (normalized && mode == 0)
-        return ((i % n) + n) % n;
-    if (normalized && mode == 2) {
-        long m = ((i % (2 * n)) + 2 * n) % (2 * n);
-        return m < n ? m : 2 * n - 1 - m;
-    }
-    return i < 0 ? 0 : n - 1;
-}
-
-static inline float4 cpu_tex_fetch(const cpu_texture *t, long i, long j)
-{
-    i = cpu_tex_address(i, (long)t->width, t->address[0], t->normalized);
-    j = cpu_tex_address(j, (long)t->height, t->address[1], t->normalized);
-    if (i < 0 || j < 0)
-        return float4{0.0f, 0.0f, 0.0f, 0.0f};
-    const unsigned char *p = t->data + ((size_t)j * t->width + (size_t)i) * t->texel_bytes;
-    return float4{cpu_texel_channel(t, p, 0), cpu_texel_channel(t, p, 1),
-                  cpu_texel_channel(t, p, 2), cpu_texel_channel(t, p, 3)};
-}
-
-/* A coordinate made safe to floor into a long (NaN -> 0, huge -> +-2^24). */
-static inline float cpu_tex_coord(float v)
-{
-    if (!(v == v))
-        return 0.0f;
-    return fminf(fmaxf(v, -16777216.0f), 16777216.0f);
-}
-
 static inline float4 cpu_tex2d(cudaTextureObject_t obj, float x, float y)
 {
-    const cpu_texture *t = (const cpu_texture *)(uintptr_t)obj;
-    float u = x, v = y;
-    if (t->normalized) {
-        u = __fmul_rn(x, (float)t->width);
-        v = __fmul_rn(y, (float)t->height);
-    }
-    u = cpu_tex_coord(u);
-    v = cpu_tex_coord(v);
-    if (t->filter == 0)
-        return cpu_tex_fetch(t, (long)floorf(u), (long)floorf(v));
-    float ub = __fadd_rn(u, -0.5f), vb = __fadd_rn(v, -0.5f);
-    float fi = floorf(ub), fj = floorf(vb);
-    /* 9-bit fixed point weights, 8 fractional bits */
-    float a = __fmul_rn(floorf(__fadd_rn(__fmul_rn(__fadd_rn(ub, -fi), 256.0f), 0.5f)), 0.00390625f);
-    float b = __fmul_rn(floorf(__fadd_rn(__fmul_rn(__fadd_rn(vb, -fj), 256.0f), 0.5f)), 0.00390625f);
-    long i = (long)fi, j = (long)fj;
-    float4 t00 = cpu_tex_fetch(t, i, j), t10 = cpu_tex_fetch(t, i + 1, j);
-    float4 t01 = cpu_tex_fetch(t, i, j + 1), t11 = cpu_tex_fetch(t, i + 1, j + 1);
-    float w00 = __fmul_rn(1.0f - a, 1.0f - b), w10 = __fmul_rn(a, 1.0f - b);
-    float w01 = __fmul_rn(1.0f - a, b), w11 = __fmul_rn(a, b);
-#define CPU_BILERP(c)                                                                      \
-    __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(w00, t00.c), __fmul_rn(w10, t10.c)),           \
-                        __fmul_rn(w01, t01.c)),                                            \
-              __fmul_rn(w11, t11.c))
-    float4 r = float4{CPU_BILERP(x), CPU_BILERP(y), CPU_BILERP(z), CPU_BILERP(w)};
-#undef CPU_BILERP
-    return r;
+    float r[4];
+    vkrr_cutex_sample((const cpu_texture *)(uintptr_t)obj, x, y, r);
+    return float4{r[0], r[1], r[2], r[3]};
 }
 
 template <typename T> T tex2D(cudaTextureObject_t obj, float x, float y);
@@ -362,17 +239,12 @@ template <> inline float tex2D<float>(cudaTextureObject_t obj, float x, float y)
     return cpu_tex2d(obj, x, y).x;
 }
 
-/* tex1Dfetch on a texture over linear memory: texel i (rows of the replay's
- * packing, VKRR_LINEAR_ROW, hold them in order); outside [0, n) CUDA reads 0.
- * No filtering or addressing applies to linear fetches. */
+/* tex1Dfetch on a texture over linear memory (cuda_texture.h). */
 static inline float4 cpu_tex1dfetch(cudaTextureObject_t obj, int i)
 {
-    const cpu_texture *t = (const cpu_texture *)(uintptr_t)obj;
-    if (i < 0 || (unsigned)i >= t->linear_count)
-        return float4{0.0f, 0.0f, 0.0f, 0.0f};
-    const unsigned char *p = t->data + (size_t)i * t->texel_bytes;
-    return float4{cpu_texel_channel(t, p, 0), cpu_texel_channel(t, p, 1),
-                  cpu_texel_channel(t, p, 2), cpu_texel_channel(t, p, 3)};
+    float r[4];
+    vkrr_cutex_fetch1d((const cpu_texture *)(uintptr_t)obj, i, r);
+    return float4{r[0], r[1], r[2], r[3]};
 }
 
 template <typename T> T tex1Dfetch(cudaTextureObject_t obj, int i);
@@ -391,12 +263,8 @@ template <> inline float tex1Dfetch<float>(cudaTextureObject_t obj, int i)
 template <typename T> inline void surf2Dwrite(T v, cudaSurfaceObject_t obj, int x, int y)
 {
     const cpu_surface *s = (const cpu_surface *)(uintptr_t)obj;
-    if (x < 0 || y < 0 || sizeof(T) != s->texel_bytes || (unsigned)x % s->texel_bytes != 0 ||
-        (unsigned)x / s->texel_bytes >= s->width || (unsigned)y >= s->height) {
+    if (!vkrr_cusurf_write(&s->s, &v, (unsigned)sizeof(T), x, y, VKRR_CUSURF_TRAP))
         s->fault->store(1, std::memory_order_relaxed);
-        return;
-    }
-    memcpy(s->data + (size_t)y * s->width * s->texel_bytes + (unsigned)x, &v, sizeof(T));
 }
 
 #endif

@@ -52,6 +52,8 @@ extern "C" {
     X(VKRR_ERR_DEVICE, 3, "the device failed")                                 \
     X(VKRR_ERR_TIMEOUT, 1, "a launch did not finish in time")                  \
     X(VKRR_ERR_INTERRUPTED, 130, "interrupted")                                \
+    X(VKRR_ERR_UNSUPPORTED, 2, "unsupported instruction or feature")           \
+    X(VKRR_ERR_FAULT, 2, "the kernel faulted (bad address, trap or deadlock)") \
     X(VKRR_ERR_INTERNAL, 2, "internal error")
 
 typedef enum vkrr_status {

@@ -15,6 +15,8 @@
 #include "cpu_backend.h"
 #include "cuda_backend.h"
 #include "portdesc.h"
+#include "ptx.h"
+#include "rrref_host.h"
 #include "validate.h"
 #include "validate_chain.h"
 #include "validate_report.h"
@@ -76,7 +78,9 @@ static const char validate_help[] =
     "                       their source) and show port vs rerun and rerun vs capture\n"
     "  --ref cuda           the same through libcuda on an NVIDIA GPU, with the modules\n"
     "                       of CAPDIR/modules (or --modules DIR); exit 3 without one\n"
-    "  --modules DIR        CUDA modules (*.ptx, *.cubin, *.fatbin) for --ref cuda\n"
+    "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX\n"
+    "                       interpreter on this CPU (any kernel, no GPU, no source)\n"
+    "  --modules DIR        CUDA modules (*.ptx, *.cubin, *.fatbin) for --ref cuda/ptx\n"
     "\n"
     "tolerance (defaults per type: f16 2 ULP, f32 4 ULP or 1e-6 + 1e-5*|ref|,\n"
     "e4m3 1 ULP, integers and bytes exact):\n"
@@ -201,8 +205,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->json = v;
         } else if (!strcmp(o, "--ref")) {
             NEED_VALUE();
-            if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda"))
-                return vkrr_cli_usage_error(argv[0], "--ref takes capture, cpu or cuda, not '%s'", v);
+            if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "ptx"))
+                return vkrr_cli_usage_error(argv[0], "--ref takes capture, cpu, cuda or ptx, not '%s'", v);
             a->ref = v;
         } else if (!strcmp(o, "--heatmaps")) {
             NEED_VALUE();
@@ -466,6 +470,9 @@ static int validate_run(const validate_args *args, char **argv)
     if (!strcmp(a.ref, "cuda") &&
         vkrr_cuda_backend_create(&rerun_be, &(vkrr_cuda_desc){.module_dir = a.modules ? a.modules : modules},
                                  &err) != VKRR_OK)
+        goto fail;
+    if (!strcmp(a.ref, "ptx") &&
+        vkrr_ptx_backend_create_dir(&rerun_be, a.modules ? a.modules : modules, &err) != VKRR_OK)
         goto fail;
     vkrr_vk_stats st;
     vkrr_vk_backend_stats(port.self, &st);

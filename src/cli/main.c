@@ -18,6 +18,7 @@ static const command commands[] = {
     {"validate", vkrr_cmd_validate, "replay every launch through the Vulkan port and compare"},
     {"bisect", vkrr_cmd_bisect, "find the first launch where the chained port diverges, and why"},
     {"diff", vkrr_cmd_diff, "compare two captures of the same frames, launch by launch"},
+    {"rerun", vkrr_cmd_rerun, "run the original kernels again (from their PTX, on the CPU) and compare"},
     {"port", vkrr_cmd_port, "port new: a kernel's starting port (.comp + .port) from a capture"},
     {"bench", vkrr_cmd_bench, "time every launch on the Vulkan port beside CUDA's profiler times"},
 };

@@ -441,8 +441,12 @@ static vkrr_status run_backend(const vkrr_backend *be, vkrr_replay *r,
         *status = VKRR_LAUNCH_PASS;
         return VKRR_OK;
     }
-    if (vkrr_status_exit_code(s) == 2 && s != VKRR_ERR_INTERNAL) {
-        *err = berr; /* the launch's input is bad: stop, naming it */
+    /* the launch's input is bad: stop, naming it.  But an instruction the
+     * backend cannot run, or a kernel that faults, is this launch's result
+     * (ERROR, with the message): the others still run. */
+    if (vkrr_status_exit_code(s) == 2 && s != VKRR_ERR_INTERNAL && s != VKRR_ERR_UNSUPPORTED &&
+        s != VKRR_ERR_FAULT) {
+        *err = berr;
         return s;
     }
     *status = s == VKRR_ERR_TIMEOUT ? VKRR_LAUNCH_TIMEOUT

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/fuzz/run.sh BUILD_DIR SECONDS: runs each capture-parser fuzz target for
-# SECONDS/3 from the seed corpus; builds nothing; fails on any crash.  New
+# tests/fuzz/run.sh BUILD_DIR SECONDS: runs each fuzz target (the capture
+# parsers and the PTX interpreter) for SECONDS/4 from the seed corpus; builds
+# nothing; fails on any crash.  New
 # corpus entries go to a scratch directory, never into the source tree.
 set -euo pipefail
 if [ $# -ne 2 ]; then
@@ -9,12 +10,14 @@ if [ $# -ne 2 ]; then
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1
-secs=$(( $2 / 3 ))
+secs=$(( $2 / 4 ))
 [ "$secs" -ge 1 ] || secs=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/vkrr-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
-for t in manifest log dumpname; do
+for t in manifest log dumpname ptx; do
+  maxlen=8192
+  [ "$t" = ptx ] && maxlen=16384
   bin=$build/tests/fuzz/fuzz_$t
   if [ ! -x "$bin" ]; then
     echo "fuzz: $bin is missing (configure with CC=clang -DVKRR_FUZZ=ON and build)" >&2
@@ -22,7 +25,7 @@ for t in manifest log dumpname; do
   fi
   mkdir -p "$work/$t" "$work/$t-artifacts"
   echo "fuzz: $t for ${secs}s"
-  if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+  if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
         -artifact_prefix="$work/$t-artifacts/" -print_final_stats=0 \
         "$work/$t" "$here/corpus/$t" >"$work/$t.log" 2>&1; then
     echo "fuzz: $t FAILED; last lines of its log:" >&2

@@ -1,0 +1,135 @@
+/* ptx.h - the PTX interpreter: the original kernels from their PTX, on any CPU.
+ *
+ * Runs a kernel from the PTX text nvcc emits (ISA 8.x/9.x, .target sm_80 ..
+ * sm_90), with no GPU, no port and no source.  Two ways in:
+ *
+ *   1. As the "ptx" vkrr_backend (see replay.h), from a list of module files:
+ *
+ *        const char *mods[] = {"build/cuda_ref/modules/rrref_conv.ptx", ...};
+ *        vkrr_backend ptx;
+ *        if (vkrr_ptx_backend_create(&ptx, mods, 4, &err) != VKRR_OK) ...
+ *        ptx.run(ptx.self, &replay, &err);   // the kernel found by .entry name
+ *        ptx.destroy(ptx.self);
+ *
+ *      Per launch, exactly as the CPU backend: every allocation is a host copy
+ *      of its pre contents (run in place in post when post is given), pointer
+ *      words become host addresses + delta, texture and surface handle words
+ *      become the addresses of cuda_texture.h descriptors, surfaces start from
+ *      pre or VKRR_SENTINEL_BYTE.
+ *
+ *   2. Directly, on host memory (the tests, the fuzzer):
+ *
+ *        vkrr_ptx_module *m;
+ *        vkrr_ptx_module_load(&m, text, len, "k.ptx", &err);   // parse + decode
+ *        vkrr_ptx_run(m, "kernel", &(vkrr_ptx_launch){...}, &err);
+ *        vkrr_ptx_module_free(m);
+ *
+ * What it does: parses the whole module (directives, .entry/.func with
+ * .param, .reg, .local, .shared, .global/.const variables with initializers,
+ * predicates, labels, .maxntid/.reqntid/...), decodes each function once into
+ * a compact instruction array (operands are register-file slots; immediates
+ * and special registers are slots too; registers are packed by liveness),
+ * and runs a launch CTA by CTA (CTAs in parallel on `threads` host threads),
+ * each CTA as warps of 32 lanes: per-lane PCs, the lowest-PC group runs,
+ * lanes reconverge where they meet at a branch target (for the structured
+ * code nvcc emits that is the immediate post-dominator), bar.sync waits for
+ * every non-exited thread of the CTA, warp collectives (.sync/.aligned) wait
+ * for their member lanes.  The implemented instructions are listed in
+ * cuda_ref/ptx/README.md.
+ *
+ * Numerics: integer ops exact; f32/f64/f16/bf16 arithmetic IEEE with every
+ * rounding mode, .ftz and .sat; NaN results of f32/f16 arithmetic are the
+ * canonical NaN (0x7fffffff, 0x7fff) as NVIDIA GPUs make them; the
+ * approximate instructions (ex2, rcp, rsqrt, sqrt, lg2, sin, cos, tanh
+ * .approx) are src/replay/approx.h's stand-ins; textures and surfaces are
+ * cuda_texture.h (shared with the CPU backend); mma is documented in ptx_mma.c.
+ *
+ * Does NOT: run an instruction, modifier, state space or type it does not
+ * implement: that is VKRR_ERR_UNSUPPORTED naming the instruction and
+ * FILE:LINE, at load time for the function using it (the other functions of
+ * the module still run); recursion, indirect calls and brx.idx; textures
+ * other than 2D; clusters, mbarrier, TMA, tcgen05/wgmma.
+ *
+ * Errors: malformed PTX -> VKRR_ERR_PARSE (file and line); unsupported ->
+ * VKRR_ERR_UNSUPPORTED; at run time every global/shared/local/param access is
+ * checked against the memory the launch owns (VKRR_ERR_FAULT naming the
+ * instruction, FILE:LINE, the address and the thread), as are misaligned
+ * accesses, bad texture/surface handles, trap, a barrier or warp collective
+ * that can never complete, and the step limit; VKRR_ERR_SIZE when the
+ * parameter block is smaller than the kernel's .param list.  Never exits,
+ * never aborts.
+ *
+ * Ownership: a module owns everything it parsed; vkrr_ptx_run keeps no
+ * pointer into the launch after it returns.
+ */
+#ifndef VKRR_PTX_H
+#define VKRR_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_texture.h"
+#include "replay.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vkrr_ptx_module vkrr_ptx_module;
+
+/* Parses and decodes a module.  name is used in messages (a path).  A
+ * function that uses something unsupported does not fail the load: its
+ * error is kept and returned when that kernel is launched. */
+vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t len,
+                                 const char *name, vkrr_error *err);
+vkrr_status vkrr_ptx_module_load_file(vkrr_ptx_module **out, const char *path, vkrr_error *err);
+void vkrr_ptx_module_free(vkrr_ptx_module *m); /* accepts NULL */
+
+/* true when the module has an .entry of that name (decoded or not). */
+bool vkrr_ptx_module_has_entry(const vkrr_ptx_module *m, const char *entry);
+/* The module's .entry names (up to cap of them into names, which point into
+ * the module); returns how many there are. */
+uint32_t vkrr_ptx_module_entries(const vkrr_ptx_module *m, const char **names, uint32_t cap);
+/* VKRR_OK when that entry decoded; else its decode error. */
+vkrr_status vkrr_ptx_entry_status(const vkrr_ptx_module *m, const char *entry, vkrr_error *err);
+
+/* Host memory a kernel may address (generic/global space). */
+typedef struct vkrr_ptx_region {
+    void *base;
+    uint64_t size;
+    bool writable;
+} vkrr_ptx_region;
+
+typedef struct vkrr_ptx_launch {
+    uint32_t grid[3], block[3];
+    uint32_t shared_bytes;          /* dynamic shared memory */
+    const uint8_t *params;          /* the parameter block, pointer words already host addresses */
+    uint32_t params_bytes;
+    const vkrr_ptx_region *regions; /* every allocation the kernel may touch */
+    uint32_t nregions;
+    const vkrr_cutex *textures;     /* handle words are these descriptors' addresses */
+    uint32_t ntextures;
+    const vkrr_cusurf *surfaces;    /* likewise */
+    uint32_t nsurfaces;
+    uint32_t threads;               /* host threads; 0: 2 (VKRR_PTX_THREADS overrides) */
+    uint64_t max_steps;             /* warp instructions before VKRR_ERR_FAULT; 0: 2^40 */
+} vkrr_ptx_launch;
+
+vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
+                         vkrr_error *err);
+
+/* The "ptx" backend (see the top of this file).  Every module is loaded once,
+ * here; a path that cannot be read or parsed fails the create. */
+vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module_paths, uint32_t n,
+                                    vkrr_error *err);
+/* The same with every *.ptx file of dir (in name order); VKRR_ERR_MISSING
+ * when dir has none. */
+vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

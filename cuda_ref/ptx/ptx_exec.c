@@ -1,0 +1,706 @@
+/* ptx_exec.c - running a launch: CTAs on host threads, warps of 32 lanes.
+ *
+ * A warp runs one group of lanes at a time, all at one pc: the lowest pc
+ * among its runnable lanes (min-PC scheduling).  A divergent branch splits
+ * the group; the lanes left behind keep their pc in lpc[].  When the running
+ * group reaches a branch target while other lanes wait, the warp reschedules,
+ * so lanes meet again at the first join point they share (for nvcc's
+ * structured code, the immediate post-dominator of the branch).  A CTA
+ * barrier blocks the lanes that reach it until every non-exited thread of the
+ * CTA (or the given count) has arrived; a warp collective (.sync, .aligned)
+ * parks its group until every non-exited member lane has reached it.  No
+ * progress anywhere is a deadlock, reported as a fault. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ptx_internal.h"
+
+/* ---- faults --------------------------------------------------------------- */
+int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
+{
+    ptx_cta *cta = w->cta;
+    ptx_rt *rt = cta->rt;
+    char msg[600], who[160] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (lane >= 0) {
+        const uint32_t *b = rt->l->block;
+        uint32_t t = w->index * 32u + (uint32_t)lane;
+        snprintf(who, sizeof who, " (thread (%u,%u,%u) of block (%u,%u,%u))", t % b[0],
+                 (t / b[0]) % b[1], t / (b[0] * b[1]), cta->ctaid[0], cta->ctaid[1], cta->ctaid[2]);
+    }
+    pthread_mutex_lock(&rt->lock);
+    if (!atomic_load(&rt->failed)) {
+        const ptx_func *f = rt->f;
+        uint32_t pc = in ? (uint32_t)(in - f->code) : f->ncode;
+        const char *text = pc < f->nraw ? f->raw[pc].text : "(end of function)";
+        long line = pc < f->nraw ? (long)f->raw[pc].line : (long)f->line;
+        vkrr_fail(&rt->err, st, rt->m->name, line, -1, "%s: %s%s", text, msg, who);
+        atomic_store(&rt->failed, 1);
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return -1;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+static const char *space_name(unsigned sp)
+{
+    switch (sp) {
+    case SP_GLOBAL: return "global";
+    case SP_SHARED: return "shared";
+    case SP_LOCAL: return "local";
+    case SP_PARAM: return "param";
+    case SP_CONST: return "const";
+    default: return "generic";
+    }
+}
+
+void *ptx_addr(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_t a, unsigned bytes,
+               unsigned align, bool write)
+{
+    ptx_cta *cta = w->cta;
+    ptx_rt *rt = cta->rt;
+    if (align > 1 && (a & (align - 1u)))
+        return ptx_fault(w, in, l, VKRR_ERR_FAULT, "misaligned %s address 0x%llx (%u-byte access)",
+                         space_name(sp), (unsigned long long)a, bytes),
+               NULL;
+    uint64_t lb = rt->local_bytes;
+    switch (sp) {
+    case SP_LOCAL:
+        if (a > lb || bytes > lb - a)
+            break;
+        return w->local + (size_t)l * lb + a;
+    case SP_SHARED:
+        if (a > rt->shared_bytes || bytes > rt->shared_bytes - a)
+            break;
+        return cta->shared + a;
+    case SP_PARAM:
+        if (write || a > rt->params_bytes || bytes > rt->params_bytes - a)
+            break;
+        return rt->params + a;
+    default: {
+        uintptr_t h = (uintptr_t)a;
+        if (sp == SP_GENERIC) {
+            uintptr_t s0 = (uintptr_t)cta->shared, l0 = (uintptr_t)w->local;
+            if (h >= s0 && h - s0 < rt->shared_bytes) {
+                if (bytes > rt->shared_bytes - (h - s0))
+                    break;
+                return (void *)h;
+            }
+            if (lb && h >= l0 && h - l0 < 32u * lb) {
+                uintptr_t mine = l0 + (uintptr_t)l * lb;
+                if (h < mine || h - mine >= lb || bytes > lb - (h - mine))
+                    return ptx_fault(w, in, l, VKRR_ERR_FAULT,
+                                     "generic address 0x%llx is another thread's local memory",
+                                     (unsigned long long)a),
+                           NULL;
+                return (void *)h;
+            }
+            uintptr_t p0 = (uintptr_t)rt->params;
+            if (h >= p0 && h - p0 < rt->params_bytes) {
+                if (write || bytes > rt->params_bytes - (h - p0))
+                    break;
+                return (void *)h;
+            }
+        }
+        /* global regions: the last hit first, then a binary search */
+        const ptx_region_rt *rg = rt->regions;
+        uint32_t k = w->rhint;
+        if (k >= rt->nregions || h < rg[k].lo || h >= rg[k].hi) {
+            uint32_t lo = 0, hi = rt->nregions;
+            while (lo < hi) {
+                uint32_t mid = (lo + hi) / 2;
+                if (rg[mid].lo <= h)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == 0 || h >= rg[lo - 1].hi)
+                break;
+            k = lo - 1;
+            w->rhint = k;
+        }
+        if (bytes > rg[k].hi - h)
+            break;
+        if (sp == SP_CONST && (h < (uintptr_t)rt->constmem ||
+                               h - (uintptr_t)rt->constmem >= rt->m->const_bytes))
+            break;
+        if (write && !rg[k].writable)
+            return ptx_fault(w, in, l, VKRR_ERR_FAULT, "write to read-only memory at 0x%llx",
+                             (unsigned long long)a),
+                   NULL;
+        return (void *)h;
+    }
+    }
+    ptx_fault(w, in, l, VKRR_ERR_FAULT,
+              "%s address 0x%llx (%u bytes) is outside the memory this launch owns", space_name(sp),
+              (unsigned long long)a, bytes);
+    return NULL;
+}
+
+/* ---- scheduling within a warp --------------------------------------------------- */
+/* Chooses the next group: 1, or 0 when no lane of the warp can run now. */
+static int pick(ptx_warp *w)
+{
+    uint32_t run = w->live & ~w->blocked, free_ = run & ~w->parked;
+    if (!free_) {
+        w->active = 0;
+        return 0;
+    }
+    uint32_t best = UINT32_MAX, g = 0;
+    for (uint32_t m = free_; m; m &= m - 1)
+        if (w->lpc[__builtin_ctz(m)] < best)
+            best = w->lpc[__builtin_ctz(m)];
+    for (uint32_t m = run; m; m &= m - 1)
+        if (w->lpc[__builtin_ctz(m)] == best)
+            g |= 1u << __builtin_ctz(m);
+    w->parked &= ~g;
+    w->active = g;
+    w->pc = best;
+    return 1;
+}
+
+/* Leaves the running group's lanes at pc and picks again. */
+static void save_group(ptx_warp *w, uint32_t pc)
+{
+    for (uint32_t m = w->active; m; m &= m - 1)
+        w->lpc[__builtin_ctz(m)] = pc;
+}
+
+static uint32_t first_value(ptx_warp *w, uint32_t slot, uint32_t m)
+{
+    return (uint32_t)PTX_R(w, slot)[__builtin_ctz(m)];
+}
+
+/* Arrival of lanes m at barrier instruction in. */
+static int bar_arrive(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc)
+{
+    ptx_cta *cta = w->cta;
+    uint32_t b = first_value(w, in->o[0], m);
+    if (b >= 16)
+        return ptx_fault(w, in, __builtin_ctz(m), VKRR_ERR_FAULT, "barrier %u (0..15 exist)", b);
+    if (in->c) {
+        uint32_t n = first_value(w, in->o[1], m);
+        if (n == 0 || n % 32u || n > 1024u)
+            return ptx_fault(w, in, __builtin_ctz(m), VKRR_ERR_FAULT,
+                             "thread count %u (a non-zero multiple of 32 up to 1024)", n);
+        cta->bar_count[b] = n;
+    }
+    cta->bar_arrived[b] += (uint32_t)__builtin_popcount(m);
+    if (in->a == 2) {
+        uint32_t p = w->P[in->o[3]];
+        if (in->d)
+            p = ~p;
+        p &= m;
+        if (cta->bar_red_op[b] == 0xff) {
+            cta->bar_red_op[b] = in->b;
+            cta->bar_red[b] = in->b == 1 ? 1u : 0u;
+        }
+        if (in->b == 0)
+            cta->bar_red[b] += (uint32_t)__builtin_popcount(p);
+        else if (in->b == 1)
+            cta->bar_red[b] &= p == m;
+        else
+            cta->bar_red[b] |= p != 0;
+    }
+    if (in->a == 1)
+        return 0; /* bar.arrive does not wait */
+    for (uint32_t k = m; k; k &= k - 1) {
+        unsigned l = (unsigned)__builtin_ctz(k);
+        w->lpc[l] = pc;
+        w->lbar[l] = (uint8_t)b;
+    }
+    w->blocked |= m;
+    w->active &= ~m;
+    return 0;
+}
+
+/* Runs the warp until none of its lanes can run. 0, or -1 after a fault. */
+static int run_warp(ptx_warp *w)
+{
+    ptx_rt *rt = w->cta->rt;
+    const ptx_inst *code = rt->f->code;
+    uint64_t steps = w->cta->steps, limit = rt->max_steps;
+    if (!w->active && !pick(w))
+        return 0;
+    for (;;) {
+        const ptx_inst *in = code + w->pc;
+        uint32_t m;
+        for (;;) {
+            m = w->active;
+            if (in->guard >= 0) {
+                uint32_t p = w->P[in->guard];
+                m &= in->gneg ? ~p : p;
+            }
+            if (in->kind != K_PLAIN)
+                break;
+            if (m && in->fn(w, in, m))
+                goto fault;
+            in++;
+            if (++steps > limit) {
+                w->pc = (uint32_t)(in - code);
+                goto timeout;
+            }
+            if ((in->flags & F_TARGET) && (w->live & ~w->active))
+                goto resched;
+        }
+        uint32_t pc = (uint32_t)(in - code);
+        w->pc = pc;
+        if (++steps > limit)
+            goto timeout;
+        switch (in->kind) {
+        case K_BRA:
+            if (m == w->active) {
+                w->pc = in->target;
+                if (w->live & ~w->active)
+                    goto resched_at;
+                continue;
+            }
+            if (m == 0) {
+                w->pc = pc + 1;
+                continue;
+            }
+            for (uint32_t k = w->active; k; k &= k - 1) {
+                unsigned l = (unsigned)__builtin_ctz(k);
+                w->lpc[l] = (m >> l) & 1u ? in->target : pc + 1;
+            }
+            w->active = 0;
+            if (!pick(w))
+                goto out;
+            continue;
+        case K_EXIT:
+            w->live &= ~m;
+            w->active &= ~m;
+            w->pc = pc + 1;
+            if (w->active)
+                continue;
+            if (!pick(w))
+                goto out;
+            continue;
+        case K_TRAP:
+            if (m) {
+                ptx_fault(w, in, __builtin_ctz(m), VKRR_ERR_FAULT, "the kernel executed trap");
+                goto fault;
+            }
+            w->pc = pc + 1;
+            continue;
+        case K_BAR:
+            w->pc = pc + 1;
+            if (m && bar_arrive(w, in, m, pc) < 0)
+                goto fault;
+            if (w->active)
+                continue;
+            if (!pick(w))
+                goto out;
+            continue;
+        case K_SYNC: {
+            /* lanes parked here join the group first */
+            for (uint32_t k = w->parked; k; k &= k - 1)
+                if (w->lpc[__builtin_ctz(k)] == pc)
+                    w->active |= 1u << __builtin_ctz(k);
+            w->parked &= ~w->active;
+            m = w->active;
+            if (in->guard >= 0) {
+                uint32_t p = w->P[in->guard];
+                m &= in->gneg ? ~p : p;
+            }
+            uint32_t members = in->target == UINT32_MAX ? 0xffffffffu
+                                                        : first_value(w, in->target, w->active);
+            if (members & w->live & ~w->active) {
+                save_group(w, pc);
+                w->parked |= w->active;
+                w->active = 0;
+                if (!pick(w))
+                    goto out;
+                continue;
+            }
+            if (m && in->fn(w, in, m))
+                goto fault;
+            w->pc = pc + 1;
+            continue;
+        }
+        default:
+            ptx_fault(w, in, -1, VKRR_ERR_INTERNAL, "unknown instruction kind %u", in->kind);
+            goto fault;
+        }
+    resched:
+        w->pc = (uint32_t)(in - code);
+    resched_at:
+        save_group(w, w->pc);
+        w->active = 0;
+        if (!pick(w))
+            goto out;
+    }
+out:
+    w->cta->steps = steps;
+    return 0;
+timeout:
+    w->cta->steps = steps;
+    return ptx_fault(w, code + w->pc, -1, VKRR_ERR_FAULT,
+                     "the block ran %llu warp instructions without finishing (a hang?)",
+                     (unsigned long long)limit);
+fault:
+    w->cta->steps = steps;
+    return -1;
+}
+
+/* ---- CTAs ------------------------------------------------------------------------ */
+static uint32_t cta_live_threads(const ptx_cta *cta)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cta->nwarps; i++)
+        n += (uint32_t)__builtin_popcount(cta->warps[i].live);
+    return n;
+}
+
+/* Releases every barrier whose count is reached.  true when one was. */
+static bool release_barriers(ptx_cta *cta)
+{
+    bool any = false;
+    uint32_t live = cta_live_threads(cta);
+    const ptx_inst *code = cta->rt->f->code;
+    for (uint32_t b = 0; b < 16; b++) {
+        if (!cta->bar_arrived[b])
+            continue;
+        uint32_t want = cta->bar_count[b] ? cta->bar_count[b] : live;
+        if (cta->bar_arrived[b] < want)
+            continue;
+        for (uint32_t i = 0; i < cta->nwarps; i++) {
+            ptx_warp *w = &cta->warps[i];
+            for (uint32_t k = w->blocked & w->live; k; k &= k - 1) {
+                unsigned l = (unsigned)__builtin_ctz(k);
+                if (w->lbar[l] != b)
+                    continue;
+                const ptx_inst *in = code + w->lpc[l];
+                if (in->a == 2) {
+                    if (in->b == 0)
+                        PTX_R(w, in->o[2])[l] = cta->bar_red[b];
+                    else if (cta->bar_red[b])
+                        w->P[in->o[2]] |= 1u << l;
+                    else
+                        w->P[in->o[2]] &= ~(1u << l);
+                }
+                w->lpc[l]++;
+                w->blocked &= ~(1u << l);
+            }
+        }
+        cta->bar_arrived[b] = 0;
+        cta->bar_count[b] = 0;
+        cta->bar_red_op[b] = 0xff;
+        any = true;
+    }
+    return any;
+}
+
+static int deadlock(ptx_cta *cta)
+{
+    const ptx_inst *code = cta->rt->f->code;
+    for (uint32_t i = 0; i < cta->nwarps; i++) {
+        ptx_warp *w = &cta->warps[i];
+        uint32_t k = w->live & (w->blocked | w->parked);
+        if (!k)
+            continue;
+        unsigned l = (unsigned)__builtin_ctz(k);
+        const ptx_inst *in = code + w->lpc[l];
+        if (w->blocked & (1u << l)) {
+            uint32_t b = w->lbar[l];
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                             "deadlock: barrier %u waits for %u threads, %u arrived", b,
+                             cta->bar_count[b] ? cta->bar_count[b] : cta_live_threads(cta),
+                             cta->bar_arrived[b]);
+        }
+        return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                         "deadlock: a warp collective waits for lanes that never arrive");
+    }
+    return ptx_fault(&cta->warps[0], NULL, -1, VKRR_ERR_INTERNAL, "the block stopped making progress");
+}
+
+static int run_cta(ptx_cta *cta)
+{
+    for (;;) {
+        bool ran = false, live = false;
+        for (uint32_t i = 0; i < cta->nwarps; i++) {
+            ptx_warp *w = &cta->warps[i];
+            if (!w->live)
+                continue;
+            live = true;
+            if (!(w->live & ~w->blocked & ~w->parked))
+                continue;
+            ran = true;
+            if (run_warp(w) < 0)
+                return -1;
+        }
+        if (!live)
+            return 0;
+        if (atomic_load_explicit(&cta->rt->failed, memory_order_relaxed))
+            return -1;
+        if (release_barriers(cta))
+            continue;
+        if (!ran)
+            return deadlock(cta);
+    }
+}
+
+static uint64_t sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr,
+                           unsigned l)
+{
+    const uint32_t *b = rt->l->block, *g = rt->l->grid;
+    uint32_t t = w->index * 32u + l;
+    switch (sr) {
+    case SR_TID_X: return t % b[0];
+    case SR_TID_Y: return (t / b[0]) % b[1];
+    case SR_TID_Z: return t / (b[0] * b[1]);
+    case SR_NTID_X: return b[0];
+    case SR_NTID_Y: return b[1];
+    case SR_NTID_Z: return b[2];
+    case SR_CTAID_X: return cta->ctaid[0];
+    case SR_CTAID_Y: return cta->ctaid[1];
+    case SR_CTAID_Z: return cta->ctaid[2];
+    case SR_NCTAID_X: return g[0];
+    case SR_NCTAID_Y: return g[1];
+    case SR_NCTAID_Z: return g[2];
+    case SR_LANEID: return l;
+    case SR_WARPID: return w->index;
+    case SR_NWARPID: return cta->nwarps;
+    case SR_SMID: return 0;
+    case SR_NSMID: return 1;
+    case SR_GRIDID: return 0;
+    case SR_LANEMASK_EQ: return 1u << l;
+    case SR_LANEMASK_LE: return l == 31 ? 0xffffffffu : (2u << l) - 1u;
+    case SR_LANEMASK_LT: return (1u << l) - 1u;
+    case SR_LANEMASK_GE: return ~((1u << l) - 1u) & 0xffffffffu;
+    case SR_LANEMASK_GT: return l == 31 ? 0u : ~((2u << l) - 1u) & 0xffffffffu;
+    case SR_DYN_SMEM: return rt->l->shared_bytes;
+    case SR_TOTAL_SMEM: return rt->shared_bytes;
+    default: return 0;
+    }
+}
+
+typedef struct worker {
+    ptx_rt *rt;
+    pthread_t th;
+    bool started;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    ptx_rt *rt = ((worker *)arg)->rt;
+    const ptx_func *f = rt->f;
+    const vkrr_ptx_launch *l = rt->l;
+    uint32_t nthreads = l->block[0] * l->block[1] * l->block[2];
+    uint32_t nwarps = (nthreads + 31) / 32;
+    uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    ptx_cta cta;
+    memset(&cta, 0, sizeof cta);
+    cta.rt = rt;
+    cta.nwarps = nwarps;
+    cta.nthreads = nthreads;
+    cta.warps = calloc(nwarps, sizeof *cta.warps);
+    uint64_t *R = calloc((size_t)nwarps * f->nslots * 32u, sizeof *R);
+    uint32_t *P = calloc((size_t)nwarps * (f->npreds ? f->npreds : 1), sizeof *P);
+    uint8_t *local = calloc((size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1), 1);
+    cta.shared = calloc(rt->shared_bytes ? rt->shared_bytes : 1, 1);
+    if (!cta.warps || !R || !P || !local || !cta.shared) {
+        pthread_mutex_lock(&rt->lock);
+        if (!atomic_load(&rt->failed)) {
+            vkrr_fail(&rt->err, VKRR_ERR_NOMEM, rt->m->name, 0, -1,
+                      "no memory for a block's registers (%u warps x %u slots)", nwarps, f->nslots);
+            atomic_store(&rt->failed, 1);
+        }
+        pthread_mutex_unlock(&rt->lock);
+        goto done;
+    }
+    for (uint32_t i = 0; i < nwarps; i++) {
+        ptx_warp *w = &cta.warps[i];
+        w->R = R + (size_t)i * f->nslots * 32u;
+        w->P = P + (size_t)i * (f->npreds ? f->npreds : 1);
+        w->local = local + (size_t)i * 32u * rt->local_bytes;
+        w->cta = &cta;
+        w->index = i;
+        for (uint32_t k = 0; k < f->nconst; k++) {
+            uint64_t *s = PTX_R(w, f->nsreg + k);
+            for (unsigned lane = 0; lane < 32; lane++)
+                s[lane] = rt->consts[k];
+        }
+    }
+    for (;;) {
+        if (atomic_load(&rt->failed))
+            break;
+        uint64_t idx = atomic_fetch_add(&rt->next_cta, 1);
+        if (idx >= nctas)
+            break;
+        cta.ctaid[0] = (uint32_t)(idx % l->grid[0]);
+        cta.ctaid[1] = (uint32_t)((idx / l->grid[0]) % l->grid[1]);
+        cta.ctaid[2] = (uint32_t)(idx / ((uint64_t)l->grid[0] * l->grid[1]));
+        cta.steps = 0;
+        memset(cta.bar_arrived, 0, sizeof cta.bar_arrived);
+        memset(cta.bar_count, 0, sizeof cta.bar_count);
+        memset(cta.bar_red_op, 0xff, sizeof cta.bar_red_op);
+        memset(cta.shared, 0, rt->shared_bytes);
+        memset(local, 0, (size_t)nwarps * 32u * rt->local_bytes);
+        for (uint32_t i = 0; i < nwarps; i++) {
+            ptx_warp *w = &cta.warps[i];
+            uint32_t n = nthreads - i * 32u;
+            w->live = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+            w->active = w->live;
+            w->pc = 0;
+            w->blocked = w->parked = w->cc = 0;
+            w->clock = 0;
+            for (uint32_t s = 0; s < f->nsreg; s++) {
+                uint64_t *d = PTX_R(w, s);
+                for (unsigned lane = 0; lane < 32; lane++)
+                    d[lane] = sreg_value(rt, &cta, w, f->sreg_at[s], lane);
+            }
+        }
+        if (run_cta(&cta) < 0)
+            break;
+    }
+done:
+    free(cta.warps);
+    free(R);
+    free(P);
+    free(local);
+    free(cta.shared);
+    return NULL;
+}
+
+static int region_cmp(const void *a, const void *b)
+{
+    const ptx_region_rt *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
+                         vkrr_error *err)
+{
+    const ptx_func *f = NULL;
+    for (uint32_t i = 0; m && entry && i < m->nfuncs; i++)
+        if (m->funcs[i].entry && m->funcs[i].defined && !strcmp(m->funcs[i].name, entry))
+            f = &m->funcs[i];
+    if (!f)
+        return vkrr_fail(err, VKRR_ERR_NO_PORT, m ? m->name : NULL, 0, -1, "no .entry named %s",
+                         entry ? entry : "(null)");
+    if (f->status != VKRR_OK) {
+        if (err)
+            *err = f->err;
+        return f->status;
+    }
+    uint64_t nthreads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (nthreads == 0 || nthreads > 1024 || nctas == 0 || l->block[2] > 64 || l->grid[1] > 65535 ||
+        l->grid[2] > 65535)
+        return vkrr_fail(err, VKRR_ERR_RANGE, m->name, (long)f->line, -1,
+                         "%s: a launch of %ux%ux%u blocks of %ux%ux%u threads is not a valid CUDA launch",
+                         f->name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                         l->block[2]);
+    if (f->reqntid[0] && (l->block[0] != f->reqntid[0] || l->block[1] != f->reqntid[1] ||
+                          l->block[2] != f->reqntid[2]))
+        return vkrr_fail(err, VKRR_ERR_RANGE, m->name, (long)f->line, -1,
+                         "%s requires blocks of %ux%ux%u threads (.reqntid), the launch has %ux%ux%u",
+                         f->name, f->reqntid[0], f->reqntid[1], f->reqntid[2], l->block[0],
+                         l->block[1], l->block[2]);
+    if (f->maxntid[0] &&
+        nthreads > (uint64_t)f->maxntid[0] * (f->maxntid[1] ? f->maxntid[1] : 1) *
+                       (f->maxntid[2] ? f->maxntid[2] : 1))
+        return vkrr_fail(err, VKRR_ERR_RANGE, m->name, (long)f->line, -1,
+                         "%s allows at most %u threads a block (.maxntid), the launch has %llu",
+                         f->name, f->maxntid[0] * (f->maxntid[1] ? f->maxntid[1] : 1) *
+                                      (f->maxntid[2] ? f->maxntid[2] : 1),
+                         (unsigned long long)nthreads);
+    if (l->params_bytes < f->params_bytes)
+        return vkrr_fail(err, VKRR_ERR_SIZE, m->name, (long)f->line, -1,
+                         "%s takes %u bytes of parameters, the launch has %u", f->name,
+                         f->params_bytes, l->params_bytes);
+    uint64_t shared = f->shared_static + l->shared_bytes;
+    if (shared > 227u * 1024u)
+        return vkrr_fail(err, VKRR_ERR_RANGE, m->name, (long)f->line, -1,
+                         "%s needs %llu bytes of shared memory (more than 227 KiB)", f->name,
+                         (unsigned long long)shared);
+
+    vkrr_status st = VKRR_ERR_NOMEM;
+    ptx_rt *rt = calloc(1, sizeof *rt);
+    worker *ws = NULL;
+    if (!rt)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory");
+    pthread_mutex_init(&rt->lock, NULL);
+    rt->m = m;
+    rt->f = f;
+    rt->l = l;
+    rt->params_bytes = l->params_bytes;
+    rt->params = malloc(l->params_bytes ? l->params_bytes : 1);
+    rt->globals = malloc(m->global_bytes ? m->global_bytes : 1);
+    rt->constmem = malloc(m->const_bytes ? m->const_bytes : 1);
+    rt->regions = calloc(l->nregions + 2, sizeof *rt->regions);
+    rt->consts = calloc(f->nconst ? f->nconst : 1, sizeof *rt->consts);
+    if (!rt->params || !rt->globals || !rt->constmem || !rt->regions || !rt->consts)
+        goto nomem;
+    if (l->params_bytes)
+        memcpy(rt->params, l->params, l->params_bytes);
+    memcpy(rt->globals, m->global_image, m->global_bytes);
+    memcpy(rt->constmem, m->const_image, m->const_bytes);
+    for (uint32_t i = 0; i < l->nregions; i++)
+        if (l->regions[i].size)
+            rt->regions[rt->nregions++] = (ptx_region_rt){(uintptr_t)l->regions[i].base,
+                                                          (uintptr_t)l->regions[i].base +
+                                                              (uintptr_t)l->regions[i].size,
+                                                          l->regions[i].writable};
+    if (m->global_bytes)
+        rt->regions[rt->nregions++] =
+            (ptx_region_rt){(uintptr_t)rt->globals, (uintptr_t)rt->globals + m->global_bytes, true};
+    if (m->const_bytes)
+        rt->regions[rt->nregions++] =
+            (ptx_region_rt){(uintptr_t)rt->constmem, (uintptr_t)rt->constmem + m->const_bytes, false};
+    qsort(rt->regions, rt->nregions, sizeof *rt->regions, region_cmp);
+    for (uint32_t i = 0; i < f->nconst; i++) {
+        uint64_t v = f->const_val[i];
+        if (f->const_var[i] >= 0) {
+            const ptx_var *var = &m->vars[f->const_var[i]];
+            v += (uint64_t)(uintptr_t)(var->space == SP_GLOBAL ? rt->globals : rt->constmem) +
+                 var->offset;
+        }
+        rt->consts[i] = v;
+    }
+    rt->local_bytes = f->local_bytes;
+    rt->shared_bytes = shared;
+    rt->max_steps = l->max_steps ? l->max_steps : (1ull << 40);
+    unsigned threads = l->threads ? l->threads : 2;
+    const char *env = getenv("VKRR_PTX_THREADS");
+    if (!l->threads && env && atoi(env) >= 1 && atoi(env) <= 64)
+        threads = (unsigned)atoi(env);
+    if (threads > nctas)
+        threads = (unsigned)nctas;
+    ws = calloc(threads, sizeof *ws);
+    if (!ws)
+        goto nomem;
+    for (unsigned i = 0; i < threads; i++) {
+        ws[i].rt = rt;
+        if (i > 0)
+            ws[i].started = pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) == 0;
+    }
+    worker_main(&ws[0]);
+    for (unsigned i = 1; i < threads; i++)
+        if (ws[i].started)
+            pthread_join(ws[i].th, NULL);
+    if (atomic_load(&rt->failed)) {
+        st = rt->err.status;
+        if (err)
+            *err = rt->err;
+    } else {
+        st = VKRR_OK;
+    }
+    goto out;
+nomem:
+    st = vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory for the launch");
+out:
+    free(ws);
+    free(rt->params);
+    free(rt->globals);
+    free(rt->constmem);
+    free(rt->regions);
+    free(rt->consts);
+    pthread_mutex_destroy(&rt->lock);
+    free(rt);
+    return st;
+}

@@ -1,0 +1,416 @@
+/* ptx_internal.h - the PTX interpreter's shared internals (not an API).
+ *
+ * Pipeline: ptx_lex.c (tokens) -> ptx_parse.c (module: variables, functions,
+ * raw instructions with resolved registers) -> ptx_decode.c (+ the family
+ * decoders in ptx_int.c, ptx_float.c, ptx_cvt.c, ptx_mem.c, ptx_warp.c,
+ * ptx_mma.c, ptx_tex.c: one compact ptx_inst per instruction, a handler
+ * function chosen per type and modifier set) -> ptx_exec.c (warps, CTAs,
+ * launch).  ptx_round.c holds the rounding helpers every numeric family
+ * shares.
+ *
+ * Register files: R is nslots x 32 lanes of uint64_t (slot-major, so a
+ * handler walks 32 consecutive words); a k-bit value is stored zero-extended
+ * to 64 bits.  Predicates are one 32-bit lane mask each (P).  Slots
+ * [0, nsreg) are special registers, [nsreg, nsreg+nconst) immediates and
+ * symbol addresses (read-only), the rest are the function's registers packed
+ * by liveness.
+ */
+#ifndef VKRR_PTX_INTERNAL_H
+#define VKRR_PTX_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ptx.h"
+
+/* ---- types ----------------------------------------------------------- */
+typedef enum ptx_type {
+    PT_NONE = 0, PT_PRED,
+    PT_B8, PT_B16, PT_B32, PT_B64, PT_B128,
+    PT_U8, PT_U16, PT_U32, PT_U64,
+    PT_S8, PT_S16, PT_S32, PT_S64,
+    PT_F16, PT_F16X2, PT_BF16, PT_BF16X2, PT_F32, PT_F64, PT_TF32,
+    PT_E4M3, PT_E5M2, PT_E4M3X2, PT_E5M2X2,
+    PT_COUNT
+} ptx_type;
+
+unsigned ptx_type_bits(ptx_type t);
+bool ptx_type_is_signed(ptx_type t);
+bool ptx_type_is_float(ptx_type t); /* f16, f16x2, bf16, bf16x2, f32, f64, tf32, e*m* */
+ptx_type ptx_type_from(const char *mod); /* ".u32" -> PT_U32; PT_NONE when not a type */
+const char *ptx_type_name(ptx_type t);
+
+/* ---- arena: every string and array of a module ------------------------ */
+typedef struct ptx_arena_block ptx_arena_block;
+typedef struct ptx_arena {
+    ptx_arena_block *head;
+} ptx_arena;
+void *ptx_arena_alloc(ptx_arena *a, size_t n); /* zeroed; NULL when out of memory */
+char *ptx_arena_strndup(ptx_arena *a, const char *s, size_t n);
+void ptx_arena_free(ptx_arena *a);
+
+/* Growable array helper: ensures room for one more element. */
+bool ptx_grow(void **p, uint32_t *cap, uint32_t n, size_t elem);
+
+/* ---- lexer ----------------------------------------------------------- */
+enum { TK_EOF, TK_IDENT, TK_DOT, TK_INT, TK_F32, TK_F64, TK_DEC, TK_STRING, TK_PUNCT, TK_ERROR };
+typedef struct ptx_tok {
+    int kind;
+    char punct;         /* TK_PUNCT: the character */
+    uint32_t line;
+    const char *s;      /* text (not NUL-terminated) */
+    uint32_t len;
+    uint64_t u;         /* TK_INT value (two's complement), TK_F32/TK_F64 bits */
+    double d;           /* TK_DEC */
+} ptx_tok;
+typedef struct ptx_lexer {
+    const char *p, *end;
+    uint32_t line;
+    ptx_tok la[4];
+    int nla;
+    const char *errmsg; /* set with the first bad token */
+    uint32_t errline;
+} ptx_lexer;
+void ptx_lex_init(ptx_lexer *lx, const char *text, size_t len);
+const ptx_tok *ptx_peek(ptx_lexer *lx, int k); /* k in 0..3 */
+ptx_tok ptx_next(ptx_lexer *lx);
+
+/* ---- module ---------------------------------------------------------- */
+enum { SP_NONE, SP_REG, SP_SREG, SP_CONST, SP_GLOBAL, SP_LOCAL, SP_PARAM, SP_SHARED, SP_TEX,
+       SP_GENERIC };
+
+typedef struct ptx_var {
+    char *name;
+    uint8_t space;
+    ptx_type type;
+    uint32_t align;
+    uint64_t size;        /* bytes; 0 for .extern .shared x[] (dynamic) */
+    uint8_t *init;        /* size bytes, or NULL (zeros) */
+    bool dynamic;         /* .extern .shared NAME[] */
+    int32_t func;         /* declaring function, -1 for module scope */
+    uint64_t offset;      /* module .global/.const: offset in the module image */
+} ptx_var;
+
+typedef struct ptx_param {
+    char *name;
+    uint32_t align;
+    uint64_t size;
+    uint32_t offset;      /* in the parameter block */
+    ptx_type type;
+} ptx_param;
+
+/* Special registers (%tid.x ...). */
+enum {
+    SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+    SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
+    SR_LANEMASK_EQ, SR_LANEMASK_LE, SR_LANEMASK_LT, SR_LANEMASK_GE, SR_LANEMASK_GT,
+    SR_DYN_SMEM, SR_TOTAL_SMEM, SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+    SR_COUNT
+};
+int ptx_sreg_lookup(const char *base, size_t blen, const char *comp, size_t clen);
+const char *ptx_sreg_name(int sr);
+
+/* Raw operands, as parsed. */
+enum { RO_REG, RO_INT, RO_F32, RO_F64, RO_DEC, RO_SYM, RO_PARAM, RO_FUNC, RO_NAME, RO_SREG,
+       RO_VEC, RO_MEM, RO_SINK, RO_PAREN };
+typedef struct ptx_rop {
+    uint8_t kind;
+    uint8_t neg;          /* '!' on a predicate, '-' on a number */
+    uint16_t sreg;
+    uint32_t id;          /* register / variable / param / function index, RO_NAME: name string */
+    uint32_t n, first;    /* RO_VEC / RO_MEM / RO_PAREN: sub-operands in rops */
+    int64_t ival;         /* RO_INT value; RO_MEM / symbol offset */
+    uint64_t bits;        /* RO_F32 / RO_F64 bits */
+    double d;             /* RO_DEC */
+    const char *name;     /* RO_NAME (labels) */
+} ptx_rop;
+
+typedef struct ptx_raw {
+    uint32_t line;
+    const char *op;        /* base opcode: "ld" */
+    const char *text;      /* whole opcode with modifiers: "ld.global.v4.u32" */
+    const char **mods;     /* ".global", ".v4", ".u32" */
+    uint16_t nmods;
+    uint16_t nops;
+    uint32_t ops;          /* first operand in rops */
+    int32_t guard;         /* predicate register id, -1 none */
+    uint8_t guard_neg;
+    int8_t pipe;           /* operand index followed by '|', -1 none */
+} ptx_raw;
+
+typedef struct ptx_reg {
+    ptx_type type;
+    uint8_t bits;          /* 1 for predicates */
+} ptx_reg;
+
+typedef struct ptx_label {
+    const char *name;
+    uint32_t at;           /* index of the raw instruction that follows it */
+} ptx_label;
+
+typedef struct ptx_inst ptx_inst;
+typedef struct ptx_func {
+    char *name;
+    bool entry, defined;
+    ptx_param *params;
+    uint32_t nparams, params_bytes;
+    ptx_param *rets;
+    uint32_t nrets;
+    uint32_t maxntid[3], reqntid[3];
+    uint32_t line;         /* of its .entry/.func */
+    /* parse output */
+    ptx_raw *raw;
+    uint32_t nraw, capraw;
+    ptx_rop *rops;
+    uint32_t nrops, caprops;
+    ptx_reg *regs;
+    uint32_t nregs, capregs;
+    ptx_label *labels;
+    uint32_t nlabels, caplabels;
+    /* decode output */
+    vkrr_status status;    /* VKRR_OK when it decoded; else err says why */
+    vkrr_error err;
+    ptx_inst *code;
+    uint32_t ncode;
+    uint32_t npreds;
+    uint32_t nsreg, nconst, nslots;
+    uint8_t sreg_of[SR_COUNT + 1]; /* slot of each used special register (0xff: unused) */
+    uint8_t sreg_at[SR_COUNT + 1]; /* slot -> special register */
+    uint64_t *const_val;   /* nconst */
+    int32_t *const_var;    /* nconst: add this module variable's launch address, -1 none */
+    uint64_t local_bytes;  /* per thread */
+    uint64_t shared_static;
+    uint64_t *var_off;     /* per module variable: offset in this kernel's shared/local window */
+    bool uses_dynamic_shared;
+} ptx_func;
+
+struct vkrr_ptx_module {
+    char *name;
+    ptx_arena arena;
+    ptx_func *funcs;
+    uint32_t nfuncs, capfuncs;
+    ptx_var *vars;
+    uint32_t nvars, capvars;
+    uint32_t sm;             /* .target sm_NN */
+    uint64_t global_bytes;   /* module .global variables, laid out */
+    uint64_t const_bytes;    /* module .const variables */
+    uint8_t *global_image;   /* initial contents (arena) */
+    uint8_t *const_image;
+};
+
+vkrr_status ptx_parse(vkrr_ptx_module *m, const char *text, size_t len, vkrr_error *err);
+void ptx_decode_module(vkrr_ptx_module *m); /* fills each function's status / code */
+
+/* ---- decoded instructions ----------------------------------------------- */
+typedef struct ptx_warp ptx_warp;
+/* Handler: runs the instruction for the lanes in m (non-empty); 0, or -1
+ * after ptx_fault(). */
+typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
+
+enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP };
+enum { F_TARGET = 1 };           /* a branch target: lanes may meet here */
+
+struct ptx_inst {
+    ptx_fn fn;
+    uint8_t kind, flags, gneg;
+    uint8_t a, b, c, d, e;         /* small per-handler parameters (types, modes, counts) */
+    int32_t guard;                 /* predicate index, -1 none */
+    uint32_t target;               /* K_BRA: pc; K_SYNC: membermask slot */
+    uint32_t o[8];                 /* operand slots (R or P index, by handler) */
+    uint64_t imm;                  /* address offset / constant */
+    uint32_t *ox;                  /* more operand slots (mma, tex), or NULL */
+};
+
+/* ---- decode context (used by the family decoders) --------------------- */
+typedef struct ptx_dctx {
+    vkrr_ptx_module *m;
+    ptx_func *f;
+    const ptx_raw *r;
+    ptx_inst *in;
+    uint32_t pc;
+    bool *mod_used;                /* per modifier of r */
+    vkrr_error *err;
+} ptx_dctx;
+
+/* Fails the decode: VKRR_ERR_UNSUPPORTED (or st) naming the instruction and
+ * FILE:LINE.  Returns -1. */
+int ptx_dec_fail(ptx_dctx *c, vkrr_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Modifiers: take() consumes one if present; type() consumes the next type
+ * modifier in order; rest_ok() fails on any modifier nobody consumed. */
+bool ptx_take(ptx_dctx *c, const char *mod);
+int ptx_take_any(ptx_dctx *c, const char *const *mods, int n); /* index or -1 */
+ptx_type ptx_take_type(ptx_dctx *c);
+void ptx_take_ignorable(ptx_dctx *c); /* cache/eviction hints, .volatile, scopes */
+int ptx_rest_ok(ptx_dctx *c);
+const ptx_rop *ptx_op(ptx_dctx *c, unsigned i); /* operand i, NULL when absent */
+unsigned ptx_nops(ptx_dctx *c);
+/* Operand -> slot.  src accepts registers, immediates (converted to type t),
+ * special registers, symbol addresses; dst only registers.  wide_ok: the
+ * register may be wider than t (ld/st/cvt). Each returns -1 after failing. */
+int64_t ptx_src(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_ok);
+int64_t ptx_dst(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_ok);
+int64_t ptx_psrc(ptx_dctx *c, const ptx_rop *o, bool *neg); /* predicate register */
+int64_t ptx_pdst(ptx_dctx *c, const ptx_rop *o);
+int64_t ptx_const_slot(ptx_dctx *c, uint64_t v);
+unsigned ptx_reg_bits(ptx_dctx *c, const ptx_rop *o); /* declared bits of a register operand, 0 if not */
+/* Records that field (0..7: o[i], 8+k: ox[k]) of the current instruction is
+ * an R slot that the instruction reads (use) and/or writes (def). */
+void ptx_ref(ptx_dctx *c, unsigned field, bool use, bool def);
+uint32_t *ptx_alloc_ox(ptx_dctx *c, unsigned n);
+/* The usual way: sets field (0..7 o[i], 8+k ox[k], 31 target) to the slot of
+ * operand o and records the use (src) or def (dst).  0, or -1 after failing. */
+int ptx_set_src(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok);
+int ptx_set_dst(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok);
+int ptx_set_slot(ptx_dctx *c, unsigned field, int64_t slot, bool use, bool def);
+
+/* Slot ids during decoding: registers are their id, immediates and symbol
+ * addresses TAG_CONST | index, special registers TAG_SREG | SR_*; field 31
+ * names ptx_inst.target.  ptx_slots.c turns them into slots. */
+#define TAG_CONST 0x40000000u
+#define TAG_SREG 0x20000000u
+#define ID_MASK 0x1fffffffu
+#define FIELD_TARGET 31u
+typedef struct ptx_dref {
+    uint32_t pc;
+    uint8_t field, use, def;
+} ptx_dref;
+int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs);
+
+/* Family decoders: return 1 when they own the opcode and decoded it, 0 when
+ * the opcode is not theirs, -1 after failing. */
+int ptx_dec_int(ptx_dctx *c);
+int ptx_dec_bits(ptx_dctx *c);
+int ptx_dec_warpsync(ptx_dctx *c);
+int ptx_dec_float(ptx_dctx *c);
+int ptx_dec_cvt(ptx_dctx *c);
+int ptx_dec_mem(ptx_dctx *c);
+int ptx_dec_warp(ptx_dctx *c);
+int ptx_dec_mma(ptx_dctx *c);
+int ptx_dec_tex(ptx_dctx *c);
+
+/* ---- execution ----------------------------------------------------------- */
+typedef struct ptx_rt ptx_rt;
+typedef struct ptx_cta ptx_cta;
+
+struct ptx_warp {
+    uint64_t *R;                  /* nslots * 32 */
+    uint32_t *P;                  /* npreds */
+    uint32_t pc;                  /* the running group's pc */
+    uint32_t active;              /* the running group */
+    uint32_t live;                /* lanes that exist and have not exited */
+    uint32_t blocked;             /* lanes waiting at a CTA barrier */
+    uint32_t parked;              /* lanes waiting at a warp collective */
+    uint32_t cc;                  /* carry flags (add.cc ...) */
+    uint32_t lpc[32];
+    uint8_t lbar[32];             /* barrier a blocked lane waits at */
+    uint8_t *local;               /* 32 * local_bytes */
+    ptx_cta *cta;
+    uint32_t index;
+    uint32_t rhint;               /* region of the last global access */
+    uint64_t clock;
+};
+
+typedef struct ptx_region_rt {
+    uintptr_t lo, hi;
+    bool writable;
+} ptx_region_rt;
+
+struct ptx_rt {
+    const vkrr_ptx_module *m;
+    const ptx_func *f;
+    const vkrr_ptx_launch *l;
+    uint8_t *params;               /* the parameter window (params_bytes) */
+    uint32_t params_bytes;
+    ptx_region_rt *regions;        /* sorted by lo */
+    uint32_t nregions;
+    uint64_t *consts;              /* f->nconst, launch addresses patched in */
+    uint8_t *globals, *constmem;   /* this launch's module variables */
+    uint64_t local_bytes, shared_bytes;
+    uint64_t max_steps;
+    atomic_uint_fast64_t next_cta;
+    atomic_int failed;
+    pthread_mutex_t lock;
+    vkrr_error err;
+};
+
+struct ptx_cta {
+    ptx_rt *rt;
+    ptx_warp *warps;
+    uint32_t nwarps;
+    uint8_t *shared;
+    uint32_t ctaid[3];
+    uint32_t nthreads;
+    uint32_t bar_arrived[16], bar_count[16];
+    uint32_t bar_red[16];          /* bar.red accumulator */
+    uint8_t bar_red_op[16];
+    uint64_t steps;
+};
+
+/* Records the launch's first error (later ones are dropped) naming the
+ * instruction, FILE:LINE and, when lane >= 0, the thread.  Returns -1. */
+int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Memory: a host pointer for `bytes` bytes at address a in state space sp
+ * (SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST) for
+ * lane l, checked (bounds, alignment to `align`, writability); NULL after
+ * ptx_fault(). */
+void *ptx_addr(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_t a, unsigned bytes,
+               unsigned align, bool write);
+
+#define PTX_R(w, s) ((w)->R + (size_t)(s) * 32u)
+/* Runs body for each lane l in m. */
+#define PTX_LANES(m, ...)                                                           \
+    do {                                                                            \
+        if ((m) == 0xffffffffu) {                                                   \
+            for (unsigned l = 0; l < 32; l++) {                                     \
+                __VA_ARGS__;                                                        \
+            }                                                                       \
+        } else {                                                                    \
+            for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1u) {                        \
+                unsigned l = (unsigned)__builtin_ctz(mm_);                          \
+                __VA_ARGS__;                                                        \
+            }                                                                       \
+        }                                                                           \
+    } while (0)
+
+/* ---- numeric helpers (ptx_round.c) -------------------------------------- */
+enum { RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA };
+/* Minifloat formats for ptx_round_fmt / ptx_encode / ptx_decode_small. */
+enum { FMT_F32, FMT_F16, FMT_BF16, FMT_E4M3, FMT_E5M2, FMT_TF32 };
+static inline float ptx_f(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
+static inline uint64_t ptx_fb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline double ptx_d(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
+static inline uint64_t ptx_db(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline float ptx_ftz(float x)
+{
+    return __builtin_fabsf(x) < 1.17549435e-38f ? __builtin_copysignf(0.0f, x) : x;
+}
+/* The exact real s + e (|e| <= ulp(s)/2, as TwoSum leaves it) rounded to fmt
+ * with mode; the encoded bits (satfinite: clamp to the largest finite value
+ * instead of Inf; e4m3 always, it has no Inf).  NaN -> the canonical NaN. */
+uint32_t ptx_round_fmt(double s, double e, int fmt, int mode, bool satfinite);
+double ptx_decode_small(uint32_t bits, int fmt);  /* exact; NaN/Inf kept */
+uint16_t ptx_f32_to_f16_rn(float f);               /* fast path of ptx_round_fmt */
+float ptx_f16_to_f32(uint16_t h);
+/* f32 arithmetic with any rounding mode, exact then rounded once. */
+float ptx_add_f32(float a, float b, int mode);
+float ptx_mul_f32(float a, float b, int mode);
+float ptx_fma_f32(float a, float b, float c, int mode);
+float ptx_div_f32(float a, float b, int mode);
+float ptx_sqrt_f32(float a, int mode);
+/* The same rounded to f16 / bf16 (fmt), inputs already decoded. */
+uint16_t ptx_fma_small(double a, double b, double c, int fmt, int mode);
+/* f64 with a rounding mode other than RN (ptx_fenv.c, -frounding-math). */
+double ptx_f64_op(int op, double a, double b, double c, int mode); /* op: 0 add 1 mul 2 fma 3 div 4 sqrt */
+/* Rounding of a double to an integer-valued double, per cvt's .rni/.rzi/.rmi/.rpi. */
+double ptx_rint_mode(double x, int mode);
+float ptx_canon_f32(float x);   /* NaN -> 0x7fffffff */
+
+#endif

@@ -1,0 +1,297 @@
+/* vkrr rerun: run every captured launch's original kernel again (by default
+ * from its PTX, on the CPU) from its own captured inputs, and compare every
+ * output with what CUDA wrote.  No port, no GPU, no source needed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "compare.h"
+#include "cpu_backend.h"
+#include "cuda_backend.h"
+#include "portdesc.h"
+#include "ptx.h"
+#include "validate.h"
+#include "validate_report.h"
+
+static const char rerun_help[] =
+    "usage: vkrr rerun CAPDIR [options]\n"
+    "\n"
+    "Runs the original kernel of every captured launch again, each from its own\n"
+    "captured inputs, and compares every output (each allocation with a post-launch\n"
+    "dump, every surface) with what CUDA wrote.  One row per launch, then a summary.\n"
+    "\n"
+    "  --backend ptx|cpu|cuda  ptx (default): the PTX interpreter on this CPU, from the\n"
+    "                       modules' PTX alone (any kernel: no port, no source, no GPU);\n"
+    "                       cpu: the rrref kernels compiled into vkrr; cuda: libcuda on\n"
+    "                       an NVIDIA GPU (exit 3 without one)\n"
+    "  --modules DIR        where the modules are (ptx: every *.ptx; cuda: *.ptx,\n"
+    "                       *.cubin, *.fatbin); default CAPDIR/modules\n"
+    "  --json FILE          every metric of every resource of every launch\n"
+    "  --report DIR         a self-contained HTML page DIR/index.html\n"
+    "  --junit FILE         JUnit XML, one test case per launch\n"
+    "  --out DIR            heatmaps of what differs go to DIR/heatmaps (default:\n"
+    "                       vkrr-out; --heatmaps none for none)\n"
+    "  --heatmaps WHICH     failing (default), all, or none\n"
+    "  -q, --quiet          only failing rows and the summary\n"
+    "\n"
+    "comparison: exact by default (a rerun of the same kernel on the same inputs\n"
+    "should give the same bytes).  The approximate instructions (ex2.approx,\n"
+    "rsqrt.approx, ...) are stand-ins for the GPU's, so a capture made on a GPU may\n"
+    "differ in their last bits: then allow it with\n"
+    "  --tolerance FILE     per-kernel rules (as vkrr validate --help describes), on\n"
+    "                       top of the per-type defaults (f16 2 ULP, f32 4 ULP, ...)\n"
+    "  --atol X, --rtol X, --max-ulp N   override every rule\n"
+    "  --ports DIR          port descriptors (KERNEL.port) in DIR over the built-in\n"
+    "                       ones: which windows of which allocations a kernel writes,\n"
+    "                       in which type (the errors are measured in it)\n"
+    "  --buffer-type T      compare allocations no descriptor names as an output as T\n"
+    "                       (f16, f32, e4m3, ...); by default byte for byte\n"
+    "  --no-hash-check      do not check dumps against the log's hash=\n"
+    "\n"
+    "A damaged capture is rerun where it can be: a launch whose own files cannot be\n"
+    "read is ERROR naming the file, the others run as usual.\n"
+    "\n"
+    "exit: 0 every output matches, 1 an output differs (or a launch ran out of\n"
+    "time), else 2 on bad input or usage, a launch the backend cannot run (an\n"
+    "instruction it does not implement, a kernel no module has, a bad address:\n"
+    "each named in its row; the other launches still run) or one that could not\n"
+    "be read, 3 no usable device or library.\n"
+    "\n"
+    "example:\n"
+    "  vkrr rerun cap --json rerun.json\n";
+
+typedef struct rerun_args {
+    const char *capdir, *backend, *modules, *json, *out, *heatmaps, *tolerance, *buffer_type;
+    const char *ports, *report, *junit;
+    vkrr_tol_override flags;
+    bool quiet, tol_given, no_hash_check;
+} rerun_args;
+
+static int parse_args(int argc, char **argv, rerun_args *a)
+{
+    *a = (rerun_args){.backend = "ptx", .out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                  \
+    do {                                                                              \
+        if (!v)                                                                       \
+            return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
+        i++;                                                                          \
+    } while (0)
+        if (vkrr_cli_is_help(o)) {
+            fputs(rerun_help, stdout);
+            return -1;
+        } else if (!strcmp(o, "--backend")) {
+            NEED_VALUE();
+            if (strcmp(v, "ptx") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+                return vkrr_cli_usage_error(argv[0], "--backend takes ptx, cpu or cuda, not '%s'", v);
+            a->backend = v;
+        } else if (!strcmp(o, "--modules")) {
+            NEED_VALUE();
+            a->modules = v;
+        } else if (!strcmp(o, "--json")) {
+            NEED_VALUE();
+            a->json = v;
+        } else if (!strcmp(o, "--report")) {
+            NEED_VALUE();
+            a->report = v;
+        } else if (!strcmp(o, "--junit")) {
+            NEED_VALUE();
+            a->junit = v;
+        } else if (!strcmp(o, "--ports")) {
+            NEED_VALUE();
+            a->ports = v;
+        } else if (!strcmp(o, "--no-hash-check")) {
+            a->no_hash_check = true;
+        } else if (!strcmp(o, "--out")) {
+            NEED_VALUE();
+            a->out = v;
+        } else if (!strcmp(o, "--heatmaps")) {
+            NEED_VALUE();
+            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
+                return vkrr_cli_usage_error(argv[0], "--heatmaps takes failing, all or none, not '%s'", v);
+            a->heatmaps = v;
+        } else if (!strcmp(o, "--tolerance")) {
+            NEED_VALUE();
+            a->tolerance = v;
+            a->tol_given = true;
+        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
+            NEED_VALUE();
+            double x;
+            if (!vkrr_cli_parse_double(v, &x) || x < 0)
+                return vkrr_cli_usage_error(argv[0], "%s takes a number >= 0, not '%s'", o, v);
+            if (o[2] == 'a')
+                a->flags.has_atol = true, a->flags.atol = x;
+            else
+                a->flags.has_rtol = true, a->flags.rtol = x;
+            a->tol_given = true;
+        } else if (!strcmp(o, "--max-ulp")) {
+            NEED_VALUE();
+            uint64_t n;
+            if (!strcmp(v, "off"))
+                a->flags.max_ulp = -1;
+            else if (vkrr_cli_parse_u64(v, INT64_MAX, &n))
+                a->flags.max_ulp = (int64_t)n;
+            else
+                return vkrr_cli_usage_error(argv[0], "--max-ulp takes an integer >= 0 or off, not '%s'", v);
+            a->flags.has_max_ulp = true;
+            a->tol_given = true;
+        } else if (!strcmp(o, "--buffer-type")) {
+            NEED_VALUE();
+            vkrr_dtype t;
+            if (!vkrr_dtype_parse(v, &t))
+                return vkrr_cli_usage_error(argv[0], "--buffer-type: unknown type '%s'", v);
+            a->buffer_type = v;
+        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
+            a->quiet = true;
+        } else if (o[0] == '-') {
+            return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
+        } else if (!a->capdir) {
+            a->capdir = o;
+        } else {
+            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", o);
+        }
+#undef NEED_VALUE
+    }
+    if (!a->capdir)
+        return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
+    if (!a->tol_given) /* exact: every criterion off */
+        a->flags = (vkrr_tol_override){true, true, true, -1, -1, -1};
+    return 0;
+}
+
+static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/modules", a->capdir);
+    const char *mods = a->modules ? a->modules : dir;
+    if (!strcmp(a->backend, "cpu"))
+        return vkrr_cpu_backend_create(be, err);
+    if (!strcmp(a->backend, "cuda"))
+        return vkrr_cuda_backend_create(be, &(vkrr_cuda_desc){.module_dir = mods}, err);
+    return vkrr_ptx_backend_create_dir(be, mods, err);
+}
+
+int vkrr_cmd_rerun(int argc, char **argv)
+{
+    rerun_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    vkrr_error err = {0};
+    vkrr_capture *cap = NULL;
+    vkrr_tol_rules *rules = NULL;
+    vkrr_backend be = {0};
+    vkrr_launch_result *res = NULL;
+    vkrr_port_set *ports = NULL;
+    char heatmap_dir[4096] = "";
+    rc = 2;
+    if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
+        goto fail;
+    uint32_t readable = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        readable += cap->launches[i].damage < VKRR_DAMAGE_INPUT;
+    if (readable == 0) {
+        err = cap->first_damage;
+        if (err.status == VKRR_OK)
+            vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
+        goto fail;
+    }
+    if (vkrr_port_set_create(&ports, a.ports, &err) != VKRR_OK ||
+        vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
+        goto fail;
+    if (a.report && !strcmp(a.heatmaps, "failing") && !strcmp(a.out, "vkrr-out"))
+        a.out = a.report; /* the page links the heatmaps beside it */
+    if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
+        goto fail;
+    vkrr_compare_tol_set_flags(rules, &a.flags);
+    if (strcmp(a.heatmaps, "none")) {
+        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.out);
+        if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
+            goto fail;
+    }
+    if (make_backend(&a, &be, &err) != VKRR_OK)
+        goto fail;
+    vkrr_dtype bt = VKRR_DT_BYTES;
+    vkrr_dtype_parse(a.buffer_type, &bt);
+    vkrr_validate_opts opts = {.port = &be, .rules = rules, .ports = ports, .buffer_dtype = bt,
+                               .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
+                               .heatmaps_all = !strcmp(a.heatmaps, "all"),
+                               .hash_check = !a.no_hash_check};
+    res = calloc(cap->nlaunches, sizeof *res);
+    if (!res) {
+        vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+        goto fail;
+    }
+    printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
+           cap->nlaunches, cap->nframes, be.name, a.tol_given ? "within tolerance" : "exactly");
+    if (!a.quiet)
+        vkrr_report_table_header(stdout, false, false);
+    vkrr_report_info info = {.capture = a.capdir, .port = be.name, .reference = "capture",
+                             .mode = "isolated", .total = cap->nlaunches,
+                             .damage = cap->damage, .ndamage = cap->ndamage};
+    unsigned unreadable = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        if (vkrr_validate_launch(&opts, cap, &cap->launches[i], &res[i], &err) != VKRR_OK)
+            goto fail;
+        info.counts[res[i].status]++;
+        info.dispatches += res[i].ran;
+        unreadable += res[i].damaged;
+        if (!a.quiet || res[i].status != VKRR_LAUNCH_PASS)
+            vkrr_report_table_row(stdout, &res[i], false, false);
+        fflush(stdout);
+    }
+    info.unreadable = unreadable;
+    unsigned fails = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT];
+    unsigned errors = info.counts[VKRR_LAUNCH_ERROR] + info.counts[VKRR_LAUNCH_NO_PORT];
+    printf("summary: %u launches: %u PASS, %u FAIL, %u NO KERNEL, %u TIMEOUT, %u ERROR -> %s\n",
+           cap->nlaunches, info.counts[VKRR_LAUNCH_PASS], info.counts[VKRR_LAUNCH_FAIL],
+           info.counts[VKRR_LAUNCH_NO_PORT], info.counts[VKRR_LAUNCH_TIMEOUT],
+           info.counts[VKRR_LAUNCH_ERROR], fails ? "FAIL" : errors ? "INCOMPLETE" : "PASS");
+    if (unreadable)
+        printf("could not be read: %u launches (damaged or changed capture files)\n", unreadable);
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (res[i].status != VKRR_LAUNCH_PASS) {
+            printf("first launch that %s: #%llu %s (frame %u, occurrence %u)%s%s\n",
+                   res[i].status == VKRR_LAUNCH_FAIL ? "differs" : "did not run",
+                   (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
+                   res[i].launch->frame, res[i].launch->occurrence, res[i].note[0] ? ": " : "",
+                   res[i].note);
+            break;
+        }
+    if (heatmap_dir[0] && fails)
+        printf("heatmaps: %s\n", heatmap_dir);
+    if (a.json) {
+        if (vkrr_report_json_write(a.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
+            goto fail;
+        printf("json: %s\n", a.json);
+    }
+    if (a.report) {
+        if (vkrr_report_html_write(a.report, &info, res, cap->nlaunches, &err) != VKRR_OK)
+            goto fail;
+        printf("report: %s/index.html\n", a.report);
+    }
+    if (a.junit) {
+        if (vkrr_report_junit_write(a.junit, &info, res, cap->nlaunches, &err) != VKRR_OK)
+            goto fail;
+        printf("junit: %s\n", a.junit);
+    }
+    /* a differing output outranks a launch that could not run */
+    rc = fails ? 1 : errors ? 2 : 0;
+    goto out;
+fail:
+    rc = vkrr_cli_fail(&err);
+out:
+    for (uint32_t i = 0; res && cap && i < cap->nlaunches; i++)
+        vkrr_launch_result_free(&res[i]);
+    free(res);
+    if (be.destroy)
+        be.destroy(be.self);
+    vkrr_compare_tol_destroy(rules);
+    vkrr_port_set_destroy(ports);
+    vkrr_capture_close(cap);
+    return rc;
+}

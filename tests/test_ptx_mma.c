@@ -1,0 +1,134 @@
+/* test_ptx_mma: ldmatrix (x4, x2.trans) feeding mma.sync m16n8k16 f16 with
+ * f32 and f16 accumulators, and mma.sync m16n8k32 e4m3 (compute_89 PTX)
+ * with f32 and f16 accumulators, one warp, against D = A*B + C computed here:
+ * the exact products summed exactly (in long double, exact for these
+ * inputs: as rrref sums a 32-term slice), c added, rounded once to the type
+ * of D (the PTX ISA: products exact, accumulation in at least single
+ * precision; see cuda_ref/ptx/ptx_mma.c).  One case is built so that
+ * rounding the slice to f16 before adding c (two roundings, rrref's own
+ * accumulator) gives a different f16 than the one rounding mma makes. */
+#include "ptx_testutil.h"
+
+static uint16_t f16_of(long double x) { return (uint16_t)ptxt_round(&PTXT_F16, x, 0, false); }
+static long double h(uint16_t c) { return ptxt_decode(&PTXT_F16, c); }
+
+static void check_mma16(vkrr_ptx_module *m, unsigned sm)
+{
+    static uint16_t A[256], B[128], C16[128], D16[128];
+    static float C[128], D[128];
+    uint64_t s = 23;
+    for (int i = 0; i < 256; i++)
+        A[i] = f16_of((long double)((int)(ptxt_rand(&s) % 33) - 16) / 8);
+    for (int i = 0; i < 128; i++) {
+        B[i] = f16_of((long double)((int)(ptxt_rand(&s) % 33) - 16) / 8);
+        C[i] = (float)((int)(ptxt_rand(&s) % 2001) - 1000) / 64.0f;
+        C16[i] = f16_of((long double)((int)(ptxt_rand(&s) % 2001) - 1000) / 64);
+    }
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, B, sizeof B);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, C16, sizeof C16);
+    ptxt_ptr(&a, D, sizeof D);
+    ptxt_ptr(&a, D16, sizeof D16);
+    if (!ptxt_run(m, "k_mma16", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0;
+    for (int r = 0; r < 16; r++)
+        for (int n = 0; n < 8; n++) {
+            long double acc = 0;
+            for (int k = 0; k < 16; k++)
+                acc += h(A[r * 16 + k]) * h(B[k * 8 + n]);
+            float want = (float)(acc + C[r * 8 + n]);
+            uint16_t want16 = f16_of(acc + h(C16[r * 8 + n]));
+            if ((D[r * 8 + n] != want || D16[r * 8 + n] != want16) && bad++ < 8)
+                fprintf(stderr, "sm%u mma16 (%d,%d): %a / %04x, want %a / %04x\n", sm, r, n, D[r * 8 + n],
+                        D16[r * 8 + n], want, want16);
+        }
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void check_mma8(vkrr_ptx_module *m)
+{
+    static uint8_t A[16 * 32], Bt[8 * 32];
+    static float C[128], D[128];
+    static uint16_t C16[128], D16[128];
+    uint64_t s = 31;
+    for (int i = 0; i < 16 * 32; i++) {
+        A[i] = (uint8_t)ptxt_rand(&s);
+        if ((A[i] & 0x7f) == 0x7f)
+            A[i] ^= 1; /* NaN codes only where placed below */
+    }
+    for (int i = 0; i < 8 * 32; i++) {
+        Bt[i] = (uint8_t)(ptxt_rand(&s) & 0xbf); /* |b| < 2: sums stay in f16 range */
+    }
+    for (int i = 0; i < 128; i++) {
+        C[i] = (float)((int)(ptxt_rand(&s) % 4001) - 2000) / 1024.0f;
+        C16[i] = f16_of((long double)((int)(ptxt_rand(&s) % 4001) - 2000) / 1024);
+    }
+    A[5 * 32 + 7] = 0x7f; /* row 5 is NaN in every column */
+    /* row 0, column 0: the slice is S = 1 + 2^-11 + 2^-13 and c = -2^-12.  One
+     * rounding: S + c = 1 + 2^-12 + 2^-13 -> 1.0.  Two (f16(S) = 1 + 2^-10, then
+     * + c = 1 + 3 * 2^-12) -> 1 + 2^-10. */
+    memset(A, 0, 32);
+    memset(Bt, 0, 32);
+    A[0] = 0x38; /* 1.0 */
+    Bt[0] = 0x38;
+    A[1] = 0x08; /* 2^-6 */
+    Bt[1] = 0x10; /* 2^-5 */
+    A[2] = 0x08;
+    Bt[2] = 0x04; /* 4 * 2^-9 = 2^-7 */
+    C16[0] = f16_of(-0x1p-12L);
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, C16, sizeof C16);
+    ptxt_ptr(&a, D, sizeof D);
+    ptxt_ptr(&a, D16, sizeof D16);
+    if (!ptxt_run(m, "k_mma8", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0;
+    bool twice_differs = false;
+    for (int r = 0; r < 16; r++)
+        for (int n = 0; n < 8; n++) {
+            long double acc = 0;
+            bool nan = false;
+            for (int k = 0; k < 32; k++) {
+                long double x = ptxt_decode(&PTXT_E4M3, A[r * 32 + k]), y = ptxt_decode(&PTXT_E4M3, Bt[n * 32 + k]);
+                nan |= x != x || y != y;
+                acc += x * y;
+            }
+            float f = (float)(acc + C[r * 8 + n]);
+            uint32_t want = nan ? 0x7fffffffu : ptxt_u(f);
+            uint16_t want16 = nan ? 0x7fffu : f16_of(acc + h(C16[r * 8 + n]));
+            if (!nan && f16_of(h(f16_of(acc)) + h(C16[r * 8 + n])) != want16)
+                twice_differs = true;
+            if ((ptxt_u(D[r * 8 + n]) != want || D16[r * 8 + n] != want16) && bad++ < 8)
+                fprintf(stderr, "sm89 mma8 (%d,%d): %08x / %04x, want %08x / %04x\n", r, n,
+                        ptxt_u(D[r * 8 + n]), D16[r * 8 + n], want, want16);
+        }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(twice_differs); /* the inputs tell one rounding from two */
+}
+
+int main(void)
+{
+    static const unsigned sms[2] = {80, 89};
+    for (int k = 0; k < 2; k++) {
+        vkrr_ptx_module *m = ptxt_load("mma_ops", sms[k]);
+        if (!m)
+            continue;
+        check_mma16(m, sms[k]);
+        if (sms[k] >= 89)
+            check_mma8(m);
+        else { /* the fp8 mma is not in the compute_80 PTX: an empty kernel there */
+            ptxt_args none = {0};
+            for (int p = 0; p < 6; p++)
+                ptxt_ptr(&none, NULL, 0);
+            CHECK(ptxt_run(m, "k_mma8", &none, 1, 32, 0));
+        }
+        vkrr_ptx_module_free(m);
+    }
+    return test_finish("ptx_mma");
+}

@@ -1,0 +1,180 @@
+/* test_ptx_robust: malformed and truncated PTX never crashes the
+ * interpreter.  Every prefix of several real modules (nvcc's PTX of rrref and
+ * of the instruction kernels) loads or fails with an error naming the file
+ * and a line; thousands of corruptions (flipped bytes, dropped, duplicated
+ * and swapped lines, spliced tokens) likewise, and every entry of a corrupted
+ * module that still decodes is run on a small launch with no memory: it must
+ * come back (a fault, a deadlock, the step limit, or success), never crash
+ * or hang.  Run under ASan+UBSan by the sanitizer build.  Also: an
+ * unimplemented instruction is VKRR_ERR_UNSUPPORTED naming it and its line. */
+#include "ptx_testutil.h"
+
+static unsigned loaded, failed;
+
+static void try_load(const char *text, size_t len, bool run)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    vkrr_status st = vkrr_ptx_module_load(&m, text, len, "robust.ptx", &err);
+    if (st != VKRR_OK) {
+        failed++;
+        /* every load error names the file and a line */
+        if (!CHECK(err.line >= 1 && !strcmp(err.file, "robust.ptx") && err.status == st))
+            vkrr_error_print(&err, stderr);
+        return;
+    }
+    loaded++;
+    const char *names[16];
+    uint32_t n = vkrr_ptx_module_entries(m, names, 16);
+    for (uint32_t k = 0; k < n && k < 16; k++) {
+        if (vkrr_ptx_entry_status(m, names[k], &err) != VKRR_OK) {
+            CHECK(err.line >= 1 && err.file[0]);
+            continue;
+        }
+        if (!run)
+            continue;
+        static uint8_t params[4096];
+        vkrr_ptx_launch l = {.grid = {2, 1, 1}, .block = {40, 1, 1}, .params = params,
+                             .params_bytes = sizeof params, .threads = 1, .max_steps = 20000};
+        vkrr_status rs = vkrr_ptx_run(m, names[k], &l, &err);
+        CHECK(rs == VKRR_OK || err.status == rs);
+    }
+    vkrr_ptx_module_free(m);
+}
+
+static void prefixes(const char *path, size_t step)
+{
+    size_t len = 0;
+    char *text = test_read_file(path, &len);
+    if (!CHECK(text != NULL))
+        return;
+    for (size_t n = 0; n <= len; n += step)
+        try_load(text, n, false);
+    try_load(text, len, false);
+    free(text);
+}
+
+/* one random corruption of text into out; returns its length */
+static size_t corrupt(const char *text, size_t len, char *out, uint64_t *s)
+{
+    size_t n = len;
+    memcpy(out, text, len);
+    int kind = (int)(ptxt_rand(s) % 6);
+    size_t at = len ? ptxt_rand(s) % len : 0;
+    switch (kind) {
+    case 0: /* flip bytes */
+        for (int k = 0; k < 1 + (int)(ptxt_rand(s) % 4); k++)
+            out[ptxt_rand(s) % len] ^= (char)(1u << (ptxt_rand(s) % 8));
+        break;
+    case 1: { /* drop a line */
+        size_t a = at, b = at;
+        while (a > 0 && out[a - 1] != '\n')
+            a--;
+        while (b < n && out[b] != '\n')
+            b++;
+        memmove(out + a, out + b, n - b);
+        n -= b - a;
+        break;
+    }
+    case 2: { /* duplicate a line */
+        size_t a = at, b = at;
+        while (a > 0 && out[a - 1] != '\n')
+            a--;
+        while (b < len && out[b] != '\n')
+            b++;
+        memcpy(out, text, b);
+        memcpy(out + b, text + a, b - a);
+        memcpy(out + b + (b - a), text + b, len - b);
+        n = len + (b - a);
+        break;
+    }
+    case 3: { /* a byte from elsewhere */
+        static const char pick[] = "{}[];,.%@!|<>-+0x0f_$\"/*\n ";
+        out[at] = pick[ptxt_rand(s) % (sizeof pick - 1)];
+        break;
+    }
+    case 4: { /* swap two lines' starts */
+        size_t b = ptxt_rand(s) % len;
+        char t = out[at];
+        out[at] = out[b];
+        out[b] = t;
+        break;
+    }
+    default: { /* insert a random token */
+        static const char *const tok[] = {" bra $L__BB0_1;", " bar.sync 0;", " }", " {", " ret;",
+                                          " .reg .b32 %r<9999999>;", " shfl.sync.idx.b32 %r1, %r1, 0, 31, 3;",
+                                          " ld.global.u32 %r1, [%rd1+-8];", " @%p1 exit;", ".local .b8 x[1048577];"};
+        const char *t = tok[ptxt_rand(s) % 10];
+        size_t tl = strlen(t);
+        memcpy(out, text, at);
+        memcpy(out + at, t, tl);
+        memcpy(out + at + tl, text + at, len - at);
+        n = len + tl;
+        break;
+    }
+    }
+    return n;
+}
+
+static void corruptions(const char *path, unsigned count)
+{
+    size_t len = 0;
+    char *text = test_read_file(path, &len);
+    if (!CHECK(text != NULL))
+        return;
+    char *buf = malloc(2 * len + 256);
+    uint64_t s = 1234;
+    for (unsigned i = 0; i < count; i++) {
+        size_t n = corrupt(text, len, buf, &s);
+        try_load(buf, n, true);
+    }
+    free(buf);
+    free(text);
+}
+
+static void unsupported(void)
+{
+    const char *text = ".version 9.0\n.target sm_80\n.address_size 64\n"
+                       ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<3>;\n"
+                       " mov.u32 %r1, 1;\n wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1}, [p];\n ret;\n}\n";
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "u.ptx", &err) == VKRR_OK))
+        return;
+    CHECK(vkrr_ptx_entry_status(m, "k", &err) == VKRR_ERR_UNSUPPORTED);
+    CHECK(err.line == 8 && strstr(err.msg, "wmma") && !strcmp(err.file, "u.ptx"));
+    /* and running it is that error too, with the exit code of bad input */
+    uint64_t p = 0;
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .params = (uint8_t *)&p, .params_bytes = 8};
+    CHECK(vkrr_ptx_run(m, "k", &l, &err) == VKRR_ERR_UNSUPPORTED);
+    CHECK_EQ_U64(vkrr_status_exit_code(VKRR_ERR_UNSUPPORTED), 2);
+    vkrr_ptx_module_free(m);
+    /* a hang is the step limit, not a hang */
+    const char *spin = ".version 9.0\n.target sm_80\n.address_size 64\n"
+                       ".visible .entry s()\n{\n$L: bra $L;\n}\n";
+    CHECK(vkrr_ptx_module_load(&m, spin, strlen(spin), "s.ptx", &err) == VKRR_OK);
+    vkrr_ptx_launch ls = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .max_steps = 1000};
+    CHECK(vkrr_ptx_run(m, "s", &ls, &err) == VKRR_ERR_FAULT && strstr(err.msg, "hang") && err.line == 6);
+    vkrr_ptx_module_free(m);
+}
+
+int main(void)
+{
+    char path[4096];
+    static const char *const small[] = {"int_ops.sm80.ptx", "warp_ops.sm89.ptx", "cvt_ops.sm89.ptx",
+                                        "mma_ops.sm89.ptx", "tex_ops.sm80.ptx"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", VKRR_PTX_KERNEL_DIR, small[i]);
+        prefixes(path, 1);
+        corruptions(path, 400);
+    }
+    snprintf(path, sizeof path, "%s/rrref_expo.ptx", VKRR_PTX_RRREF_DIR);
+    prefixes(path, 1);
+    corruptions(path, 400);
+    snprintf(path, sizeof path, "%s/rrref_output.ptx", VKRR_PTX_RRREF_DIR);
+    prefixes(path, 97);
+    fprintf(stderr, "ptx_robust: %u loads succeeded, %u failed cleanly\n", loaded, failed);
+    CHECK(loaded > 100 && failed > 1000);
+    unsupported();
+    return test_finish("ptx_robust");
+}

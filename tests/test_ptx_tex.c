@@ -1,0 +1,116 @@
+/* test_ptx_tex: textures and surfaces (tests/ptx/tex_ops.cu): tex.2d on a
+ * bilinear HALF x4 texture (against cuda_texture.c, the one implementation
+ * the CPU backend uses too) and on a point-sampled UNORM_INT8X4 texture
+ * (against texels read here), tld4 on both (the four footprint texels in
+ * the documented order, computed here), suld with clamp and zero, sust with
+ * trap, clamp and zero, and the faults: a trap-mode write out of range, a
+ * handle that is not one of the launch's textures. */
+#include "cuda_texture.h"
+#include "ptx_testutil.h"
+
+#define TEX_NOUT 20
+#define N 35
+
+static float h2f(uint16_t h) { return (float)ptxt_decode(&PTXT_F16, h); }
+
+static long clampi(long v, long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
+
+int main(void)
+{
+    /* lin: 5 x 4 HALF x4; pt: 5 x 4 UNORM_INT8X4; src/dst: 7 x 5 u32 */
+    static uint16_t lin_data[5 * 4 * 4];
+    static uint8_t pt_data[5 * 4 * 4];
+    static uint32_t src[7 * 5], dst[7 * 5];
+    uint64_t s = 5;
+    for (int i = 0; i < 80; i++) {
+        lin_data[i] = (uint16_t)ptxt_round(&PTXT_F16, (long double)((int)(ptxt_rand(&s) % 200) - 100) / 16, 0, false);
+        pt_data[i] = (uint8_t)ptxt_rand(&s);
+    }
+    for (int i = 0; i < 35; i++)
+        src[i] = ptxt_rand(&s);
+    vkrr_cutex tex[2] = {
+        {.data = (const unsigned char *)lin_data, .width = 5, .height = 4, .channels = 4, .format = 16,
+         .texel_bytes = 8, .filter = 1, .address = {1, 1}},
+        {.data = pt_data, .width = 5, .height = 4, .channels = 4, .format = 194, .texel_bytes = 4,
+         .filter = 0, .address = {1, 1}},
+    };
+    vkrr_cusurf surf[2] = {{(unsigned char *)src, 7, 5, 4}, {(unsigned char *)dst, 7, 5, 4}};
+    static float xy[2 * N], out[N * TEX_NOUT];
+    for (int i = 0; i < N; i++) {
+        xy[2 * i] = (float)((int)(ptxt_rand(&s) % 900) - 150) / 100.0f; /* -1.5 .. 7.5 */
+        xy[2 * i + 1] = (float)((int)(ptxt_rand(&s) % 700) - 150) / 100.0f;
+        if (i < 4) { /* texel centres */
+            xy[2 * i] = (float)i + 0.5f;
+            xy[2 * i + 1] = 1.5f;
+        }
+    }
+    static const unsigned sms[2] = {80, 89};
+    for (int k = 0; k < 2; k++) {
+        vkrr_ptx_module *m = ptxt_load("tex_ops", sms[k]);
+        if (!m)
+            continue;
+        memset(dst, 0xff, sizeof dst);
+        memset(out, 0, sizeof out);
+        ptxt_args a = {0};
+        ptxt_ptr(&a, &tex[0], 0); /* handles: descriptor addresses, not memory the kernel reads */
+        ptxt_ptr(&a, &tex[1], 0);
+        ptxt_ptr(&a, &surf[0], 0);
+        ptxt_ptr(&a, &surf[1], 0);
+        ptxt_ptr(&a, xy, sizeof xy);
+        ptxt_ptr(&a, out, sizeof out);
+        ptxt_u32(&a, N);
+        vkrr_error err = {0};
+        vkrr_status st = ptxt_run_ex(m, "k_tex", &a, 1, 64, 0, tex, 2, surf, 2, &err);
+        if (!CHECK(st == VKRR_OK)) {
+            vkrr_error_print(&err, stderr);
+            vkrr_ptx_module_free(m);
+            continue;
+        }
+        unsigned bad = 0;
+        for (int i = 0; i < N; i++) {
+            float x = xy[2 * i], y = xy[2 * i + 1], e[TEX_NOUT];
+            vkrr_cutex_sample(&tex[0], x, y, e);
+            long pi = clampi((long)floorf(x), 5), pj = clampi((long)floorf(y), 4);
+            for (int c = 0; c < 4; c++)
+                e[4 + c] = (float)pt_data[(pj * 5 + pi) * 4 + c] / 255.0f;
+            long gi = (long)floorf(x - 0.5f), gj = (long)floorf(y - 0.5f);
+            const long di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
+            for (int q = 0; q < 4; q++) {
+                long ti = clampi(gi + di[q], 5), tj = clampi(gj + dj[q], 4);
+                e[8 + q] = h2f(lin_data[(tj * 5 + ti) * 4 + 0]);
+                e[12 + q] = (float)pt_data[(tj * 5 + ti) * 4 + 2] / 255.0f;
+            }
+            long xi = (long)floorf(x), yi = (long)floorf(y);
+            e[16] = ptxt_f(src[clampi(yi, 5) * 7 + clampi(xi, 7)]);
+            e[17] = ptxt_f((xi >= 0 && xi < 7 && yi >= 0 && yi < 5) ? src[yi * 7 + xi] : 0u);
+            e[18] = e[19] = 0;
+            if (i < 4) { /* at a texel centre the bilinear result is the texel */
+                for (int c = 0; c < 4; c++)
+                    CHECK(e[c] == h2f(lin_data[(1 * 5 + i) * 4 + c]));
+            }
+            for (int j = 0; j < TEX_NOUT; j++)
+                if (ptxt_u(out[i * TEX_NOUT + j]) != ptxt_u(e[j]) && bad++ < 10)
+                    fprintf(stderr, "sm%u thread %d (%g, %g) out[%d]: %a, want %a\n", sms[k], i, x, y, j,
+                            out[i * TEX_NOUT + j], e[j]);
+            /* its own dst texel */
+            if (i != 28 && dst[(i / 7) * 7 + i % 7] != (ptxt_u(e[16]) ^ 0x5a5a5a5au) && bad++ < 10)
+                fprintf(stderr, "dst texel of thread %d: %08x\n", i, dst[(i / 7) * 7 + i % 7]);
+        }
+        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(dst[4 * 7 + 0], 0x01020304u); /* the clamped write: (-40, 100) -> (0, 4) */
+        /* trap mode out of range: a fault naming sust */
+        ptxt_args b = {0};
+        ptxt_ptr(&b, &surf[1], 0);
+        ptxt_u32(&b, 7);
+        st = ptxt_run_ex(m, "k_surf_trap", &b, 1, 1, 0, tex, 2, surf, 2, &err);
+        CHECK(st == VKRR_ERR_FAULT && strstr(err.msg, "sust.b.2d.b32.trap") && err.line > 0);
+        /* a handle that is no texture of the launch */
+        ptxt_args c = a;
+        uint64_t badh = 0x1234;
+        memcpy(c.bytes, &badh, 8);
+        st = ptxt_run_ex(m, "k_tex", &c, 1, 64, 0, tex, 2, surf, 2, &err);
+        CHECK(st == VKRR_ERR_FAULT && strstr(err.msg, "not a texture object"));
+        vkrr_ptx_module_free(m);
+    }
+    return test_finish("ptx_tex");
+}
