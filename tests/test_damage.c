@@ -241,6 +241,30 @@ static void check_hash(void)
     free(out);
 }
 
+/* A bridge that hashes another way: every hash= disagrees with FNV-1a 64.
+ * Not a false alarm on every launch: vkrr says the hashes are not its to
+ * check and validates by the bytes (a flipped bit then FAILs). */
+static void check_foreign_hash(void)
+{
+    char *dir = damaged_copy("foreign", NULL, DEL);
+    CHECK_EQ_U64(sh("cd '%s' && python3 -c \"import re; p = 'run/run.log'; t = open(p).read(); "
+                    "open(p, 'w').write(re.sub(r'hash=0x([0-9a-f]+)', lambda m: 'hash=0x%%016x' %% "
+                    "(int(m.group(1), 16) ^ 0x5a5a), t))\"", dir), 0);
+    char args[9000], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none -q", dir);
+    CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 0);
+    CHECK(err && strstr(err, "hash= values are not FNV-1a 64") &&
+          strstr(err, "not checked against them"));
+    CHECK(out && strstr(out, "24 PASS"));
+    free(out), free(err);
+    out = err = NULL;
+    sh("cd '%s' && python3 -c \"import glob; p = glob.glob('dump/launch-015-*-arg040-*')[0]; "
+       "b = bytearray(open(p, 'rb').read()); b[100] ^= 0x01; open(p, 'wb').write(b)\"", dir);
+    CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 1);
+    CHECK(out && strstr(out, "1 FAIL") && !strstr(out, "changed since capture"));
+    free(out), free(err);
+}
+
 /* Nothing to validate: exit 2 at once, saying why; vkrr info lists what is
  * damaged. */
 static void check_nothing_readable(void)
@@ -515,6 +539,7 @@ int main(void)
         check_log();
         check_chained();
         check_hash();
+        check_foreign_hash();
         check_nothing_readable();
         check_surface_tie();
         check_interrupt();

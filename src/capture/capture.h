@@ -207,6 +207,17 @@ vkrr_status vkrr_capture_map_alloc_post(const vkrr_capture *cap, const vkrr_laun
 vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l,
                                    uint32_t image, vkrr_mapfile *m, vkrr_error *err);
 
+/* What the log's hash= values are (capture_hash.c): FNV-1a 64, which vkrr
+ * checks; none to check; or FOREIGN, another function (none of the smallest
+ * dumps that carry one agree with it), not to be checked.  probed: how many
+ * dumps were hashed to tell (NULL: not wanted). */
+typedef enum vkrr_capture_hashes {
+    VKRR_HASHES_NONE = 0,
+    VKRR_HASHES_FNV1A64,
+    VKRR_HASHES_FOREIGN,
+} vkrr_capture_hashes;
+vkrr_capture_hashes vkrr_capture_check_hashes(const vkrr_capture *cap, unsigned *probed);
+
 /* Finds a launch by (kernel, occurrence); NULL when absent. */
 const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
                                      uint32_t occurrence);

@@ -37,6 +37,11 @@ bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
 /* True when argv[i] is "--help" or "-h". */
 bool vkrr_cli_is_help(const char *arg);
 
+/* Whether validate/rerun should check dumps against the log's hash=: not
+ * when asked not to, nor when the hashes are not FNV-1a 64 (then it warns,
+ * once, that they are not checked). */
+bool vkrr_cli_hash_check(const vkrr_capture *cap, bool asked_off);
+
 /* Runs run(ctx), then again each time a .comp, .spv, .port or .glsl file in
  * dir is written, moved in or out, or deleted (inotify; a burst of events is
  * one change), until SIGINT or max_runs runs (0: no limit).  Prints

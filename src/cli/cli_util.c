@@ -101,3 +101,16 @@ bool vkrr_cli_select_matches(const vkrr_cli_select *sel, const vkrr_launch *l)
     return !strcmp(sel->kernel, l->kernel) &&
            (sel->occurrence < 0 || (uint64_t)sel->occurrence == l->occurrence);
 }
+
+bool vkrr_cli_hash_check(const vkrr_capture *cap, bool asked_off)
+{
+    if (asked_off)
+        return false;
+    unsigned probed = 0;
+    vkrr_capture_hashes h = vkrr_capture_check_hashes(cap, &probed);
+    if (h == VKRR_HASHES_FOREIGN)
+        vkrr_warn("%s/run/run.log: its hash= values are not FNV-1a 64 of the dumps (none of the "
+                  "%u smallest agrees): the bridge hashes another way, so dumps are not checked "
+                  "against them (--no-hash-check silences this)", cap->path, probed);
+    return h == VKRR_HASHES_FNV1A64;
+}

@@ -220,7 +220,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_validate_opts opts = {.port = &be, .rules = rules, .ports = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.heatmaps, "all"),
-                               .hash_check = !a.no_hash_check};
+                               .hash_check = vkrr_cli_hash_check(cap, a.no_hash_check)};
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
         vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");

@@ -487,7 +487,7 @@ static int validate_run(const validate_args *args, char **argv)
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.heatmaps, "all"),
-        .hash_check = !a.no_hash_check,
+        .hash_check = vkrr_cli_hash_check(cap, a.no_hash_check),
     };
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
