@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "compare.h"
 #include "status.h"
 
 int vkrr_cmd_bench(int argc, char **argv);
@@ -36,6 +37,21 @@ bool vkrr_cli_parse_double(const char *s, double *out);
 bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
 /* True when argv[i] is "--help" or "-h". */
 bool vkrr_cli_is_help(const char *arg);
+
+/* The options of the commands that compare outputs with a capture (validate,
+ * bisect, rerun): what is compared how, and where the results go.  Zero
+ * fields are "not given"; defaults are the command's own. */
+typedef struct vkrr_cli_compare {
+    const char *out, *json, *heatmaps, *tolerance, *buffer_type, *ports, *report, *junit;
+    vkrr_tol_override flags;  /* --atol, --rtol, --max-ulp */
+    bool tol_given;           /* any of --tolerance, --atol, --rtol, --max-ulp */
+    bool no_hash_check, quiet;
+} vkrr_cli_compare;
+/* If argv[*i] is one of those options, takes it (and its value: *i moves on)
+ * into c and returns 1; 0 when it is not one; 2 after printing a usage error.
+ * reports false: --report and --junit are not this command's. */
+int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
+                            vkrr_cli_compare *c);
 
 /* Whether validate/rerun should check dumps against the log's hash=: not
  * when asked not to, nor when the hashes are not FNV-1a 64 (then it warns,

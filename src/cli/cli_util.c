@@ -114,3 +114,73 @@ bool vkrr_cli_hash_check(const vkrr_capture *cap, bool asked_off)
                   "against them (--no-hash-check silences this)", cap->path, probed);
     return h == VKRR_HASHES_FNV1A64;
 }
+
+int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
+                            vkrr_cli_compare *c)
+{
+    const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    static const char *const valued[] = {"--out", "--json", "--heatmaps", "--tolerance",
+                                         "--atol", "--rtol", "--max-ulp", "--buffer-type",
+                                         "--ports", "--report", "--junit"};
+    bool takes = false;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+        takes = takes || !strcmp(o, valued[k]);
+    if (!reports && (!strcmp(o, "--report") || !strcmp(o, "--junit")))
+        return 0;
+    if (!strcmp(o, "--no-hash-check")) {
+        c->no_hash_check = true;
+        return 1;
+    }
+    if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
+        c->quiet = true;
+        return 1;
+    }
+    if (!takes)
+        return 0;
+    if (!v)
+        return vkrr_cli_usage_error(cmd, "%s needs a value", o);
+    ++*i;
+    if (!strcmp(o, "--out")) {
+        c->out = v;
+    } else if (!strcmp(o, "--json")) {
+        c->json = v;
+    } else if (!strcmp(o, "--ports")) {
+        c->ports = v;
+    } else if (!strcmp(o, "--report")) {
+        c->report = v;
+    } else if (!strcmp(o, "--junit")) {
+        c->junit = v;
+    } else if (!strcmp(o, "--heatmaps")) {
+        if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
+            return vkrr_cli_usage_error(cmd, "--heatmaps takes failing, all or none, not '%s'", v);
+        c->heatmaps = v;
+    } else if (!strcmp(o, "--buffer-type")) {
+        vkrr_dtype t;
+        if (!vkrr_dtype_parse(v, &t))
+            return vkrr_cli_usage_error(cmd, "--buffer-type: unknown type '%s'", v);
+        c->buffer_type = v;
+    } else if (!strcmp(o, "--tolerance")) {
+        c->tolerance = v;
+        c->tol_given = true;
+    } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
+        double x;
+        if (!vkrr_cli_parse_double(v, &x) || x < 0)
+            return vkrr_cli_usage_error(cmd, "%s takes a number >= 0, not '%s'", o, v);
+        if (o[2] == 'a')
+            c->flags.has_atol = true, c->flags.atol = x;
+        else
+            c->flags.has_rtol = true, c->flags.rtol = x;
+        c->tol_given = true;
+    } else { /* --max-ulp */
+        uint64_t x;
+        if (!strcmp(v, "off"))
+            c->flags.max_ulp = -1;
+        else if (vkrr_cli_parse_u64(v, INT64_MAX, &x))
+            c->flags.max_ulp = (int64_t)x;
+        else
+            return vkrr_cli_usage_error(cmd, "--max-ulp takes an integer >= 0 or off, not '%s'", v);
+        c->flags.has_max_ulp = true;
+        c->tol_given = true;
+    }
+    return 1;
+}

@@ -64,15 +64,14 @@ static const char rerun_help[] =
     "  vkrr rerun cap --json rerun.json\n";
 
 typedef struct rerun_args {
-    const char *capdir, *backend, *modules, *json, *out, *heatmaps, *tolerance, *buffer_type;
-    const char *ports, *report, *junit;
-    vkrr_tol_override flags;
-    bool quiet, tol_given, no_hash_check;
+    const char *capdir, *backend, *modules;
+    vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
 } rerun_args;
 
 static int parse_args(int argc, char **argv, rerun_args *a)
 {
-    *a = (rerun_args){.backend = "ptx", .out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"};
+    *a = (rerun_args){.backend = "ptx",
+                      .c = {.out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"}};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE()                                                                  \
@@ -81,6 +80,11 @@ static int parse_args(int argc, char **argv, rerun_args *a)
             return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
         i++;                                                                          \
     } while (0)
+        int taken = vkrr_cli_compare_option(argv[0], argc, argv, &i, true, &a->c);
+        if (taken == 1)
+            continue;
+        if (taken)
+            return taken;
         if (vkrr_cli_is_help(o)) {
             fputs(rerun_help, stdout);
             return -1;
@@ -92,61 +96,6 @@ static int parse_args(int argc, char **argv, rerun_args *a)
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
             a->modules = v;
-        } else if (!strcmp(o, "--json")) {
-            NEED_VALUE();
-            a->json = v;
-        } else if (!strcmp(o, "--report")) {
-            NEED_VALUE();
-            a->report = v;
-        } else if (!strcmp(o, "--junit")) {
-            NEED_VALUE();
-            a->junit = v;
-        } else if (!strcmp(o, "--ports")) {
-            NEED_VALUE();
-            a->ports = v;
-        } else if (!strcmp(o, "--no-hash-check")) {
-            a->no_hash_check = true;
-        } else if (!strcmp(o, "--out")) {
-            NEED_VALUE();
-            a->out = v;
-        } else if (!strcmp(o, "--heatmaps")) {
-            NEED_VALUE();
-            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
-                return vkrr_cli_usage_error(argv[0], "--heatmaps takes failing, all or none, not '%s'", v);
-            a->heatmaps = v;
-        } else if (!strcmp(o, "--tolerance")) {
-            NEED_VALUE();
-            a->tolerance = v;
-            a->tol_given = true;
-        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
-            NEED_VALUE();
-            double x;
-            if (!vkrr_cli_parse_double(v, &x) || x < 0)
-                return vkrr_cli_usage_error(argv[0], "%s takes a number >= 0, not '%s'", o, v);
-            if (o[2] == 'a')
-                a->flags.has_atol = true, a->flags.atol = x;
-            else
-                a->flags.has_rtol = true, a->flags.rtol = x;
-            a->tol_given = true;
-        } else if (!strcmp(o, "--max-ulp")) {
-            NEED_VALUE();
-            uint64_t n;
-            if (!strcmp(v, "off"))
-                a->flags.max_ulp = -1;
-            else if (vkrr_cli_parse_u64(v, INT64_MAX, &n))
-                a->flags.max_ulp = (int64_t)n;
-            else
-                return vkrr_cli_usage_error(argv[0], "--max-ulp takes an integer >= 0 or off, not '%s'", v);
-            a->flags.has_max_ulp = true;
-            a->tol_given = true;
-        } else if (!strcmp(o, "--buffer-type")) {
-            NEED_VALUE();
-            vkrr_dtype t;
-            if (!vkrr_dtype_parse(v, &t))
-                return vkrr_cli_usage_error(argv[0], "--buffer-type: unknown type '%s'", v);
-            a->buffer_type = v;
-        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-            a->quiet = true;
         } else if (o[0] == '-') {
             return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
         } else if (!a->capdir) {
@@ -158,8 +107,8 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
-    if (!a->tol_given) /* exact: every criterion off */
-        a->flags = (vkrr_tol_override){true, true, true, -1, -1, -1};
+    if (!a->c.tol_given) /* exact: every criterion off */
+        a->c.flags = (vkrr_tol_override){true, true, true, -1, -1, -1};
     return 0;
 }
 
@@ -200,35 +149,35 @@ int vkrr_cmd_rerun(int argc, char **argv)
             vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
         goto fail;
     }
-    if (vkrr_port_set_create(&ports, a.ports, &err) != VKRR_OK ||
+    if (vkrr_port_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
         vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
-    if (a.report && !strcmp(a.heatmaps, "failing") && !strcmp(a.out, "vkrr-out"))
-        a.out = a.report; /* the page links the heatmaps beside it */
-    if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
+    if (a.c.report && !strcmp(a.c.heatmaps, "failing") && !strcmp(a.c.out, "vkrr-out"))
+        a.c.out = a.c.report; /* the page links the heatmaps beside it */
+    if (vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK)
         goto fail;
-    vkrr_compare_tol_set_flags(rules, &a.flags);
-    if (strcmp(a.heatmaps, "none")) {
-        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.out);
+    vkrr_compare_tol_set_flags(rules, &a.c.flags);
+    if (strcmp(a.c.heatmaps, "none")) {
+        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.c.out);
         if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
     if (make_backend(&a, &be, &err) != VKRR_OK)
         goto fail;
     vkrr_dtype bt = VKRR_DT_BYTES;
-    vkrr_dtype_parse(a.buffer_type, &bt);
+    vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {.port = &be, .rules = rules, .ports = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
-                               .heatmaps_all = !strcmp(a.heatmaps, "all"),
-                               .hash_check = vkrr_cli_hash_check(cap, a.no_hash_check)};
+                               .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
+                               .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check)};
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
         vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
         goto fail;
     }
     printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
-           cap->nlaunches, cap->nframes, be.name, a.tol_given ? "within tolerance" : "exactly");
-    if (!a.quiet)
+           cap->nlaunches, cap->nframes, be.name, a.c.tol_given ? "within tolerance" : "exactly");
+    if (!a.c.quiet)
         vkrr_report_table_header(stdout, false, false);
     vkrr_report_info info = {.capture = a.capdir, .port = be.name, .reference = "capture",
                              .mode = "isolated", .total = cap->nlaunches,
@@ -240,7 +189,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         info.counts[res[i].status]++;
         info.dispatches += res[i].ran;
         unreadable += res[i].damaged;
-        if (!a.quiet || res[i].status != VKRR_LAUNCH_PASS)
+        if (!a.c.quiet || res[i].status != VKRR_LAUNCH_PASS)
             vkrr_report_table_row(stdout, &res[i], false, false);
         fflush(stdout);
     }
@@ -264,20 +213,20 @@ int vkrr_cmd_rerun(int argc, char **argv)
         }
     if (heatmap_dir[0] && fails)
         printf("heatmaps: %s\n", heatmap_dir);
-    if (a.json) {
-        if (vkrr_report_json_write(a.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
+    if (a.c.json) {
+        if (vkrr_report_json_write(a.c.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
             goto fail;
-        printf("json: %s\n", a.json);
+        printf("json: %s\n", a.c.json);
     }
-    if (a.report) {
-        if (vkrr_report_html_write(a.report, &info, res, cap->nlaunches, &err) != VKRR_OK)
+    if (a.c.report) {
+        if (vkrr_report_html_write(a.c.report, &info, res, cap->nlaunches, &err) != VKRR_OK)
             goto fail;
-        printf("report: %s/index.html\n", a.report);
+        printf("report: %s/index.html\n", a.c.report);
     }
-    if (a.junit) {
-        if (vkrr_report_junit_write(a.junit, &info, res, cap->nlaunches, &err) != VKRR_OK)
+    if (a.c.junit) {
+        if (vkrr_report_junit_write(a.c.junit, &info, res, cap->nlaunches, &err) != VKRR_OK)
             goto fail;
-        printf("junit: %s\n", a.junit);
+        printf("junit: %s\n", a.c.junit);
     }
     /* a differing output outranks a launch that could not run */
     rc = fails ? 1 : errors ? 2 : 0;

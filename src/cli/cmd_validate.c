@@ -140,20 +140,19 @@ typedef struct validate_args {
     bool mode_given, watch;
     unsigned watch_max;     /* hidden --watch-max N (tests): stop after N runs */
     char **argv;
-    const char *capdir, *out, *json, *ref, *heatmaps, *tolerance, *device, *ports, *modules;
-    const char *buffer_type, *mode, *report, *junit, *perturb_text;
+    const char *capdir, *ref, *device, *modules, *mode, *perturb_text;
+    vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
     vkrr_perturb perturb;
     bool bisect;
-    vkrr_tol_override flags;
     double timeout;
-    bool strict, validation, quiet, no_hash_check;
+    bool strict, validation;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     bool bisect = !strcmp(argv[0], "bisect");
-    *a = (validate_args){.out = "vkrr-out", .ref = "capture", .heatmaps = "failing",
-                         .buffer_type = "bytes", .mode = "both", .bisect = bisect};
+    *a = (validate_args){.c = {.out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"},
+                         .ref = "capture", .mode = "both", .bisect = bisect};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -163,6 +162,11 @@ static int parse_args(int argc, char **argv, validate_args *a)
             return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
         i++;                                                                          \
     } while (0)
+        int taken = vkrr_cli_compare_option(argv[0], argc, argv, &i, !bisect, &a->c);
+        if (taken == 1)
+            continue;
+        if (taken)
+            return taken;
         if (vkrr_cli_is_help(o)) {
             fputs(bisect ? bisect_help : validate_help, stdout);
             return -1;
@@ -191,55 +195,11 @@ static int parse_args(int argc, char **argv, validate_args *a)
             if (!vkrr_perturb_parse(v, &a->perturb))
                 return vkrr_cli_usage_error(argv[0], "--perturb takes KERNEL[#OCC]=ULPS, not '%s'", v);
             a->perturb_text = v;
-        } else if (!strcmp(o, "--report") && !bisect) {
-            NEED_VALUE();
-            a->report = v;
-        } else if (!strcmp(o, "--junit") && !bisect) {
-            NEED_VALUE();
-            a->junit = v;
-        } else if (!strcmp(o, "--out")) {
-            NEED_VALUE();
-            a->out = v;
-        } else if (!strcmp(o, "--json")) {
-            NEED_VALUE();
-            a->json = v;
         } else if (!strcmp(o, "--ref")) {
             NEED_VALUE();
             if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "ptx"))
                 return vkrr_cli_usage_error(argv[0], "--ref takes capture, cpu, cuda or ptx, not '%s'", v);
             a->ref = v;
-        } else if (!strcmp(o, "--heatmaps")) {
-            NEED_VALUE();
-            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
-                return vkrr_cli_usage_error(argv[0], "--heatmaps takes failing, all or none, not '%s'", v);
-            a->heatmaps = v;
-        } else if (!strcmp(o, "--tolerance")) {
-            NEED_VALUE();
-            a->tolerance = v;
-        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
-            NEED_VALUE();
-            double x;
-            if (!vkrr_cli_parse_double(v, &x) || x < 0)
-                return vkrr_cli_usage_error(argv[0], "%s takes a number >= 0, not '%s'", o, v);
-            if (o[2] == 'a')
-                a->flags.has_atol = true, a->flags.atol = x;
-            else
-                a->flags.has_rtol = true, a->flags.rtol = x;
-        } else if (!strcmp(o, "--max-ulp")) {
-            NEED_VALUE();
-            uint64_t x;
-            if (!strcmp(v, "off"))
-                a->flags.has_max_ulp = true, a->flags.max_ulp = -1;
-            else if (vkrr_cli_parse_u64(v, INT64_MAX, &x))
-                a->flags.has_max_ulp = true, a->flags.max_ulp = (int64_t)x;
-            else
-                return vkrr_cli_usage_error(argv[0], "--max-ulp takes an integer >= 0 or off, not '%s'", v);
-        } else if (!strcmp(o, "--buffer-type")) {
-            NEED_VALUE();
-            vkrr_dtype t;
-            if (!vkrr_dtype_parse(v, &t))
-                return vkrr_cli_usage_error(argv[0], "--buffer-type: unknown type '%s'", v);
-            a->buffer_type = v;
         } else if (!strcmp(o, "--device")) {
             NEED_VALUE();
             a->device = v;
@@ -250,17 +210,10 @@ static int parse_args(int argc, char **argv, validate_args *a)
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
             a->modules = v;
-        } else if (!strcmp(o, "--ports")) {
-            NEED_VALUE();
-            a->ports = v;
         } else if (!strcmp(o, "--strict")) {
             a->strict = true;
         } else if (!strcmp(o, "--validation")) {
             a->validation = true;
-        } else if (!strcmp(o, "--no-hash-check")) {
-            a->no_hash_check = true;
-        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-            a->quiet = true;
         } else if (o[0] == '-') {
             return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
         } else if (!a->capdir) {
@@ -272,7 +225,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
-    if (a->watch && !a->ports)
+    if (a->watch && !a->c.ports)
         return vkrr_cli_usage_error(argv[0], "--watch watches the --ports DIR: give one");
     if (a->nonly && !a->mode_given)
         a->mode = "isolated"; /* the fast loop: the launch's own error */
@@ -447,19 +400,19 @@ static int validate_run(const validate_args *args, char **argv)
     if (selection(&a, cap, &nsel, &sel_end, &err) != VKRR_OK)
         goto fail;
     /* a bad descriptor stops the run before anything is launched */
-    if (vkrr_port_set_create(&ports, a.ports, &err) != VKRR_OK ||
+    if (vkrr_port_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
         vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
-    if (vkrr_compare_tol_load(&rules, a.tolerance, &err) != VKRR_OK)
+    if (vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK)
         goto fail;
-    vkrr_compare_tol_set_flags(rules, &a.flags);
-    if (strcmp(a.heatmaps, "none")) {
+    vkrr_compare_tol_set_flags(rules, &a.c.flags);
+    if (strcmp(a.c.heatmaps, "none")) {
         /* with --report the heatmaps live next to the page that links them */
-        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.report ? a.report : a.out);
+        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.c.report ? a.c.report : a.c.out);
         if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
-    vkrr_vk_desc vd = {.device = a.device, .timeout_s = a.timeout, .ports_dir = a.ports,
+    vkrr_vk_desc vd = {.device = a.device, .timeout_s = a.timeout, .ports_dir = a.c.ports,
                        .validation = a.validation};
     if (vkrr_vk_backend_create(&port, &vd, &err) != VKRR_OK)
         goto fail;
@@ -478,7 +431,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_vk_backend_stats(port.self, &st);
 
     vkrr_dtype bt = VKRR_DT_BYTES;
-    vkrr_dtype_parse(a.buffer_type, &bt);
+    vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {
         .port = &port,
         .rerun = rerun_be.run ? &rerun_be : NULL,
@@ -486,8 +439,8 @@ static int validate_run(const validate_args *args, char **argv)
         .ports = ports,
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
-        .heatmaps_all = !strcmp(a.heatmaps, "all"),
-        .hash_check = vkrr_cli_hash_check(cap, a.no_hash_check),
+        .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
+        .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
     };
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
@@ -516,7 +469,7 @@ static int validate_run(const validate_args *args, char **argv)
         vkrr_error_format(&cap->damage[i], buf, sizeof buf);
         printf("damaged: %s\n", buf);
     }
-    if (!a.quiet && !a.bisect)
+    if (!a.c.quiet && !a.bisect)
         vkrr_report_table_header(stdout, rerun, chn);
     vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
                              .reference = a.ref, .mode = a.bisect ? "chained" : a.mode,
@@ -533,7 +486,7 @@ static int validate_run(const validate_args *args, char **argv)
                 goto fail;
             continue;
         }
-        if (tty || !a.quiet) /* -q in a log: no per-launch lines */
+        if (tty || !a.c.quiet) /* -q in a log: no per-launch lines */
             progress(tty, done, nsel, l, now_s() - t0);
         if (iso && vkrr_validate_launch(&opts, cap, l, &res[done], &err) != VKRR_OK)
             goto fail;
@@ -558,7 +511,7 @@ static int validate_run(const validate_args *args, char **argv)
         }
         if (tty)
             fputs("\r\033[K", stderr);
-        bool show = !a.quiet || res[done].status != VKRR_LAUNCH_PASS || cbad ||
+        bool show = !a.c.quiet || res[done].status != VKRR_LAUNCH_PASS || cbad ||
                     (chn && res[done].chained_status != VKRR_LAUNCH_PASS);
         if (show && !(a.bisect && !cbad))
             vkrr_report_table_row(stdout, &res[done], rerun, chn);
@@ -602,7 +555,7 @@ static int validate_run(const validate_args *args, char **argv)
         vkrr_bisect_print(stdout, &bis, res);
         uint64_t peak = 0;
         vkrr_chain_bytes(chain, &peak);
-        if (!a.quiet)
+        if (!a.c.quiet)
             printf("chain: at most %.1f MiB of intermediate state held\n", peak / 1048576.0);
     }
     if (a.bisect)
@@ -615,7 +568,7 @@ static int validate_run(const validate_args *args, char **argv)
      * the results cannot be trusted, so the run fails. */
     vkrr_vk_backend_stats(port.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;
-    if (chn && !a.quiet) {
+    if (chn && !a.c.quiet) {
         unsigned reused = 0;
         for (uint32_t i = 0; i < done; i++)
             reused += res[i].chained_reused;
@@ -629,20 +582,20 @@ static int validate_run(const validate_args *args, char **argv)
     }
     /* Whole or absent: each file is written atomically, as of the last
      * finished launch. */
-    if (a.json) {
-        if (vkrr_report_json_write(a.json, &info, res, done, &err) != VKRR_OK)
+    if (a.c.json) {
+        if (vkrr_report_json_write(a.c.json, &info, res, done, &err) != VKRR_OK)
             goto fail;
-        printf("json: %s\n", a.json);
+        printf("json: %s\n", a.c.json);
     }
-    if (a.report) {
-        if (vkrr_report_html_write(a.report, &info, res, done, &err) != VKRR_OK)
+    if (a.c.report) {
+        if (vkrr_report_html_write(a.c.report, &info, res, done, &err) != VKRR_OK)
             goto fail;
-        printf("report: %s/index.html\n", a.report);
+        printf("report: %s/index.html\n", a.c.report);
     }
-    if (a.junit) {
-        if (vkrr_report_junit_write(a.junit, &info, res, done, &err) != VKRR_OK)
+    if (a.c.junit) {
+        if (vkrr_report_junit_write(a.c.junit, &info, res, done, &err) != VKRR_OK)
             goto fail;
-        printf("junit: %s\n", a.junit);
+        printf("junit: %s\n", a.c.junit);
     }
     vkrr_status verdict = info.interrupted                ? VKRR_ERR_INTERRUPTED
                           : bad                           ? VKRR_ERR_MISMATCH
@@ -685,7 +638,7 @@ int vkrr_cmd_validate(int argc, char **argv)
     a.argv = argv;
     if (!a.watch)
         return validate_run(&a, argv);
-    return vkrr_cli_watch(a.ports, a.watch_max, validate_again, &a);
+    return vkrr_cli_watch(a.c.ports, a.watch_max, validate_again, &a);
 }
 
 int vkrr_cmd_bisect(int argc, char **argv)
