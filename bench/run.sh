@@ -55,6 +55,9 @@ FRAMES=3
 if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
 
 now() { date +%s.%N; }
+# A figure, not a verdict: a launch that is slow on a busy machine must still
+# finish (validate's default per-launch timeout is 60 s).
+TMO="--timeout 1800"
 # Wall seconds of one command; its output goes to LOG.
 wall() { local log=$1 t0 t1; shift; t0=$(now); "$@" >"$log" 2>&1; t1=$(now); calc "$t1 - $t0"; }
 calc() { python3 -c "import sys; print($1)"; }
@@ -62,7 +65,7 @@ calc() { python3 -c "import sys; print($1)"; }
 base_cap=$WORK/cap-16x16
 "$VKRR" synth "$base_cap" --size 16x16 --frames $FRAMES >/dev/null 2>&1 ||
     { echo "synth 16x16 failed" >&2; exit 1; }
-base_rss_kb=$(/usr/bin/time -v "$VKRR" validate "$base_cap" --heatmaps none -q --out "$WORK/vout-16x16" \
+base_rss_kb=$(/usr/bin/time -v "$VKRR" validate "$base_cap" $TMO --heatmaps none -q --out "$WORK/vout-16x16" \
     2>"$WORK/validate-16x16.time" >"$WORK/validate-16x16.out";
     sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-16x16.time")
 echo "baseline: validate peak RSS on a 16x16 capture: $base_rss_kb kB"
@@ -76,7 +79,7 @@ for size in $SIZES; do
     t1=$(now)
     synth_s=$(calc "$t1 - $t0")
 
-    /usr/bin/time -v "$VKRR" validate "$cap" --heatmaps none --out "$WORK/vout-$size" \
+    /usr/bin/time -v "$VKRR" validate "$cap" $TMO --heatmaps none --out "$WORK/vout-$size" \
         >"$WORK/validate-$size.out" 2>"$WORK/validate-$size.time"
     vrc=$?
     val_wall=$(python3 - "$WORK/validate-$size.time" <<'PY'
@@ -92,7 +95,7 @@ PY
 )
     val_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-$size.time")
 
-    "$VKRR" bench "$cap" --runs $RUNS --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
+    "$VKRR" bench "$cap" $TMO --runs $RUNS --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
     brc=$?
     bench_ms=$(python3 -c "import json; v=json.load(open('$WORK/bench-$size.json'))['vulkan_total_ms']; print(v if v is not None else 'nan')" 2>/dev/null || echo nan)
 
@@ -153,9 +156,9 @@ PY
     printf 'compare+hash / cmp throughput: %s  (compare_bench --hash %s MB/s)\n' \
         "$(calc "'%.3f' % ($cbh_mbs / $cmp_mbs)")" "$cbh_mbs"
     first_kernel=$(python3 -c "import json; print(json.load(open('$WORK/info-$size.json'))['launches'][0]['kernel'])")
-    iso_s=$(wall "$WORK/iso-$size.out" "$VKRR" validate "$cap" --mode isolated --heatmaps none -q)
-    both_s=$(wall "$WORK/both-$size.out" "$VKRR" validate "$cap" --mode both --heatmaps none -q)
-    pert_s=$(wall "$WORK/perturbed-$size.out" "$VKRR" validate "$cap" --mode both --heatmaps none -q \
+    iso_s=$(wall "$WORK/iso-$size.out" "$VKRR" validate "$cap" $TMO --mode isolated --heatmaps none -q)
+    both_s=$(wall "$WORK/both-$size.out" "$VKRR" validate "$cap" $TMO --mode both --heatmaps none -q)
+    pert_s=$(wall "$WORK/perturbed-$size.out" "$VKRR" validate "$cap" $TMO --mode both --heatmaps none -q \
         --perturb "$first_kernel=4")
     printf 'validate both / isolated wall: %s  (both %.3f s, isolated %.3f s)\n' \
         "$(calc "'%.3f' % ($both_s / $iso_s)")" "$both_s" "$iso_s"
