@@ -44,7 +44,13 @@ static const char validate_help[] =
     "                       to it.  The summary names the first launch whose chained\n"
     "                       error leaves tolerance: the CULPRIT when its isolated\n"
     "                       error is out too, else an AMPLIFIER of error that began\n"
-    "                       upstream (the first launch whose chained output is inexact)\n"
+    "                       upstream (the first launch whose chained output is inexact).\n"
+    "                       With --ref cpu|ptx|cuda each dispatched chained launch also\n"
+    "                       runs the original kernel on the same chained inputs (column\n"
+    "                       \"ch vs orig\", JSON \"chained_vs_original\"), and that decides\n"
+    "                       instead: CULPRIT when the port disagrees with the original\n"
+    "                       there, even deep in a frame where its isolated error is\n"
+    "                       within tolerance, else AMPLIFIER; later culprits are named\n"
     "  --perturb KERNEL[#OCC]=ULPS  move every element of that launch's outputs by\n"
     "                       ULPS steps of its own type (occurrence 0 without #OCC), in\n"
     "                       both modes, to see how far an error travels\n"
@@ -75,7 +81,8 @@ static const char validate_help[] =
     "reference:\n"
     "  --ref capture        compare the port with the capture (default)\n"
     "  --ref cpu            also rerun the original kernels on the CPU (where vkrr has\n"
-    "                       their source) and show port vs rerun and rerun vs capture\n"
+    "                       their source) and show port vs rerun and rerun vs capture;\n"
+    "                       chained, also port vs the original on the chained inputs\n"
     "  --ref cuda           the same through libcuda on an NVIDIA GPU, with the modules\n"
     "                       of CAPDIR/modules (or --modules DIR); exit 3 without one\n"
     "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX\n"
@@ -122,8 +129,12 @@ static const char bisect_help[] =
     "tolerance.  It prints that launch and its class: the CULPRIT when its isolated\n"
     "error (from its own captured inputs) is out of tolerance too, else an\n"
     "AMPLIFIER, naming the upstream launch where the chained error first grew.\n"
+    "With --ref cpu|ptx|cuda the original kernel also runs on each chained launch's\n"
+    "inputs, and the class is decided by it instead: CULPRIT when the port disagrees\n"
+    "with the original on the same chained inputs, else AMPLIFIER.  The verdict\n"
+    "says which evidence decided.\n"
     "\n"
-    "options: --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
+    "options: --ref, --modules, --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
     "--no-hash-check, --device, --timeout, --ports, --validation, --out, --heatmaps,\n"
     "--json, -q as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
     "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
@@ -362,6 +373,7 @@ static vkrr_status chain_through(vkrr_chain *chain, const vkrr_validate_opts *op
 {
     vkrr_validate_opts quiet = *opts;
     quiet.heatmap_dir = NULL;
+    quiet.rerun = NULL; /* nothing shown: no comparison with the original either */
     vkrr_launch_result r = {0};
     vkrr_status s = vkrr_chain_run(chain, &quiet, i, &r, err);
     vkrr_launch_result_free(&r);

@@ -178,8 +178,14 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
     fputs("<h2>Launches</h2>\n<table id='launches'>\n<thead><tr><th>seq</th><th>kernel</th>"
           "<th>frame</th><th>occ</th><th>max abs</th><th>max ULP</th><th>PSNR</th>"
           "<th>isolated</th><th>chained max abs</th><th>chained max ULP</th><th>chained PSNR"
-          "</th><th>chained</th><th>role</th><th>heatmaps</th><th>note</th></tr></thead>\n"
-          "<tbody>\n", f);
+          "</th><th>chained</th><th>role</th>", f);
+    bool orig = false; /* a rerun backend ran the original on chained inputs */
+    for (uint32_t i = 0; i < n; i++)
+        orig = orig || res[i].chained_original;
+    if (orig)
+        fputs("<th title='max ULP of the port against the original kernel run on the same "
+              "chained inputs'>chained vs original</th>", f);
+    fputs("<th>heatmaps</th><th>note</th></tr></thead>\n<tbody>\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         fprintf(f, "<tr%s><td>%llu</td><td class='k'>", (int)i == b.first_fail ? " class='div'" : "",
@@ -188,7 +194,16 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         fprintf(f, "</td><td>%u</td><td>%u</td>", r->launch->frame, r->launch->occurrence);
         metric_cells(f, r, false);
         metric_cells(f, r, true);
-        fprintf(f, "<td class='k'>%s</td><td class='k'>", vkrr_bisect_role(r));
+        fprintf(f, "<td class='k'>%s", vkrr_bisect_role(r));
+        if (vkrr_bisect_role(r)[0] && vkrr_bisect_evidence_of(r) != VKRR_EVIDENCE_NONE)
+            fprintf(f, " (by %s)", vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(r)));
+        fputs("</td>", f);
+        if (orig && r->chained_original)
+            fprintf(f, "<td class='%s'>%lld %s</td>", r->chained_original_pass ? "pass" : "fail",
+                    (long long)vkrr_report_original_ulp(r), r->chained_original_pass ? "ok" : "BAD");
+        else if (orig)
+            fputs("<td>-</td>", f);
+        fputs("<td class='k'>", f);
         for (uint32_t k = 0; k < r->nres; k++)
             for (int c = 0; c < 2; c++) {
                 const char *h = c ? r->res[k].chained_heatmap : r->res[k].heatmap;

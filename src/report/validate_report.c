@@ -56,7 +56,35 @@ void vkrr_report_table_header(FILE *f, bool rerun, bool chained)
                 "role");
     if (rerun)
         fprintf(f, "  %12s %14s", "ULP vs rerun", "rerun vs cap");
+    if (rerun && chained)
+        fprintf(f, "  %13s", "ch vs orig");
     fputc('\n', f);
+}
+
+/* Chained with a rerun: the port's worst ULP against the original kernel on
+ * the same chained inputs, and whether it is within tolerance. */
+int64_t vkrr_report_original_ulp(const vkrr_launch_result *r)
+{
+    int64_t u = 0;
+    for (uint32_t i = 0; i < r->nres; i++)
+        if (r->res[i].has_chained_original && r->res[i].chained_vs_original.max_ulp > u)
+            u = r->res[i].chained_vs_original.max_ulp;
+    return u;
+}
+
+static void original_cell(FILE *f, const vkrr_launch_result *r)
+{
+    if (!r->chained_original) {
+        fprintf(f, "  %13s", "-");
+        return;
+    }
+    bool nan = false; /* NaN/Inf mismatches have no ULP distance: say so */
+    for (uint32_t i = 0; i < r->nres; i++)
+        nan = nan || r->res[i].chained_vs_original.nan_mismatch ||
+              r->res[i].chained_vs_original.inf_mismatch;
+    char u[32];
+    snprintf(u, sizeof u, "%lld", (long long)vkrr_report_original_ulp(r));
+    fprintf(f, "  %8s %-4s", nan ? "NaN/Inf" : u, r->chained_original_pass ? "ok" : "BAD");
 }
 
 void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained)
@@ -106,6 +134,8 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
             fprintf(f, "  %12s %14s", "-", "-");
         }
     }
+    if (rerun && chained)
+        original_cell(f, r);
     fputc('\n', f);
     if (r->note[0])
         fprintf(f, "%8s  note: %s\n", "", r->note);
@@ -119,6 +149,15 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
                     x->chained.exact_pct, (long long)x->chained.max_ulp,
                     (unsigned long long)x->chained.out_of_tol,
                     x->chained_heatmap[0] ? "; heatmap: " : "", x->chained_heatmap);
+        if (x->has_chained_original && !x->chained_vs_original_pass)
+            fprintf(f, "%8s  chained %s arg%u against the original kernel on the same inputs: "
+                       "%.4f%% exact, max ULP %lld, %llu out of tolerance, %llu NaN mismatches, "
+                       "%llu bytes differ outside the windows\n", "",
+                    x->is_buffer ? "buffer" : "surface", x->offset, x->chained_vs_original.exact_pct,
+                    (long long)x->chained_vs_original.max_ulp,
+                    (unsigned long long)x->chained_vs_original.out_of_tol,
+                    (unsigned long long)x->chained_vs_original.nan_mismatch,
+                    (unsigned long long)x->chained_vs_original_outside);
         if (x->changed && r->has_isolated) {
             fprintf(f, "%8s  %s arg%u: not judged: its dump changed since capture\n", "",
                     x->is_buffer ? "buffer" : "surface", x->offset);
@@ -270,11 +309,20 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     if (b.first_fail >= 0) fprintf(f, "%llu", (unsigned long long)res[b.first_fail].launch->sequence);
     else fputs("null", f);
     fprintf(f, ", \"class\": ");
-    json_str(f, b.first_fail < 0 ? "" : !b.isolated_known ? "unknown" : b.culprit ? "culprit" : "amplifier");
+    json_str(f, b.first_fail < 0 ? "" : b.evidence == VKRR_EVIDENCE_NONE ? "unknown"
+                : b.culprit ? "culprit" : "amplifier");
+    fprintf(f, ", \"evidence\": ");
+    if (b.evidence != VKRR_EVIDENCE_NONE) json_str(f, vkrr_bisect_evidence_name(b.evidence));
+    else fputs("null", f);
     fprintf(f, ", \"upstream\": ");
     if (b.first_fail >= 0 && !b.culprit && b.first_inexact >= 0 && b.first_inexact < b.first_fail)
         fprintf(f, "%llu", (unsigned long long)res[b.first_inexact].launch->sequence);
     else fputs("null", f);
+    fprintf(f, ", \"later_culprits\": [");
+    for (uint32_t i = b.first_fail < 0 ? n : (uint32_t)b.first_fail + 1, k = 0; i < n; i++)
+        if (!strcmp(vkrr_bisect_role(&res[i]), "culprit"))
+            fprintf(f, "%s%llu", k++ ? ", " : "", (unsigned long long)res[i].launch->sequence);
+    fputc(']', f);
     fprintf(f, "},\n  \"launches\": [");
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
@@ -289,8 +337,16 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             json_str(f, vkrr_launch_status_name(r->chained_status));
             fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
             json_str(f, vkrr_bisect_role(r));
+            fprintf(f, ", \"role_evidence\": ");
+            json_str(f, vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(r)));
             fprintf(f, ", \"chained\": \"%s\"",
                     r->chained_reused ? "same as isolated" : "dispatched");
+            fprintf(f, ", \"chained_vs_original\": ");
+            if (r->chained_original)
+                fprintf(f, "{\"pass\": %s, \"max_ulp\": %lld}",
+                        r->chained_original_pass ? "true" : "false", (long long)vkrr_report_original_ulp(r));
+            else
+                fputs("null", f);
             if (r->skipped_for)
                 fprintf(f, ", \"skipped_for\": %llu", (unsigned long long)r->skipped_for->sequence);
         }
@@ -338,6 +394,14 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 if (x->chained_heatmap[0]) json_str(f, x->chained_heatmap); else fputs("null", f);
                 fprintf(f, ", \"metrics\": ");
                 json_metrics(f, c);
+                fputc('}', f);
+            }
+            if (x->has_chained_original) {
+                fprintf(f, ", \"chained_vs_original\": {");
+                json_headline(f, x->chained_vs_original_pass, &x->chained_vs_original);
+                fprintf(f, ", \"outside_window_bytes\": %llu, \"metrics\": ",
+                        (unsigned long long)x->chained_vs_original_outside);
+                json_metrics(f, &x->chained_vs_original);
                 fputc('}', f);
             }
             fputc('}', f);

@@ -8,13 +8,21 @@
  * the captured ones and the isolated result bit-exact, so it was not run again;
  * else "dispatched") and, per resource, "chained": {"pass", "exact_pct",
  * "max_abs", "max_ulp", "psnr", "nmse", "heatmap", "metrics"}; a
- * chained-only run has "status": null.  A launch that could not be validated
+ * chained-only run has "status": null.  With a rerun backend, per launch
+ * "role_evidence" ("original", "isolated", "": what decided "role") and
+ * "chained_vs_original": {"pass"} or null (the original kernel did not run
+ * on its chained inputs), and per resource "chained_vs_original": {"pass",
+ * "exact_pct", "max_abs", "max_ulp", "psnr", "nmse", "outside_window_bytes",
+ * "metrics"}: the port against the original kernel, both on the chained
+ * inputs (chain_ref.h).  A launch that could not be validated
  * has "damaged": true and its reason in "note" (ERROR), or is "SKIPPED"
  * chained ("skipped_for": the sequence of the launch it needed); the summary counts "error" and "skipped", "unreadable",
  * "interrupted" and "launches_total", and "damage" lists the capture's
  * problems no launch owns; mode "both" adds "chained_summary", and the summary counts the port's
  * "dispatches" and the "chained_reused" launches.  The summary gains "bisect":
- * {"first_divergence": sequence or null, "class", "upstream": sequence or null}.  PSNR of identical data
+ * {"first_divergence": sequence or null, "class", "evidence" ("original",
+ * "isolated" or null), "upstream": sequence or null, "later_culprits":
+ * [sequences of the later launches whose role is "culprit"]}.  PSNR of identical data
  * is infinite; JSON has no infinity, so it is written as null. */
 #ifndef VKRR_VALIDATE_REPORT_H
 #define VKRR_VALIDATE_REPORT_H
@@ -44,8 +52,12 @@ typedef struct vkrr_report_info {
 void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t *max_ulp,
                               double *psnr, double *max_abs);
 void vkrr_report_fmt_num(char *buf, size_t cap, double v);
+/* Chained with a rerun: the worst max ULP of the port against the original
+ * kernel on the chained inputs (0 when it did not run). */
+int64_t vkrr_report_original_ulp(const vkrr_launch_result *r);
 
-/* chained: add the chained columns (max ULP, PSNR, status, role). */
+/* chained: add the chained columns (max ULP, PSNR, status, role); rerun
+ * and chained: also the port against the original on the chained inputs. */
 void vkrr_report_table_header(FILE *f, bool rerun, bool chained);
 void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained);
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,

@@ -1,7 +1,9 @@
 /* bisect.c - the verdict over a run's results (validate_chain.h): the first
- * chained launch out of tolerance, and whether its own isolated error makes
- * it the culprit or an amplifier of what it inherited. */
+ * chained launch out of tolerance, and whether the port is wrong there (the
+ * culprit) or amplifies what it inherited: by the original kernel run on its
+ * chained inputs where that ran, else by its own isolated error. */
 #include <stdio.h>
+#include <string.h>
 
 #include "validate_chain.h"
 
@@ -28,28 +30,53 @@ static bool isolated_bad(const vkrr_launch_result *r)
     return r->has_isolated && r->status != VKRR_LAUNCH_PASS && !unjudged(r->status, r->damaged);
 }
 
+vkrr_bisect_evidence vkrr_bisect_evidence_of(const vkrr_launch_result *r)
+{
+    if (!chained_bad(r))
+        return VKRR_EVIDENCE_NONE;
+    if (r->chained_original)
+        return VKRR_EVIDENCE_ORIGINAL;
+    return r->has_isolated ? VKRR_EVIDENCE_ISOLATED : VKRR_EVIDENCE_NONE;
+}
+
+const char *vkrr_bisect_evidence_name(vkrr_bisect_evidence e)
+{
+    return e == VKRR_EVIDENCE_ORIGINAL ? "original" : e == VKRR_EVIDENCE_ISOLATED ? "isolated" : "";
+}
+
+/* By evidence e (not NONE): the port is wrong at this launch. */
+static bool culprit_by(const vkrr_launch_result *r, vkrr_bisect_evidence e)
+{
+    return e == VKRR_EVIDENCE_ORIGINAL ? !r->chained_original_pass : isolated_bad(r);
+}
+
 const char *vkrr_bisect_role(const vkrr_launch_result *r)
 {
     if (!chained_bad(r))
         return "";
-    if (!r->has_isolated)
+    vkrr_bisect_evidence e = vkrr_bisect_evidence_of(r);
+    if (e == VKRR_EVIDENCE_NONE)
         return "diverged";
-    return isolated_bad(r) ? "culprit" : "amplifier";
+    return culprit_by(r, e) ? "culprit" : "amplifier";
 }
 
 void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out)
 {
-    *out = (vkrr_bisect){.first_fail = -1, .first_inexact = -1};
+    *out = (vkrr_bisect){.first_fail = -1, .first_inexact = -1, .later_culprit = -1};
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         if (out->first_inexact < 0 && r->has_chained && !unjudged(r->chained_status, r->damaged) &&
             !r->chained_exact)
             out->first_inexact = (int)i;
-        if (chained_bad(r)) {
+        if (out->first_fail >= 0) {
+            if (!strcmp(vkrr_bisect_role(r), "culprit") && out->later_culprits++ == 0)
+                out->later_culprit = (int)i;
+        } else if (chained_bad(r)) {
             out->first_fail = (int)i;
+            out->evidence = vkrr_bisect_evidence_of(r);
             out->isolated_known = r->has_isolated;
-            out->culprit = isolated_bad(r);
-            return;
+            out->isolated_bad = isolated_bad(r);
+            out->culprit = out->evidence != VKRR_EVIDENCE_NONE && culprit_by(r, out->evidence);
         }
     }
 }
@@ -58,6 +85,33 @@ static void name(FILE *f, const vkrr_launch_result *r)
 {
     fprintf(f, "#%llu %s (frame %u, occurrence %u)", (unsigned long long)r->launch->sequence,
             r->launch->kernel, r->launch->frame, r->launch->occurrence);
+}
+
+/* The class of the first divergence and why. */
+static void print_class(FILE *f, const vkrr_bisect *b)
+{
+    if (b->evidence == VKRR_EVIDENCE_ORIGINAL) {
+        if (b->culprit)
+            fprintf(f, " is the CULPRIT: on its chained inputs the port disagrees with the "
+                       "original kernel run on the same inputs (evidence: the original kernel "
+                       "on the chained inputs%s)\n",
+                    !b->isolated_known ? ""
+                    : b->isolated_bad  ? "; its isolated error is out of tolerance too"
+                                       : "; its isolated error alone is within tolerance");
+        else
+            fprintf(f, " is an AMPLIFIER: on its chained inputs the port agrees with the "
+                       "original kernel run on the same inputs, so the error is what it "
+                       "inherited (evidence: the original kernel on the chained inputs%s);",
+                    b->isolated_known && b->isolated_bad
+                        ? "; its isolated error is out of tolerance, though" : "");
+        return;
+    }
+    if (b->culprit)
+        fprintf(f, " is the CULPRIT: its isolated error is out of tolerance too (evidence: "
+                   "isolated; no original kernel ran on its chained inputs)\n");
+    else
+        fprintf(f, " is an AMPLIFIER: its isolated error is within tolerance (evidence: "
+                   "isolated; no original kernel ran on its chained inputs);");
 }
 
 void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *res)
@@ -75,21 +129,33 @@ void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *
     const vkrr_launch_result *r = &res[b->first_fail];
     fprintf(f, "bisect: first divergence: ");
     name(f, r);
-    if (!b->isolated_known) {
+    if (b->evidence == VKRR_EVIDENCE_NONE) {
         fprintf(f, "\n");
-        return;
-    }
-    if (b->culprit) {
-        fprintf(f, " is the CULPRIT: its isolated error is out of tolerance too\n");
-        return;
-    }
-    fprintf(f, " is an AMPLIFIER: its isolated error is within tolerance;");
-    if (b->first_inexact >= 0 && b->first_inexact < b->first_fail) {
-        fprintf(f, " the chained error first grew at ");
-        name(f, &res[b->first_inexact]);
-        fputc('\n', f);
     } else {
-        fprintf(f, " no earlier launch differs, so the state it reads (not in the capture) "
-                   "diverged\n");
+        print_class(f, b);
+        if (b->culprit) {
+            /* the class line is whole */
+        } else if (b->first_inexact >= 0 && b->first_inexact < b->first_fail) {
+            fprintf(f, " the chained error first grew at ");
+            name(f, &res[b->first_inexact]);
+            fputc('\n', f);
+        } else {
+            fprintf(f, " no earlier launch differs, so the state it reads (not in the capture) "
+                       "diverged\n");
+        }
+    }
+    if (b->later_culprit >= 0) {
+        const vkrr_launch_result *c = &res[b->later_culprit];
+        fprintf(f, "bisect: a later culprit: ");
+        name(f, c);
+        fprintf(f, " %s (evidence: %s)", vkrr_bisect_evidence_of(c) == VKRR_EVIDENCE_ORIGINAL
+                                              ? "disagrees with the original kernel on its "
+                                                "chained inputs"
+                                              : "is out of tolerance isolated",
+                vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(c)));
+        if (b->later_culprits > 1)
+            fprintf(f, "; %u later culprits in all (role \"culprit\" in the table)",
+                    b->later_culprits);
+        fputc('\n', f);
     }
 }

@@ -90,11 +90,13 @@ static uint64_t gap_diff(const uint8_t *a, const uint8_t *b, uint64_t from, uint
 }
 
 /* The comparisons every resource gets: port vs capture and, with a rerun,
- * port vs rerun and rerun vs capture. */
+ * port vs rerun and (isolated: the rerun ran from the captured inputs too)
+ * rerun vs capture. */
 static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_launch *l,
                                     vkrr_resource_result *rr, const vkrr_port_output *desc,
                                     const void *capture, const void *port, const void *rerun,
-                                    uint64_t bytes, vkrr_hash_cursor *hc, vkrr_error *err)
+                                    bool chained, uint64_t bytes, vkrr_hash_cursor *hc,
+                                    vkrr_error *err)
 {
     /* the type's default, the descriptor's keys, then --tolerance and flags */
     vkrr_tolerance tol = vkrr_tolerance_default(rr->view.dtype);
@@ -108,7 +110,7 @@ static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_laun
     if (rerun) {
         rr->has_rerun = true;
         s = vkrr_compare(&rr->view, rerun, port, bytes, &tol, &rr->port_vs_rerun, err);
-        if (s == VKRR_OK)
+        if (s == VKRR_OK && !chained)
             s = vkrr_compare(&rr->view, capture, rerun, bytes, &tol, &rr->rerun_vs_capture, err);
     }
     return s;
@@ -279,6 +281,21 @@ static uint64_t left_unchanged(const vkrr_view *v, const uint8_t *pre, const uin
     return count;
 }
 
+/* Bytes of a and b that differ outside the windows (sorted by order). */
+static uint64_t outside_bytes(const uint8_t *a, const uint8_t *b, const vkrr_view *win,
+                              const uint32_t *order, uint32_t nw, uint64_t size)
+{
+    uint64_t pos = 0, diff = 0;
+    for (uint32_t k = 0; k < nw; k++) {
+        const vkrr_view *v = &win[order[k]];
+        if (v->offset > pos)
+            diff += gap_diff(a, b, pos, v->offset, NULL);
+        uint64_t end = v->offset + vkrr_view_bytes(v);
+        pos = end > pos ? end : pos;
+    }
+    return diff + gap_diff(a, b, pos, size, NULL);
+}
+
 /* from_pre: the candidate ran from the capture's pre-launch bytes (an
  * isolated run), so bytes it left equal to them are bytes it did not write. */
 static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_outputs *lo,
@@ -321,7 +338,7 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             rr->view = win[w];
             if (win[w].offset > pos)
                 outside += gap_diff(cp, pp, pos, win[w].offset, hcp);
-            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, size, hcp, err);
+            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, chained, size, hcp, err);
             uint64_t end = win[w].offset + vkrr_view_bytes(&win[w]);
             pos = end > pos ? end : pos;
         }
@@ -329,6 +346,8 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             outside += gap_diff(cp, pp, pos, size, hcp);
             out->nres += nw;
             out->res[base].outside_diff = outside;
+            if (rp && chained) /* the port against the original on the same inputs */
+                out->res[base].outside_vs_rerun = outside_bytes(rp, pp, win, order, nw, size);
             for (uint32_t w = 0; w < nw && s == VKRR_OK; w++) {
                 vkrr_resource_result *rr = &out->res[base + w];
                 rr->pass = rr->port.pass && rr->outside_diff == 0;
@@ -379,8 +398,8 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
         vkrr_hash_cursor *hcp = o->hash_check && im->has_dump_hash ? &hc : NULL;
         s = compare_resource(o, l, rr, desc, dump.data, pp,
-                             rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, bytes, hcp,
-                             err);
+                             rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, chained,
+                             bytes, hcp, err);
         if (s == VKRR_OK && hcp && hc.h != im->dump_hash)
             mark_changed(out, out->nres - 1, out->nres, im->dump_path, hc.h, im->dump_hash,
                          im->dump_hash_line);
@@ -427,13 +446,11 @@ bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_captur
     return changed;
 }
 
-/* Runs one backend on a prepared replay.  A backend failure is a result
- * (TIMEOUT/ERROR), reported through status; only input errors return (bad
- * input the backend names: a port that does not compile, a format it cannot
- * take; the capture's own files were read before). */
-static vkrr_status run_backend(const vkrr_backend *be, vkrr_replay *r,
-                               vkrr_launch_status *status, char *note, size_t note_cap,
-                               vkrr_error *err)
+/* Only input errors return (bad input the backend names: a port that does
+ * not compile, a format it cannot take; the capture's own files were read
+ * before). */
+vkrr_status vkrr_validate_run(const vkrr_backend *be, vkrr_replay *r, vkrr_launch_status *status,
+                              char *note, size_t note_cap, vkrr_error *err)
 {
     vkrr_error berr = {0};
     vkrr_status s = be->run(be->self, r, &berr);
@@ -478,7 +495,7 @@ static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const
         *err = e;
         return s;
     }
-    return run_backend(be, r, status, note, note_cap, err);
+    return vkrr_validate_run(be, r, status, note, note_cap, err);
 }
 
 static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs *lo,
@@ -504,13 +521,13 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
     }
     bool changed = false;
     out->status = VKRR_LAUNCH_PASS;
-    out->rerun_matches_capture = rerun != NULL;
+    out->rerun_matches_capture = rerun != NULL && !chained; /* chained: not compared */
     for (uint32_t i = 0; i < out->nres; i++) {
         const vkrr_resource_result *x = &out->res[i];
         changed = changed || x->changed;
         if (!x->pass && !x->changed)
             out->status = VKRR_LAUNCH_FAIL;
-        if (rerun && !x->rerun_vs_capture.pass && !x->changed)
+        if (out->rerun_matches_capture && !x->rerun_vs_capture.pass && !x->changed)
             out->rerun_matches_capture = false;
         if (out->worst < 0 || worse(x, &out->res[out->worst]))
             out->worst = (int)i;
@@ -561,8 +578,8 @@ static bool damaged_at_open(const vkrr_launch *l, vkrr_launch_result *out)
 }
 
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                                 const vkrr_launch *l, vkrr_replay *r, bool chained,
-                                 vkrr_launch_result *out, vkrr_error *err)
+                                 const vkrr_launch *l, vkrr_replay *r, const vkrr_replay *rerun,
+                                 bool chained, vkrr_launch_result *out, vkrr_error *err)
 {
     result_init(out, l);
     if (damaged_at_open(l, out))
@@ -577,13 +594,14 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK)
         return s;
     double t0 = now_s();
-    s = run_backend(o->port, r, &out->status, out->note, sizeof out->note, err);
+    s = vkrr_validate_run(o->port, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
     out->ran = true;
+    out->rerun = rerun != NULL;
     out->perturbed = perturb_outputs(o, &lo, l, r);
-    return compare_all(o, &lo, cap, l, r, NULL, chained, false, out, err);
+    return compare_all(o, &lo, cap, l, r, rerun, chained, false, out, err);
 }
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,

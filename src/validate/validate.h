@@ -45,6 +45,7 @@
 #define VKRR_VALIDATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "capture.h"
@@ -91,6 +92,16 @@ typedef struct vkrr_resource_result {
     uint64_t chained_outside_diff;
     bool chained_pass;
     char chained_heatmap[1024];
+    /* chained with a rerun backend (chain_ref.h): the port against the
+     * original kernel, both run on the same chained inputs, in the port's
+     * tolerance; out of it, the port itself is wrong at this launch */
+    bool has_chained_original;
+    vkrr_metrics chained_vs_original;
+    uint64_t chained_vs_original_outside; /* buffers: bytes outside the windows where they differ */
+    bool chained_vs_original_pass;        /* within tolerance, nothing outside differs */
+    uint64_t outside_vs_rerun;  /* a chained comparison with a rerun: bytes outside the
+                                 * windows where port and rerun differ (moved into
+                                 * chained_vs_original_outside) */
 } vkrr_resource_result;
 
 typedef struct vkrr_launch_result {
@@ -113,6 +124,10 @@ typedef struct vkrr_launch_result {
     bool chained_reused;        /* chained = isolated: the same inputs, not dispatched again */
     bool perturbed;             /* --perturb hit this launch */
     bool ran;                   /* the port ran it: its outputs exist (chained mode keeps them) */
+    bool chained_original;      /* the original kernel ran on the chained inputs too (or,
+                                 * chained_reused, isolated's rerun stands for it):
+                                 * res[].chained_vs_original hold the comparison */
+    bool chained_original_pass; /* every resource within tolerance of it */
     const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
 } vkrr_launch_result;
 
@@ -152,11 +167,20 @@ bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_captur
 
 /* Runs the port on a replay the caller built (chained mode substitutes the
  * pre contents), perturbs its output when asked, and compares it with the
- * capture's dumps of l.  No rerun.  chained: heatmaps get a "-chained" name.
- * The result's res[].port holds the metrics; the caller moves them. */
+ * capture's dumps of l.  rerun: the outputs of the original kernel run on
+ * the same inputs (NULL: none), compared with the port's into
+ * res[].port_vs_rerun (and, chained, outside_vs_rerun; no rerun vs capture).
+ * chained: heatmaps get a "-chained" name.  The result's res[].port holds
+ * the metrics; the caller moves them. */
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                                 const vkrr_launch *l, vkrr_replay *r, bool chained,
-                                 vkrr_launch_result *out, vkrr_error *err);
+                                 const vkrr_launch *l, vkrr_replay *r, const vkrr_replay *rerun,
+                                 bool chained, vkrr_launch_result *out, vkrr_error *err);
+
+/* Runs backend be on r.  A backend failure is a result: *status TIMEOUT,
+ * NO PORT or ERROR, with the backend's message in note; only bad input the
+ * backend names returns an error.  PASS: it ran. */
+vkrr_status vkrr_validate_run(const vkrr_backend *be, vkrr_replay *r, vkrr_launch_status *status,
+                              char *note, size_t note_cap, vkrr_error *err);
 
 /* Compares a candidate's outputs (cand->allocs[].post, cand->images[].post,
  * laid out like l) with the capture's dumps of l: the windows and per-resource

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain_ref.h"
+
 #define NONE UINT32_MAX
 
 /* A piece of the chain's state is the port's bytes (held), or, after a launch
@@ -296,6 +298,7 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
             memset(&x->port, 0, sizeof x->port);
             x->heatmap[0] = 0;
             x->has_chained = true;
+            vkrr_chain_original_move(x, x);
         }
     } else {
         for (uint32_t k = 0; k < r->nres && k < t->nres; k++) {
@@ -306,8 +309,10 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
             x->chained_outside_diff = y->outside_diff;
             x->chained_pass = y->pass;
             memcpy(x->chained_heatmap, y->heatmap, sizeof x->chained_heatmap);
+            vkrr_chain_original_move(x, &t->res[k]);
         }
     }
+    vkrr_chain_original_settle(r, t->rerun && t->ran);
     bool exact = t->status == VKRR_LAUNCH_PASS;
     for (uint32_t k = 0; k < r->nres; k++)
         exact = exact && r->res[k].has_chained &&
@@ -529,6 +534,7 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
         x->chained_pass = x->pass;
         x->chained_heatmap[0] = 0;
     }
+    vkrr_chain_original_reuse(r);
     for (uint32_t a = 0; a < l->nallocs; a++) {
         alloc_entry *e = find_alloc(c, l->allocs[a].base);
         drop(c, &e->bytes, e->size);
@@ -576,6 +582,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     vkrr_replay rp;
     vkrr_replay_storage *st = NULL;
     vkrr_launch_result t = {0};
+    vkrr_chain_original orig = {0};
     vkrr_error e0 = {0};
     vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, &e0);
     if (s != VKRR_OK) {
@@ -606,10 +613,14 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         reuse_isolated(c, index, r);
         goto done;
     }
+    /* the original kernel first, on the same inputs, which it leaves alone
+     * (chain_ref.h); then the port, whose hook drops them as it copies them */
+    if ((s = vkrr_chain_original_run(o, l, &rp, &orig, err)) != VKRR_OK)
+        goto done;
     chain_pre_done pd = {c, rp.pre_done, rp.pre_done_ctx};
     rp.pre_done = chain_consumed;
     rp.pre_done_ctx = &pd;
-    s = vkrr_validate_replay(o, c->cap, l, &rp, true, &t, err);
+    s = vkrr_validate_replay(o, c->cap, l, &rp, orig.ran ? &orig.r : NULL, true, &t, err);
     if (s != VKRR_OK)
         goto done;
     if (t.status == VKRR_LAUNCH_FAIL)
@@ -665,6 +676,9 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         }
     }
     merge(r, &t);
+    if (orig.tried && !orig.ran && ran)
+        vkrr_launch_note(r, "chained: the original kernel could not run on the chained inputs "
+                         "(%s)", orig.note);
 done:
     for (uint32_t i = 0; maps && i < l->nallocs + l->nimages; i++)
         vkrr_mapfile_close(&maps[i]);
@@ -674,6 +688,7 @@ done:
     free(packed);
     free(from_capture);
     vkrr_launch_result_free(&t);
+    vkrr_chain_original_free(o, &orig);
     vkrr_replay_capture_free(st);
     if (o->port->release)
         o->port->release(o->port->self);

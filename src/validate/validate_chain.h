@@ -35,6 +35,9 @@
  * launch is.  A launch whose only damage is in its post-launch dumps (or
  * whose dumps changed since capture) still runs and feeds the chain.
  * Textures over linear memory read the chain's bytes of the base they lie in.
+ * With a rerun backend (opts.rerun), each dispatched launch also runs the
+ * original kernel on the same chained inputs, compared with the port into
+ * res[].chained_vs_original (chain_ref.h); the chain's state stays the port's.
  *
  *     vkrr_chain *c;
  *     vkrr_chain_create(&c, cap, &err);
@@ -66,21 +69,43 @@ uint64_t vkrr_chain_bytes(const vkrr_chain *c, uint64_t *peak);
 bool vkrr_chain_producer(const vkrr_chain *c, uint32_t index, uint32_t image,
                          uint32_t *launch, uint32_t *surface);
 
-/* The verdict over a run's results (in launch order). */
+/* The verdict over a run's results (in launch order).  A launch whose
+ * chained error is out of tolerance is the CULPRIT when the port is wrong at
+ * that launch, else an AMPLIFIER of error it inherited.  The evidence: where
+ * the original kernel ran on its chained inputs (chain_ref.h, a rerun
+ * backend), whether the port disagrees with it there, even when the launch's
+ * isolated error is within tolerance; else its isolated error (from its own
+ * captured inputs). */
+typedef enum vkrr_bisect_evidence {
+    VKRR_EVIDENCE_NONE = 0,  /* undecided: no isolated result and no original */
+    VKRR_EVIDENCE_ISOLATED,  /* its isolated error */
+    VKRR_EVIDENCE_ORIGINAL,  /* the port against the original on its chained inputs */
+} vkrr_bisect_evidence;
+
 typedef struct vkrr_bisect {
     int first_fail;     /* first launch whose chained error is out of tolerance; -1 none */
-    bool culprit;       /* its isolated error is out too */
+    bool culprit;       /* by the evidence, it is the culprit */
+    vkrr_bisect_evidence evidence; /* what decided culprit; NONE: its class is unknown */
     bool isolated_known;/* its isolated result exists */
+    bool isolated_bad;  /* ... and is out of tolerance */
     int first_inexact;  /* first launch whose chained output is not bit-exact; -1 none */
+    int later_culprit;  /* the first launch after first_fail that is a culprit too; -1 none */
+    unsigned later_culprits; /* how many such launches */
 } vkrr_bisect;
 
 void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out);
 /* The chained run of r is out of tolerance (or failed on the device): not
  * PASS, NO PORT, SKIPPED, nor an ERROR because the capture could not be read. */
 bool vkrr_chain_result_bad(const vkrr_launch_result *r);
-/* "culprit", "amplifier" or "" (chained within tolerance / not run). */
+/* "culprit", "amplifier", "diverged" (undecided) or "" (chained within
+ * tolerance / not run). */
 const char *vkrr_bisect_role(const vkrr_launch_result *r);
-/* Lines naming the first divergence and its class, or that there is none. */
+/* What decides r's role (NONE when it has none), and its name: "original",
+ * "isolated" or "". */
+vkrr_bisect_evidence vkrr_bisect_evidence_of(const vkrr_launch_result *r);
+const char *vkrr_bisect_evidence_name(vkrr_bisect_evidence e);
+/* Lines naming the first divergence, its class and the evidence that decided
+ * it, later culprits, or that there is none. */
 void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *res);
 
 #endif
