@@ -9,6 +9,7 @@
  * passes. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capture_write.h"
 #include "cuformat.h"
@@ -189,6 +190,8 @@ int main(void)
     CHECK(system(cmd) == 0);
     rc = rerun(cap2, "--json '/dev/null'", &o);
     CHECK_EQ_U64(rc, 0);
+    struct stat dn; /* written to, not replaced by a file (as root, a rename would) */
+    CHECK(stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode));
     CHECK(o && strstr(o, "2 PASS, 0 FAIL") && strstr(o, "compared exactly"));
     if (rc != 0 && o)
         fprintf(stderr, "%s", o);

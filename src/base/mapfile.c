@@ -132,9 +132,43 @@ fail:
     return st;
 }
 
+/* All of data into fd; VKRR_ERR_IO naming what (the path) on failure. */
+static vkrr_status write_all(int fd, const void *data, size_t size, const char *what,
+                             vkrr_error *err)
+{
+    const uint8_t *p = data;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, p + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return vkrr_fail(err, VKRR_ERR_IO, what, 0, -1, "write failed: %s", strerror(errno));
+        done += (size_t)w;
+    }
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_write_file_atomic(const char *path, const void *data, size_t size,
                                    vkrr_error *err)
 {
+    /* Not a regular file (/dev/null, /dev/stdout, a pipe): written as it is;
+     * a rename over it would replace the device with a file.  A symlink to a
+     * regular file: its target is what gets replaced. */
+    struct stat sb;
+    char real[PATH_MAX];
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            return vkrr_fail(err, errno_status(e), path, 0, -1, "cannot open: %s", strerror(e));
+        }
+        vkrr_status st = write_all(fd, data, size, path, err);
+        close(fd);
+        return st;
+    }
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real))
+        path = real;
     char tmp[PATH_MAX];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp)
@@ -145,18 +179,8 @@ vkrr_status vkrr_write_file_atomic(const char *path, const void *data, size_t si
         int e = errno;
         return vkrr_fail(err, errno_status(e), tmp, 0, -1, "cannot create: %s", strerror(e));
     }
-    const uint8_t *p = data;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, p + done, size - done);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            st = vkrr_fail(err, VKRR_ERR_IO, tmp, 0, -1, "write failed: %s", strerror(errno));
-            goto fail;
-        }
-        done += (size_t)w;
-    }
+    if ((st = write_all(fd, data, size, tmp, err)) != VKRR_OK)
+        goto fail;
     if (close(fd) != 0) {
         fd = -1;
         st = vkrr_fail(err, VKRR_ERR_IO, tmp, 0, -1, "close failed: %s", strerror(errno));

@@ -52,7 +52,9 @@ vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, 
                                 void *ctx, vkrr_error *err);
 
 /* Writes bytes to path through "path.tmp-PID" and rename(), so a reader never
- * sees a partial file. */
+ * sees a partial file.  A path that is not a regular file (/dev/null,
+ * /dev/stdout, a FIFO) is written in place, never replaced; a symlink's target
+ * is replaced, not the link. */
 vkrr_status vkrr_write_file_atomic(const char *path, const void *data,
                                    size_t size, vkrr_error *err);
 
