@@ -233,74 +233,126 @@ TABLE_SCAN(scan_table8, code8, tabled)
 TABLE_SCAN(scan_table16, code16, tabled)
 
 /* f16 pairs in one binade (same sign and exponent, finite) are most of what
- * a port gets wrong.  Every f16 value is an integer multiple of 2^-24, so
- * there the error is the integer |x - y| << (exponent - 1) in units of 2^-24:
- * its sum and sum of squares are exact 64- and 128-bit integer sums (a chunk
- * is at most 2^22 elements of errors below 2^40), with no floating-point
- * dependency chain; the values are decoded only for a new maximum or an
- * absolute tolerance.  Other pairs take table_pair. */
-/* Out of line: inlined, it would take the registers the loop's sums live in. */
-static __attribute__((noinline)) void f16_pair(const scanctx *k, vkrr_scan *q, uint32_t *hist,
-                                                uint64_t i, uint32_t x, uint32_t y)
+ * a port gets wrong.  There the error is |x - y| ULPs of that binade, a
+ * product exact in a double (11 bits times a power of two), and the ULP
+ * distance is the difference of the codes: no decode, no table.
+ *
+ * f16_run scans until a pair it does not handle alone and makes no call, so
+ * every running value stays in a register (a value live across a call is
+ * kept on the stack by the compiler, a store-to-load chain through memory on
+ * every element, which halved its speed).  It stops at a pair across
+ * binades, Inf, NaN or unwritten (table_pair's, on the caller's side) and
+ * after a pair with a new largest error (the caller records where).  The
+ * sums run on from the chunk's partial sums in element order, so a chunk cut
+ * into slices (the hashed compare) sums exactly as one call over it does. */
+typedef struct f16run {
+    double sum_abs, sum_sq, max_abs;
+    uint64_t exact, oot, first_bad;
+    uint64_t w14;      /* within 1 ULP in the low half, within 4 in the high (< 2^22 each) */
+    uint32_t ulp_seen;
+} f16run;
+
+/* By ULP distance u (1..1023 within a binade): u as a double and its w14
+ * increment, two loads in place of a conversion and two compares. */
+typedef struct f16ulp {
+    double u;
+    uint64_t w14;
+} f16ulp;
+
+static f16ulp f16_ulps[1024];
+static pthread_once_t f16_ulps_once = PTHREAD_ONCE_INIT;
+
+static void f16_ulps_build(void)
 {
-    table_pair(k, q, hist, i, x, y, f16_decode(x), f16_decode(y));
+    for (uint32_t u = 0; u < 1024; u++)
+        f16_ulps[u] = (f16ulp){(double)u, (uint64_t)(u <= 1) | (uint64_t)(u <= 4) << 32};
 }
 
-static void scan_f16(const scanctx *k, vkrr_scan *p, uint32_t *hist, uint64_t lo, uint64_t hi)
+static inline bool f16_binade(uint32_t x, uint32_t y)
 {
-    vkrr_scan q = *p;
-    const int64_t max_ulp = k->max_ulp;
-    const bool use_abs = k->use_abs;
-    uint64_t exact = 0, nnum = 0, w1 = 0, w4 = 0, oot = 0, abs_sum = 0, max_err = 0;
-    unsigned __int128 sq_sum = 0; /* abs_sum: below 2^62 for the 2^22 elements a call sees */
-    uint32_t ulp_seen = 0;
-    for (uint64_t i = lo; i < hi; i++) {
-        uint32_t x = code16(k->a, i), y = code16(k->b, i);
+    return !((x ^ y) & 0xfc00u) && ((x >> 10) & 31u) != 31u;
+}
+
+static __attribute__((noinline)) uint64_t f16_run(const scanctx *k, uint32_t *hist,
+                                                  const double *ulp, f16run *r, uint64_t i,
+                                                  uint64_t hi)
+{
+    const uint8_t *a = k->a, *b = k->b;
+    /* u <= ulp_ok is within the ULP tolerance; u >= 1 here, so 0 is "no ULP tolerance" */
+    const uint32_t ulp_ok = k->max_ulp < 0 ? 0 : k->max_ulp > 0xffff ? 0xffff : (uint32_t)k->max_ulp;
+    f16run v = *r;
+    for (; i < hi; i++) {
+        uint32_t x = code16(a, i), y = code16(b, i);
         if (x == y) {
             hist[x]++;
-            exact++;
+            v.exact++;
             continue;
         }
-        uint32_t e = (x >> 10) & 31u;
-        if (((x ^ y) & 0xfc00u) || e == 31u) {
-            f16_pair(k, &q, hist, i, x, y);
-            continue;
-        }
-        uint32_t u = x > y ? x - y : y - x;            /* ULPs */
-        uint64_t err = (uint64_t)u << (e ? e - 1 : 0); /* units of 2^-24 */
+        if (__builtin_expect(!f16_binade(x, y), 0))
+            break;
+        uint32_t u = x > y ? x - y : y - x; /* ULPs, below 1024 */
+        const f16ulp *t = &f16_ulps[u];
+        double d = t->u * ulp[(x >> 10) & 31u];
         hist[x]++;
-        nnum++;
-        abs_sum += err;
-        sq_sum += (unsigned __int128)err * err;
-        ulp_seen = u > ulp_seen ? u : ulp_seen;
-        w1 += u <= 1;
-        w4 += u <= 4;
-        if (err > max_err) {
-            max_err = err;
-            double d = ldexp((double)err, -24);
-            if (d > q.max_abs) { /* table_pair may have seen a larger one */
-                q.max_abs = d;
-                q.max_idx = i;
-                q.max_ref = f16_decode(x);
-                q.max_cand = f16_decode(y);
-            }
+        v.sum_abs += d;
+        v.sum_sq += d * d;
+        v.ulp_seen = u > v.ulp_seen ? u : v.ulp_seen;
+        v.w14 += t->w14;
+        if (__builtin_expect(u > ulp_ok, 0) &&
+            !(k->use_abs && d <= k->atol + k->rtol * fabs(f16_decode(x)))) {
+            v.oot++;
+            if (v.first_bad == UINT64_MAX)
+                v.first_bad = i;
         }
-        bool ok = (max_ulp >= 0 && u <= max_ulp) ||
-                  (use_abs && ldexp((double)err, -24) <= k->atol + k->rtol * fabs(f16_decode(x)));
-        if (!ok) {
-            oot++;
-            note_bad(&q, i);
+        if (__builtin_expect(d > v.max_abs, 0)) {
+            v.max_abs = d;
+            break;
         }
     }
-    q.exact += exact;
-    q.nnum += nnum;
-    q.w1 += w1;
-    q.w4 += w4;
-    q.oot += oot;
-    if (ulp_seen > q.ulp_seen)
-        q.ulp_seen = ulp_seen;
-    q.bin_abs += abs_sum;
-    q.bin_sq += sq_sum;
+    *r = v;
+    return i;
+}
+
+static __attribute__((noinline)) void scan_f16(const scanctx *k, vkrr_scan *p, uint32_t *hist,
+                                               uint64_t lo, uint64_t hi)
+{
+    pthread_once(&f16_ulps_once, f16_ulps_build);
+    vkrr_scan q = *p;
+    double ulp[32]; /* of each binade: 2^-24 for subnormals and 2^(e-25) */
+    for (int e = 0; e < 32; e++)
+        ulp[e] = ldexp(1.0, e ? e - 25 : -24);
+    f16run r = {.sum_abs = q.sum_abs, .sum_sq = q.sum_sq, .max_abs = q.max_abs,
+                .first_bad = q.first_bad};
+    uint64_t slow = 0; /* pairs table_pair classified */
+    for (uint64_t i = lo; (i = f16_run(k, hist, ulp, &r, i, hi)) < hi; i++) {
+        uint32_t x = code16(k->a, i), y = code16(k->b, i);
+        if (f16_binade(x, y)) { /* counted by f16_run, a new largest error */
+            q.max_abs = r.max_abs;
+            q.max_idx = i;
+            q.max_ref = f16_decode(x);
+            q.max_cand = f16_decode(y);
+            continue;
+        }
+        q.sum_abs = r.sum_abs;
+        q.sum_sq = r.sum_sq;
+        q.first_bad = r.first_bad;
+        table_pair(k, &q, hist, i, x, y, f16_decode(x), f16_decode(y));
+        r.sum_abs = q.sum_abs;
+        r.sum_sq = q.sum_sq;
+        r.max_abs = q.max_abs;
+        r.first_bad = q.first_bad;
+        slow++;
+    }
+    q.exact += r.exact;
+    q.nnum += (hi - lo) - r.exact - slow; /* the same-binade pairs (table_pair counted its own) */
+    q.oot += r.oot;
+    q.first_bad = r.first_bad;
+    q.w1 += (uint32_t)r.w14;
+    q.w4 += r.w14 >> 32;
+    if (r.ulp_seen > q.ulp_seen)
+        q.ulp_seen = r.ulp_seen;
+    q.sum_abs = r.sum_abs;
+    q.sum_sq = r.sum_sq;
     *p = q;
 }
 
@@ -435,8 +487,6 @@ static void merge(vkrr_scan *s, const vkrr_scan *p)
         s->ulp_seen = p->ulp_seen;
     s->w1 += p->w1;
     s->w4 += p->w4;
-    s->bin_abs += p->bin_abs;
-    s->bin_sq += p->bin_sq;
 }
 
 /* The reference's statistics of every matching and numeric element, from the
@@ -528,8 +578,6 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
                 w[0].total[c] += w[i].total[c];
         add_hist(&k, &s, w[0].total);
     }
-    s.sum_abs += ldexp((double)s.bin_abs, -24);
-    s.sum_sq += ldexp((double)s.bin_sq, -48);
     /* matching elements are numeric with no error, and within any ULP */
     s.nnum += s.exact;
     if (k.flt) {

@@ -16,8 +16,7 @@
  *     by up to VKRR_SCAN_MAX_THREADS threads, and merged in chunk order, so
  *     the result does not depend on how many cores ran it.
  * Floating-point sums are therefore taken chunk by chunk (and the reference's
- * sum of squares code by code; f16 errors within a binade as exact integers),
- * not element by element: the last bits of mean, RMSE and NMSE may differ
+ * sum of squares code by code), not element by element across the whole run: the last bits of mean, RMSE and NMSE may differ
  * from a sequential sum; counts, maxima, positions and ULPs are exact.
  *
  * Memory: per thread, a histogram of the reference's codes (3 KiB, or 768 KiB
@@ -46,9 +45,6 @@ typedef struct vkrr_scan {
     bool have_ref;
     int64_t ulp_seen;
     uint64_t w1, w4;         /* elements within 1 and 4 ULP (float types) */
-    /* f16 errors within one binade, in units of 2^-24: exact integer sums, so
-     * they do not depend on how the window was cut or shared out */
-    unsigned __int128 bin_abs, bin_sq;
 } vkrr_scan;
 
 /* Told, in element order, before each slice [lo, hi) of the run is scanned
