@@ -110,7 +110,8 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline 
 {
     vkrr_status st;
     uint32_t m = 0;
-    if ((st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
+    if ((st = vkrr_vk_dev_approx_refresh(&b->dev, err)) != VKRR_OK ||
+        (st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
         return st;
     for (uint32_t i = 0; i < b->npipes; i++)
         if (b->pipes[i].module == m && !memcmp(b->pipes[i].block, r->block, sizeof r->block)) {

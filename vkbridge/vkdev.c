@@ -154,15 +154,27 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
         goto fail;
     /* Read through a device address, so no descriptor binding changes; host
      * memory is fine for 512 KiB that a port reads a few times a pixel. */
-    if ((st = vkrr_vk_buffer_create(vk, VKRR_APPROX_TABLE_BYTES,
+    if ((st = vkrr_vk_buffer_create(vk, VKRR_APPROX_PORT_TABLE_BYTES,
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                         VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                     VKRR_VK_MEM_HOST, &d->approx, err)) != VKRR_OK)
         goto fail;
-    memcpy(d->approx.map, vkrr_approx_tables(), VKRR_APPROX_TABLE_BYTES);
+    if ((st = vkrr_vk_dev_approx_refresh(d, err)) != VKRR_OK)
+        goto fail;
     return VKRR_OK;
 fail:
     vkrr_vk_dev_fini(vk, d);
+    return st;
+}
+
+vkrr_status vkrr_vk_dev_approx_refresh(vkrr_vk_dev *d, vkrr_error *err)
+{
+    const uint32_t *t;
+    vkrr_status st = vkrr_approx_port_tables(&t, err);
+    if (st == VKRR_OK && t != d->approx_src) {
+        memcpy(d->approx.map, t, VKRR_APPROX_PORT_TABLE_BYTES);
+        d->approx_src = t;
+    }
     return st;
 }
 

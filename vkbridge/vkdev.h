@@ -44,8 +44,9 @@ typedef struct vkrr_vk_dev {
     vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
     VkQueryPool timestamps;  /* 2 queries: before and after the dispatch; NULL: none */
     uint32_t timestamp_bits; /* timestampValidBits of the queue family */
-    vkrr_vk_buffer approx;   /* src/replay/approx.h tables; ports get its address as
+    vkrr_vk_buffer approx;   /* src/hw/approx.h port tables; ports get its address as
                               * specialization constants 3 (low) and 4 (high) */
+    const uint32_t *approx_src; /* the model's tables approx holds a copy of */
 } vkrr_vk_dev;
 
 typedef struct vkrr_vk_launch {
@@ -74,6 +75,10 @@ typedef struct vkrr_vk_launch {
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
 void vkrr_vk_dev_fini(vkrr_vk_ctx *vk, vkrr_vk_dev *d);
+/* Copies the current hardware model's port tables into d->approx when they
+ * are not what it holds (a process may change its model between runs);
+ * the device must be idle. */
+vkrr_status vkrr_vk_dev_approx_refresh(vkrr_vk_dev *d, vkrr_error *err);
 
 /* Creates the launch's resources, fills the staging buffer and parameter
  * block, and records the command buffer (upload, dispatch with pipe, read

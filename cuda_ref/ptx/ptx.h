@@ -115,6 +115,8 @@ typedef struct vkrr_ptx_launch {
     uint32_t nsurfaces;
     uint32_t threads;               /* host threads; 0: 2 (VKRR_PTX_THREADS overrides) */
     uint64_t max_steps;             /* warp instructions before VKRR_ERR_FAULT; 0: 2^40 */
+    unsigned *standins;             /* out, optional: the VKRR_STANDIN_* bits (src/hw/approx.h)
+                                     * of the stand-ins the launch computed with */
 } vkrr_ptx_launch;
 
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,

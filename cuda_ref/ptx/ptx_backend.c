@@ -29,6 +29,7 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
 {
     const ptx_backend *be = self;
     const vkrr_ptx_module *m = find_module(be, r->kernel);
+    r->standins = 0;
     if (!m)
         return vkrr_fail(err, VKRR_ERR_NO_PORT, r->kernel, 0, -1,
                          "no PTX module given to the ptx backend has an .entry named %s",
@@ -124,6 +125,7 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         .ntextures = ntex,
         .surfaces = surf,
         .nsurfaces = nsurf,
+        .standins = &r->standins,
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
 out:

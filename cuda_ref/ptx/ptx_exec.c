@@ -683,6 +683,8 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
     for (unsigned i = 1; i < threads; i++)
         if (ws[i].started)
             pthread_join(ws[i].th, NULL);
+    if (l->standins)
+        *l->standins = f->standins | atomic_load(&rt->standins);
     if (atomic_load(&rt->failed)) {
         st = rt->err.status;
         if (err)

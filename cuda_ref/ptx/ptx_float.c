@@ -270,30 +270,28 @@ HANDLER(x_harith)
     return 0;
 }
 
-/* approximate: in->a vkrr_approx_op, in->c ftz, in->d 0 f32 1 f16 2 f16x2 3 f64 */
+/* approximate: in->a vkrr_approx_op, in->c ftz, in->d 0 f32 1 f16 2 f16x2 3 f64,
+ * in->e bf16.  The stand-ins it meets are noted in the launch (ptx_rt). */
 HANDLER(x_approx)
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
     vkrr_approx_op op = (vkrr_approx_op)in->a;
+    unsigned si = 0;
     PTX_LANES(m, {
         if (in->d == 0) {
-            d[l] = ptx_fb(vkrr_approx_f32(op, ptx_f(A[l]), in->c));
+            d[l] = ptx_fb(vkrr_approx_f32_noted(op, ptx_f(A[l]), in->c, &si));
         } else if (in->d == 3) {
-            d[l] = ptx_db(vkrr_approx_f64(op, ptx_d(A[l]), in->c));
+            d[l] = ptx_db(vkrr_approx_f64(op, ptx_d(A[l]), in->c, &si));
         } else {
             uint64_t r = 0;
-            for (unsigned h = 0; h < in->d; h++) {
-                float x = ptx_f16_to_f32((uint16_t)(A[l] >> (16 * h)));
-                float y = vkrr_approx_f32(op, x, 0);
-                uint16_t hv = ptx_f32_to_f16_rn(y);
-                if (in->c)
-                    hv = (uint16_t)flush(hv, TY_F16);
-                r |= (uint64_t)hv << (16 * h);
-            }
+            for (unsigned h = 0; h < in->d; h++)
+                r |= (uint64_t)vkrr_approx_16(op, (uint16_t)(A[l] >> (16 * h)), in->e) << (16 * h);
             d[l] = r;
         }
     });
+    if (si)
+        atomic_fetch_or(&w->cta->rt->standins, si);
     return 0;
 }
 
@@ -438,6 +436,7 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
         if (op == OP_DIV && (approx || full)) {
             /* stand-in: the correctly rounded quotient (see README) */
             rnd = RND_RN;
+            c->f->standins |= VKRR_STANDIN_DIV;
         } else if ((op == OP_DIV || op == OP_SQRT || op == OP_RCP) && rnd < 0 && !approx) {
             return ptx_dec_fail(c, VKRR_ERR_PARSE, "needs a rounding mode or .approx");
         }
@@ -446,6 +445,10 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
             in->c = ftz;
             in->d = 0;
             in->fn = x_approx;
+            vkrr_error e = {0};
+            vkrr_status st = vkrr_approx_require((vkrr_approx_op)in->a, false, &e);
+            if (st != VKRR_OK)
+                return ptx_dec_fail(c, st, "the hardware model's tables: %s", e.msg);
             return ptx_rest_ok(c) < 0 ? -1 : 1;
         }
         if (rnd < 0)
@@ -470,6 +473,7 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
             in->c = ftz;
             in->d = 3;
             in->fn = x_approx;
+            c->f->standins |= VKRR_STANDIN_F64;
             return ptx_rest_ok(c) < 0 ? -1 : 1;
         }
         if (rnd < 0 && op >= OP_DIV)
@@ -549,14 +553,25 @@ int ptx_dec_float(ptx_dctx *c)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s without .approx", op);
         bool ftz = ptx_take(c, ".ftz");
         ptx_type t = ptx_take_type(c);
-        if (ty == TY_BF16 || (ty == TY_F64 && ap[k].op != VKRR_APPROX_RSQRT))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.approx on %s", op, ptx_type_name(t));
+        /* PTX's 16-bit forms: ex2.approx.f16, ex2.approx.ftz.bf16, tanh.approx.f16/.bf16 */
+        bool op16 = ap[k].op == VKRR_APPROX_EX2 || ap[k].op == VKRR_APPROX_TANH;
+        if ((ty >= TY_F16 && (!op16 || (ty == TY_BF16 && ap[k].op == VKRR_APPROX_EX2) != ftz)) ||
+            (ty == TY_F64 && ap[k].op != VKRR_APPROX_RSQRT))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.approx%s on %s", op, ftz ? ".ftz" : "",
+                                ptx_type_name(t));
         if (operands(c, 2, t) < 0)
             return -1;
         in->a = (uint8_t)ap[k].op;
         in->c = ftz;
         in->d = ty == TY_F32 ? 0 : ty == TY_F64 ? 3 : x2 ? 2 : 1;
+        in->e = ty == TY_BF16;
         in->fn = x_approx;
+        if (ty == TY_F64)
+            c->f->standins |= VKRR_STANDIN_F64;
+        vkrr_error e = {0};
+        vkrr_status st = vkrr_approx_require(ap[k].op, ty >= TY_F16, &e);
+        if (st != VKRR_OK)
+            return ptx_dec_fail(c, st, "the hardware model's tables: %s", e.msg);
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     if (!strcmp(op, "setp")) {

@@ -174,6 +174,7 @@ typedef struct ptx_func {
     uint32_t nlabels, caplabels;
     /* decode output */
     vkrr_status status;    /* VKRR_OK when it decoded; else err says why */
+    unsigned standins;     /* VKRR_STANDIN_* of instructions that always use one (approx.h) */
     vkrr_error err;
     ptx_inst *code;
     uint32_t ncode;
@@ -335,6 +336,7 @@ struct ptx_rt {
     uint64_t max_steps;
     atomic_uint_fast64_t next_cta;
     atomic_int failed;
+    atomic_uint standins;          /* VKRR_STANDIN_* the launch met (approx.h) */
     pthread_mutex_t lock;
     vkrr_error err;
 };

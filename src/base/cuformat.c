@@ -120,6 +120,15 @@ float vkrr_bf16_to_f32(uint16_t h)
     return f32_from_bits((uint32_t)h << 16);
 }
 
+uint16_t vkrr_f32_to_bf16_rne(float f)
+{
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return 0x7fffu;
+    x += 0x7fffu + ((x >> 16) & 1u); /* carries into the exponent, up to Inf, as RNE must */
+    return (uint16_t)(x >> 16);
+}
+
 float vkrr_e4m3_to_f32(uint8_t v)
 {
     unsigned exp = (v >> 3) & 0xfu, man = v & 7u;

@@ -61,6 +61,7 @@ int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p);
 float vkrr_f16_to_f32(uint16_t h);
 uint16_t vkrr_f32_to_f16_rne(float f);       /* round to nearest even, like __float2half_rn */
 float vkrr_bf16_to_f32(uint16_t h);
+uint16_t vkrr_f32_to_bf16_rne(float f);      /* round to nearest even; NaN -> 0x7fff */
 float vkrr_e4m3_to_f32(uint8_t v);           /* 0x7f and 0xff are NaN */
 float vkrr_e5m2_to_f32(uint8_t v);           /* exact: the f16 with bits v << 8 */
 uint8_t vkrr_f32_to_e4m3_satfinite(float f); /* RNE, saturates to +-448, NaN -> 0x7f */

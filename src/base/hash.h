@@ -33,4 +33,24 @@ static inline uint64_t vkrr_fnv1a64(const void *data, size_t size)
     return vkrr_fnv1a64_update(VKRR_FNV1A64_INIT, data, size);
 }
 
+/* The same recurrence over little-endian 64-bit words (bytes of a last
+ * partial word one at a time): the identity of the hardware tables
+ * (src/hw/hw_tables.h), about eight times faster over tens of MB.  Every
+ * call but the last must pass a multiple of 8 bytes for the result to equal
+ * one call over the whole. */
+static inline uint64_t vkrr_fnv1a64w_update(uint64_t h, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t w = 0;
+        for (unsigned k = 0; k < 8; k++)
+            w |= (uint64_t)p[i + k] << (8 * k);
+        h = (h ^ w) * VKRR_FNV1A64_PRIME;
+    }
+    for (; i < size; i++)
+        h = (h ^ p[i]) * VKRR_FNV1A64_PRIME;
+    return h;
+}
+
 #endif

@@ -93,6 +93,10 @@ typedef struct vkrr_replay {
     /* optional: told when the backend no longer needs a pre (see above) */
     void (*pre_done)(void *ctx, const void *pre);
     void *pre_done_ctx;
+    /* out: the VKRR_STANDIN_* bits (src/hw/approx.h) of the approximate
+     * instructions a backend that models the GPU (cpu, ptx) could only
+     * compute with a stand-in in this run; 0 from the others */
+    unsigned standins;
 } vkrr_replay;
 
 /* The output a backend left: post when the caller gave one, else post_view. */

@@ -1,0 +1,562 @@
+/* approx.c - the approximate instructions under the current hardware model
+ * (approx.h).  The laws are those of src/hw/README.md, read off an sm_90
+ * GPU over every f32 input; each comment names the law it implements.
+ *
+ * A delta table holds, per grid point j, hw = inverse(ord(ref(j)) + delta[j])
+ * where ref(j) is the exact function at the grid point computed in double
+ * and rounded once to f32 (exact at every grid point, checked against long
+ * double when the tables were made). */
+#include "approx.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuformat.h"
+#include "hw_internal.h"
+
+#define NAN_BITS 0x7fffffffu /* the canonical NaN of NVIDIA GPUs */
+#define F32_MIN_NORMAL 1.17549435e-38f
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bitsf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static float ftz(float x)
+{
+    return fabsf(x) < F32_MIN_NORMAL ? copysignf(0.0f, x) : x;
+}
+
+static bool subnormal(float x)
+{
+    return x != 0.0f && fabsf(x) < F32_MIN_NORMAL;
+}
+
+static float canon_nan(void)
+{
+    return bitsf(NAN_BITS);
+}
+
+/* ord(): f32 bits as an ordered integer (+0 and -0 both 0), and back. */
+static int64_t ord(uint32_t b)
+{
+    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
+}
+
+static uint32_t unord(int64_t o)
+{
+    return o >= 0 ? (uint32_t)o : (uint32_t)(-o) | 0x80000000u;
+}
+
+static float apply_delta(float ref, int8_t d)
+{
+    return bitsf(unord(ord(fbits(ref)) + d));
+}
+
+/* A table of the current model; NULL when it cannot be had (the value is
+ * then a NaN; vkrr_approx_require reported why beforehand). */
+static const void *table(vkrr_hw_table_id id)
+{
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    return t ? vkrr_hw_tables_get(t, id, NULL) : NULL;
+}
+
+/* A value rounded toward the exact one, then flushed: hw = flush(v) where v
+ * is exact in double (a power-of-two scale of an f32). */
+static float flush_exact(double v)
+{
+    return fabs(v) < (double)F32_MIN_NORMAL ? (float)copysign(0.0, v) : (float)v;
+}
+
+/* ---- the measured laws --------------------------------------------------- */
+
+/* ex2.approx.ftz.f32: q = floor(|x| 2^23), i = q >> 23, j = q mod 2^23;
+ * x >= 0: 2^i E+[j]; x < 0: flush(2^-i E-[j]). */
+static float ex2_ftz(float x)
+{
+    x = ftz(x);
+    if (isnan(x))
+        return canon_nan();
+    if (x >= 128.0f)
+        return INFINITY;
+    if (x <= -127.0f)
+        return 0.0f;
+    uint64_t q = (uint64_t)floor(fabs((double)x) * 8388608.0); /* exact */
+    int i = (int)(q >> 23);
+    uint32_t j = (uint32_t)(q & 0x7fffffu);
+    bool neg = x < 0.0f;
+    const int8_t *d = table(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS);
+    if (!d)
+        return canon_nan();
+    double g = (double)j * 0x1p-23;
+    float e = apply_delta((float)exp2(neg ? -g : g), d[j]);
+    return neg ? flush_exact(ldexp((double)e, -i)) : ldexpf(e, i);
+}
+
+/* ex2.approx.f32: nvcc's x < -126 ? MUFU.EX2(x/2)^2 : MUFU.EX2(x). */
+static float ex2_full(float x)
+{
+    if (x < -126.0f) {
+        float t = ex2_ftz(x * 0.5f);
+        return t * t; /* rounded to nearest, subnormal kept */
+    }
+    return ex2_ftz(x);
+}
+
+/* x = xr 4^k with xr in [1, 4): the grid index of xr in the rsqrt/sqrt tables. */
+static uint32_t quarter_grid(float x, int *k)
+{
+    uint32_t b = fbits(x), m = b & 0x7fffffu;
+    int e = (int)((b >> 23) & 0xffu) - 127;
+    int odd = e & 1;
+    *k = (e - odd) / 2;
+    return odd ? (1u << 23) + m : m;
+}
+
+static double quarter_value(uint32_t j)
+{
+    return j < (1u << 23) ? 1.0 + (double)j * 0x1p-23 : 2.0 + (double)(j - (1u << 23)) * 0x1p-22;
+}
+
+/* rsqrt.approx.ftz.f32: 2^-k R[xr]; sqrt.approx.ftz.f32: 2^k S[xr]. */
+static float root_ftz(bool rsq, float x)
+{
+    x = ftz(x);
+    if (isnan(x) || x < 0.0f)
+        return canon_nan();
+    if (x == 0.0f)
+        return rsq ? copysignf(INFINITY, x) : x;
+    if (isinf(x))
+        return rsq ? 0.0f : x;
+    int k;
+    uint32_t j = quarter_grid(x, &k);
+    const int8_t *d = table(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT);
+    if (!d)
+        return canon_nan();
+    double xr = quarter_value(j);
+    float ref = rsq ? (float)(1.0 / sqrt(xr)) : (float)sqrt(xr);
+    return ldexpf(apply_delta(ref, d[j]), rsq ? -k : k);
+}
+
+/* rsqrt/sqrt.approx.f32: a subnormal x is scaled by 2^24 first, the result
+ * by 2^12 (rsqrt) or 2^-12 (sqrt). */
+static float root_full(bool rsq, float x)
+{
+    if (subnormal(x))
+        return root_ftz(rsq, x * 16777216.0f) * (rsq ? 4096.0f : 0x1p-12f);
+    return root_ftz(rsq, x);
+}
+
+/* rcp.approx.ftz.f32: |x| = xr 2^(e-1), xr in [1, 2): flush(+-2^(1-e) C[xr]). */
+static float rcp_ftz(float x)
+{
+    x = ftz(x);
+    if (isnan(x))
+        return canon_nan();
+    if (x == 0.0f)
+        return copysignf(INFINITY, x);
+    if (isinf(x))
+        return copysignf(0.0f, x);
+    uint32_t b = fbits(x), j = b & 0x7fffffu;
+    int e = (int)((b >> 23) & 0xffu) - 127;
+    const int8_t *d = table(VKRR_HWT_RCP);
+    if (!d)
+        return canon_nan();
+    float c = apply_delta((float)(1.0 / (1.0 + (double)j * 0x1p-23)), d[j]);
+    return flush_exact(copysign(ldexp((double)c, -e), (double)x));
+}
+
+/* rcp.approx.f32: s * rcp.approx.ftz(x * s), s = 2^24 for a subnormal x,
+ * 1/4 above 2^126, else 1. */
+static float rcp_full(float x)
+{
+    float s = subnormal(x) ? 16777216.0f : fabsf(x) > 0x1p126f ? 0.25f : 1.0f;
+    float r = s * rcp_ftz(x * s);
+    return isnan(r) ? canon_nan() : r;
+}
+
+/* sin/cos.approx: t = FMUL.RZ(x, 1/(2 pi) as f32); j = floor(|t| 2^25) mod
+ * 2^25; cos = C[j]; sin = S[j], negated when x's sign bit is set. */
+static float mul_rz(float a, float b)
+{
+    double p = (double)a * (double)b; /* exact: 24 x 24 bits */
+    float f = (float)p;
+    if (fabs((double)f) > fabs(p))
+        f = nextafterf(f, 0.0f);
+    return f;
+}
+
+static uint32_t turn_index(float t)
+{
+    uint32_t b = fbits(t) & 0x7fffffffu;
+    if (b < 0x00800000u)
+        return 0; /* subnormal or zero: well below 2^-25 */
+    int sh = (int)(b >> 23) - 127 + 2; /* |t| 2^25 = m24 2^sh */
+    uint64_t m24 = (b & 0x7fffffu) | 0x800000u;
+    if (sh >= 25)
+        return 0;
+    if (sh >= 0)
+        return (uint32_t)((m24 << sh) & 0x1ffffffu);
+    return sh <= -25 ? 0 : (uint32_t)(m24 >> -sh);
+}
+
+/* The hardware's bits at j from an exceptions list (sorted (j, bits) pairs). */
+static bool exception_at(vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
+{
+    size_t bytes = 0;
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    const uint32_t *e = t ? vkrr_hw_tables_get(t, id, &bytes) : NULL;
+    size_t lo = 0, hi = bytes / 8;
+    while (e && lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (e[2 * mid] == j) {
+            *bits = e[2 * mid + 1];
+            return true;
+        }
+        if (e[2 * mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static float turn(bool is_sin, float x, int flush)
+{
+    if (flush)
+        x = ftz(x);
+    if (isnan(x) || isinf(x))
+        return canon_nan();
+    uint32_t j = turn_index(mul_rz(x, bitsf(0x3e22f983u)));
+    bool neg = is_sin && (fbits(x) & 0x80000000u);
+    float v;
+    uint32_t eb;
+    /* the zeros at quarter turns carry the hardware's signs */
+    if (is_sin && (j == 0 || j == 1u << 24))
+        v = j ? -0.0f : 0.0f;
+    else if (!is_sin && (j == 1u << 23 || j == 3u << 23))
+        v = j == 1u << 23 ? -0.0f : 0.0f;
+    else if (exception_at(is_sin ? VKRR_HWT_SIN_EXC : VKRR_HWT_COS_EXC, j, &eb))
+        v = bitsf(eb);
+    else {
+        const int8_t *d = table(is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS);
+        if (!d)
+            return canon_nan();
+        double ref;
+        if (j % (1u << 23) == 0) /* exactly 0 or +-1 */
+            ref = is_sin ? (j == 1u << 23 ? 1.0 : -1.0) : (j == 0 ? 1.0 : -1.0);
+        else
+            ref = is_sin ? sin(2 * M_PI * j / 33554432.0) : cos(2 * M_PI * j / 33554432.0);
+        v = apply_delta((float)ref, d[j]);
+    }
+    return neg ? -v : v;
+}
+
+/* ---- f16 inputs, lg2 and tanh -------------------------------------------- */
+
+/* Rows of f16_inputs.u32: the op order of ulp_histograms.tsv. */
+enum {
+    ROW_EX2_FTZ, ROW_EX2, ROW_RSQRT_FTZ, ROW_RSQRT, ROW_RCP_FTZ, ROW_RCP, ROW_SQRT_FTZ, ROW_SQRT,
+    ROW_LG2_FTZ, ROW_LG2, ROW_SIN_FTZ, ROW_SIN, ROW_COS_FTZ, ROW_COS, ROW_TANH
+};
+
+/* The f16 code of x when x is exactly an f16 value (NaN is not). */
+static bool f16_code(float x, uint16_t *h)
+{
+    if (isnan(x))
+        return false;
+    *h = vkrr_f32_to_f16_rne(x);
+    return fbits(vkrr_f16_to_f32(*h)) == fbits(x);
+}
+
+static bool from_f16_table(int row, float x, float *y)
+{
+    uint16_t h;
+    if (!f16_code(x, &h))
+        return false;
+    const uint32_t *t = table(VKRR_HWT_F16_INPUTS);
+    *y = t ? bitsf(t[(size_t)row * 65536u + h]) : canon_nan();
+    return true;
+}
+
+/* lg2 of a positive normal x: [1, 2) from the table (exact), elsewhere the
+ * stand-in RZ(e + L(m)) (the law that holds for 99.4 % of inputs). */
+static float lg2_normal(float x, unsigned *standins)
+{
+    uint32_t b = fbits(x), j = b & 0x7fffffu;
+    int e = (int)((b >> 23) & 0xffu) - 127;
+    const int8_t *d = table(VKRR_HWT_LG2);
+    if (!d)
+        return canon_nan();
+    float l = apply_delta((float)log2(1.0 + (double)j * 0x1p-23), d[j]);
+    if (e == 0)
+        return l;
+    *standins |= VKRR_STANDIN_LG2;
+    double s = (double)e + (double)l; /* exact: both fit in 53 bits */
+    float r = (float)s;
+    if (fabs((double)r) > fabs(s))
+        r = nextafterf(r, 0.0f);
+    return r;
+}
+
+static float lg2(float x, int flush, unsigned *standins)
+{
+    float y;
+    if (from_f16_table(flush ? ROW_LG2_FTZ : ROW_LG2, x, &y))
+        return y;
+    if (flush)
+        x = ftz(x);
+    if (isnan(x) || x < 0.0f)
+        return canon_nan();
+    if (x == 0.0f)
+        return -INFINITY;
+    if (isinf(x))
+        return x;
+    if (subnormal(x)) /* nvcc: lg2(x 2^24) - 24 */
+        return lg2_normal(x * 16777216.0f, standins) + -24.0f;
+    return lg2_normal(x, standins);
+}
+
+static float tanh_f32(float x, unsigned *standins)
+{
+    float y;
+    if (from_f16_table(ROW_TANH, x, &y))
+        return y;
+    if (isnan(x))
+        return canon_nan();
+    *standins |= VKRR_STANDIN_TANH;
+    return subnormal(x) ? x : (float)tanh((double)x); /* subnormals pass through (ISA) */
+}
+
+/* ---- the rounded model (what vkrr used before measuring) ------------------ */
+
+static double eval(vkrr_approx_op op, double x)
+{
+    switch (op) {
+    case VKRR_APPROX_EX2: return exp2(x);
+    case VKRR_APPROX_RSQRT: return 1.0 / sqrt(x);
+    case VKRR_APPROX_RCP: return 1.0 / x;
+    case VKRR_APPROX_SQRT: return sqrt(x);
+    case VKRR_APPROX_LG2: return log2(x);
+    case VKRR_APPROX_SIN: return sin(x);
+    case VKRR_APPROX_COS: return cos(x);
+    case VKRR_APPROX_TANH: return tanh(x);
+    default: return NAN;
+    }
+}
+
+static float rounded_f32(vkrr_approx_op op, float x, int flush)
+{
+    if (flush)
+        x = ftz(x);
+    float y = (float)eval(op, (double)x); /* correctly rounded (53 >= 2*24+2 bits) */
+    return flush ? ftz(y) : y;
+}
+
+/* ---- the entry points ------------------------------------------------------ */
+
+static bool rounded_model(void)
+{
+    return vkrr_hw_current_tables() == NULL;
+}
+
+float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)
+{
+    if (rounded_model())
+        return rounded_f32(op, x, flush);
+    switch (op) {
+    case VKRR_APPROX_EX2: return flush ? ex2_ftz(x) : ex2_full(x);
+    case VKRR_APPROX_RSQRT: return flush ? root_ftz(true, x) : root_full(true, x);
+    case VKRR_APPROX_SQRT: return flush ? root_ftz(false, x) : root_full(false, x);
+    case VKRR_APPROX_RCP: return flush ? rcp_ftz(x) : rcp_full(x);
+    case VKRR_APPROX_SIN: return turn(true, x, flush);
+    case VKRR_APPROX_COS: return turn(false, x, flush);
+    case VKRR_APPROX_LG2: return lg2(x, flush, standins);
+    case VKRR_APPROX_TANH: return tanh_f32(x, standins);
+    default: return canon_nan();
+    }
+}
+
+float vkrr_approx_f32(vkrr_approx_op op, float x, int flush)
+{
+    unsigned ignored = 0;
+    return vkrr_approx_f32_noted(op, x, flush, &ignored);
+}
+
+float vkrr_approx_ex2(float x)
+{
+    return vkrr_approx_f32(VKRR_APPROX_EX2, x, 1);
+}
+
+float vkrr_approx_rsqrt(float x)
+{
+    return vkrr_approx_f32(VKRR_APPROX_RSQRT, x, 1);
+}
+
+uint16_t vkrr_approx_16(vkrr_approx_op op, uint16_t h, bool bf16)
+{
+    if (op != VKRR_APPROX_EX2 && op != VKRR_APPROX_TANH)
+        return 0x7fffu;
+    if (rounded_model()) {
+        float x = bf16 ? vkrr_bf16_to_f32(h) : vkrr_f16_to_f32(h);
+        float y = rounded_f32(op, x, 0);
+        if (bf16 && op == VKRR_APPROX_EX2) /* .ftz.bf16 */
+            y = ftz(y);
+        return bf16 ? vkrr_f32_to_bf16_rne(y) : vkrr_f32_to_f16_rne(y);
+    }
+    const uint16_t *t = table(VKRR_HWT_NATIVE16);
+    unsigned row = (op == VKRR_APPROX_TANH ? 1u : 0u) + (bf16 ? 2u : 0u);
+    return t ? t[row * 65536u + h] : 0x7fffu;
+}
+
+/* rcp.approx.ftz.f64 as the ISA describes it: the upper word (20 mantissa
+ * bits) inverted, the result kept to 20 mantissa bits, the lower word 0. */
+static double rcp_f64_isa(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    b &= 0xffffffff00000000ull;
+    double hi;
+    memcpy(&hi, &b, 8);
+    if (isnan(hi)) {
+        b = 0x7fffffff00000000ull;
+        memcpy(&hi, &b, 8);
+        return hi;
+    }
+    if (fabs(hi) < 2.2250738585072014e-308)
+        return copysign(INFINITY, hi);
+    double r = 1.0 / hi;
+    if (fabs(r) < 2.2250738585072014e-308)
+        return copysign(0.0, r);
+    int e;
+    double m = frexp(r, &e);               /* [0.5, 1) */
+    double q = ldexp(nearbyint(ldexp(m, 21)), e - 21); /* 21 significant bits: 1.20 */
+    memcpy(&b, &q, 8);
+    b &= 0xffffffff00000000ull;
+    memcpy(&q, &b, 8);
+    return q;
+}
+
+double vkrr_approx_f64(vkrr_approx_op op, double x, int flush, unsigned *standins)
+{
+    if (standins)
+        *standins |= VKRR_STANDIN_F64;
+    if (op == VKRR_APPROX_RCP && !rounded_model())
+        return rcp_f64_isa(x);
+    if (flush && fabs(x) < 2.2250738585072014e-308)
+        x = copysign(0.0, x);
+    long double lx = (long double)x, r;
+    switch (op) {
+    case VKRR_APPROX_RCP: r = 1.0L / lx; break;
+    case VKRR_APPROX_RSQRT: r = 1.0L / sqrtl(lx); break;
+    case VKRR_APPROX_SQRT: r = sqrtl(lx); break;
+    default: r = (long double)eval(op, x); break;
+    }
+    double y = (double)r;
+    return flush && fabs(y) < 2.2250738585072014e-308 ? copysign(0.0, y) : y;
+}
+
+/* ---- loading ahead, and the ports' tables -------------------------------- */
+
+vkrr_status vkrr_approx_require(vkrr_approx_op op, bool f16_forms, vkrr_error *err)
+{
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    if (!t)
+        return VKRR_OK;
+    vkrr_hw_table_id ids[4];
+    unsigned n = 0;
+    if (f16_forms) {
+        ids[n++] = VKRR_HWT_NATIVE16;
+    } else {
+        switch (op) {
+        case VKRR_APPROX_EX2: ids[n++] = VKRR_HWT_EX2_POS; ids[n++] = VKRR_HWT_EX2_NEG; break;
+        case VKRR_APPROX_RSQRT: ids[n++] = VKRR_HWT_RSQRT; break;
+        case VKRR_APPROX_SQRT: ids[n++] = VKRR_HWT_SQRT; break;
+        case VKRR_APPROX_RCP: ids[n++] = VKRR_HWT_RCP; break;
+        case VKRR_APPROX_SIN: ids[n++] = VKRR_HWT_SIN; ids[n++] = VKRR_HWT_SIN_EXC; break;
+        case VKRR_APPROX_COS: ids[n++] = VKRR_HWT_COS; ids[n++] = VKRR_HWT_COS_EXC; break;
+        case VKRR_APPROX_LG2: ids[n++] = VKRR_HWT_LG2; ids[n++] = VKRR_HWT_F16_INPUTS; break;
+        case VKRR_APPROX_TANH: ids[n++] = VKRR_HWT_F16_INPUTS; break;
+        default: break;
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (!vkrr_hw_tables_get(t, ids[i], NULL)) {
+            vkrr_hw_tables_error(t, err);
+            return err ? err->status : VKRR_ERR_IO;
+        }
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_approx_port_tables(const uint32_t **out, vkrr_error *err)
+{
+    vkrr_hw_model *m = vkrr_hw_current();
+    vkrr_status st = VKRR_OK;
+    pthread_mutex_lock(&m->lock);
+    if (!m->port) {
+        if ((st = vkrr_approx_require(VKRR_APPROX_EX2, false, err)) == VKRR_OK &&
+            (st = vkrr_approx_require(VKRR_APPROX_RSQRT, false, err)) == VKRR_OK) {
+            uint32_t *t = malloc(VKRR_APPROX_PORT_TABLE_BYTES);
+            if (!t) {
+                st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "approximate-instruction tables");
+            } else {
+                for (uint32_t h = 0; h < VKRR_APPROX_TABLE_ENTRIES; h++) {
+                    float x = vkrr_f16_to_f32((uint16_t)h);
+                    t[h] = fbits(vkrr_approx_ex2(x));
+                    t[VKRR_APPROX_TABLE_ENTRIES + h] = fbits(vkrr_approx_rsqrt(x));
+                }
+                m->port = t;
+            }
+        }
+    }
+    *out = m->port;
+    pthread_mutex_unlock(&m->lock);
+    return st;
+}
+
+/* ---- the stand-ins' bounds ------------------------------------------------- */
+
+void vkrr_approx_standin_bound(unsigned s, double *atol, double *rtol, int64_t *max_ulp)
+{
+    *atol = -1.0;
+    *rtol = -1.0;
+    *max_ulp = -1;
+    if (s & VKRR_STANDIN_LG2) { /* ISA: abs 2^-22 in (0.5, 2), else rel 2^-22 */
+        *atol = fmax(*atol, 0x1p-22);
+        *rtol = fmax(*rtol, 0x1p-22);
+    }
+    if (s & VKRR_STANDIN_TANH) /* ISA: rel 2^-11 over the whole range */
+        *rtol = fmax(*rtol, 0x1p-11);
+    if ((s & VKRR_STANDIN_DIV) && *max_ulp < 2) /* ISA: 2 ULP */
+        *max_ulp = 2;
+    if (s & VKRR_STANDIN_F64) /* a 20-bit mantissa (rcp.approx.ftz.f64) */
+        *rtol = fmax(*rtol, 0x1p-19);
+}
+
+void vkrr_approx_standin_names(unsigned s, char *buf, size_t cap)
+{
+    static const char *const names[] = {"lg2.approx.f32", "tanh.approx.f32",
+                                        "div.approx.f32/div.full.f32",
+                                        "rcp.approx.ftz.f64/rsqrt.approx.f64"};
+    size_t at = 0;
+    if (cap)
+        buf[0] = 0;
+    for (unsigned i = 0; i < 4 && cap; i++) {
+        if (!(s & (1u << i)))
+            continue;
+        int n = snprintf(buf + at, cap - at, "%s%s", at ? ", " : "", names[i]);
+        if (n < 0 || (size_t)n >= cap - at)
+            break;
+        at += (size_t)n;
+    }
+}

@@ -1,0 +1,102 @@
+/* hw_tables.h - one GPU architecture's measured tables: found, checked,
+ * decompressed once, memory-mapped.
+ *
+ * The approximate instructions (ex2.approx, rsqrt.approx, sin.approx, ...)
+ * are modelled from tables read off the hardware (src/hw/README.md says how,
+ * approx.h uses them).  A table set is a folder: tables.tsv (the manifest:
+ * the architecture, the device measured, and per table its decompressed size
+ * and hash) and NAME.xz for each table.  The sm_90 set ships inside the vkrr
+ * binary (src/hw/sm_90, embedded at build time); `vkrr hw measure` writes a
+ * set for another GPU.
+ *
+ *     vkrr_hw_tables *t;
+ *     if (vkrr_hw_tables_open_shipped(&t, &err) != VKRR_OK) ...;
+ *     size_t n;
+ *     const int8_t *d = vkrr_hw_tables_get(t, VKRR_HWT_EX2_POS, &n);  // lazy
+ *     if (!d) vkrr_hw_tables_error(t, &err);                           // why
+ *     vkrr_hw_tables_close(t);
+ *
+ * Lazy: a table is decompressed the first time it is asked for, so a run
+ * that uses no sin never reads the sin table.  The decompressed copy is
+ * written once to $XDG_CACHE_HOME/vkrr/hw/ARCH-SETHASH/NAME (~/.cache when
+ * XDG_CACHE_HOME is unset) and memory-mapped, so a run's resident memory is
+ * the pages it touches.  Every open of a cached copy checks its size and
+ * hash against the manifest first (read, not mapped: the check costs no
+ * resident memory); a copy that fails is rebuilt, never trusted.  Where no
+ * cache folder can be written, the table is decompressed into memory.
+ *
+ * Errors: opening checks the manifest (every line, the sizes each table must
+ * have) and that every NAME.xz is there; a table that cannot be read or
+ * decompressed later makes get() return NULL and keeps the first such error.
+ * Thread-safe: get() may be called from any thread.
+ * Ownership: the set owns its mappings; pointers from get() live until close().
+ * Does NOT: know what a table means (approx.h does), or measure anything.
+ */
+#ifndef VKRR_HW_TABLES_H
+#define VKRR_HW_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tables of a set, in manifest order (approx.h says what each holds). */
+#define VKRR_HW_TABLE_LIST(X)                                         \
+    X(VKRR_HWT_EX2_POS, "delta_ex2_ftz_0_1.i8", 1u << 23)             \
+    X(VKRR_HWT_EX2_NEG, "delta_ex2_ftz_neg_0_1.i8", 1u << 23)         \
+    X(VKRR_HWT_RSQRT, "delta_rsqrt_ftz_1_4.i8", 1u << 24)             \
+    X(VKRR_HWT_SQRT, "delta_sqrt_ftz_1_4.i8", 1u << 24)               \
+    X(VKRR_HWT_RCP, "delta_rcp_ftz_1_2.i8", 1u << 23)                 \
+    X(VKRR_HWT_SIN, "delta_sin_turn_K25.i8", 1u << 25)                \
+    X(VKRR_HWT_COS, "delta_cos_turn_K25.i8", 1u << 25)                \
+    X(VKRR_HWT_SIN_EXC, "exceptions_sin_turn_K25.u32", 0)             \
+    X(VKRR_HWT_COS_EXC, "exceptions_cos_turn_K25.u32", 0)             \
+    X(VKRR_HWT_LG2, "delta_lg2_ftz_1_2.i8", 1u << 23)                 \
+    X(VKRR_HWT_F16_INPUTS, "f16_inputs.u32", 15u * 65536u * 4u)       \
+    X(VKRR_HWT_NATIVE16, "native16.u16", 4u * 65536u * 2u)
+
+typedef enum vkrr_hw_table_id {
+#define VKRR_X_HWT(id, name, bytes) id,
+    VKRR_HW_TABLE_LIST(VKRR_X_HWT)
+#undef VKRR_X_HWT
+    VKRR_HWT_COUNT
+} vkrr_hw_table_id;
+
+/* The file name of a table (without .xz), and the bytes it must have
+ * decompressed (0: any multiple of 8, the exception lists). */
+const char *vkrr_hw_table_name(vkrr_hw_table_id id);
+size_t vkrr_hw_table_bytes(vkrr_hw_table_id id);
+
+typedef struct vkrr_hw_tables vkrr_hw_tables;
+
+/* The sm_90 set built into the binary. */
+vkrr_status vkrr_hw_tables_open_shipped(vkrr_hw_tables **out, vkrr_error *err);
+/* A set in a folder (tables.tsv and NAME.xz files).  VKRR_ERR_MISSING when
+ * the folder has no tables.tsv; a malformed manifest names its line. */
+vkrr_status vkrr_hw_tables_open_dir(const char *dir, vkrr_hw_tables **out, vkrr_error *err);
+void vkrr_hw_tables_close(vkrr_hw_tables *t); /* accepts NULL */
+
+const char *vkrr_hw_tables_arch(const vkrr_hw_tables *t);   /* "sm_90" */
+const char *vkrr_hw_tables_device(const vkrr_hw_tables *t); /* the manifest's device line, or "" */
+const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the folder */
+
+/* The decompressed table (lazily); NULL when it cannot be had. */
+const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *bytes);
+/* The first error get() met; false when none. */
+bool vkrr_hw_tables_error(vkrr_hw_tables *t, vkrr_error *err);
+
+/* The manifest line of a table: "table\tNAME\tBYTES\tHASH\n" for data of
+ * `bytes` bytes (what `vkrr hw measure` writes beside NAME.xz). */
+void vkrr_hw_tables_manifest_line(vkrr_hw_table_id id, const void *data, size_t bytes,
+                                  char *line, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,327 @@
+/* test_hw_model: the hardware model (src/hw) against the hardware.
+ *
+ * f16_inputs.u32 holds what an H200 returned for every f16 value through
+ * each of 15 approximate f32 instructions; the model computes the twelve
+ * law-based ones from the delta tables (a different measurement: every f32
+ * input, reduced to laws), so agreement on all 65,536 inputs of each is a
+ * real check of the laws and of this implementation.  Then the pages' edge
+ * cases, the native 16-bit forms, the stand-ins and their bounds (checked
+ * against ulp_histograms.tsv), the rounded model, model choice, and the
+ * table set's damage handling: a damaged cached copy is rebuilt. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "approx.h"
+#include "cuformat.h"
+#include "hw_model.h"
+#include "hw_tables.h"
+#include "testutil.h"
+
+static uint32_t fb(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Row order of f16_inputs.u32 (ulp_histograms.tsv). */
+static const struct {
+    vkrr_approx_op op;
+    int ftz;
+    const char *name;
+} rows[15] = {
+    {VKRR_APPROX_EX2, 1, "ex2.approx.ftz.f32"},     {VKRR_APPROX_EX2, 0, "ex2.approx.f32"},
+    {VKRR_APPROX_RSQRT, 1, "rsqrt.approx.ftz.f32"}, {VKRR_APPROX_RSQRT, 0, "rsqrt.approx.f32"},
+    {VKRR_APPROX_RCP, 1, "rcp.approx.ftz.f32"},     {VKRR_APPROX_RCP, 0, "rcp.approx.f32"},
+    {VKRR_APPROX_SQRT, 1, "sqrt.approx.ftz.f32"},   {VKRR_APPROX_SQRT, 0, "sqrt.approx.f32"},
+    {VKRR_APPROX_LG2, 1, "lg2.approx.ftz.f32"},     {VKRR_APPROX_LG2, 0, "lg2.approx.f32"},
+    {VKRR_APPROX_SIN, 1, "sin.approx.ftz.f32"},     {VKRR_APPROX_SIN, 0, "sin.approx.f32"},
+    {VKRR_APPROX_COS, 1, "cos.approx.ftz.f32"},     {VKRR_APPROX_COS, 0, "cos.approx.f32"},
+    {VKRR_APPROX_TANH, 0, "tanh.approx.f32"},
+};
+
+static void test_f16_inputs(vkrr_hw_tables *t)
+{
+    const uint32_t *hw = vkrr_hw_tables_get(t, VKRR_HWT_F16_INPUTS, NULL);
+    if (!CHECK(hw))
+        return;
+    for (int r = 0; r < 15; r++) {
+        unsigned bad = 0, standins = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            float x = vkrr_f16_to_f32((uint16_t)h);
+            uint32_t want = hw[(size_t)r * 65536 + h];
+            uint32_t got = fb(vkrr_approx_f32_noted(rows[r].op, x, rows[r].ftz, &standins));
+            if (got != want && bad++ < 5)
+                fprintf(stderr, "  %s(%a) [f16 %04x]: %08x, the H200 %08x\n", rows[r].name, x, h,
+                        got, want);
+        }
+        printf("%-22s 65536 f16 inputs: %u differ from the H200%s\n", rows[r].name, bad,
+               standins ? " (a stand-in answered)" : "");
+        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(standins, 0);
+    }
+}
+
+/* An x > 0 whose turn FMUL.RZ(x, 1/(2 pi)) is exactly t (0 when none is near). */
+static float turn_input(float t)
+{
+    float x = t / bf(0x3e22f983u);
+    for (int k = 0; k < 64; k++, x = nextafterf(x, INFINITY)) {
+        double p = (double)x * (double)bf(0x3e22f983u);
+        float r = (float)p;
+        if (fabs((double)r) > fabs(p))
+            r = nextafterf(r, 0.0f);
+        if (r == t)
+            return x;
+    }
+    return 0.0f;
+}
+
+/* The pages' edge cases. */
+static void test_edges(void)
+{
+#define AF(op, x, ftz) fb(vkrr_approx_f32(VKRR_APPROX_##op, (x), (ftz)))
+    CHECK_EQ_U64(AF(EX2, 0.0f, 1), 0x3f800000u);
+    CHECK_EQ_U64(AF(EX2, -0.0f, 1), 0x3f800000u);
+    CHECK_EQ_U64(AF(EX2, 128.0f, 1), 0x7f800000u);
+    CHECK_EQ_U64(AF(EX2, -127.0f, 1), 0u);
+    CHECK_EQ_U64(AF(EX2, -126.0f, 1), 0x00800000u);  /* 2^-126 */
+    CHECK_EQ_U64(AF(EX2, -126.5f, 1), 0u);           /* below 2^-126: flushed */
+    CHECK(vkrr_approx_f32(VKRR_APPROX_EX2, -127.0f, 0) > 0.0f); /* no ftz: subnormal 2^-127-ish */
+    CHECK_EQ_U64(AF(EX2, -149.0f, 0), 1u);           /* (2^-74.5)^2 rounds to 2^-149 */
+    CHECK_EQ_U64(AF(EX2, -INFINITY, 1), 0u);
+    CHECK_EQ_U64(AF(EX2, INFINITY, 1), 0x7f800000u);
+    CHECK_EQ_U64(AF(EX2, NAN, 1), 0x7fffffffu);
+    CHECK_EQ_U64(AF(EX2, 1e-40f, 1), 0x3f800000u);   /* subnormal in, flushed */
+    CHECK_EQ_U64(AF(RSQRT, 0.0f, 1), 0x7f800000u);
+    CHECK_EQ_U64(AF(RSQRT, -0.0f, 1), 0xff800000u);
+    CHECK_EQ_U64(AF(RSQRT, INFINITY, 1), 0u);
+    CHECK_EQ_U64(AF(RSQRT, -1.0f, 1), 0x7fffffffu);
+    CHECK_EQ_U64(AF(RSQRT, 1e-40f, 1), 0x7f800000u); /* flushed to +0 */
+    CHECK(isfinite(vkrr_approx_f32(VKRR_APPROX_RSQRT, 1e-40f, 0)));
+    CHECK_EQ_U64(AF(RSQRT, 4.0f, 1), 0x3f000000u);
+    CHECK_EQ_U64(AF(SQRT, -0.0f, 1), 0x80000000u);
+    CHECK_EQ_U64(AF(SQRT, INFINITY, 1), 0x7f800000u);
+    CHECK_EQ_U64(AF(RCP, 0x1p127f, 1), 0u);          /* 2^-127 flushed */
+    CHECK(vkrr_approx_f32(VKRR_APPROX_RCP, 0x1p127f, 0) == 0x1p-127f); /* rcp above 2^126: s = 1/4 */
+    CHECK_EQ_U64(AF(RCP, -INFINITY, 1), 0x80000000u);
+    CHECK_EQ_U64(AF(RCP, -0.0f, 0), 0xff800000u);
+    CHECK_EQ_U64(AF(RCP, 2.0f, 1), 0x3f000000u);
+    /* sin/cos: quarter turns, the hardware's signed zeros, tiny inputs */
+    CHECK_EQ_U64(AF(SIN, 0.0f, 0), 0u);
+    CHECK_EQ_U64(AF(SIN, -0.0f, 0), 0x80000000u);
+    CHECK_EQ_U64(AF(SIN, 1e-30f, 0), 0u);            /* quantised to 2^-25 of a turn: 0, not x */
+    CHECK_EQ_U64(AF(SIN, -1e-30f, 0), 0x80000000u);
+    CHECK_EQ_U64(AF(COS, 0.0f, 0), 0x3f800000u);
+    CHECK_EQ_U64(AF(SIN, INFINITY, 0), 0x7fffffffu);
+    CHECK_EQ_U64(AF(COS, NAN, 1), 0x7fffffffu);
+    /* a quarter turn (t = 1/4: sin +1, cos -0) and a half turn (sin -0) */
+    float x4 = turn_input(0.25f), x2 = turn_input(0.5f);
+    CHECK(x4 > 0.0f && x2 > 0.0f);
+    CHECK_EQ_U64(AF(COS, x4, 0), 0x80000000u);
+    CHECK(fabsf(vkrr_approx_f32(VKRR_APPROX_SIN, x4, 0) - 1.0f) < 1e-6f);
+    CHECK_EQ_U64(AF(SIN, x2, 0), 0x80000000u);
+    CHECK_EQ_U64(AF(SIN, -x2, 0), 0u);               /* negated: +0 */
+#undef AF
+}
+
+/* The native 16-bit forms: the table, in the PTX form each row is. */
+static void test_native16(void)
+{
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x0000, false), 0x3c00u);  /* ex2.f16(0) = 1 */
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x3c00, false), 0x4000u);  /* ex2.f16(1) = 2 */
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_TANH, 0x0000, false), 0x0000u);
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_TANH, 0x8000, false), 0x8000u);
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x0000, true), 0x3f80u);   /* bf16 1.0 */
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x3f80, true), 0x4000u);   /* bf16 2.0 */
+    uint16_t t1 = vkrr_approx_16(VKRR_APPROX_TANH, 0x3f80, true);           /* tanh(1) = 0.7616 */
+    CHECK(fabsf(vkrr_bf16_to_f32(t1) - 0.7616f) < 0.004f);
+    uint16_t h1 = vkrr_approx_16(VKRR_APPROX_TANH, 0x3c00, false);
+    CHECK(fabsf(vkrr_f16_to_f32(h1) - 0.7616f) < 0.001f);
+    CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_SIN, 0x3c00, false), 0x7fffu); /* not a PTX form */
+}
+
+/* Stand-ins: noted, and their bounds hold the hardware's worst errors
+ * (ulp_histograms.tsv, over all 2^32 inputs). */
+static void test_standins(void)
+{
+    unsigned s = 0;
+    vkrr_approx_f32_noted(VKRR_APPROX_LG2, 1.5f, 0, &s);                    /* [1, 2): exact */
+    CHECK_EQ_U64(s, 0);
+    vkrr_approx_f32_noted(VKRR_APPROX_LG2, 3.0f, 0, &s);                    /* an f16 value */
+    CHECK_EQ_U64(s, 0);
+    vkrr_approx_f32_noted(VKRR_APPROX_LG2, 3.0001f, 0, &s);
+    CHECK_EQ_U64(s, VKRR_STANDIN_LG2);
+    vkrr_approx_f32_noted(VKRR_APPROX_TANH, 0.30001f, 0, &s);
+    CHECK_EQ_U64(s, VKRR_STANDIN_LG2 | VKRR_STANDIN_TANH);
+    s = 0;
+    vkrr_approx_f32_noted(VKRR_APPROX_SIN, 0.30001f, 0, &s);
+    vkrr_approx_f32_noted(VKRR_APPROX_EX2, 0.30001f, 0, &s);
+    CHECK_EQ_U64(s, 0);
+    /* the stand-in for lg2 is near the hardware: RZ(e + L(m)) */
+    float l = vkrr_approx_f32(VKRR_APPROX_LG2, 3.0001f, 1);
+    CHECK(fabs((double)l - log2(3.0001)) < 0x1p-21);
+    double atol, rtol;
+    int64_t ulp;
+    vkrr_approx_standin_bound(VKRR_STANDIN_TANH, &atol, &rtol, &ulp);
+    CHECK(atol < 0 && rtol == 0x1p-11 && ulp < 0);
+    vkrr_approx_standin_bound(VKRR_STANDIN_LG2 | VKRR_STANDIN_DIV, &atol, &rtol, &ulp);
+    CHECK(atol == 0x1p-22 && rtol == 0x1p-22 && ulp == 2);
+    char names[128];
+    vkrr_approx_standin_names(VKRR_STANDIN_LG2 | VKRR_STANDIN_TANH, names, sizeof names);
+    CHECK_STR(names, "lg2.approx.f32, tanh.approx.f32");
+    /* ulp_histograms.tsv: tanh's worst is 134 ULP (of an f32 result, at most
+     * 2^-23 relative each), lg2's 23947836 ULP at 0x3f7fffff (abs error) */
+    FILE *f = fopen(VKRR_SOURCE_DIR "/src/hw/sm_90/ulp_histograms.tsv", "r");
+    if (!CHECK(f))
+        return;
+    char line[4096];
+    unsigned seen = 0;
+    while (fgets(line, sizeof line, f)) {
+        char op[64];
+        if (sscanf(line, "%63s", op) != 1)
+            continue;
+        /* worst_ulp and worst_input are the 3rd- and 2nd-last columns */
+        char *c[32];
+        int n = 0;
+        for (char *tok = strtok(line, "\t\n"); tok && n < 32; tok = strtok(NULL, "\t\n"))
+            c[n++] = tok;
+        if (n < 4)
+            continue;
+        double worst = atof(c[n - 3]);
+        uint32_t in = (uint32_t)strtoul(c[n - 2], NULL, 16);
+        if (!strcmp(op, "tanh.approx.f32")) {
+            seen |= 1;
+            CHECK(worst * 0x1p-23 <= 0x1p-11);
+        }
+        if (!strcmp(op, "lg2.approx.f32")) {
+            seen |= 2;
+            double ref = log2((double)bf(in));
+            int e;
+            frexp(ref, &e);
+            double abs_err = worst * ldexp(1.0, e - 24); /* one ULP of ref */
+            CHECK(fabs(ref) < 1.0 && abs_err <= 0x1p-22);
+        }
+    }
+    fclose(f);
+    CHECK_EQ_U64(seen, 3);
+}
+
+/* rounded: the correctly rounded values; choosing; naming. */
+static void test_models(void)
+{
+    vkrr_error err = {0};
+    vkrr_hw_model *r = NULL, *m = NULL;
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "rounded"}, &r, &err) == VKRR_OK);
+    CHECK_STR(vkrr_hw_model_name(r), "rounded");
+    vkrr_hw_use(r);
+    CHECK(vkrr_approx_f32(VKRR_APPROX_SIN, 0.5f, 0) == (float)sin(0.5));
+    CHECK(vkrr_approx_f32(VKRR_APPROX_EX2, 0.3f, 1) == (float)exp2(0.3f));
+    vkrr_hw_use(NULL);
+    vkrr_hw_model_close(r);
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.capture_arch = "sm_90"}, &m, &err) == VKRR_OK);
+    CHECK_STR(vkrr_hw_model_name(m), "sm_90, measured");
+    CHECK_STR(vkrr_hw_model_note(m), "");
+    vkrr_hw_model_close(m);
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.capture_arch = "sm_86"}, &m, &err) == VKRR_OK);
+    CHECK_STR(vkrr_hw_model_name(m), "sm_90, measured");
+    CHECK(strstr(vkrr_hw_model_note(m), "sm_86") != NULL);
+    vkrr_hw_model_close(m);
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){0}, &m, &err) == VKRR_OK);
+    CHECK(strstr(vkrr_hw_model_note(m), "does not record") != NULL);
+    vkrr_hw_model_close(m);
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_86"}, &m, &err) == VKRR_ERR_MISSING);
+    CHECK(strstr(err.msg, "vkrr hw measure") != NULL);
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "fast"}, &m, &err) == VKRR_ERR_USAGE);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* A damaged cached copy is rebuilt, not trusted; a damaged set is an error
+ * naming its file. */
+static void test_cache_and_damage(void)
+{
+    char *dir = test_tmpdir("hw_model");
+    char env[1200], path[1400];
+    snprintf(env, sizeof env, "%s/cache", dir);
+    setenv("XDG_CACHE_HOME", env, 1);
+    vkrr_hw_tables *t = NULL;
+    vkrr_error err = {0};
+    CHECK(vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK);
+    size_t n = 0;
+    const int8_t *d = vkrr_hw_tables_get(t, VKRR_HWT_RCP, &n);
+    CHECK(d && n == (1u << 23));
+    int8_t d100 = d ? d[100] : 0;
+    vkrr_hw_tables_close(t);
+    /* find the cached copy and damage one byte */
+    char cmd[1600], found[1400] = "";
+    snprintf(cmd, sizeof cmd, "find '%s' -name delta_rcp_ftz_1_2.i8", env);
+    FILE *p = popen(cmd, "r");
+    if (p && fgets(found, sizeof found, p))
+        found[strcspn(found, "\n")] = 0;
+    if (p)
+        pclose(p);
+    CHECK(found[0] != 0);
+    FILE *f = fopen(found, "r+b");
+    if (CHECK(f)) {
+        fseek(f, 100, SEEK_SET);
+        fputc((unsigned char)(d100 + 1), f);
+        fclose(f);
+    }
+    vkrr_warn_set_stream(NULL);
+    unsigned warned = vkrr_warning_count();
+    CHECK(vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK);
+    d = vkrr_hw_tables_get(t, VKRR_HWT_RCP, &n);
+    CHECK(d && d[100] == d100);
+    CHECK(vkrr_warning_count() == warned + 1);
+    vkrr_hw_tables_close(t);
+    vkrr_warn_set_stream(stderr);
+    /* a set in a folder: manifest errors name file and line */
+    snprintf(path, sizeof path, "%s/set", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/set/tables.tsv", dir);
+    write_file(path, "arch\tsm_89\ntable\tnope.i8\t8\t0000000000000000\n", 44);
+    snprintf(path, sizeof path, "%s/set", dir);
+    CHECK(vkrr_hw_tables_open_dir(path, &t, &err) == VKRR_ERR_PARSE);
+    CHECK(err.line == 2 && strstr(err.file, "tables.tsv"));
+    /* --hw-tables DIR of another architecture is not used for sm_90 ... */
+    vkrr_hw_model *m = NULL;
+    CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = path}, &m, &err) ==
+          VKRR_ERR_PARSE);
+    unsetenv("XDG_CACHE_HOME");
+    test_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    vkrr_hw_tables *t = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK))
+        return test_finish("hw_model");
+    CHECK_STR(vkrr_hw_tables_arch(t), "sm_90");
+    test_f16_inputs(t);
+    vkrr_hw_tables_close(t);
+    test_edges();
+    test_native16();
+    test_standins();
+    test_models();
+    test_cache_and_damage();
+    return test_finish("hw_model");
+}
