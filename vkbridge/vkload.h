@@ -107,6 +107,7 @@
     X(vkCmdBindPipeline) \
     X(vkCmdBindDescriptorSets) \
     X(vkCmdDispatch) \
+    X(vkCmdPushConstants) \
     X(vkCreateQueryPool) \
     X(vkDestroyQueryPool) \
     X(vkCmdResetQueryPool) \

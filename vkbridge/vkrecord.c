@@ -4,6 +4,8 @@
  * where a launch uses what an earlier one used. */
 #include "vkdev.h"
 
+#include <string.h>
+
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,
                            VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access,
                            VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage)
@@ -79,12 +81,31 @@ static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 }
 
+/* What a port's filter needs to know of each float texture slot and cannot
+ * ask the image (bindings.glsl vkrr_texinfo): its CUarray format, channels,
+ * and whether it is an array (not linear memory). */
+static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info[VKRR_VK_MAX_TEXTURES])
+{
+    memset(info, 0, VKRR_VK_MAX_TEXTURES * sizeof *info);
+    for (uint32_t i = 0; i < r->nimages; i++) {
+        const vkrr_replay_image *im = &r->images[i];
+        if (im->kind != VKRR_IMAGE_TEXTURE || L->binding[i] != VKRR_VK_BIND_TEX ||
+            L->slot[i] >= VKRR_VK_MAX_TEXTURES)
+            continue;
+        info[L->slot[i]] = (im->format & 0xffu) | (im->channels & 0xffu) << 8 |
+                           (im->resource == VKRR_TEXRES_ARRAY ? 1u << 16 : 0u);
+    }
+}
+
 static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                             const vkrr_vk_launch *L, VkPipeline pipe)
 {
+    uint32_t info[VKRR_VK_MAX_TEXTURES];
+    texinfo(r, L, info);
     vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
                                    0, NULL);
+    vk->fn.vkCmdPushConstants(d->cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof info, info);
     vk->fn.vkCmdDispatch(d->cmd, r->grid[0], r->grid[1], r->grid[2]);
 }
 

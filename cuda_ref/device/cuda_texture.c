@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "texfilter.h"
+
 static float h2f(uint16_t h)
 {
     uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 0x3ffu, u;
@@ -162,6 +164,23 @@ void vkrr_cutex_fetch1d(const vkrr_cutex *t, int i, float out[4])
         out[c] = texel_channel(t, p, c);
 }
 
+/* The measured filter (src/hw/texfilter.h) of a 4-channel f16 texture. */
+static void sample_measured(const vkrr_cutex *t, float u, float v, float out[4])
+{
+    long i, j;
+    int w[4];
+    vkrr_texfilter_weights(vkrr_texfilter_fraction(u, &i), vkrr_texfilter_fraction(v, &j), w);
+    const unsigned char *p[4] = {texel_at(t, i, j), texel_at(t, i + 1, j), texel_at(t, i, j + 1),
+                                 texel_at(t, i + 1, j + 1)};
+    for (unsigned c = 0; c < 4; c++) {
+        uint16_t h[4] = {0, 0, 0, 0};
+        for (unsigned k = 0; k < 4; k++)
+            if (p[k])
+                memcpy(&h[k], p[k] + 2 * c, 2);
+        out[c] = vkrr_texfilter_f16(h, w);
+    }
+}
+
 void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
 {
     float u, v;
@@ -170,12 +189,16 @@ void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
         tex_fetch(t, (long)floorf(u), (long)floorf(v), out);
         return;
     }
-    float ub = u + -0.5f, vb = v + -0.5f;
-    float fi = floorf(ub), fj = floorf(vb);
+    vkrr_texcase tc = {t->format, t->channels, t->filter, {t->address[0], t->address[1]},
+                       t->normalized, t->linear_count != 0};
+    if (vkrr_texfilter_measured(&tc)) {
+        sample_measured(t, u, v, out);
+        return;
+    }
+    long i, j;
     /* 9-bit fixed point weights, 8 fractional bits */
-    float a = floorf((ub + -fi) * 256.0f + 0.5f) * 0.00390625f;
-    float b = floorf((vb + -fj) * 256.0f + 0.5f) * 0.00390625f;
-    long i = (long)fi, j = (long)fj;
+    float a = (float)vkrr_texfilter_fraction(u, &i) * 0.00390625f;
+    float b = (float)vkrr_texfilter_fraction(v, &j) * 0.00390625f;
     float t00[4], t10[4], t01[4], t11[4];
     tex_fetch(t, i, j, t00);
     tex_fetch(t, i + 1, j, t10);

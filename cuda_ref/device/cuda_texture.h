@@ -16,8 +16,12 @@
  *
  * Exact (what CUDA does): point sampling with unnormalized coordinates,
  * surface reads and writes with byte x, 16/32-bit float texels.
+ * Measured on a GPU: bilinear filtering of 4-channel f16 arrays with clamp
+ * addressing and unnormalized coordinates (src/hw/texfilter.h, the one
+ * definition of that filter).
  * Documented choices (the texture unit's internals are undocumented):
- *   - bilinear weights are 9-bit fixed point (8 fractional bits) with
+ *   - other bilinear filtering (texfilter.h says which cases are not
+ *     measured): weights are 9-bit fixed point (8 fractional bits) with
  *     alpha = floor(frac * 256 + 0.5) / 256; the weighted sum is done in f32
  *     in the order w00*T00 + w10*T10 + w01*T01 + w11*T11, unfused;
  *   - normalized coordinates: u = x * width in f32; wrap and mirror act on the

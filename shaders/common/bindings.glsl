@@ -23,6 +23,12 @@
 //              Index = the rewritten handle word; x is in texels here (the
 //              helpers in surface.glsl take CUDA's byte x and divide once).
 //
+//   push constants: vkrr_texinfo[h], one word per float texture slot h:
+//              CUarray format (bits 0-7), channels (8-15), bit 16 set for an
+//              array (clear for linear memory); 0 for an empty slot.  The
+//              filter of tex.glsl reads it to know when the measured model
+//              applies; a port has no other way to learn a texture's format.
+//
 // Every table slot is always bound (slots without a resource get a 1x1 dummy),
 // because lavapipe has no descriptor indexing / partially bound descriptors.
 // Local size comes from specialization constants 0, 1, 2 = CUDA's block.
@@ -50,6 +56,8 @@ layout(set = 0, binding = 5, r16ui) uniform writeonly uimage2D vkrr_surf16[VKRR_
 layout(set = 0, binding = 6, r32ui) uniform writeonly uimage2D vkrr_surf32[VKRR_MAX_SURFACES];
 layout(set = 0, binding = 7, rg32ui) uniform writeonly uimage2D vkrr_surf64[VKRR_MAX_SURFACES];
 layout(set = 0, binding = 8, rgba32ui) uniform writeonly uimage2D vkrr_surf128[VKRR_MAX_SURFACES];
+
+layout(push_constant, std430) uniform VkrrTexInfo { uint vkrr_texinfo[VKRR_MAX_TEXTURES]; };
 
 #define VKRR_PARAMS(T) \
     layout(set = 0, binding = 0, scalar) readonly buffer VkrrParamBlock { T vkrr_p; }

@@ -8,11 +8,15 @@
 // - coordinates: unnormalized x, or normalized x * width;
 // - point: texel floor(x);
 // - a NaN coordinate reads as 0; coordinates are clamped to +-2^24;
-// - linear: xb = x - 0.5, i = floor(xb), a = frac(xb) quantised to 9-bit
-//   fixed point with 8 fractional bits, a = floor(frac * 256 + 0.5) / 256
-//   (round half up, so 1.0 is reachable); result = w00 T00 + w10 T10 +
-//   w01 T01 + w11 T11 with w00 = (1-a)(1-b) etc., in f32, in that order,
-//   nothing fused (`precise`);
+// - linear, 4-channel f16 arrays with clamp addressing and unnormalized
+//   coordinates: the texture unit's filter as measured on a GPU, the steps of
+//   src/hw/texfilter.h in integers (vkrr_tex2d_linear_measured); vkrr_texinfo
+//   (bindings.glsl) tells the format;
+// - linear, anything else (not measured on a GPU): xb = x - 0.5, i =
+//   floor(xb), a = frac(xb) quantised to 9-bit fixed point with 8 fractional
+//   bits, a = floor(frac * 256 + 0.5) / 256 (round half up, so 1.0 is
+//   reachable); result = w00 T00 + w10 T10 + w01 T01 + w11 T11 with
+//   w00 = (1-a)(1-b) etc., in f32, in that order, nothing fused (`precise`);
 // - addressing on texel indexes per axis: clamp, border (0), and with
 //   normalized coordinates wrap and mirror (period 2n); with unnormalized
 //   coordinates wrap and mirror act as clamp (CUDA supports only clamp/border).
@@ -82,25 +86,118 @@ vec4 vkrr_tex2d_point(int h, float x, float y, bool normalized, int mode_x, int 
     return vkrr_texel(h, int(floor(fx)), int(floor(fy)), size, normalized, mode_x, mode_y);
 }
 
-// The 1.8 fixed-point weight of a fractional position.
-float vkrr_tex_weight(float frac_)
+// The 8-bit fraction (0..256) of a texel-space coordinate, and its texel:
+// texfilter.h step 1, in the f32 steps of vkrr_texfilter_fraction.
+int vkrr_tex_fraction(float c, out int texel)
 {
-    precise float t = frac_ * 256.0 + 0.5;    // unfused, as __fmul_rn/__fadd_rn
-    precise float w = floor(t) * 0.00390625;
-    return w;
+    precise float b = c + -0.5;
+    float f = floor(b);
+    texel = int(f);
+    precise float d = b + -f;
+    precise float t = d * 256.0 + 0.5;    // unfused, as __fmul_rn/__fadd_rn
+    return int(floor(t));
+}
+
+// True when the measured filter applies (src/hw/texfilter.h).
+bool vkrr_tex_measured(int h, bool normalized, int mode_x, int mode_y)
+{
+    return !normalized && mode_x == VKRR_CLAMP && mode_y == VKRR_CLAMP &&
+           (vkrr_texinfo[h] & 0x1ffffu) == (16u | (4u << 8) | (1u << 16));
+}
+
+int vkrr_tex_rne256(int p)
+{
+    int q = p >> 8, r = p & 255;
+    return q + ((r > 128 || (r == 128 && (q & 1) != 0)) ? 1 : 0);
+}
+
+// s 2^-32 rounded once to f16, ties away from zero (texfilter.h step 5).
+float vkrr_tex_round_f16_away(int64_t s)
+{
+    if (s == int64_t(0))
+        return 0.0;
+    uint64_t a = uint64_t(s < int64_t(0) ? -s : s);
+    uint hi = uint(a >> 32);
+    int e = (hi != 0u ? findMSB(hi) + 32 : findMSB(uint(a))) - 32;
+    float v;
+    if (a >= (uint64_t(65520) << 32)) {
+        v = uintBitsToFloat(0x7f800000u);
+    } else {
+        int sh = max(e, -14) + 22;
+        uint64_t q = a >> uint(sh), r = a & ((uint64_t(1) << uint(sh)) - uint64_t(1));
+        if (r >= (uint64_t(1) << uint(sh - 1)))
+            q += uint64_t(1);
+        v = ldexp(float(q), sh - 32);
+    }
+    return s < int64_t(0) ? -v : v;
+}
+
+// One channel of the measured filter: texels t (exact f16 values), weights w
+// in 1/256 (texfilter.h steps 3-5).
+float vkrr_tex_filter_f16(vec4 t, ivec4 w)
+{
+    int inf = 0;
+    bool special = false;
+    int e = -1000;
+    for (int k = 0; k < 4; k++) {
+        if (w[k] == 0)
+            continue;
+        if (isnan(t[k]) || isinf(t[k])) {
+            special = true;
+            int sg = isnan(t[k]) ? 2 : (t[k] < 0.0 ? -1 : 1);
+            inf = (inf == 0 || inf == sg) ? sg : 2;
+        } else if (t[k] != 0.0) {
+            e = max(e, int((floatBitsToUint(t[k]) >> 23) & 0xffu) - 127);
+        }
+    }
+    if (special)
+        return inf == 2 ? uintBitsToFloat(0x7fc00000u) : (inf > 0 ? 1.0 : -1.0) * uintBitsToFloat(0x7f800000u);
+    int sh = e + 10;                       // 2^(E-14) in units of 2^-24
+    int64_t s = int64_t(0);
+    for (int k = 0; k < 4; k++) {
+        if (w[k] == 0)
+            continue;
+        int64_t x = int64_t(t[k] * 16777216.0); // exact: an f16 is a whole number of 2^-24
+        if (sh > 0)
+            x = x / (int64_t(1) << uint(sh)) * (int64_t(1) << uint(sh)); // toward zero
+        s += int64_t(w[k]) * x;
+    }
+    return vkrr_tex_round_f16_away(s);
+}
+
+// Bilinear tex2D<float4> of a 4-channel f16 array, clamp, unnormalized:
+// the GPU's bits (src/hw/texfilter.h).
+vec4 vkrr_tex2d_linear_measured(int h, float x, float y)
+{
+    ivec2 size = textureSize(vkrr_tex[h], 0);
+    int i, j;
+    int a = vkrr_tex_fraction(vkrr_tex_coord(x), i);
+    int b = vkrr_tex_fraction(vkrr_tex_coord(y), j);
+    ivec4 w = ivec4(vkrr_tex_rne256((256 - a) * (256 - b)), vkrr_tex_rne256(a * (256 - b)),
+                    vkrr_tex_rne256((256 - a) * b), vkrr_tex_rne256(a * b));
+    vec4 t00 = vkrr_texel(h, i, j, size, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 t10 = vkrr_texel(h, i + 1, j, size, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 t01 = vkrr_texel(h, i, j + 1, size, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 t11 = vkrr_texel(h, i + 1, j + 1, size, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 r;
+    for (int c = 0; c < 4; c++)
+        r[c] = vkrr_tex_filter_f16(vec4(t00[c], t10[c], t01[c], t11[c]), w);
+    return r;
 }
 
 // Bilinear tex2D<float4>(tex, x, y).
 vec4 vkrr_tex2d_linear(int h, float x, float y, bool normalized, int mode_x, int mode_y)
 {
+    if (vkrr_tex_measured(h, normalized, mode_x, mode_y))
+        return vkrr_tex2d_linear_measured(h, x, y);
     ivec2 size = textureSize(vkrr_tex[h], 0);
-    precise float fx = vkrr_tex_coord(normalized ? x * float(size.x) : x) + -0.5;
-    precise float fy = vkrr_tex_coord(normalized ? y * float(size.y) : y) + -0.5;
-    float ix = floor(fx), iy = floor(fy);
-    precise float dx = fx + -ix, dy = fy + -iy;
-    precise float a = vkrr_tex_weight(dx);
-    precise float b = vkrr_tex_weight(dy);
-    int i = int(ix), j = int(iy);
+    precise float u = normalized ? x * float(size.x) : x;
+    precise float v = normalized ? y * float(size.y) : y;
+    int i, j;
+    int ia = vkrr_tex_fraction(vkrr_tex_coord(u), i);
+    int ib = vkrr_tex_fraction(vkrr_tex_coord(v), j);
+    precise float a = float(ia) * 0.00390625;
+    precise float b = float(ib) * 0.00390625;
     vec4 t00 = vkrr_texel(h, i, j, size, normalized, mode_x, mode_y);
     vec4 t10 = vkrr_texel(h, i + 1, j, size, normalized, mode_x, mode_y);
     vec4 t01 = vkrr_texel(h, i, j + 1, size, normalized, mode_x, mode_y);
