@@ -17,6 +17,7 @@ typedef struct cuda_backend {
     vkrr_cu_context ctx;
     char *module_dir;
     char device_name[256];
+    int cc_major, cc_minor;
     cu_module *mods;
     uint32_t nmods;
     cu_kernel *kernels;
@@ -355,6 +356,15 @@ fail: /* shared cleanup, success included; release errors after a failure are mo
     return st;
 }
 
+static bool cuda_device(void *self, char *name, size_t cap, int *cc_major, int *cc_minor)
+{
+    const cuda_backend *b = self;
+    snprintf(name, cap, "%s", b->device_name);
+    *cc_major = b->cc_major;
+    *cc_minor = b->cc_minor;
+    return true;
+}
+
 static void cuda_destroy(void *self)
 {
     cuda_backend *b = self;
@@ -404,6 +414,9 @@ vkrr_status vkrr_cuda_backend_create(vkrr_backend *out, const vkrr_cuda_desc *de
     }
     cr = b->api.cuDeviceGet(&dev, d->device);
     if (cr == VKRR_CU_SUCCESS) cr = b->api.cuDeviceGetName(b->device_name, (int)sizeof b->device_name - 1, dev);
+    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR */
+    if (cr == VKRR_CU_SUCCESS) cr = b->api.cuDeviceGetAttribute(&b->cc_major, 75, dev);
+    if (cr == VKRR_CU_SUCCESS) cr = b->api.cuDeviceGetAttribute(&b->cc_minor, 76, dev);
     if (cr != VKRR_CU_SUCCESS) {
         st = cu_fail(b, err, VKRR_ERR_NO_DEVICE, NULL, "cuDeviceGet", cr);
         goto fail;
@@ -419,7 +432,7 @@ vkrr_status vkrr_cuda_backend_create(vkrr_backend *out, const vkrr_cuda_desc *de
         goto fail;
     }
     *out = (vkrr_backend){ .name = "cuda", .self = b, .has_kernel = cuda_has_kernel,
-                           .run = cuda_run, .destroy = cuda_destroy };
+                           .run = cuda_run, .destroy = cuda_destroy, .device = cuda_device };
     return VKRR_OK;
 fail:
     cuda_destroy(b);

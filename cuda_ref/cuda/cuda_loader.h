@@ -116,6 +116,8 @@ typedef struct vkrr_cu_texture_desc {       /* CUDA_TEXTURE_DESC */
     X(vkrr_cu_result, cuDeviceGetCount, "cuDeviceGetCount", (int *count))                      \
     X(vkrr_cu_result, cuDeviceGet, "cuDeviceGet", (vkrr_cu_device *dev, int ordinal))          \
     X(vkrr_cu_result, cuDeviceGetName, "cuDeviceGetName", (char *name, int len, vkrr_cu_device dev)) \
+    X(vkrr_cu_result, cuDeviceGetAttribute, "cuDeviceGetAttribute",                            \
+      (int *value, int attrib, vkrr_cu_device dev))                                            \
     X(vkrr_cu_result, cuCtxCreate, "cuCtxCreate_v2",                                           \
       (vkrr_cu_context *ctx, unsigned int flags, vkrr_cu_device dev))                          \
     X(vkrr_cu_result, cuCtxDestroy, "cuCtxDestroy_v2", (vkrr_cu_context ctx))                  \

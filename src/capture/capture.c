@@ -376,6 +376,22 @@ vkrr_status vkrr_capture_open(vkrr_capture **out, const char *dir, vkrr_error *e
     return vkrr_capture_open_ex(out, dir, 0, err);
 }
 
+const char *vkrr_capture_arch(const vkrr_capture *cap, char *buf, size_t cap_bytes)
+{
+    const vkrr_capture_device *d = &cap->device;
+    if (!d->present)
+        return NULL;
+    if (d->cc_major >= 0)
+        snprintf(buf, cap_bytes, "sm_%d%d", d->cc_major, d->cc_minor);
+    else if (!strcmp(d->model, "rounded"))
+        snprintf(buf, cap_bytes, "rounded");
+    else if (!strncmp(d->model, "sm_", 3))
+        snprintf(buf, cap_bytes, "%.*s", (int)strcspn(d->model, ", "), d->model);
+    else
+        return NULL;
+    return buf;
+}
+
 const char *vkrr_damage_name(vkrr_damage_kind k)
 {
     switch (k) {

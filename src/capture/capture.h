@@ -171,6 +171,19 @@ typedef struct vkrr_module_file {
     char *name;
 } vkrr_module_file;
 
+/* The GPU that made the capture: run.log's device line (a vkrr extension,
+ * README "The capture format"):
+ *     device name="NVIDIA H200" cc=9.0
+ *     device name="vkrr cpu backend" model="sm_90, measured"
+ * cc: the compute capability; model: the hardware model a synthetic
+ * capture's approximate instructions were computed with. */
+typedef struct vkrr_capture_device {
+    bool present;
+    char name[128];
+    int cc_major, cc_minor;   /* -1 when the line gives no cc= */
+    char model[64];           /* "" when the line gives no model= */
+} vkrr_capture_device;
+
 typedef struct vkrr_capture {
     char *path;
     vkrr_launch *launches;
@@ -184,7 +197,12 @@ typedef struct vkrr_capture {
     uint32_t ndamage;
     uint32_t ndamaged;     /* launches with damage */
     vkrr_error first_damage; /* the first problem found anywhere (status VKRR_OK: none) */
+    vkrr_capture_device device; /* the last device line of run.log */
 } vkrr_capture;
+
+/* The architecture the capture's values come from: "sm_90" from cc=, or
+ * from model="sm_90, ...", "rounded" for model="rounded"; NULL: unknown. */
+const char *vkrr_capture_arch(const vkrr_capture *cap, char *buf, size_t cap_bytes);
 
 enum { VKRR_CAPTURE_KEEP_DAMAGED = 1u };
 

@@ -348,6 +348,7 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
         st = vkrr_fail(err, VKRR_ERR_NOMEM, lpath, 0, -1, "out of memory");
         goto fail;
     }
+    cap->device = log.device;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
         cap->launches[i].log_line = vkrr_log_launch_line(&log, cap->launches[i].sequence);
     if ((st = tie_surfaces(cap, &log, tie, err)))

@@ -2,6 +2,7 @@
  * creations, the first line of each launch, its dump lines (hash=), module
  * lines.  Everything else in the log is ignored; a used line with a
  * malformed field is skipped and counted (the first one kept). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,53 @@ static int starts(const char *s, size_t n, const char *word)
 {
     size_t k = strlen(word);
     return n >= k && !memcmp(s, word, k) && (n == k || s[k] == ' ' || s[k] == '\t');
+}
+
+/* key="TEXT" (no quote inside) into buf; 0 when absent, -1 when malformed. */
+static int kv_quoted(const lctx *c, const char *key, char *buf, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; i + kl + 2 <= c->n; i++) {
+        bool boundary = i == 0 || c->s[i - 1] == ' ' || c->s[i - 1] == '\t';
+        if (!boundary || memcmp(c->s + i, key, kl) || c->s[i + kl] != '=' || c->s[i + kl + 1] != '"')
+            continue;
+        const char *b = c->s + i + kl + 2;
+        const char *e = memchr(b, '"', c->n - (size_t)(b - c->s));
+        if (!e || (size_t)(e - b) >= cap)
+            return -1;
+        memcpy(buf, b, (size_t)(e - b));
+        buf[e - b] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* device name="..." [cc=M.m] [model="..."] (a vkrr extension). */
+static vkrr_status parse_device(vkrr_log *log, const lctx *c)
+{
+    vkrr_capture_device d = {.cc_major = -1, .cc_minor = -1};
+    int r = kv_quoted(c, "name", d.name, sizeof d.name);
+    if (r <= 0)
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         r ? "device: name=\"...\" is unterminated or too long" : "device: missing name=\"...\"");
+    if (kv_quoted(c, "model", d.model, sizeof d.model) < 0)
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "device: model=\"...\" is unterminated or too long");
+    const char *v;
+    size_t vn;
+    if (find_kv(c->s, c->n, "cc", &v, &vn)) {
+        const char *dot = memchr(v, '.', vn);
+        uint64_t ma, mi;
+        if (!dot || vkrr_parse_u64(v, (size_t)(dot - v), 1, 99, &ma) ||
+            vkrr_parse_u64(dot + 1, vn - (size_t)(dot + 1 - v), 1, 9, &mi))
+            return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                             "device: cc=%.*s is not MAJOR.MINOR", (int)(vn > 16 ? 16 : vn), v);
+        d.cc_major = (int)ma;
+        d.cc_minor = (int)mi;
+    }
+    d.present = true;
+    log->device = d;
+    return VKRR_OK;
 }
 
 typedef struct caps {
@@ -322,6 +370,8 @@ vkrr_status vkrr_log_parse(vkrr_log *log, const char *text, size_t len, const ch
             st = parse_surface(log, &cp, &c);
         else if (n > 7 && !memcmp(s, "launch[", 7))
             st = parse_launch(log, &cp, &c);
+        else if (starts(s, n, "device"))
+            st = parse_device(log, &c);
         else if (starts(s, n, "cuModuleLoadData") || starts(s, n, "cuModuleGetFunction")) {
             int fn = starts(s, n, "cuModuleGetFunction");
             uint64_t h = 0;

@@ -115,6 +115,7 @@ typedef struct vkrr_log {
     uint32_t nmodules, nfunctions; /* cuModuleLoadData / cuModuleGetFunction lines */
     uint32_t nbad;              /* malformed lines, skipped */
     vkrr_error bad;             /* the first of them (file, line, reason) when nbad */
+    vkrr_capture_device device; /* the last device line (present false: none) */
 } vkrr_log;
 
 /* Lines may start with "[...] " prefixes.  Lines of kinds vkrr does not use

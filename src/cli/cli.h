@@ -43,6 +43,7 @@ bool vkrr_cli_is_help(const char *arg);
  * fields are "not given"; defaults are the command's own. */
 typedef struct vkrr_cli_compare {
     const char *out, *json, *heatmaps, *tolerance, *buffer_type, *ports, *report, *junit;
+    const char *approx, *hw_tables; /* --approx, --hw-tables (hw_model.h) */
     vkrr_tol_override flags;  /* --atol, --rtol, --max-ulp */
     bool tol_given;           /* any of --tolerance, --atol, --rtol, --max-ulp */
     bool no_hash_check, quiet;
@@ -52,6 +53,16 @@ typedef struct vkrr_cli_compare {
  * reports false: --report and --junit are not this command's. */
 int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
                             vkrr_cli_compare *c);
+
+/* The help text of --approx and --hw-tables, for the commands that take them. */
+extern const char vkrr_cli_hw_help[];
+/* Opens the hardware model for cap as --approx/--hw-tables say
+ * (hw_model.h) and makes it the process's current one; the caller calls
+ * vkrr_cli_hw_done() when done with it. */
+struct vkrr_hw_model;
+vkrr_status vkrr_cli_hw_use(const vkrr_cli_compare *c, const vkrr_capture *cap,
+                            struct vkrr_hw_model **out, vkrr_error *err);
+void vkrr_cli_hw_done(struct vkrr_hw_model *m); /* accepts NULL */
 
 /* Whether validate/rerun should check dumps against the log's hash=: not
  * when asked not to, nor when the hashes are not FNV-1a 64 (then it warns,

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "hw_model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -121,7 +122,8 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
     const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     static const char *const valued[] = {"--out", "--json", "--heatmaps", "--tolerance",
                                          "--atol", "--rtol", "--max-ulp", "--buffer-type",
-                                         "--ports", "--report", "--junit"};
+                                         "--ports", "--report", "--junit", "--approx",
+                                         "--hw-tables"};
     bool takes = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
         takes = takes || !strcmp(o, valued[k]);
@@ -146,6 +148,10 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
         c->json = v;
     } else if (!strcmp(o, "--ports")) {
         c->ports = v;
+    } else if (!strcmp(o, "--approx")) {
+        c->approx = v; /* checked by vkrr_hw_model_open, which names the choices */
+    } else if (!strcmp(o, "--hw-tables")) {
+        c->hw_tables = v;
     } else if (!strcmp(o, "--report")) {
         c->report = v;
     } else if (!strcmp(o, "--junit")) {
@@ -183,4 +189,36 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
         c->tol_given = true;
     }
     return 1;
+}
+
+const char vkrr_cli_hw_help[] =
+    "hardware model (what the approximate instructions ex2.approx, rsqrt.approx,\n"
+    "sin.approx, ... and the bilinear texture filter give, in every reference):\n"
+    "  --approx WHICH       auto (default): the tables measured on the architecture\n"
+    "                       that made the capture (run.log's device line), else\n"
+    "                       sm_90's, and the header says so; sm_NN: that\n"
+    "                       architecture's tables; rounded: correctly rounded values\n"
+    "                       (not the GPU's; for comparison)\n"
+    "  --hw-tables DIR      measured tables (`vkrr hw measure` output) in DIR or\n"
+    "                       DIR/sm_NN, searched before $XDG_DATA_HOME/vkrr/hw/sm_NN\n"
+    "                       and the built-in sm_90\n";
+
+vkrr_status vkrr_cli_hw_use(const vkrr_cli_compare *c, const vkrr_capture *cap,
+                            struct vkrr_hw_model **out, vkrr_error *err)
+{
+    char arch[32];
+    vkrr_hw_choice ch = {.approx = c->approx, .tables_dir = c->hw_tables,
+                         .capture_arch = cap ? vkrr_capture_arch(cap, arch, sizeof arch) : NULL};
+    vkrr_status st = vkrr_hw_model_open(&ch, out, err);
+    if (st == VKRR_OK)
+        vkrr_hw_use(*out);
+    return st;
+}
+
+void vkrr_cli_hw_done(struct vkrr_hw_model *m)
+{
+    if (!m)
+        return;
+    vkrr_hw_use(NULL);
+    vkrr_hw_model_close(m);
 }

@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
+#include "hw_model.h"
 #include "portdesc.h"
 #include "ptx.h"
 #include "validate.h"
@@ -38,9 +39,11 @@ static const char rerun_help[] =
     "  -q, --quiet          only failing rows and the summary\n"
     "\n"
     "comparison: exact by default (a rerun of the same kernel on the same inputs\n"
-    "should give the same bytes).  The approximate instructions (ex2.approx,\n"
-    "rsqrt.approx, ...) are stand-ins for the GPU's, so a capture made on a GPU may\n"
-    "differ in their last bits: then allow it with\n"
+    "should give the same bytes: the approximate instructions and the bilinear\n"
+    "texture filter follow the hardware model below, measured on the GPU).  Where\n"
+    "the model has no exact law (lg2/tanh.approx.f32 off f16 inputs, div.approx,\n"
+    "the f64 approximations), the launch's row says so and its outputs are compared\n"
+    "within the PTX ISA's bound of that instruction.  To allow more:\n"
     "  --tolerance FILE     per-kernel rules (as vkrr validate --help describes), on\n"
     "                       top of the per-type defaults (f16 2 ULP, f32 4 ULP, ...)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
@@ -50,6 +53,7 @@ static const char rerun_help[] =
     "  --buffer-type T      compare allocations no descriptor names as an output as T\n"
     "                       (f16, f32, e4m3, ...); by default byte for byte\n"
     "  --no-hash-check      do not check dumps against the log's hash=\n"
+    "\n%s"
     "\n"
     "A damaged capture is rerun where it can be: a launch whose own files cannot be\n"
     "read is ERROR naming the file, the others run as usual.\n"
@@ -86,7 +90,7 @@ static int parse_args(int argc, char **argv, rerun_args *a)
         if (taken)
             return taken;
         if (vkrr_cli_is_help(o)) {
-            fputs(rerun_help, stdout);
+            printf(rerun_help, vkrr_cli_hw_help);
             return -1;
         } else if (!strcmp(o, "--backend")) {
             NEED_VALUE();
@@ -136,9 +140,12 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_backend be = {0};
     vkrr_launch_result *res = NULL;
     vkrr_port_set *ports = NULL;
+    vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
+        goto fail;
+    if (vkrr_cli_hw_use(&a.c, cap, &hw, &err) != VKRR_OK)
         goto fail;
     uint32_t readable = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
@@ -169,7 +176,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_validate_opts opts = {.port = &be, .rules = rules, .ports = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
-                               .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check)};
+                               .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
+                               .standin_bounds = !a.c.tol_given};
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
         vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
@@ -177,11 +185,13 @@ int vkrr_cmd_rerun(int argc, char **argv)
     }
     printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
            cap->nlaunches, cap->nframes, be.name, a.c.tol_given ? "within tolerance" : "exactly");
-    if (!a.c.quiet)
-        vkrr_report_table_header(stdout, false, false);
     vkrr_report_info info = {.capture = a.capdir, .port = be.name, .reference = "capture",
                              .mode = "isolated", .total = cap->nlaunches,
-                             .damage = cap->damage, .ndamage = cap->ndamage};
+                             .damage = cap->damage, .ndamage = cap->ndamage,
+                             .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
+    vkrr_report_model_line(stdout, &info);
+    if (!a.c.quiet)
+        vkrr_report_table_header(stdout, false, false);
     unsigned unreadable = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         if (vkrr_validate_launch(&opts, cap, &cap->launches[i], &res[i], &err) != VKRR_OK)
@@ -241,6 +251,7 @@ out:
         be.destroy(be.self);
     vkrr_compare_tol_destroy(rules);
     vkrr_port_set_destroy(ports);
+    vkrr_cli_hw_done(hw);
     vkrr_capture_close(cap);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
+#include "hw_model.h"
 #include "portdesc.h"
 #include "ptx.h"
 #include "rrref_host.h"
@@ -102,6 +103,7 @@ static const char validate_help[] =
     "                       dump that disagrees is ERROR \"changed since capture\",\n"
     "                       not a port failure; the hash is taken as the dump is read)\n"
     "  --strict             a kernel with no port is a failure\n"
+    "\n%s"
     "\n"
     "device:\n"
     "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
@@ -135,8 +137,8 @@ static const char bisect_help[] =
     "says which evidence decided.\n"
     "\n"
     "options: --ref, --modules, --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
-    "--no-hash-check, --device, --timeout, --ports, --validation, --out, --heatmaps,\n"
-    "--json, -q as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
+    "--no-hash-check, --approx, --hw-tables, --device, --timeout, --ports, --validation,\n"
+    "--out, --heatmaps, --json, -q as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
     "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
     "\n"
     "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage or a\n"
@@ -179,7 +181,10 @@ static int parse_args(int argc, char **argv, validate_args *a)
         if (taken)
             return taken;
         if (vkrr_cli_is_help(o)) {
-            fputs(bisect ? bisect_help : validate_help, stdout);
+            if (bisect)
+                fputs(bisect_help, stdout);
+            else
+                printf(validate_help, vkrr_cli_hw_help);
             return -1;
         } else if (!strcmp(o, "--mode") && !bisect) {
             NEED_VALUE();
@@ -391,10 +396,13 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_launch_result *res = NULL;
     vkrr_chain *chain = NULL;
     vkrr_port_set *ports = NULL;
+    vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
 
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
+        goto fail;
+    if (vkrr_cli_hw_use(&a.c, cap, &hw, &err) != VKRR_OK)
         goto fail;
     uint32_t readable = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
@@ -453,6 +461,7 @@ static int validate_run(const validate_args *args, char **argv)
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
         .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
+        .standin_bounds = !a.c.tol_given,
     };
     res = calloc(cap->nlaunches, sizeof *res);
     if (!res) {
@@ -481,12 +490,14 @@ static int validate_run(const validate_args *args, char **argv)
         vkrr_error_format(&cap->damage[i], buf, sizeof buf);
         printf("damaged: %s\n", buf);
     }
-    if (!a.c.quiet && !a.bisect)
-        vkrr_report_table_header(stdout, rerun, chn);
     vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
                              .reference = a.ref, .mode = a.bisect ? "chained" : a.mode,
                              .perturb = a.perturb_text, .total = nsel,
-                             .damage = cap->damage, .ndamage = cap->ndamage};
+                             .damage = cap->damage, .ndamage = cap->ndamage,
+                             .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
+    vkrr_report_model_line(stdout, &info);
+    if (!a.c.quiet && !a.bisect)
+        vkrr_report_table_header(stdout, rerun, chn);
     run_tally t = {0};
     uint32_t done = 0;
     bool tty = isatty(fileno(stderr));
@@ -631,6 +642,7 @@ out:
         rerun_be.destroy(rerun_be.self);
     vkrr_compare_tol_destroy(rules);
     vkrr_port_set_destroy(ports);
+    vkrr_cli_hw_done(hw);
     vkrr_capture_close(cap);
     return rc;
 }

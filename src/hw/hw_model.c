@@ -124,11 +124,14 @@ vkrr_status vkrr_hw_model_open(const vkrr_hw_choice *c, vkrr_hw_model **out, vkr
     if (!m)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "hardware model");
     vkrr_status st = VKRR_OK;
-    if (approx && !strcmp(approx, "rounded")) {
+    bool made_rounded = !approx && c->capture_arch && !strcmp(c->capture_arch, "rounded");
+    if ((approx && !strcmp(approx, "rounded")) || made_rounded) {
         m->rounded = true;
         snprintf(m->name, sizeof m->name, "rounded");
-        snprintf(m->note, sizeof m->note,
-                 "the approximate instructions are correctly rounded stand-ins, not the GPU's");
+        snprintf(m->note, sizeof m->note, "%s",
+                 made_rounded ? "the capture was computed with the rounded model, not on a GPU"
+                              : "the approximate instructions are correctly rounded stand-ins, "
+                                "not the GPU's");
         *out = m;
         return VKRR_OK;
     }

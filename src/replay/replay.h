@@ -37,6 +37,7 @@
 #define VKRR_REPLAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "capture.h"
@@ -153,6 +154,8 @@ typedef struct vkrr_backend {
      * until the next run(), release() or destroy() */
     bool keeps_outputs;
     void (*release)(void *self);  /* frees the kept outputs; NULL when keeps_outputs is false */
+    /* optional: the GPU it runs on (name, compute capability); false: not a GPU */
+    bool (*device)(void *self, char *name, size_t cap, int *cc_major, int *cc_minor);
 } vkrr_backend;
 
 #ifdef __cplusplus

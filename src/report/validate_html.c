@@ -140,6 +140,15 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
     char counts[200];
     vkrr_report_counts(counts, sizeof counts, info->counts);
     fprintf(f, ", mode %s, %u launches: %s", info->mode ? info->mode : "isolated", n, counts);
+    if (info->hw_model) {
+        fputs("; hardware model ", f);
+        esc(f, info->hw_model);
+        if (info->hw_note && info->hw_note[0]) {
+            fputs(" (", f);
+            esc(f, info->hw_note);
+            fputs(")", f);
+        }
+    }
     if (info->mode && !strcmp(info->mode, "both")) {
         vkrr_report_counts(counts, sizeof counts, info->chained_counts);
         fprintf(f, "; chained: %s", counts);
@@ -217,6 +226,10 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
             }
         fputs("</td><td class='k'>", f);
         esc(f, r->note);
+        if (r->hw_note[0]) {
+            fputs(r->note[0] ? "<br>model: " : "model: ", f);
+            esc(f, r->hw_note);
+        }
         fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table>\n</body></html>\n", f);
@@ -292,9 +305,21 @@ static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_resul
     esc(f, info->capture);
     fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n", n,
             count[JUNIT_FAILURE], count[JUNIT_ERROR], count[JUNIT_SKIPPED]);
+    fputs("  <properties>", f);
+    if (info->hw_model) {
+        fputs("<property name=\"hardware_model\" value=\"", f);
+        esc(f, info->hw_model);
+        if (info->hw_note && info->hw_note[0]) {
+            fputs(" (", f);
+            esc(f, info->hw_note);
+            fputs(")", f);
+        }
+        fputs("\"/>", f);
+    }
     if (info->interrupted)
-        fprintf(f, "  <properties><property name=\"interrupted\" value=\"the first %u of %u "
-                   "launches\"/></properties>\n", n, info->total);
+        fprintf(f, "<property name=\"interrupted\" value=\"the first %u of %u launches\"/>", n,
+                info->total);
+    fputs("</properties>\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         const vkrr_launch *l = r->launch;
@@ -325,6 +350,8 @@ static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_resul
                     junit_failure(m, r, true);
                 if (r->note[0])
                     fprintf(m, "note: %s", r->note);
+                if (r->hw_note[0])
+                    fprintf(m, "%smodel: %s", r->note[0] ? "; " : "", r->hw_note);
                 fclose(m);
             }
             fputs("    <failure message=\"", f);

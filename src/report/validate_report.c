@@ -2,6 +2,7 @@
  * the JSON are an interface: scripts depend on them. */
 #include "validate_report.h"
 
+#include "approx.h"
 #include "validate_chain.h"
 
 #include <math.h>
@@ -45,6 +46,16 @@ void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t
         if (m->max_abs > *max_abs)
             *max_abs = m->max_abs;
     }
+}
+
+void vkrr_report_model_line(FILE *f, const vkrr_report_info *info)
+{
+    if (!info->hw_model)
+        return;
+    fprintf(f, "hardware model: %s", info->hw_model);
+    if (info->hw_note && info->hw_note[0])
+        fprintf(f, " (%s)", info->hw_note);
+    fputc('\n', f);
 }
 
 void vkrr_report_table_header(FILE *f, bool rerun, bool chained)
@@ -139,6 +150,8 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     fputc('\n', f);
     if (r->note[0])
         fprintf(f, "%8s  note: %s\n", "", r->note);
+    if (r->hw_note[0])
+        fprintf(f, "%8s  model: %s\n", "", r->hw_note);
     if (r->perturbed)
         fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
     for (uint32_t i = 0; i < r->nres; i++) {
@@ -271,6 +284,16 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     json_str(f, info->device ? info->device : "");
     fprintf(f, ",\n  \"reference\": ");
     json_str(f, info->reference);
+    fprintf(f, ",\n  \"hardware_model\": ");
+    if (info->hw_model) {
+        fprintf(f, "{\"name\": ");
+        json_str(f, info->hw_model);
+        fprintf(f, ", \"note\": ");
+        json_str(f, info->hw_note ? info->hw_note : "");
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
     unsigned reused = 0;
     for (uint32_t i = 0; i < n; i++)
         reused += res[i].chained_reused;
@@ -354,6 +377,17 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 r->damaged ? "true" : "false");
         fprintf(f, ", \"note\": ");
         json_str(f, r->note);
+        fprintf(f, ", \"hw_note\": ");
+        json_str(f, r->hw_note);
+        fprintf(f, ", \"standins\": [");
+        for (unsigned b = 0, k = 0; b < 4; b++)
+            if (r->standins & (1u << b)) {
+                char nm[96];
+                vkrr_approx_standin_names(1u << b, nm, sizeof nm);
+                fputs(k++ ? ", " : "", f);
+                json_str(f, nm);
+            }
+        fputc(']', f);
         fprintf(f, ", \"seconds\": ");
         json_num(f, r->seconds);
         fprintf(f, ", \"resources\": [");

@@ -22,7 +22,11 @@
  * "dispatches" and the "chained_reused" launches.  The summary gains "bisect":
  * {"first_divergence": sequence or null, "class", "evidence" ("original",
  * "isolated" or null), "upstream": sequence or null, "later_culprits":
- * [sequences of the later launches whose role is "culprit"]}.  PSNR of identical data
+ * [sequences of the later launches whose role is "culprit"]}.  "hardware_model":
+ * {"name", "note"} names the model of the approximate instructions and the
+ * texture filter; per launch "hw_note" (where that model is not exact for
+ * it) and "standins" (the approximate instructions a reference computed with
+ * a stand-in, compared within the ISA's bound).  PSNR of identical data
  * is infinite; JSON has no infinity, so it is written as null. */
 #ifndef VKRR_VALIDATE_REPORT_H
 #define VKRR_VALIDATE_REPORT_H
@@ -46,7 +50,13 @@ typedef struct vkrr_report_info {
     unsigned unreadable;     /* launches that could not be validated (damaged, changed, skipped) */
     const vkrr_error *damage;/* the capture's problems no launch owns */
     uint32_t ndamage;
+    const char *hw_model;    /* the hardware model's name (src/hw/hw_model.h), NULL: none used */
+    const char *hw_note;     /* why that model, "" or NULL */
 } vkrr_report_info;
+
+/* "hardware model: sm_90, measured (NOTE)" and a newline; nothing when
+ * info->hw_model is NULL. */
+void vkrr_report_model_line(FILE *f, const vkrr_report_info *info);
 
 /* Worst ULP/PSNR of a launch in one mode (for the table, HTML and JUnit). */
 void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t *max_ulp,

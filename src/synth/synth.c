@@ -2,6 +2,8 @@
  * capture, written to a temporary sibling directory and renamed at the end. */
 #include "synth.h"
 
+#include "hw_model.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -265,6 +267,24 @@ static vkrr_status install(const char *tmp, const char *dir, vkrr_error *err)
     return VKRR_OK;
 }
 
+/* run.log's device line: the GPU (name, compute capability), or for the CPU
+ * backend the hardware model its approximate instructions followed, so
+ * validate picks the same model (README "The capture format"). */
+static void log_device(vkrr_writer *w, const vkrr_backend *be)
+{
+    char name[128];
+    int ma = -1, mi = -1;
+    if (be->device && be->device(be->self, name, sizeof name, &ma, &mi)) {
+        for (char *p = name; *p; p++)
+            if (*p == '"')
+                *p = '\'';
+        vkrr_writer_log_line(w, "device name=\"%s\" cc=%d.%d", name, ma, mi);
+    } else {
+        vkrr_writer_log_line(w, "device name=\"vkrr %s backend\" model=\"%s\"", be->name,
+                             vkrr_hw_model_name(vkrr_hw_current()));
+    }
+}
+
 vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *stats,
                            vkrr_error *err)
 {
@@ -314,6 +334,7 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     }
     if (st != VKRR_OK)
         goto fail;
+    log_device(w, &be);
     st = rrref_net_create(&net, &(rrref_net_desc){.width = d.width, .height = d.height,
                                                   .seed = d.seed}, err);
     if (st != VKRR_OK)

@@ -1,5 +1,8 @@
 #include "validate.h"
 
+#include "approx.h"
+#include "texfilter.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,26 +95,48 @@ static uint64_t gap_diff(const uint8_t *a, const uint8_t *b, uint64_t from, uint
 /* The comparisons every resource gets: port vs capture and, with a rerun,
  * port vs rerun and (isolated: the rerun ran from the captured inputs too)
  * rerun vs capture. */
+/* tol widened to the ISA's bound of the stand-ins si (approx.h), when asked. */
+static vkrr_tolerance with_standins(const vkrr_validate_opts *o, vkrr_tolerance tol, unsigned si)
+{
+    if (!si || !o->standin_bounds)
+        return tol;
+    double atol, rtol;
+    int64_t ulp;
+    vkrr_approx_standin_bound(si, &atol, &rtol, &ulp);
+    tol.atol = atol > tol.atol ? atol : tol.atol;
+    tol.rtol = rtol > tol.rtol ? rtol : tol.rtol;
+    tol.max_ulp = ulp > tol.max_ulp ? ulp : tol.max_ulp;
+    return tol;
+}
+
+/* The stand-ins each side computed with (replay.standins). */
+typedef struct standins {
+    unsigned port, rerun;
+} standins;
+
 static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_launch *l,
                                     vkrr_resource_result *rr, const vkrr_port_output *desc,
                                     const void *capture, const void *port, const void *rerun,
                                     bool chained, uint64_t bytes, vkrr_hash_cursor *hc,
-                                    vkrr_error *err)
+                                    standins si, vkrr_error *err)
 {
     /* the type's default, the descriptor's keys, then --tolerance and flags */
     vkrr_tolerance tol = vkrr_tolerance_default(rr->view.dtype);
     if (desc)
         vkrr_compare_tol_apply(&tol, &desc->tol);
     tol = vkrr_compare_tol_resolve_from(o->rules, tol, l->kernel, l->occurrence, rr->offset);
-    vkrr_status s = vkrr_compare_hashed(&rr->view, capture, port, bytes, &tol, hc, &rr->port, err);
+    vkrr_tolerance tp = with_standins(o, tol, si.port), tr = with_standins(o, tol, si.port | si.rerun);
+    vkrr_status s = vkrr_compare_hashed(&rr->view, capture, port, bytes, &tp, hc, &rr->port, err);
     if (s != VKRR_OK)
         return s;
     rr->pass = rr->port.pass && rr->outside_diff == 0;
     if (rerun) {
         rr->has_rerun = true;
-        s = vkrr_compare(&rr->view, rerun, port, bytes, &tol, &rr->port_vs_rerun, err);
-        if (s == VKRR_OK && !chained)
-            s = vkrr_compare(&rr->view, capture, rerun, bytes, &tol, &rr->rerun_vs_capture, err);
+        s = vkrr_compare(&rr->view, rerun, port, bytes, &tr, &rr->port_vs_rerun, err);
+        if (s == VKRR_OK && !chained) {
+            vkrr_tolerance tc = with_standins(o, tol, si.rerun);
+            s = vkrr_compare(&rr->view, capture, rerun, bytes, &tc, &rr->rerun_vs_capture, err);
+        }
     }
     return s;
 }
@@ -338,7 +363,8 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             rr->view = win[w];
             if (win[w].offset > pos)
                 outside += gap_diff(cp, pp, pos, win[w].offset, hcp);
-            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, chained, size, hcp, err);
+            s = compare_resource(o, l, rr, desc[w], cp, pp, rp, chained, size, hcp,
+                                 (standins){port->standins, rerun ? rerun->standins : 0}, err);
             uint64_t end = win[w].offset + vkrr_view_bytes(&win[w]);
             pos = end > pos ? end : pos;
         }
@@ -399,7 +425,8 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         vkrr_hash_cursor *hcp = o->hash_check && im->has_dump_hash ? &hc : NULL;
         s = compare_resource(o, l, rr, desc, dump.data, pp,
                              rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, chained,
-                             bytes, hcp, err);
+                             bytes, hcp, (standins){port->standins, rerun ? rerun->standins : 0},
+                             err);
         if (s == VKRR_OK && hcp && hc.h != im->dump_hash)
             mark_changed(out, out->nres - 1, out->nres, im->dump_path, hc.h, im->dump_hash,
                          im->dump_hash_line);
@@ -521,6 +548,8 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
     }
     bool changed = false;
     out->status = VKRR_LAUNCH_PASS;
+    out->standins = cand->standins | (rerun ? rerun->standins : 0);
+    vkrr_validate_hw_note(out, l);
     out->rerun_matches_capture = rerun != NULL && !chained; /* chained: not compared */
     for (uint32_t i = 0; i < out->nres; i++) {
         const vkrr_resource_result *x = &out->res[i];
@@ -543,6 +572,31 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
         vkrr_launch_note(out, "not compared: %s", buf);
     }
     return VKRR_OK;
+}
+
+void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
+{
+    size_t at = 0;
+    out->hw_note[0] = 0;
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        const vkrr_image *im = &l->images[i];
+        char why[256];
+        vkrr_texcase tc = {im->format, im->channels, im->sampler.filter,
+                           {im->sampler.address[0], im->sampler.address[1]}, im->sampler.normalized,
+                           im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D};
+        if (im->kind != VKRR_IMAGE_TEXTURE || !vkrr_texfilter_unmeasured(&tc, why, sizeof why))
+            continue;
+        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at, "%sarg%u: %s",
+                         at ? "; " : "", im->offset, why);
+        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
+    }
+    if (out->standins) {
+        char names[160];
+        vkrr_approx_standin_names(out->standins, names, sizeof names);
+        snprintf(out->hw_note + at, sizeof out->hw_note - at,
+                 "%sthe reference computed %s with a stand-in (not measured exactly on a GPU): "
+                 "compared within the PTX ISA's bound", at ? "; " : "", names);
+    }
 }
 
 static void result_init(vkrr_launch_result *out, const vkrr_launch *l)

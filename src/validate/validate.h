@@ -37,6 +37,15 @@
  * a changed texture turns that FAIL into ERROR; a PASS needs no proof that
  * its inputs are CUDA's.
  *
+ * The hardware model (src/hw): a launch whose reference (the rerun, or the
+ * backend validated, as in `vkrr rerun`) computed an approximate
+ * instruction with a stand-in (lg2/tanh off f16 inputs, div.approx, the f64
+ * forms) has `standins` set and says so in hw_note; with opts.standin_bounds
+ * its comparisons with that reference get the ISA's bound of it as their
+ * default tolerance (vkrr_approx_standin_bound), not an exact compare that
+ * cries wolf.  A linear-filtered texture of a case not measured on a GPU is
+ * named in hw_note too.
+ *
  * Errors (returned) are only what stops everything (out of memory, misuse, a
  * port descriptor that does not parse or does not fit the launch);
  * a port that fails, times out or has no shader is a result, not an error.
@@ -129,6 +138,10 @@ typedef struct vkrr_launch_result {
                                  * res[].chained_vs_original hold the comparison */
     bool chained_original_pass; /* every resource within tolerance of it */
     const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
+    unsigned standins;          /* VKRR_STANDIN_* (src/hw/approx.h) a reference computed with:
+                                 * its comparisons were within the ISA's bound (see opts) */
+    char hw_note[512];          /* where the hardware model is not exact for this launch:
+                                 * stand-ins, texture filtering not measured; "" when exact */
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {
@@ -141,6 +154,10 @@ typedef struct vkrr_validate_opts {
     bool heatmaps_all;             /* every resource, not only failing ones */
     const vkrr_perturb *perturb;   /* NULL: none; applied to the port's output */
     bool hash_check;               /* check dumps against the log's hash= (see above) */
+    bool standin_bounds;           /* an output of a backend that used a stand-in for an
+                                    * approximate instruction (replay.standins) is compared
+                                    * within the PTX ISA's bound of that instruction, at least
+                                    * (set when no tolerance was given) */
 } vkrr_validate_opts;
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
@@ -148,6 +165,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
                                  vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
 
+/* Fills r->hw_note for l and r->standins (called by every comparison). */
+void vkrr_validate_hw_note(vkrr_launch_result *r, const vkrr_launch *l);
 /* "; "-separated: adds one sentence to r->note (cut when it is full). */
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
