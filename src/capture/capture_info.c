@@ -93,9 +93,28 @@ static void json_launch(const vkrr_launch *l, FILE *f)
     fputc('}', f);
 }
 
+static void json_device(const vkrr_capture_device *d, FILE *f)
+{
+    if (!d->present) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"name\":", f);
+    json_string(f, d->name);
+    if (d->cc_major >= 0)
+        fprintf(f, ",\"cc\":\"%d.%d\"", d->cc_major, d->cc_minor);
+    else
+        fputs(",\"cc\":null", f);
+    fputs(",\"model\":", f);
+    json_string(f, d->model);
+    fputc('}', f);
+}
+
 void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
 {
-    fputs("{\"launches\":[", f);
+    fputs("{\"device\":", f);
+    json_device(&cap->device, f);
+    fputs(",\"launches\":[", f);
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_launch(&cap->launches[i], f);
@@ -118,6 +137,14 @@ void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
 {
     fprintf(f, "capture %s: %u launches, %u frames, %u modules, %s\n", cap->path, cap->nlaunches,
             cap->nframes, cap->nmodules, cap->has_log ? "run.log present" : "no run.log");
+    const vkrr_capture_device *d = &cap->device;
+    if (!d->present)
+        fputs("made on: not recorded (run.log has no device line)\n", f);
+    else if (d->cc_major >= 0)
+        fprintf(f, "made on: %s, compute capability %d.%d (sm_%d%d)\n", d->name, d->cc_major,
+                d->cc_minor, d->cc_major, d->cc_minor);
+    else
+        fprintf(f, "made on: %s, hardware model %s\n", d->name, d->model[0] ? d->model : "?");
     size_t kw = 6;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
         if (strlen(cap->launches[i].kernel) > kw)

@@ -24,6 +24,7 @@ int vkrr_cmd_bisect(int argc, char **argv);
 int vkrr_cmd_diff(int argc, char **argv);
 int vkrr_cmd_port(int argc, char **argv);
 int vkrr_cmd_rerun(int argc, char **argv);
+int vkrr_cmd_hw(int argc, char **argv);
 
 /* Prints err as "vkrr: error: ..." and returns its exit code. */
 int vkrr_cli_fail(const vkrr_error *err);

@@ -4,6 +4,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "hw_model.h"
 
 static const char info_help[] =
     "usage: vkrr info CAPDIR [--json]\n"
@@ -16,7 +17,10 @@ static const char info_help[] =
     "listed as DAMAGED with the file and line at fault, the rest as usual, and the\n"
     "exit is 2 (also when nothing can be read).  Nothing in CAPDIR is written.\n"
     "\n"
-    "  --json   one JSON object with a \"launches\" array instead of the table\n";
+    "The GPU that made the capture (run.log's device line) is shown first, with the\n"
+    "hardware model validate and rerun will use for it by default.\n"
+    "\n"
+    "  --json   one JSON object (\"device\", a \"launches\" array, ...) instead of the table\n";
 
 int vkrr_cmd_info(int argc, char **argv)
 {
@@ -43,10 +47,19 @@ int vkrr_cmd_info(int argc, char **argv)
     vkrr_capture *cap = NULL;
     if (vkrr_capture_open_ex(&cap, dir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         return vkrr_cli_fail(&err);
-    if (json)
+    if (json) {
         vkrr_capture_print_json(cap, stdout);
-    else
+    } else {
         vkrr_capture_print_table(cap, stdout);
+        /* what validate would use (model choice needs no device) */
+        vkrr_hw_model *hw = NULL;
+        vkrr_error herr = {0};
+        if (vkrr_cli_hw_use(&(vkrr_cli_compare){0}, cap, &hw, &herr) == VKRR_OK)
+            printf("hardware model (validate, rerun): %s%s%s%s\n", vkrr_hw_model_name(hw),
+                   vkrr_hw_model_note(hw)[0] ? " (" : "", vkrr_hw_model_note(hw),
+                   vkrr_hw_model_note(hw)[0] ? ")" : "");
+        vkrr_cli_hw_done(hw);
+    }
     /* each problem also as an error line, for people reading stderr */
     for (uint32_t i = 0; i < cap->ndamage; i++)
         vkrr_error_print(&cap->damage[i], stderr);

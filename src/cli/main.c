@@ -20,6 +20,7 @@ static const command commands[] = {
     {"diff", vkrr_cmd_diff, "compare two captures of the same frames, launch by launch"},
     {"rerun", vkrr_cmd_rerun, "run the original kernels again (from their PTX, on the CPU) and compare"},
     {"port", vkrr_cmd_port, "port new: a kernel's starting port (.comp + .port) from a capture"},
+    {"hw", vkrr_cmd_hw, "hw measure: the approximate instructions' tables of this GPU; hw list"},
     {"bench", vkrr_cmd_bench, "time every launch on the Vulkan port beside CUDA's profiler times"},
 };
 

@@ -98,8 +98,7 @@ static float ex2_ftz(float x)
     const int8_t *d = table(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS);
     if (!d)
         return canon_nan();
-    double g = (double)j * 0x1p-23;
-    float e = apply_delta((float)exp2(neg ? -g : g), d[j]);
+    float e = apply_delta(vkrr_hw_grid_ref(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j), d[j]);
     return neg ? flush_exact(ldexp((double)e, -i)) : ldexpf(e, i);
 }
 
@@ -128,6 +127,30 @@ static double quarter_value(uint32_t j)
     return j < (1u << 23) ? 1.0 + (double)j * 0x1p-23 : 2.0 + (double)(j - (1u << 23)) * 0x1p-22;
 }
 
+float vkrr_hw_grid_ref(vkrr_hw_table_id id, uint32_t j)
+{
+    double g = (double)j * 0x1p-23;
+    switch (id) {
+    case VKRR_HWT_EX2_POS: return (float)exp2(g);
+    case VKRR_HWT_EX2_NEG: return (float)exp2(-g);
+    case VKRR_HWT_RSQRT: return (float)(1.0 / sqrt(quarter_value(j)));
+    case VKRR_HWT_SQRT: return (float)sqrt(quarter_value(j));
+    case VKRR_HWT_RCP: return (float)(1.0 / (1.0 + g));
+    case VKRR_HWT_LG2: return (float)log2(1.0 + g);
+    case VKRR_HWT_SIN:
+    case VKRR_HWT_COS: {
+        bool s = id == VKRR_HWT_SIN;
+        if (j % (1u << 23) == 0) { /* exactly 0 or +-1 */
+            unsigned q = j >> 23;
+            return s ? (q == 1 ? 1.0f : q == 3 ? -1.0f : 0.0f) : (q == 0 ? 1.0f : q == 2 ? -1.0f : 0.0f);
+        }
+        double a = 2 * M_PI * j / 33554432.0; /* as written: ((2 pi) j) / 2^25 */
+        return (float)(s ? sin(a) : cos(a));
+    }
+    default: return NAN;
+    }
+}
+
 /* rsqrt.approx.ftz.f32: 2^-k R[xr]; sqrt.approx.ftz.f32: 2^k S[xr]. */
 static float root_ftz(bool rsq, float x)
 {
@@ -143,8 +166,7 @@ static float root_ftz(bool rsq, float x)
     const int8_t *d = table(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT);
     if (!d)
         return canon_nan();
-    double xr = quarter_value(j);
-    float ref = rsq ? (float)(1.0 / sqrt(xr)) : (float)sqrt(xr);
+    float ref = vkrr_hw_grid_ref(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT, j);
     return ldexpf(apply_delta(ref, d[j]), rsq ? -k : k);
 }
 
@@ -172,7 +194,7 @@ static float rcp_ftz(float x)
     const int8_t *d = table(VKRR_HWT_RCP);
     if (!d)
         return canon_nan();
-    float c = apply_delta((float)(1.0 / (1.0 + (double)j * 0x1p-23)), d[j]);
+    float c = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d[j]);
     return flush_exact(copysign(ldexp((double)c, -e), (double)x));
 }
 
@@ -194,6 +216,13 @@ static float mul_rz(float a, float b)
     if (fabs((double)f) > fabs(p))
         f = nextafterf(f, 0.0f);
     return f;
+}
+
+static uint32_t turn_index(float t);
+
+uint32_t vkrr_hw_turn_index(float x)
+{
+    return turn_index(mul_rz(x, bitsf(0x3e22f983u)));
 }
 
 static uint32_t turn_index(float t)
@@ -237,27 +266,24 @@ static float turn(bool is_sin, float x, int flush)
         x = ftz(x);
     if (isnan(x) || isinf(x))
         return canon_nan();
-    uint32_t j = turn_index(mul_rz(x, bitsf(0x3e22f983u)));
+    uint32_t j = vkrr_hw_turn_index(x);
     bool neg = is_sin && (fbits(x) & 0x80000000u);
     float v;
     uint32_t eb;
+    const int8_t *d = table(is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS);
+    if (!d)
+        return canon_nan();
     /* the zeros at quarter turns carry the hardware's signs */
-    if (is_sin && (j == 0 || j == 1u << 24))
+    if (is_sin && (j == 0 || j == 1u << 24)) {
         v = j ? -0.0f : 0.0f;
-    else if (!is_sin && (j == 1u << 23 || j == 3u << 23))
+    } else if (!is_sin && (j == 1u << 23 || j == 3u << 23)) {
         v = j == 1u << 23 ? -0.0f : 0.0f;
-    else if (exception_at(is_sin ? VKRR_HWT_SIN_EXC : VKRR_HWT_COS_EXC, j, &eb))
+    } else if (exception_at(is_sin ? VKRR_HWT_SIN_EXC : VKRR_HWT_COS_EXC, j, &eb)) {
+        /* searched every time: besides the saturated entries (+-127) the list
+         * holds a near-tie of the reference whose delta looks ordinary */
         v = bitsf(eb);
-    else {
-        const int8_t *d = table(is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS);
-        if (!d)
-            return canon_nan();
-        double ref;
-        if (j % (1u << 23) == 0) /* exactly 0 or +-1 */
-            ref = is_sin ? (j == 1u << 23 ? 1.0 : -1.0) : (j == 0 ? 1.0 : -1.0);
-        else
-            ref = is_sin ? sin(2 * M_PI * j / 33554432.0) : cos(2 * M_PI * j / 33554432.0);
-        v = apply_delta((float)ref, d[j]);
+    } else {
+        v = apply_delta(vkrr_hw_grid_ref(is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS, j), d[j]);
     }
     return neg ? -v : v;
 }
@@ -298,7 +324,7 @@ static float lg2_normal(float x, unsigned *standins)
     const int8_t *d = table(VKRR_HWT_LG2);
     if (!d)
         return canon_nan();
-    float l = apply_delta((float)log2(1.0 + (double)j * 0x1p-23), d[j]);
+    float l = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_LG2, j), d[j]);
     if (e == 0)
         return l;
     *standins |= VKRR_STANDIN_LG2;

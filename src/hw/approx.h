@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw_tables.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -91,6 +92,14 @@ vkrr_status vkrr_approx_require(vkrr_approx_op op, bool f16_forms, vkrr_error *e
 #define VKRR_APPROX_TABLE_ENTRIES 65536u
 #define VKRR_APPROX_PORT_TABLE_BYTES (2u * VKRR_APPROX_TABLE_ENTRIES * 4u)
 vkrr_status vkrr_approx_port_tables(const uint32_t **tables, vkrr_error *err);
+
+/* ref(j) of delta table id (hw_tables.h): the exact function at grid point
+ * j, rounded once to f32 (in double; exact at every grid point); the
+ * hardware's value is inverse(ord(ref) + delta[j]) (src/hw/README.md). */
+float vkrr_hw_grid_ref(vkrr_hw_table_id id, uint32_t j);
+/* The model's turn index of sin/cos.approx for input x: floor(|t| 2^25)
+ * mod 2^25, t = FMUL.RZ(x, 1/(2 pi) as f32). */
+uint32_t vkrr_hw_turn_index(float x);
 
 /* The PTX ISA's bound of the stand-ins in `standins`, as a tolerance on an
  * output computed with them (the widest of each; negative: not used):

@@ -1,7 +1,8 @@
-/* hw_blobs.h - the built-in table set (src/hw/sm_90: tables.tsv and the
- * NAME.xz files), embedded in the binary at build time by src/CMakeLists.txt
- * (.incbin of the files themselves: the compressed bytes, nothing decoded).
- * The list ends with a {NULL} entry. */
+/* hw_blobs.h - files embedded in the binary at build time by
+ * src/CMakeLists.txt (.incbin of the files themselves: nothing decoded):
+ * the built-in table set (src/hw/sm_90: tables.tsv and the NAME.xz files)
+ * and the measurement kernels (src/hw/ptx: measure.ptx, measure_bf16.ptx;
+ * not NUL-terminated).  Each list ends with a {NULL} entry. */
 #ifndef VKRR_HW_BLOBS_H
 #define VKRR_HW_BLOBS_H
 
@@ -13,5 +14,6 @@ typedef struct vkrr_hw_blob {
 } vkrr_hw_blob;
 
 extern const vkrr_hw_blob vkrr_hw_shipped_blobs[];
+extern const vkrr_hw_blob vkrr_hw_kernel_blobs[];
 
 #endif

@@ -1,0 +1,271 @@
+/* vkrr hw: the hardware model's tables.  `vkrr hw measure` makes them for the
+ * GPU at hand (src/hw/measure.h; the kernels shipped with vkrr, through
+ * libcuda); `vkrr hw list` says which sets vkrr finds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cuda_backend.h"
+#include "hw_blobs.h"
+#include "hw_model.h"
+#include "measure.h"
+#include "ptx.h"
+
+static const char hw_help[] =
+    "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N] [-q]\n"
+    "       vkrr hw list [--hw-tables DIR]\n"
+    "\n"
+    "The approximate instructions (ex2.approx, rsqrt.approx, sin.approx, ...) return\n"
+    "what the GPU's hardware returns, not the correctly rounded value, so vkrr models\n"
+    "them from tables measured on a GPU (README \"The hardware model\").  vkrr ships\n"
+    "sm_90's (an H200).  For another architecture, measure it:\n"
+    "\n"
+    "measure: runs vkrr's measurement kernels (PTX shipped inside vkrr; no nvcc)\n"
+    "through libcuda on the NVIDIA GPU, writes OUTDIR/sm_NN/ (tables.tsv and the\n"
+    "tables, xz-compressed; the same files as the built-in sm_90 set), then checks\n"
+    "every law of the model over every f32 input and prints which hold.  Minutes.\n"
+    "  --device N           CUDA device ordinal (default 0)\n"
+    "  --backend ptx --sample N   run the kernels in vkrr's PTX interpreter over\n"
+    "                       every N-th input instead: the interpreter computes the\n"
+    "                       current model, so this checks the measurement itself\n"
+    "                       (the tables it writes must equal the model's), not a GPU\n"
+    "  -q                   no progress lines\n"
+    "Then validate and rerun use the tables for captures from that architecture\n"
+    "with --hw-tables OUTDIR, or by default once copied to\n"
+    "$XDG_DATA_HOME/vkrr/hw/sm_NN (~/.local/share/vkrr/hw/sm_NN).\n"
+    "\n"
+    "list: the table sets vkrr finds (built in, the folder above, --hw-tables DIR).\n"
+    "\n"
+    "exit: 0 every law holds, 1 a law does not (the tables are still written: the\n"
+    "model then is not exact there), 2 bad usage or a file that cannot be written,\n"
+    "3 no libcuda or no GPU.\n"
+    "\n"
+    "example, on a machine with an RTX 4090 (sm_89):\n"
+    "  vkrr hw measure hw-tables && mkdir -p ~/.local/share/vkrr/hw &&\n"
+    "    cp -r hw-tables/sm_89 ~/.local/share/vkrr/hw/\n";
+
+/* The measurement kernels as files (both backends load modules from a folder). */
+static vkrr_status kernel_dir(char *dir, size_t cap, vkrr_error *err)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/vkrr-hw-XXXXXX", t && t[0] ? t : "/tmp");
+    if (!mkdtemp(dir))
+        return vkrr_fail(err, VKRR_ERR_IO, dir, 0, -1, "cannot create a temporary folder");
+    for (const vkrr_hw_blob *b = vkrr_hw_kernel_blobs; b->name; b++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, b->name);
+        FILE *f = fopen(path, "wb");
+        size_t n = (size_t)(b->end - b->start);
+        bool ok = f && fwrite(b->start, 1, n, f) == n;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok)
+            return vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "cannot write");
+    }
+    return VKRR_OK;
+}
+
+static void remove_kernel_dir(const char *dir)
+{
+    for (const vkrr_hw_blob *b = vkrr_hw_kernel_blobs; b->name; b++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, b->name);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* out[i] = OP(in[i]) through a backend (measure.h's runner). */
+static vkrr_status run_op(void *ctx, unsigned op, const uint32_t *in, uint32_t *out, uint32_t n,
+                          vkrr_error *err)
+{
+    const vkrr_backend *be = ctx;
+    const uint64_t in_base = 0x100000000ull, out_base = 0x200000000ull;
+    uint8_t args[24];
+    uint32_t nop[2] = {n, op};
+    memcpy(args, &in_base, 8);
+    memcpy(args + 8, &out_base, 8);
+    memcpy(args + 16, nop, 8);
+    vkrr_replay_alloc allocs[2] = {{in_base, (uint64_t)n * 4, in, NULL, NULL},
+                                   {out_base, (uint64_t)n * 4, NULL, out, NULL}};
+    vkrr_pointer ptrs[2] = {{0, 0, 0}, {8, 1, 0}};
+    vkrr_replay r = {.kernel = op >= VKRR_HWOP_EX2_BF16 ? "vkrr_hw_measure_bf16" : "vkrr_hw_measure",
+                     .grid = {(n + 255) / 256, 1, 1}, .block = {256, 1, 1}, .args = args,
+                     .args_bytes = sizeof args, .allocs = allocs, .nallocs = 2, .pointers = ptrs,
+                     .npointers = 2};
+    return be->run(be->self, &r, err);
+}
+
+static int measure(int argc, char **argv)
+{
+    const char *out = NULL, *backend = "cuda";
+    uint64_t sample = 0, device = 0;
+    bool quiet = false;
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (vkrr_cli_is_help(o)) {
+            fputs(hw_help, stdout);
+            return 0;
+        } else if (!strcmp(o, "--backend") && v) {
+            backend = argv[++i];
+            if (strcmp(backend, "cuda") && strcmp(backend, "ptx"))
+                return vkrr_cli_usage_error("hw", "--backend takes cuda or ptx, not '%s'", backend);
+        } else if (!strcmp(o, "--sample") && v) {
+            if (!vkrr_cli_parse_u64(argv[++i], 1u << 20, &sample) || sample < 1)
+                return vkrr_cli_usage_error("hw", "--sample takes an integer 1..%u, not '%s'",
+                                            1u << 20, v);
+        } else if (!strcmp(o, "--device") && v) {
+            if (!vkrr_cli_parse_u64(argv[++i], 64, &device))
+                return vkrr_cli_usage_error("hw", "--device takes a CUDA device ordinal, not '%s'", v);
+        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
+            quiet = true;
+        } else if (o[0] == '-') {
+            return vkrr_cli_usage_error("hw", "unknown option '%s' (or it needs a value)", o);
+        } else if (!out) {
+            out = o;
+        } else {
+            return vkrr_cli_usage_error("hw", "one OUTDIR only ('%s' is extra)", o);
+        }
+    }
+    if (!out)
+        return vkrr_cli_usage_error("hw", "measure needs OUTDIR");
+    bool ptx = !strcmp(backend, "ptx");
+    if (ptx && sample < 2)
+        return vkrr_cli_usage_error("hw", "--backend ptx measures vkrr's own model: give --sample "
+                                          "N (N >= 2) to check the measurement on every N-th input");
+    vkrr_error err = {0};
+    vkrr_backend be = {0};
+    char kdir[1024] = "", dir[1200], name[128] = "vkrr PTX interpreter", arch[32] = "sm_90";
+    int rc = 2, ma = 9, mi = 0;
+    if (kernel_dir(kdir, sizeof kdir, &err) != VKRR_OK)
+        goto fail;
+    if (ptx) {
+        if (vkrr_ptx_backend_create_dir(&be, kdir, &err) != VKRR_OK)
+            goto fail;
+        /* the interpreter computes the current model: its tables' architecture */
+        vkrr_hw_tables *t = vkrr_hw_model_tables(vkrr_hw_current());
+        snprintf(arch, sizeof arch, "%s", t ? vkrr_hw_tables_arch(t) : "sm_90");
+    } else {
+        if (vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){.module_dir = kdir, .device = (int)device},
+                                     &err) != VKRR_OK)
+            goto fail;
+        if (be.device)
+            be.device(be.self, name, sizeof name, &ma, &mi);
+        vkrr_hw_arch_name(ma, mi, arch, sizeof arch);
+    }
+    snprintf(dir, sizeof dir, "%s/%s", out, arch);
+    char device_line[256];
+    snprintf(device_line, sizeof device_line, "%s, compute capability %d.%d%s", name, ma, mi,
+             ptx ? " (the model, through the PTX interpreter)" : "");
+    printf("hw measure: %s (%s) into %s%s\n", name, arch, dir, sample > 1 ? ", sampled" : "");
+    vkrr_hw_measure_result res;
+    vkrr_hw_measure_desc d = {.run = run_op, .ctx = &be, .dir = dir, .arch = arch,
+                              .device = device_line, .sample = (uint32_t)sample,
+                              .bf16 = ma >= 9, .progress = quiet ? NULL : stderr,
+                              .batch = ptx ? (1u << 16) : 0};
+    if (vkrr_hw_measure_run(&d, &res, &err) != VKRR_OK)
+        goto fail;
+    unsigned failed = 0;
+    printf("tables: %s (sin: %llu exceptions, %llu turn indexes no input reaches; cos: %llu, %llu)\n",
+           dir, (unsigned long long)res.exceptions[0], (unsigned long long)res.unreachable[0],
+           (unsigned long long)res.exceptions[1], (unsigned long long)res.unreachable[1]);
+    for (unsigned i = 0; i < res.nlaws; i++) {
+        bool held = res.laws[i].violations == 0;
+        failed += !held;
+        printf("%-5s %s: %llu inputs, %llu violations\n", held ? "holds" : "FAILS", res.laws[i].name,
+               (unsigned long long)res.laws[i].tested, (unsigned long long)res.laws[i].violations);
+    }
+    if (sample > 1)
+        printf("sampled: no law checked (every law needs every input)\n");
+    else
+        printf("%s\n", failed ? "some laws do not hold on this GPU: vkrr's model of it is not exact"
+                              : "every law holds: vkrr's model of this GPU is exact");
+    rc = failed ? 1 : 0;
+    goto out;
+fail:
+    rc = vkrr_cli_fail(&err);
+out:
+    if (be.destroy)
+        be.destroy(be.self);
+    if (kdir[0])
+        remove_kernel_dir(kdir);
+    return rc;
+}
+
+static void list_set(const char *dir)
+{
+    vkrr_hw_tables *t = NULL;
+    vkrr_error err = {0};
+    char man[1200];
+    snprintf(man, sizeof man, "%s/tables.tsv", dir);
+    if (access(man, F_OK) != 0)
+        return;
+    if (vkrr_hw_tables_open_dir(dir, &t, &err) != VKRR_OK) {
+        char buf[1400];
+        vkrr_error_format(&err, buf, sizeof buf);
+        printf("  %s: DAMAGED: %s\n", dir, buf);
+        return;
+    }
+    printf("  %-6s %s (%s)\n", vkrr_hw_tables_arch(t), dir, vkrr_hw_tables_device(t));
+    vkrr_hw_tables_close(t);
+}
+
+/* Sets in dir itself and in dir/sm_NN. */
+static void list_folder(const char *dir)
+{
+    list_set(dir);
+    for (int a = 50; a < 200; a++) {
+        char sub[1100];
+        snprintf(sub, sizeof sub, "%s/sm_%d", dir, a);
+        list_set(sub);
+    }
+}
+
+static int list(int argc, char **argv)
+{
+    const char *extra = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (vkrr_cli_is_help(argv[i])) {
+            fputs(hw_help, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--hw-tables") && i + 1 < argc) {
+            extra = argv[++i];
+        } else {
+            return vkrr_cli_usage_error("hw", "list: unexpected '%s'", argv[i]);
+        }
+    }
+    vkrr_hw_tables *t = NULL;
+    vkrr_error err = {0};
+    printf("hardware tables vkrr finds, in the order it looks:\n");
+    if (extra)
+        list_folder(extra);
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    char user[1024] = "";
+    if (x && x[0] == '/')
+        snprintf(user, sizeof user, "%s/vkrr/hw", x);
+    else if (home && home[0] == '/')
+        snprintf(user, sizeof user, "%s/.local/share/vkrr/hw", home);
+    if (user[0])
+        list_folder(user);
+    if (vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK) {
+        printf("  %-6s built in (%s)\n", vkrr_hw_tables_arch(t), vkrr_hw_tables_device(t));
+        vkrr_hw_tables_close(t);
+    }
+    return 0;
+}
+
+int vkrr_cmd_hw(int argc, char **argv)
+{
+    if (argc < 2 || vkrr_cli_is_help(argv[1])) {
+        fputs(hw_help, stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "measure"))
+        return measure(argc, argv);
+    if (!strcmp(argv[1], "list"))
+        return list(argc, argv);
+    return vkrr_cli_usage_error("hw", "unknown subcommand '%s' (measure or list)", argv[1]);
+}

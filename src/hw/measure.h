@@ -1,0 +1,100 @@
+/* measure.h - measuring a GPU's approximate instructions: the tables of
+ * hw_tables.h for the GPU at hand, and how well the laws of approx.h hold.
+ *
+ * What runs the instructions is the caller's (a callback: `vkrr hw measure`
+ * runs the shipped kernels src/hw/ptx/measure*.ptx through libcuda, the
+ * tests through the PTX interpreter), so this file only chooses inputs and
+ * reads outputs:
+ *
+ *     vkrr_hw_measure_desc d = {.run = my_run, .ctx = gpu, .dir = "out/sm_89",
+ *                               .arch = "sm_89", .device = "NVIDIA L4"};
+ *     vkrr_hw_measure_result r;
+ *     if (vkrr_hw_measure_run(&d, &r, &err) != VKRR_OK) ...;
+ *
+ * The tables (every grid point of every table, src/hw/README.md):
+ *   delta tables: the grid point's input through the .ftz form (its output is
+ *     the table entry itself: i = 0, k = 0, e = 1), delta = ord(hw) -
+ *     ord(ref(j)); sin/cos: every positive f32 x with FMUL.RZ(x, 1/(2 pi))
+ *     below one turn, the first of each turn index j kept (the others must
+ *     agree: a law), |delta| > 126 into the exceptions list (the table
+ *     then holds 127 when delta is 127, else -127), -128 where no input
+ *     reaches j;
+ *   f16_inputs: every f16 value through the 15 f32 forms; native16: every
+ *     16-bit code through the four 16-bit forms (bf16 ones when bf16).
+ * Then the laws: every f32 input (2^32) through each of the twelve law-based
+ * forms, compared with approx.h under the new tables.
+ *
+ * sample > 1 (tests, a quick look): only every sample-th grid point, turn
+ * index and 16-bit code, and no law check; entries not measured are 0
+ * (sin/cos: -128).  Such a set says so in its manifest and is no model.
+ * Errors: the callback's, I/O; a law that fails is a result, not an error.
+ * Does NOT: know about devices, modules or captures.
+ */
+#ifndef VKRR_HW_MEASURE_H
+#define VKRR_HW_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hw_tables.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The measurement kernel's OP numbers (src/hw/ptx/measure.ptx). */
+enum {
+    VKRR_HWOP_F32_COUNT = 15,   /* 0..14: f16_inputs.u32's rows */
+    VKRR_HWOP_EX2_F16 = 15,
+    VKRR_HWOP_TANH_F16 = 16,
+    VKRR_HWOP_EX2_BF16 = 17,    /* ex2.approx.ftz.bf16, sm_90 and later */
+    VKRR_HWOP_TANH_BF16 = 18,
+    VKRR_HWOP_COUNT = 19
+};
+/* "ex2.approx.ftz.f32", ... */
+const char *vkrr_hw_op_name(unsigned op);
+
+/* out[i] = OP(in[i]) for i < n, on the hardware measured. */
+typedef vkrr_status (*vkrr_hw_run_fn)(void *ctx, unsigned op, const uint32_t *in, uint32_t *out,
+                                      uint32_t n, vkrr_error *err);
+
+typedef struct vkrr_hw_measure_desc {
+    vkrr_hw_run_fn run;
+    void *ctx;
+    const char *dir;          /* where the set goes (created; NAME.xz + tables.tsv) */
+    const char *arch;         /* "sm_89" */
+    const char *device;       /* the manifest's device line */
+    uint32_t sample;          /* 0, 1: everything; N: every N-th point, no law check */
+    bool bf16;                /* ops 17, 18 can run */
+    uint32_t batch;           /* inputs per run() call; 0: 2^24 */
+    FILE *progress;           /* NULL: quiet */
+} vkrr_hw_measure_desc;
+
+typedef struct vkrr_hw_law {
+    char name[96];
+    uint64_t tested, violations;
+} vkrr_hw_law;
+
+typedef struct vkrr_hw_measure_result {
+    vkrr_hw_law laws[24];
+    unsigned nlaws;
+    uint64_t exceptions[2];   /* sin, cos */
+    uint64_t unreachable[2];
+} vkrr_hw_measure_result;
+
+vkrr_status vkrr_hw_measure_run(const vkrr_hw_measure_desc *d, vkrr_hw_measure_result *res,
+                                vkrr_error *err);
+
+/* The grid point j of delta table id as an input of its .ftz op (not for
+ * sin/cos, whose inputs are searched): x, and the op that reads it. */
+float vkrr_hw_grid_input(vkrr_hw_table_id id, uint32_t j, unsigned *op);
+/* ref(j) of a delta table (the correctly rounded f32 of the exact function). */
+float vkrr_hw_grid_ref(vkrr_hw_table_id id, uint32_t j);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
