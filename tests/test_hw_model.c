@@ -323,6 +323,11 @@ static void test_measure(void)
     int rc = test_run_vkrr(args, &o, NULL);
     CHECK_EQ_U64(rc, 0);
     CHECK(o && strstr(o, "sm_90") && strstr(o, "sampled"));
+    /* the texture survey through the interpreter: the measured case is the
+     * model, every other case vkrr's f32 filter */
+    CHECK(o && strstr(o, "holds entirely in 1 of 108 cases"));
+    CHECK(o && strstr(o, "HALF                 x4 clamp             model 100.00 %"));
+    CHECK(o && strstr(o, "FLOAT                x1 clamp             model   0.00 %  f32 100.00 %"));
     free(o);
     snprintf(set, sizeof set, "%s/sm_90", dir);
     vkrr_hw_tables *m = NULL, *s = NULL;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cuformat.h"
 #include "texfilter.h"
 
 static float h2f(uint16_t h)
@@ -164,37 +165,34 @@ void vkrr_cutex_fetch1d(const vkrr_cutex *t, int i, float out[4])
         out[c] = texel_channel(t, p, c);
 }
 
-/* The measured filter (src/hw/texfilter.h) of a 4-channel f16 texture. */
-static void sample_measured(const vkrr_cutex *t, float u, float v, float out[4])
+/* The measured filter's steps (src/hw/texfilter.h) on the texels as exact
+ * values: the model itself for 4-channel f16 arrays, a hypothesis for
+ * every other format (vkrr hw measure tries it). */
+static void sample_model(const vkrr_cutex *t, float u, float v, float out[4])
 {
     long i, j;
     int w[4];
     vkrr_texfilter_weights(vkrr_texfilter_fraction(u, &i), vkrr_texfilter_fraction(v, &j), w);
-    const unsigned char *p[4] = {texel_at(t, i, j), texel_at(t, i + 1, j), texel_at(t, i, j + 1),
-                                 texel_at(t, i + 1, j + 1)};
+    float t00[4], t10[4], t01[4], t11[4];
+    tex_fetch(t, i, j, t00);
+    tex_fetch(t, i + 1, j, t10);
+    tex_fetch(t, i, j + 1, t01);
+    tex_fetch(t, i + 1, j + 1, t11);
     for (unsigned c = 0; c < 4; c++) {
-        uint16_t h[4] = {0, 0, 0, 0};
-        for (unsigned k = 0; k < 4; k++)
-            if (p[k])
-                memcpy(&h[k], p[k] + 2 * c, 2);
-        out[c] = vkrr_texfilter_f16(h, w);
+        if (t->format == 16) { /* f16 texels: non-finite ones handled as texfilter.h says */
+            uint16_t h[4] = {vkrr_f32_to_f16_rne(t00[c]), vkrr_f32_to_f16_rne(t10[c]),
+                             vkrr_f32_to_f16_rne(t01[c]), vkrr_f32_to_f16_rne(t11[c])};
+            out[c] = vkrr_texfilter_f16(h, w);
+        } else {
+            double x[4] = {t00[c], t10[c], t01[c], t11[c]};
+            out[c] = vkrr_texfilter_exact(x, w);
+        }
     }
 }
 
-void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
+/* vkrr's f32 filter: where the texture unit was not measured. */
+static void sample_f32(const vkrr_cutex *t, float u, float v, float out[4])
 {
-    float u, v;
-    tex_uv(t, x, y, &u, &v);
-    if (t->filter == 0) {
-        tex_fetch(t, (long)floorf(u), (long)floorf(v), out);
-        return;
-    }
-    vkrr_texcase tc = {t->format, t->channels, t->filter, {t->address[0], t->address[1]},
-                       t->normalized, t->linear_count != 0};
-    if (vkrr_texfilter_measured(&tc)) {
-        sample_measured(t, u, v, out);
-        return;
-    }
     long i, j;
     /* 9-bit fixed point weights, 8 fractional bits */
     float a = (float)vkrr_texfilter_fraction(u, &i) * 0.00390625f;
@@ -208,6 +206,28 @@ void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
     float w01 = (1.0f - a) * b, w11 = a * b;
     for (unsigned c = 0; c < 4; c++)
         out[c] = ((w00 * t00[c] + w10 * t10[c]) + w01 * t01[c]) + w11 * t11[c];
+}
+
+void vkrr_cutex_filter(const vkrr_cutex *t, float x, float y, vkrr_cutex_filter_how how,
+                       float out[4])
+{
+    float u, v;
+    tex_uv(t, x, y, &u, &v);
+    if (t->filter == 0) {
+        tex_fetch(t, (long)floorf(u), (long)floorf(v), out);
+        return;
+    }
+    vkrr_texcase tc = {t->format, t->channels, t->filter, {t->address[0], t->address[1]},
+                       t->normalized, t->linear_count != 0};
+    if (how == VKRR_CUTEX_MODEL || (how == VKRR_CUTEX_AUTO && vkrr_texfilter_measured(&tc)))
+        sample_model(t, u, v, out);
+    else
+        sample_f32(t, u, v, out);
+}
+
+void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
+{
+    vkrr_cutex_filter(t, x, y, VKRR_CUTEX_AUTO, out);
 }
 
 void vkrr_cutex_gather(const vkrr_cutex *t, float x, float y, unsigned comp, float out[4])

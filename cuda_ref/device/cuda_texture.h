@@ -76,6 +76,13 @@ typedef enum vkrr_cusurf_mode {
 
 /* tex2D<float4>(t, x, y): filtered, addressed, as normalized float. */
 void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4]);
+/* The same with the bilinear filter chosen: AUTO as above (the measured
+ * model where texfilter.h says it was measured, else the f32 filter),
+ * MODEL the measured steps on any format, F32 the f32 filter (`vkrr hw
+ * measure` compares both with a GPU). */
+typedef enum vkrr_cutex_filter_how { VKRR_CUTEX_AUTO, VKRR_CUTEX_MODEL, VKRR_CUTEX_F32 } vkrr_cutex_filter_how;
+void vkrr_cutex_filter(const vkrr_cutex *t, float x, float y, vkrr_cutex_filter_how how,
+                       float out[4]);
 /* tex1Dfetch on a texture over linear memory: texel i (rows of the replay's
  * packing, VKRR_LINEAR_ROW, hold them in order); outside [0, linear_count)
  * CUDA reads 0.  No filtering or addressing applies to linear fetches. */

@@ -1,6 +1,6 @@
-/* texfilter.c - the measured bilinear filter (texfilter.h), in integers:
- * an f16 texel is an integer number of 2^-24, the weighted sum an integer
- * number of 2^-32, so every step is exact until the one rounding. */
+/* texfilter.c - the measured bilinear filter (texfilter.h), in doubles:
+ * after step 3 a texel has at most 15 significant bits and a weight 9, so
+ * the sum of four products is exact until the one rounding. */
 #include "texfilter.h"
 
 #include <math.h>
@@ -48,35 +48,20 @@ void vkrr_texfilter_weights(int a, int b, int w[4])
     w[3] = rne_div256(a * b);
 }
 
-/* An f16 code as an integer number of 2^-24 (finite codes only). */
-static int64_t f16_units(uint16_t h)
+/* s rounded to f16, ties away from zero, as f32 (s has at most 26
+ * significant bits, so every step here is exact). */
+static float round_f16_away(double s)
 {
-    int64_t e = (h >> 10) & 31, m = h & 0x3ff;
-    int64_t v = e ? (m | 0x400) << (e - 1) : m;
-    return (h & 0x8000) ? -v : v;
-}
-
-static int floor_log2(uint64_t v)
-{
-    return 63 - __builtin_clzll(v);
-}
-
-/* s 2^-32 rounded to f16, ties away from zero, as f32. */
-static float round_f16_away(int64_t s)
-{
-    if (s == 0)
+    double a = fabs(s);
+    if (a == 0)
         return 0.0f;
-    uint64_t a = (uint64_t)(s < 0 ? -s : s);
-    int e = floor_log2(a) - 32;               /* binade of the value */
-    float v;
-    if (a >= (uint64_t)65520 << 32) {         /* rounds past 65504 */
-        v = INFINITY;
-    } else {
-        int sh = (e < -14 ? -14 : e) + 22;    /* the f16 ulp, in 2^-32 */
-        uint64_t q = a >> sh, r = a & ((1ull << sh) - 1);
-        q += r >= 1ull << (sh - 1);
-        v = ldexpf((float)q, sh - 32);
-    }
+    if (a >= 65520.0)                      /* rounds past 65504 */
+        return s < 0 ? -INFINITY : INFINITY;
+    int e;
+    frexp(a, &e);                          /* a in [2^(e-1), 2^e) */
+    double ulp = ldexp(1.0, (e - 1 < -14 ? -14 : e - 1) - 10);
+    double q = floor(a / ulp), r = a / ulp - q;
+    float v = (float)((q + (r >= 0.5)) * ulp);
     return s < 0 ? -v : v;
 }
 
@@ -101,27 +86,30 @@ static bool nonfinite(const uint16_t t[4], const int w[4], float *out)
     return any;
 }
 
+float vkrr_texfilter_exact(const double t[4], const int w[4])
+{
+    double big = 0;
+    for (int k = 0; k < 4; k++)
+        if (w[k] && fabs(t[k]) > big)
+            big = fabs(t[k]);
+    if (big == 0)
+        return 0.0f;
+    int e;
+    frexp(big, &e);                        /* E = e - 1 */
+    double g = ldexp(1.0, e - 1 - 14), s = 0;
+    for (int k = 0; k < 4; k++)
+        if (w[k])
+            s += w[k] * (trunc(t[k] / g) * g); /* toward zero to the grid; exact */
+    return round_f16_away(s / 256.0);
+}
+
 float vkrr_texfilter_f16(const uint16_t t[4], const int w[4])
 {
     float special;
     if (nonfinite(t, w, &special))
         return special;
-    int64_t v[4];
-    int e = -1;
-    for (int k = 0; k < 4; k++) {
-        v[k] = w[k] ? f16_units(t[k]) : 0;
-        if (v[k])
-            e = e < floor_log2((uint64_t)(v[k] < 0 ? -v[k] : v[k]))
-                    ? floor_log2((uint64_t)(v[k] < 0 ? -v[k] : v[k])) : e;
-    }
-    /* E - 14 in units of 2^-24: the largest texel keeps 15 bits */
-    int sh = e - 14;
-    int64_t s = 0;
-    for (int k = 0; k < 4; k++) {
-        int64_t x = v[k];
-        if (sh > 0)
-            x = x / ((int64_t)1 << sh) * ((int64_t)1 << sh); /* toward zero */
-        s += (int64_t)w[k] * x;
-    }
-    return round_f16_away(s);
+    double v[4];
+    for (int k = 0; k < 4; k++)
+        v[k] = vkrr_f16_to_f32(t[k]);
+    return vkrr_texfilter_exact(v, w);
 }

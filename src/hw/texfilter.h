@@ -59,6 +59,9 @@ int vkrr_texfilter_fraction(float coord, long *texel);
 void vkrr_texfilter_weights(int a, int b, int w[4]);
 /* Steps 3-5 for one channel: texels t[0..3] (f16 codes, in w's order). */
 float vkrr_texfilter_f16(const uint16_t t[4], const int w[4]);
+/* The same steps on exact finite texel values of any format (what `vkrr hw
+ * measure` tries on the formats that are not measured). */
+float vkrr_texfilter_exact(const double t[4], const int w[4]);
 
 #ifdef __cplusplus
 }
