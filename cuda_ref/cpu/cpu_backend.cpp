@@ -1,6 +1,8 @@
 // cpu_backend.cpp - the "cpu" vkrr_backend (see cpu_backend.h).
 #include "cpu_backend.h"
 
+#include "approx.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +127,12 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_SIZE, r->kernel, 0, -1,
                          "%u bytes of parameters, the kernel takes %u", r->args_bytes,
                          k->params_bytes);
+    /* rrref's approximate instructions: their tables now, so a table that
+     * cannot be read is this launch's error, not NaNs in its outputs */
+    r->standins = 0;
+    if ((st = vkrr_approx_require(VKRR_APPROX_EX2, false, err)) != VKRR_OK ||
+        (st = vkrr_approx_require(VKRR_APPROX_RSQRT, false, err)) != VKRR_OK)
+        return st;
     st = cpu_setup_images(r, &l, err);
     if (st != VKRR_OK)
         return st;

@@ -314,11 +314,14 @@ static vkrr_status decompress(vkrr_hw_tables *t, int id, sink *s, vkrr_error *er
         }
         /* FINISH once every input byte has been handed over */
         lzma_action act = !in || feof(in) ? LZMA_FINISH : LZMA_RUN;
-        z.next_out = obuf;
-        z.avail_out = 1 << 20;
+        if (z.avail_out == 0 || !z.next_out) {
+            z.next_out = obuf;
+            z.avail_out = 1 << 20;
+        }
         lzma_ret r = lzma_code(&z, act);
-        size_t got = (1u << 20) - z.avail_out;
-        if (got && !sink_put(s, obuf, got)) {
+        /* whole 1 MiB blocks (the hash takes 8-byte words), the rest at the end */
+        size_t got = (size_t)(z.next_out - obuf);
+        if ((z.avail_out == 0 || r == LZMA_STREAM_END) && got && !sink_put(s, obuf, got)) {
             st = s->at + got > s->cap
                      ? vkrr_fail(err, VKRR_ERR_SIZE, path, 0, -1,
                                  "decompresses to more than the %zu bytes tables.tsv says", s->cap)

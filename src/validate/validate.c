@@ -549,7 +549,6 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
     bool changed = false;
     out->status = VKRR_LAUNCH_PASS;
     out->standins = cand->standins | (rerun ? rerun->standins : 0);
-    vkrr_validate_hw_note(out, l);
     out->rerun_matches_capture = rerun != NULL && !chained; /* chained: not compared */
     for (uint32_t i = 0; i < out->nres; i++) {
         const vkrr_resource_result *x = &out->res[i];
@@ -561,6 +560,7 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
         if (out->worst < 0 || worse(x, &out->res[out->worst]))
             out->worst = (int)i;
     }
+    vkrr_validate_hw_note(out, l); /* after the comparisons: it reads their types */
     /* what could not be judged: changed dumps, dumps damaged at open */
     if ((changed || l->damage == VKRR_DAMAGE_DUMP) && out->status != VKRR_LAUNCH_FAIL) {
         out->status = VKRR_LAUNCH_ERROR;
@@ -592,10 +592,15 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
     }
     if (out->standins) {
         char names[160];
+        bool untyped = false;
+        for (uint32_t i = 0; i < out->nres; i++)
+            untyped = untyped || !vkrr_dtype_is_float(out->res[i].view.dtype);
         vkrr_approx_standin_names(out->standins, names, sizeof names);
         snprintf(out->hw_note + at, sizeof out->hw_note - at,
                  "%sthe reference computed %s with a stand-in (not measured exactly on a GPU): "
-                 "compared within the PTX ISA's bound", at ? "; " : "", names);
+                 "compared within the PTX ISA's bound%s", at ? "; " : "", names,
+                 untyped ? ", but outputs compared as bytes cannot be (give their type: "
+                           "--buffer-type or a .port)" : "");
     }
 }
 

@@ -1,0 +1,237 @@
+/* test_hw_cli: the hardware model as a user meets it, through the vkrr binary.
+ *
+ * - A CPU synth records its model on run.log's device line; `vkrr info`
+ *   shows it; rerun and validate name the model in the header, JSON and
+ *   JUnit, and pass exactly; `--approx rounded` (the old stand-ins) fails
+ *   the same capture, which is why the model matters.
+ * - A capture from a GPU vkrr has no tables for (cc=8.6) is validated with
+ *   sm_90's, and the header says so; `--approx sm_86` is an error that says
+ *   how to measure; --hw-tables picks a measured set by its architecture.
+ * - A kernel vkrr never saw (the hardware measurement kernel, from its PTX)
+ *   whose lg2.approx.f32 inputs are not f16 values: the interpreter computes
+ *   them with a stand-in; a capture whose values differ from it by 1 ULP
+ *   passes within the ISA's bound, the row says so, and the launch beside it
+ *   (ex2, which the model gets exact) still fails on 1 ULP.  With an explicit
+ *   tolerance the bound is not applied. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "approx.h"
+#include "capture_write.h"
+#include "synth.h"
+#include "testutil.h"
+
+static int vkrr(const char *args, char **out)
+{
+    char *e = NULL;
+    int rc = test_run_vkrr(args, out, &e);
+    if (e && *e && rc != 0 && rc != 1)
+        fprintf(stderr, "%s", e);
+    if (out && *out && rc == 2)
+        fprintf(stderr, "%s", *out);
+    free(e);
+    return rc;
+}
+
+/* Replaces run.log's device line. */
+static bool set_device_line(const char *cap, const char *line)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/run/run.log", cap);
+    size_t n = 0;
+    char *log = test_read_file(path, &n);
+    char *d = log ? strstr(log, "device name=") : NULL;
+    if (!d)
+        return false;
+    char *e = strchr(d, '\n');
+    size_t head = (size_t)(d - log);
+    char *out = malloc(n + strlen(line) + 2);
+    memcpy(out, log, head);
+    strcpy(out + head, line);
+    strcat(out + head, e);
+    bool ok = test_write_file(path, out, strlen(out));
+    free(out);
+    free(log);
+    return ok;
+}
+
+static void test_synth_capture(const char *root)
+{
+    char cap[4096], args[8192], *o = NULL;
+    snprintf(cap, sizeof cap, "%s/rr", root);
+    vkrr_error err = {0};
+    vkrr_synth_desc d = {.dir = cap, .width = 64, .height = 48, .frames = 2};
+    if (!CHECK(vkrr_synth_run(&d, NULL, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    snprintf(args, sizeof args, "info '%s'", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "made on: vkrr cpu backend, hardware model sm_90, measured"));
+    CHECK(o && strstr(o, "hardware model (validate, rerun): sm_90, measured\n"));
+    free(o);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --json '%s/r.json' "
+             "--junit '%s/r.xml'", cap, root, root);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "hardware model: sm_90, measured\n") && strstr(o, "16 PASS, 0 FAIL"));
+    free(o);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/r.json", root);
+    char *json = test_read_file(path, NULL);
+    CHECK(json && strstr(json, "\"hardware_model\": {\"name\": \"sm_90, measured\", \"note\": \"\"}"));
+    free(json);
+    snprintf(path, sizeof path, "%s/r.xml", root);
+    char *xml = test_read_file(path, NULL);
+    CHECK(xml && strstr(xml, "<property name=\"hardware_model\" value=\"sm_90, measured\"/>"));
+    free(xml);
+    /* the stand-ins vkrr used before it measured a GPU: not what the capture holds */
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --approx rounded -q", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 1);
+    CHECK(o && strstr(o, "hardware model: rounded"));
+    free(o);
+    snprintf(args, sizeof args, "validate '%s' --heatmaps none -q --mode both", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "hardware model: sm_90, measured\n"));
+    free(o);
+
+    /* a capture from a GPU without tables: sm_90's, and the header says so */
+    CHECK(set_device_line(cap, "device name=\"NVIDIA GeForce RTX 3090\" cc=8.6"));
+    snprintf(args, sizeof args, "info '%s'", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "made on: NVIDIA GeForce RTX 3090, compute capability 8.6 (sm_86)"));
+    free(o);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q --json '%s/r86.json'",
+             cap, root);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "hardware model: sm_90, measured (the capture's GPU (sm_86) has no "
+                         "measured tables: sm_90's used)"));
+    free(o);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx sm_86", cap);
+    char *e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "no measured tables for sm_86") && strstr(e, "vkrr hw measure"));
+    free(e);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx fast", cap);
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, NULL), 2);
+    /* --hw-tables: a set labelled sm_86 in DIR/sm_86 is used for it */
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/tables/sm_86' && cp '%s'/src/hw/sm_90/*.xz '%s/tables/sm_86/' && "
+             "sed 's/^arch\tsm_90/arch\tsm_86/' '%s/src/hw/sm_90/tables.tsv' > '%s/tables/sm_86/tables.tsv'",
+             root, VKRR_SOURCE_DIR, root, VKRR_SOURCE_DIR, root);
+    CHECK(system(cmd) == 0);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q --hw-tables '%s/tables'",
+             cap, root);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK(o && strstr(o, "hardware model: sm_86, measured (tables from"));
+    free(o);
+    /* a malformed device line is a malformed log line: named */
+    CHECK(set_device_line(cap, "device name=\"GPU\" cc=9"));
+    snprintf(args, sizeof args, "info '%s'", cap);
+    e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "run.log:") && strstr(e, "cc=9 is not MAJOR.MINOR"));
+    free(e);
+}
+
+/* ---- a stand-in in a kernel vkrr never saw ------------------------------- */
+
+enum { N = 700 };
+
+static uint32_t fb(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static void test_standin(const char *root)
+{
+    char cap[4096], args[8192], path[4200], *o = NULL;
+    snprintf(cap, sizeof cap, "%s/standin", root);
+    snprintf(path, sizeof path, "%s/src/hw/ptx/measure.ptx", VKRR_SOURCE_DIR);
+    size_t plen = 0;
+    char *ptx = test_read_file(path, &plen);
+    if (!CHECK(ptx))
+        return;
+    static uint32_t in[N], lg2_out[N], ex2_out[N], zero[N];
+    uint64_t s = 3;
+    for (int i = 0; i < N; i++) { /* 3..1000, full mantissas: no f16 values */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        in[i] = fb(3.0f + (float)((s >> 33) % 997000000) / 1000000.0f) | 1u;
+    }
+    unsigned si = 0;
+    for (int i = 0; i < N; i++) {
+        float x;
+        memcpy(&x, &in[i], 4);
+        lg2_out[i] = fb(vkrr_approx_f32_noted(VKRR_APPROX_LG2, x, 0, &si)) + 1; /* 1 ULP off */
+        ex2_out[i] = fb(vkrr_approx_f32(VKRR_APPROX_EX2, x / 128.0f, 1));
+        in[i] = in[i]; /* ex2's input is x / 128 below */
+    }
+    CHECK_EQ_U64(si, VKRR_STANDIN_LG2);
+    static uint32_t ex2_in[N];
+    for (int i = 0; i < N; i++) {
+        float x;
+        memcpy(&x, &in[i], 4);
+        ex2_in[i] = fb(x / 128.0f);
+    }
+    ex2_out[5] += 1; /* ex2 is exact: 1 ULP is a real difference */
+    vkrr_error err = {0};
+    vkrr_writer *w = NULL;
+    if (!CHECK(vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = cap}, &err) == VKRR_OK))
+        return;
+    const char *k[] = {"vkrr_hw_measure"};
+    CHECK(vkrr_writer_module(w, "measure.ptx", ptx, plen, k, 1, &err) == VKRR_OK);
+    vkrr_writer_log_line(w, "device name=\"NVIDIA H200\" cc=9.0");
+    const uint64_t ib = 0x7f0000000000ull, ob = 0x7f0000100000ull;
+    for (int launch = 0; launch < 2; launch++) {
+        uint8_t a[24];
+        uint32_t nop[2] = {N, launch ? 0u : 9u}; /* ex2.approx.ftz.f32 ; lg2.approx.f32 */
+        memcpy(a, &ib, 8);
+        memcpy(a + 8, &ob, 8);
+        memcpy(a + 16, nop, 8);
+        vkrr_alloc_record al[2] = {{ib, sizeof in, launch ? ex2_in : in, launch ? ex2_in : in},
+                                   {ob, sizeof zero, zero, launch ? ex2_out : lg2_out}};
+        vkrr_pointer_record pr[2] = {{0, 0, 0}, {8, 1, 0}};
+        vkrr_launch_record lr = {.kernel = "vkrr_hw_measure", .grid = {(N + 255) / 256, 1, 1},
+                                 .block = {256, 1, 1}, .args = a, .args_bytes = 24, .allocs = al,
+                                 .nallocs = 2, .pointers = pr, .npointers = 2};
+        CHECK(vkrr_writer_launch(w, &lr, NULL, &err) == VKRR_OK);
+    }
+    if (!CHECK(vkrr_writer_close(w, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    free(ptx);
+    /* typed: lg2's launch passes within the bound and says so; ex2's fails */
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --json '%s/s.json'",
+             cap, root);
+    CHECK_EQ_U64(vkrr(args, &o), 1);
+    CHECK(o && strstr(o, "1 PASS, 1 FAIL"));
+    CHECK(o && strstr(o, "model: the reference computed lg2.approx.f32 with a stand-in"));
+    CHECK(o && strstr(o, "first launch that differs: #2"));
+    free(o);
+    snprintf(path, sizeof path, "%s/s.json", root);
+    char *json = test_read_file(path, NULL);
+    CHECK(json && strstr(json, "\"standins\": [\"lg2.approx.f32\"]"));
+    free(json);
+    /* an explicit tolerance: the bound is not added */
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --max-ulp 0 --atol 0 --rtol 0 -q", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 1);
+    CHECK(o && strstr(o, "0 PASS, 2 FAIL"));
+    free(o);
+    /* untyped (bytes): the bound cannot apply, and the row says why */
+    snprintf(args, sizeof args, "rerun '%s' --heatmaps none -q", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 1);
+    CHECK(o && strstr(o, "0 PASS, 2 FAIL") && strstr(o, "compared as bytes cannot be"));
+    free(o);
+}
+
+int main(void)
+{
+    char *root = test_tmpdir("hw_cli");
+    test_synth_capture(root);
+    test_standin(root);
+    int r = test_finish("hw_cli");
+    if (r == 0)
+        test_rmtree(root);
+    free(root);
+    return r;
+}
