@@ -2,9 +2,10 @@
 # Installs the Debian packages vkrr needs, only those missing. Needs root (or sudo).
 set -euo pipefail
 # libclang-rt-dev: clang's sanitizer and libFuzzer runtimes (the fuzz step);
-# nothing else pulls it in under --no-install-recommends.
+# nothing else pulls it in under --no-install-recommends.  liblzma-dev: the
+# hardware tables (src/hw) ship xz-compressed and are decompressed with it.
 pkgs=(build-essential cmake ninja-build clang libclang-rt-dev pkg-config python3 libvulkan-dev mesa-vulkan-drivers
-      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev
+      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev
       chromium libxml2-utils time)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -112,9 +112,7 @@ static void json_device(const vkrr_capture_device *d, FILE *f)
 
 void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
 {
-    fputs("{\"device\":", f);
-    json_device(&cap->device, f);
-    fputs(",\"launches\":[", f);
+    fputs("{\"launches\":[", f);
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_launch(&cap->launches[i], f);
@@ -124,7 +122,9 @@ void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
         fputs(i ? "," : "", f);
         json_error(&cap->damage[i], f);
     }
-    fputs("]}\n", f);
+    fputs("],\"device\":", f);
+    json_device(&cap->device, f);
+    fputs("}\n", f);
 }
 
 static const char *address_name(int a)
