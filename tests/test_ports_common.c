@@ -332,7 +332,7 @@ static void test_fma(void)
 }
 
 /* The approximate instructions' stand-ins over every f16 input: the port
- * must return exactly what src/replay/approx.h (the CPU backend's definition) does. */
+ * must return exactly what src/hw/approx.h (the CPU backend's definition) does. */
 static void test_approx(void)
 {
     enum { N = 65536 };
@@ -353,7 +353,7 @@ static void test_approx(void)
                     out[2 * i], f2u(e), out[2 * i + 1], f2u(r));
         glsl_differs += !isnan(e) && f2u(exp2f(x)) != f2u(e) && fabsf(x) >= 0x1p-126f;
     }
-    printf("ex2/rsqrt stand-ins: %u f16 inputs, %u mismatches with src/replay/approx.h "
+    printf("ex2/rsqrt: %u f16 inputs, %u mismatches with src/hw/approx.h "
            "(libm's exp2f differs from it on %u)\n", N, bad, glsl_differs);
     CHECK_EQ_U64(bad, 0);
 }

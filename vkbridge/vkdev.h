@@ -10,7 +10,7 @@
  * pool/set, one command buffer and fence, the 1x1 dummies for unused table
  * slots, the timestamp query pool around the dispatch (none when the queue
  * family has no timestampValidBits), and the cache of shader modules and
- * pipelines, and the approximate-instruction tables (src/replay/approx.h).
+ * pipelines, and the approximate-instruction tables (src/hw/approx.h).
  * vkrr_vk_launch holds
  * what one launch creates; vkrr_vk_launch_free() releases it.
  */

@@ -8,8 +8,8 @@
  *   (cuda_fp8.h's __nv_cvt_* for E4M3, satfinite), __fadd_rn/__fmul_rn/
  *   __fdiv_rn (IEEE, unfused), __clzll, tex2D<T> with CUDA's filtering and
  *   addressing rules, tex1Dfetch<T> on linear memory, surf2Dwrite with byte
- *   x, and stand-ins for the
- *   approximate PTX instructions ex2.approx.ftz.f32 and rsqrt.approx.ftz.f32.
+ *   x, and the approximate PTX instructions ex2.approx.ftz.f32 and
+ *   rsqrt.approx.ftz.f32 as the hardware model has them.
  *
  * Exact (bit for bit what CUDA does): f16 and e4m3 conversions, __hadd
  * (f32 add then RNE to f16 is exact: 24 >= 2*11+2 bits, so double rounding is
@@ -17,10 +17,9 @@
  * point sampling with unnormalized coordinates, surface writes.
  *
  * NOT known exactly (documented choices; may differ from a GPU):
- *   - ex2.approx.ftz / rsqrt.approx.ftz: src/replay/approx.h defines them once (the CPU
- *     and the Vulkan ports use it): the nearest
- *     f32 of exp2 / 1/sqrt computed in double, with FTZ on input and output.
- *     The GPU's approximations differ in the last bits (PTX documents ~2 ulp).
+ *   - ex2.approx.ftz / rsqrt.approx.ftz: the hardware model, src/hw/approx.h,
+ *     defines them once (the CPU backend, the PTX interpreter and the Vulkan
+ *     ports use it): the GPU's bits, as measured on it (sm_90 built in).
  *   - texture sampling and surface writes: cuda_texture.h defines them once
  *     (bilinear weights with 8 fractional bits, addressing, normalized reads;
  *     see its top block for every choice); tex2D and surf2Dwrite here call
@@ -95,12 +94,12 @@ static inline float cpu_ftz(float x)
 {
     return fabsf(x) < 1.17549435e-38f ? copysignf(0.0f, x) : x;
 }
-/* Stand-in for ex2.approx.ftz.f32 (see the top of this file). */
+/* ex2.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_ex2_approx_ftz(float x)
 {
-    return vkrr_approx_ex2(x); /* src/replay/approx.h: the one definition */
+    return vkrr_approx_ex2(x); /* src/hw/approx.h: the one definition */
 }
-/* Stand-in for rsqrt.approx.ftz.f32 (see the top of this file). */
+/* rsqrt.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_rsqrt_approx_ftz(float x)
 {
     return vkrr_approx_rsqrt(x);

@@ -41,7 +41,7 @@
  * rounding mode, .ftz and .sat; NaN results of f32/f16 arithmetic are the
  * canonical NaN (0x7fffffff, 0x7fff) as NVIDIA GPUs make them; the
  * approximate instructions (ex2, rcp, rsqrt, sqrt, lg2, sin, cos, tanh
- * .approx) are src/replay/approx.h's stand-ins; textures and surfaces are
+ * .approx) follow the hardware model, src/hw/approx.h; textures and surfaces are
  * cuda_texture.h (shared with the CPU backend); mma is documented in ptx_mma.c.
  *
  * Does NOT: run an instruction, modifier, state space or type it does not

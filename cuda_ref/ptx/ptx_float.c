@@ -6,7 +6,7 @@
  * sign-preserving zero, .sat clamps to [0, 1] (NaN -> +0).  NaN results of
  * f32/f16/bf16 arithmetic are canonical (0x7fffffff / 0x7fff).  min/max:
  * a NaN operand is ignored (.NaN: propagated as the canonical NaN), and
- * -0 < +0.  Approximate instructions are src/replay/approx.h's stand-ins. */
+ * -0 < +0.  Approximate instructions are src/hw/approx.h's hardware model. */
 #include <math.h>
 
 #include "approx.h"

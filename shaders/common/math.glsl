@@ -12,12 +12,11 @@
 // - fmaxf/fminf: CUDA returns the other operand for a NaN; GLSL max/min do
 //   not promise that.  vkrr_fmaxf/vkrr_fminf test NaN on the bits.
 // - approximate instructions (ex2.approx.ftz, rsqrt.approx.ftz): not
-//   specified to the bit.  The CPU backend (cuda_cpu.h) returns the exactly
-//   rounded f32 of exp2 / 1/sqrt computed in double (FTZ in and out).  The
-//   stand-ins here read the same definition from a table over every f16
-//   input (src/replay/approx.h), so ports match the CPU backend to the bit on f16
-//   inputs; a GPU's ex2.approx (rel. error up to 2^-22.5 per the PTX ISA)
-//   and rsqrt.approx may still differ from both in the last bits.
+//   specified to the bit, and a GPU does not return the correctly rounded
+//   value.  The hardware model (src/hw/approx.h: the laws measured on a
+//   GPU) defines them; the CPU backend calls it and ports read its values
+//   from a table over every f16 input, so a port gives the GPU's bits on
+//   f16 inputs; other inputs fall back to GLSL's exp2/inversesqrt.
 // - denormals: .ftz flushes f32 denormal inputs and outputs to signed zero;
 //   vkrr_ftz does it by hand (lavapipe promises no denormal mode).
 #ifndef VKRR_MATH_GLSL
@@ -183,7 +182,7 @@ float vkrr_fma(float a, float b, float c)
     return uintBitsToFloat(sign | bits);
 }
 
-// The approximate instructions' stand-ins are defined once, in src/replay/approx.h
+// The approximate instructions are defined once, in src/hw/approx.h
 // (the CPU backend calls it).  vkbridge hands every port the tabulation of
 // that definition over all f16 inputs, through a device address in
 // specialization constants 3 and 4: f32 bits, [0, 65536) ex2 and
@@ -207,7 +206,7 @@ bool vkrr_approx_lookup(float x, uint base, out float y)
     return true;
 }
 
-// ex2.approx.ftz.f32 stand-in.
+// ex2.approx.ftz.f32 (the hardware model on f16 inputs).
 float vkrr_ex2_approx(float x)
 {
     float y;
@@ -218,7 +217,7 @@ float vkrr_ex2_approx(float x)
     return vkrr_ftz(e);
 }
 
-// rsqrt.approx.ftz.f32 stand-in.
+// rsqrt.approx.ftz.f32 (the hardware model on f16 inputs).
 float vkrr_rsqrt_approx(float x)
 {
     float y;
