@@ -7,6 +7,13 @@
 #      present, else lavapipe)
 #   5. vkrr synth --backend cpu with the same arguments, compared with the GPU
 #      capture layer by layer (vkrr diff when it exists, else dump/ bytes)
+#   6. the hardware model (README "The hardware model") against the GPU capture:
+#      vkrr rerun --backend ptx and --backend cpu compare exactly; vkrr validate
+#      --mode both --ref ptx passes every launch isolated and chained with every
+#      resource 100 % exact
+#   7. vkrr hw measure: the approximate instructions measured on this GPU, every
+#      law checked over every f32 input, the tables compared with the built-in
+#      set of the same architecture (VKRR_GPU_MEASURE=0 skips it: minutes)
 # A step whose command does not exist yet is reported as SKIPPED, not failed.
 # Environment: VKRR_GPU_BUILD (build dir, default build-gpu), VKRR_GPU_OUT
 # (work dir, default out/gpu-check), VKRR_SYNTH_ARGS (default "--size 64x48 --frames 2").
@@ -104,6 +111,28 @@ if [ -d "$gpu_cap/dump" ] && [ -d "$cpu_cap/dump" ]; then
     msg="$same identical, $differ differ, $missing unmatched dump files (byte compare; vkrr diff absent)"
     [ $differ -eq 0 ] && [ $missing -eq 0 ] && note "GPU vs CPU capture" "ok: $msg" || fail "GPU vs CPU capture" "$msg"
   fi
+fi
+
+# 6. the hardware model against the GPU capture
+if [ -d "$gpu_cap" ] && has_cmd rerun; then
+  for be in ptx cpu; do
+    timeout 300 "$vkrr" rerun "$gpu_cap" --backend "$be" --heatmaps none -q --json "$out/rerun-$be.json"; rc=$?
+    [ $rc -eq 0 ] && note "rerun --backend $be (exact)" ok || fail "rerun --backend $be (exact)" "exit $rc, see $out/rerun-$be.json"
+  done
+  timeout 300 "$vkrr" validate "$gpu_cap" --mode both --ref ptx --heatmaps none -q --json "$out/validate-both.json"; rc=$?
+  inexact=$(grep -o '"exact_pct": [0-9.e+-]*' "$out/validate-both.json" 2>/dev/null | grep -vc ': 100$')
+  if [ $rc -eq 0 ] && [ "$inexact" = 0 ]; then note "validate --mode both --ref ptx" "ok, every resource 100 % exact"
+  else fail "validate --mode both --ref ptx" "exit $rc, $inexact resources not 100 % exact (see $out/validate-both.json)"; fi
+fi
+
+# 7. the approximate instructions of this GPU, measured
+if [ "${VKRR_GPU_MEASURE:-1}" != 0 ] && has_cmd hw; then
+  timeout 900 "$vkrr" hw measure "$out/hw" -q | tee "$out/hw-measure.txt"; rc=${PIPESTATUS[0]}
+  case $rc in
+    0) note "hw measure (every law holds)" ok ;;
+    *) fail "hw measure" "exit $rc, see $out/hw-measure.txt" ;;
+  esac
+  grep -q "equal the built-in" "$out/hw-measure.txt" && note "measured tables = built-in set" ok
 fi
 
 echo; echo "gpu-check summary:"

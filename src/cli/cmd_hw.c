@@ -100,6 +100,36 @@ static vkrr_status run_op(void *ctx, unsigned op, const uint32_t *in, uint32_t *
     return be->run(be->self, &r, err);
 }
 
+/* Says whether the measured set equals the built-in one of its architecture. */
+static void compare_builtin(const char *dir, bool sampled)
+{
+    vkrr_hw_tables *m = NULL, *b = NULL;
+    vkrr_error err = {0};
+    if (sampled || vkrr_hw_tables_open_dir(dir, &m, &err) != VKRR_OK ||
+        vkrr_hw_tables_open_shipped(&b, &err) != VKRR_OK ||
+        strcmp(vkrr_hw_tables_arch(m), vkrr_hw_tables_arch(b))) {
+        vkrr_hw_tables_close(m);
+        vkrr_hw_tables_close(b);
+        return;
+    }
+    char differ[512] = "";
+    size_t at = 0;
+    for (int i = 0; i < VKRR_HWT_COUNT; i++)
+        if (vkrr_hw_tables_hash(m, (vkrr_hw_table_id)i) != vkrr_hw_tables_hash(b, (vkrr_hw_table_id)i)) {
+            int n = snprintf(differ + at, sizeof differ - at, "%s%s", at ? ", " : "",
+                             vkrr_hw_table_name((vkrr_hw_table_id)i));
+            at = n > 0 && (size_t)n < sizeof differ - at ? at + (size_t)n : at;
+        }
+    if (differ[0])
+        printf("tables: differ from the built-in %s set (%s) in: %s\n", vkrr_hw_tables_arch(b),
+               vkrr_hw_tables_device(b), differ);
+    else
+        printf("tables: equal the built-in %s set (%s), table for table\n", vkrr_hw_tables_arch(b),
+               vkrr_hw_tables_device(b));
+    vkrr_hw_tables_close(m);
+    vkrr_hw_tables_close(b);
+}
+
 static int measure(int argc, char **argv)
 {
     const char *out = NULL, *backend = "cuda";
@@ -179,6 +209,7 @@ static int measure(int argc, char **argv)
         printf("%-5s %s: %llu inputs, %llu violations\n", held ? "holds" : "FAILS", res.laws[i].name,
                (unsigned long long)res.laws[i].tested, (unsigned long long)res.laws[i].violations);
     }
+    compare_builtin(dir, sample > 1);
     if (sample > 1)
         printf("sampled: no law checked (every law needs every input)\n");
     else

@@ -248,6 +248,11 @@ const char *vkrr_hw_tables_arch(const vkrr_hw_tables *t) { return t->arch; }
 const char *vkrr_hw_tables_device(const vkrr_hw_tables *t) { return t->device; }
 const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t) { return t->origin; }
 
+uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id)
+{
+    return (unsigned)id < VKRR_HWT_COUNT ? t->hash[id] : 0;
+}
+
 void vkrr_hw_tables_manifest_line(vkrr_hw_table_id id, const void *data, size_t bytes, char *line,
                                   size_t cap)
 {

@@ -85,6 +85,9 @@ const char *vkrr_hw_tables_arch(const vkrr_hw_tables *t);   /* "sm_90" */
 const char *vkrr_hw_tables_device(const vkrr_hw_tables *t); /* the manifest's device line, or "" */
 const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the folder */
 
+/* The hash tables.tsv records for a table (vkrr_fnv1a64w of its bytes). */
+uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id);
+
 /* The decompressed table (lazily); NULL when it cannot be had. */
 const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *bytes);
 /* The first error get() met; false when none. */
