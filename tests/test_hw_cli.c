@@ -18,6 +18,7 @@
 
 #include "approx.h"
 #include "capture_write.h"
+#include "cuformat.h"
 #include "synth.h"
 #include "testutil.h"
 
@@ -137,12 +138,7 @@ static void test_synth_capture(const char *root)
 
 enum { N = 700 };
 
-static uint32_t fb(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
+#define fb vkrr_f32_bits
 
 static void test_standin(const char *root)
 {

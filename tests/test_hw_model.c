@@ -19,19 +19,9 @@
 #include "hw_tables.h"
 #include "testutil.h"
 
-static uint32_t fb(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
+#define fb vkrr_f32_bits
 
-static float bf(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+#define bf vkrr_f32_from_bits
 
 /* Row order of f16_inputs.u32 (ulp_histograms.tsv). */
 static const struct {

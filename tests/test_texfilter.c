@@ -21,12 +21,7 @@
 #include "testutil.h"
 #include "texfilter.h"
 
-static uint32_t fb(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
+#define fb vkrr_f32_bits
 
 /* ---- 1: the model against the page --------------------------------------- */
 

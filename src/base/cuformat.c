@@ -58,19 +58,6 @@ bool vkrr_dtype_is_float(vkrr_dtype t)
 
 /* ---- scalar conversions ------------------------------------------------- */
 
-static float f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 float vkrr_f16_to_f32(uint16_t h)
 {
@@ -78,18 +65,18 @@ float vkrr_f16_to_f32(uint16_t h)
     uint32_t exp = (h >> 10) & 0x1fu;
     uint32_t man = h & 0x3ffu;
     if (exp == 0x1f) /* Inf, or NaN with its payload kept */
-        return f32_from_bits(sign | 0x7f800000u | (man << 13));
+        return vkrr_f32_from_bits(sign | 0x7f800000u | (man << 13));
     if (exp == 0) {
         /* zero or subnormal: man * 2^-24 is exact in f32 */
         float v = (float)man * 0x1p-24f;
         return sign ? -v : v;
     }
-    return f32_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
+    return vkrr_f32_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
 }
 
 uint16_t vkrr_f32_to_f16_rne(float f)
 {
-    uint32_t x = f32_bits(f);
+    uint32_t x = vkrr_f32_bits(f);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t ax = x & 0x7fffffffu;
     if (ax > 0x7f800000u)
@@ -117,12 +104,12 @@ uint16_t vkrr_f32_to_f16_rne(float f)
 
 float vkrr_bf16_to_f32(uint16_t h)
 {
-    return f32_from_bits((uint32_t)h << 16);
+    return vkrr_f32_from_bits((uint32_t)h << 16);
 }
 
 uint16_t vkrr_f32_to_bf16_rne(float f)
 {
-    uint32_t x = f32_bits(f);
+    uint32_t x = vkrr_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u)
         return 0x7fffu;
     x += 0x7fffu + ((x >> 16) & 1u); /* carries into the exponent, up to Inf, as RNE must */
@@ -187,7 +174,7 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p)
     switch (t) {
     case VKRR_DT_F16: return vkrr_f16_to_f32(ld16(p));
     case VKRR_DT_BF16: return vkrr_bf16_to_f32(ld16(p));
-    case VKRR_DT_F32: return f32_from_bits(ld32(p));
+    case VKRR_DT_F32: return vkrr_f32_from_bits(ld32(p));
     case VKRR_DT_E4M3: return vkrr_e4m3_to_f32(b[0]);
     case VKRR_DT_E5M2: return vkrr_e5m2_to_f32(b[0]);
     case VKRR_DT_U8: return b[0];

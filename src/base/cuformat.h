@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <vulkan/vulkan_core.h>
 
 #include "status.h"
@@ -56,6 +57,20 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p);
  * in ULPs; +0 and -0 map to the same position.  Only for float dtypes and
  * non-NaN codes. */
 int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p);
+
+/* An f32's bits and back (memcpy: no aliasing games). */
+static inline uint32_t vkrr_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float vkrr_f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 /* Scalar conversions. */
 float vkrr_f16_to_f32(uint16_t h);

@@ -18,19 +18,8 @@
 #define NAN_BITS 0x7fffffffu /* the canonical NaN of NVIDIA GPUs */
 #define F32_MIN_NORMAL 1.17549435e-38f
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float bitsf(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+#define fbits vkrr_f32_bits
+#define bitsf vkrr_f32_from_bits
 
 static float ftz(float x)
 {
@@ -47,20 +36,9 @@ static float canon_nan(void)
     return bitsf(NAN_BITS);
 }
 
-/* ord(): f32 bits as an ordered integer (+0 and -0 both 0), and back. */
-static int64_t ord(uint32_t b)
-{
-    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
-}
-
-static uint32_t unord(int64_t o)
-{
-    return o >= 0 ? (uint32_t)o : (uint32_t)(-o) | 0x80000000u;
-}
-
 static float apply_delta(float ref, int8_t d)
 {
-    return bitsf(unord(ord(fbits(ref)) + d));
+    return bitsf(vkrr_hw_unord(vkrr_hw_ord(fbits(ref)) + d));
 }
 
 /* A table of the current model; NULL when it cannot be had (the value is

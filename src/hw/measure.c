@@ -12,6 +12,7 @@
 
 #include "approx.h"
 #include "cuformat.h"
+#include "hw_internal.h"
 #include "hw_model.h"
 
 static const char *const op_names[VKRR_HWOP_COUNT] = {
@@ -36,24 +37,9 @@ const char *vkrr_hw_op_name(unsigned op)
     return op < VKRR_HWOP_COUNT ? op_names[op] : "?";
 }
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float bitsf(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static int64_t ord(uint32_t b)
-{
-    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
-}
+#define fbits vkrr_f32_bits
+#define bitsf vkrr_f32_from_bits
+#define ord vkrr_hw_ord
 
 float vkrr_hw_grid_input(vkrr_hw_table_id id, uint32_t j, unsigned *op)
 {
@@ -251,50 +237,55 @@ static vkrr_status turn_table(vkrr_hw_table_id id, const turns *T, int8_t *delta
 
 /* ---- the f16 inputs and the native 16-bit forms ------------------------------ */
 
-static vkrr_status f16_table(runner *R, uint32_t *rows, vkrr_error *err)
+/* Every (sampled) 16-bit code h as an input (f16: its f32 value, else the
+ * code itself) through ops first..first+n-1 (skip: not run, rows left as
+ * they are); row r, code h of the result goes to put(rows, r, h, word). */
+static vkrr_status code_rows(runner *R, bool as_f16, unsigned first, unsigned n, unsigned skip_from,
+                             void (*put)(void *, unsigned, uint32_t, uint32_t), void *rows,
+                             vkrr_error *err)
 {
     const vkrr_hw_measure_desc *d = R->d;
     uint32_t *in = malloc(65536 * 4), *out = malloc(65536 * 4);
-    vkrr_status st = in && out ? VKRR_OK : vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "f16 inputs");
+    vkrr_status st = in && out ? VKRR_OK : vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "16-bit codes");
     uint32_t k = 0;
     for (uint32_t h = 0; h < 65536; h++)
         if (sampled(d, h))
-            in[k++] = fbits(vkrr_f16_to_f32((uint16_t)h));
-    for (unsigned op = 0; st == VKRR_OK && op < VKRR_HWOP_F32_COUNT; op++) {
-        st = d->run(d->ctx, op, in, out, k, err);
+            in[k++] = as_f16 ? fbits(vkrr_f16_to_f32((uint16_t)h)) : h;
+    for (unsigned r = 0; st == VKRR_OK && r < n && first + r < skip_from; r++) {
+        st = d->run(d->ctx, first + r, in, out, k, err);
         for (uint32_t h = 0, i = 0; st == VKRR_OK && h < 65536; h++)
             if (sampled(d, h))
-                rows[(size_t)op * 65536 + h] = out[i++];
+                put(rows, r, h, out[i++]);
     }
     free(in);
     free(out);
     return st;
 }
 
+static void put_u32(void *rows, unsigned r, uint32_t h, uint32_t v)
+{
+    ((uint32_t *)rows)[(size_t)r * 65536u + h] = v;
+}
+
+static void put_u16(void *rows, unsigned r, uint32_t h, uint32_t v)
+{
+    ((uint16_t *)rows)[(size_t)r * 65536u + h] = (uint16_t)v;
+}
+
+/* f16_inputs: the 15 f32 forms of every f16 value. */
+static vkrr_status f16_table(runner *R, uint32_t *rows, vkrr_error *err)
+{
+    return code_rows(R, true, 0, VKRR_HWOP_F32_COUNT, VKRR_HWOP_COUNT, put_u32, rows, err);
+}
+
+/* native16: the four 16-bit forms; a GPU without the bf16 ones (before
+ * sm_90) gets NaN rows: no kernel of it can use them. */
 static vkrr_status native16_table(runner *R, uint16_t *rows, vkrr_error *err)
 {
-    const vkrr_hw_measure_desc *d = R->d;
-    uint32_t *in = malloc(65536 * 4), *out = malloc(65536 * 4);
-    vkrr_status st = in && out ? VKRR_OK : vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "native16");
-    uint32_t k = 0;
-    for (uint32_t h = 0; h < 65536; h++)
-        if (sampled(d, h))
-            in[k++] = h;
-    for (unsigned r = 0; st == VKRR_OK && r < 4; r++) {
-        unsigned op = VKRR_HWOP_EX2_F16 + r;
-        if (op >= VKRR_HWOP_EX2_BF16 && !d->bf16) { /* the GPU has no such instruction */
-            for (uint32_t h = 0; h < 65536; h++)
-                rows[r * 65536u + h] = 0x7fff;
-            continue;
-        }
-        st = d->run(d->ctx, op, in, out, k, err);
-        for (uint32_t h = 0, i = 0; st == VKRR_OK && h < 65536; h++)
-            if (sampled(d, h))
-                rows[r * 65536u + h] = (uint16_t)out[i++];
-    }
-    free(in);
-    free(out);
-    return st;
+    for (uint32_t i = 2u * 65536u; !R->d->bf16 && i < 4u * 65536u; i++)
+        rows[i] = 0x7fff;
+    return code_rows(R, false, VKRR_HWOP_EX2_F16, 4, R->d->bf16 ? VKRR_HWOP_COUNT : VKRR_HWOP_EX2_BF16,
+                     put_u16, rows, err);
 }
 
 /* ---- the laws over every f32 input ------------------------------------------- */
