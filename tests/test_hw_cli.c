@@ -72,7 +72,7 @@ static void test_synth_capture(const char *root)
     CHECK(o && strstr(o, "hardware model (validate, rerun): sm_90, measured\n"));
     free(o);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --json '%s/r.json' "
-             "--junit '%s/r.xml'", cap, root, root);
+             "--junit '%s/r.xml' --report '%s/html'", cap, root, root, root);
     CHECK_EQ_U64(vkrr(args, &o), 0);
     CHECK(o && strstr(o, "hardware model: sm_90, measured\n") && strstr(o, "16 PASS, 0 FAIL"));
     free(o);
@@ -85,6 +85,10 @@ static void test_synth_capture(const char *root)
     char *xml = test_read_file(path, NULL);
     CHECK(xml && strstr(xml, "<property name=\"hardware_model\" value=\"sm_90, measured\"/>"));
     free(xml);
+    snprintf(path, sizeof path, "%s/html/index.html", root);
+    char *html = test_read_file(path, NULL);
+    CHECK(html && strstr(html, "hardware model sm_90, measured"));
+    free(html);
     /* the stand-ins vkrr used before it measured a GPU: not what the capture holds */
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --approx rounded -q", cap);
     CHECK_EQ_U64(vkrr(args, &o), 1);
