@@ -3,7 +3,9 @@
 #   - src/ has no source file at its root (each stage is a folder);
 #   - no source file in src/, vkbridge/, cuda_ref/ is over 800 lines;
 #   - the folders' #include picture has no circle (a folder's files include
-#     only headers of folders before it).
+#     only headers of folders before it);
+#   - every document (*.md, by its path from the repository root) that a
+#     source file, shader, script or CMake file names exists.
 # Usage: e2e_layout.sh [VKRR_BIN WORKDIR] (arguments ignored: it reads the tree).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +67,24 @@ for n in sorted(edges):
             fail.append('include circle between folders: ' + ' -> '.join(c))
             break
 
+# Documents named in comments: paths with a folder, such as docs/architecture.md.
+doc = re.compile(r'(?<![%\w./-])([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.md)')
+named = 0
+for top in ('src', 'vkbridge', 'cuda_ref', 'shaders', 'tests', 'scripts', 'bench', 'CMakeLists.txt'):
+    p = os.path.join(root, top)
+    walk = [(root, [], [top])] if os.path.isfile(p) else os.walk(p)
+    for d, _, files in walk:
+        for f in files:
+            if not f.endswith(src_exts + ('.glsl', '.comp', '.sh', '.txt', '.port', '.py')):
+                continue
+            for line in open(os.path.join(d, f), errors='replace'):
+                for m in doc.findall(line):
+                    named += 1
+                    if not os.path.exists(os.path.join(root, m)):
+                        fail.append(f'{os.path.relpath(os.path.join(d, f), root)} names {m}, '
+                                    'which is not in the tree')
+
+print(f'layout: {named} document references checked')
 print(f'layout: {sum(map(len, folders.values()))} source files in {len(folders)} folders, '
       f'{sum(map(len, edges.values()))} folder dependencies')
 for f in fail:

@@ -6,8 +6,8 @@
  *     if (be.has_kernel(be.self, r.kernel)) be.run(be.self, &r, &err);
  *     be.destroy(be.self);
  *
- * One launch (spec/capture-format.md "A launch, as vkrr replays it",
- * ARCHITECTURE.md "The Vulkan bridge", shaders/common/bindings.glsl):
+ * One launch (docs/capture-format.md "A launch, as vkrr replays it",
+ * docs/architecture.md "CUDA on Vulkan", shaders/common/bindings.glsl):
  * a device buffer with SHADER_DEVICE_ADDRESS usage per allocation, filled from
  * pre; the parameter block (vkrr_replay_relocate: pointer words -> buffer
  * address + delta, handle words -> table index) at binding 0; textures as

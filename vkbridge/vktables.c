@@ -71,7 +71,7 @@ vkrr_status vkrr_vk_make_sampler(vkrr_vk_ctx *vk, const vkrr_sampler *s, VkForma
 {
     VkFormatProperties fp;
     vk->fn.vkGetPhysicalDeviceFormatProperties(vk->phys, f, &fp);
-    /* Ports filter by hand (porting-traps.md); the sampler only has to be a
+    /* Ports filter by hand (docs/porting-traps.md); the sampler only has to be a
      * valid description of the captured state, so linear falls back to
      * nearest where the format cannot filter (integers, some drivers). */
     bool linear = s->filter == VKRR_FILTER_LINEAR && !integer &&

@@ -1,6 +1,6 @@
 /* cuformat.h - CUDA array formats and the number types vkrr compares in.
  *
- * The one table of CUarray_format codes (spec/capture-format.md): name, bytes
+ * The one table of CUarray_format codes (docs/capture-format.md): name, bytes
  * per channel, bytes per texel for a channel count, and the Vulkan format an
  * array maps to when read as normalized float or as integer.  And the exact
  * conversions of every element type to double, used by metrics and heatmaps:

@@ -1,5 +1,5 @@
 /* hash.h - FNV-1a 64, the hash= value of the capture log's dump lines (the
- * value vkrr's writer logs; spec/capture-format.md).
+ * value vkrr's writer logs; docs/capture-format.md).
  *
  * Incremental, so a reader can fold it into a pass it makes anyway, slice by
  * slice in file order:

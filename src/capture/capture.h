@@ -1,4 +1,4 @@
-/* capture.h - reading a CUDA bridge capture (spec/capture-format.md).
+/* capture.h - reading a CUDA bridge capture (docs/capture-format.md).
  *
  * Usage:
  *     vkrr_capture *cap = NULL;

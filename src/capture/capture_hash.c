@@ -1,6 +1,6 @@
 /* capture_hash.c - does the log's hash= mean what vkrr computes (FNV-1a 64)?
  *
- * spec/capture-format.md calls hash= "a cheap identity check" without naming
+ * The bridge calls hash= "a cheap identity check" without naming
  * the function.  vkrr's writer logs FNV-1a 64; a bridge that hashes another
  * way would make every dump read "changed since capture", a false alarm on
  * every launch.  So before the hashes are trusted, the smallest few dumps that

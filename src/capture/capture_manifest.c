@@ -1,4 +1,4 @@
-/* capture_manifest.c - manifest.txt (spec/capture-format.md) and the strict
+/* capture_manifest.c - manifest.txt (docs/capture-format.md) and the strict
  * number parsing every capture parser shares. */
 #include <stdlib.h>
 #include <string.h>

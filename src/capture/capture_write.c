@@ -1,4 +1,4 @@
-/* capture_write.c - writes a capture in the bridge's format (spec/capture-format.md).
+/* capture_write.c - writes a capture in the bridge's format (docs/capture-format.md).
  * The log is kept in memory and written once at close; replay/ and dump/
  * files are written whole as each launch is recorded. */
 #include "capture_write.h"

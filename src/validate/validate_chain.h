@@ -2,7 +2,7 @@
  *
  * Chained mode runs the capture on the port from the first launch's captured
  * inputs, each launch reading what the port's own earlier launches wrote, so
- * each launch's error is the error accumulated up to it (ARCHITECTURE.md
+ * each launch's error is the error accumulated up to it (docs/architecture.md
  * "Validation modes").  The chain keeps host-side copies of:
  *   - allocations, by base address: the port's post of the last launch that
  *     used that base; the first launch on a base reads the capture's pre.
@@ -12,7 +12,7 @@
  *   - surfaces, by the texture that reads them later: a texture's producer is
  *     the latest earlier surface of the same CUDA array (the image's array
  *     field), else the latest earlier surface whose post-launch dump is
- *     byte-identical to the texture's dump (spec/capture-format.md).  So the
+ *     byte-identical to the texture's dump (docs/capture-format.md).  So the
  *     history surface of frame k becomes the history texture of frame k+1.
  *     Textures with no producer (the application's inputs) read the capture.
  * One pass on an exact port: when every input of a launch in the chain is
