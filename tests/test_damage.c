@@ -395,18 +395,28 @@ static void check_linear(void)
         vkrr_error_print(&err, stderr);
     }
     vkrr_capture_close(c);
-    static const char *modes[] = {"--mode isolated", "--mode chained", "--ref cpu"};
-    for (int i = 0; i < 3; i++) {
+    /* the kernel's PTX in the capture's modules/: --ref ptx runs it too */
+    sh("mkdir -p '%s/modules' && cp '%s/linear_ops.sm80.ptx' '%s/modules/'", dir,
+       VKRR_PTX_KERNEL_DIR, dir);
+    static const char *modes[] = {"--mode isolated", "--mode chained", "--ref cpu", "--ref ptx"};
+    for (int i = 0; i < 4; i++) {
         snprintf(args, sizeof args, "validate '%s' %s --heatmaps none --validation", dir, modes[i]);
         out = NULL;
         int rc = test_run_vkrr(args, &out, NULL);
         if (!test_check(rc == 0, __FILE__, __LINE__, "linear textures validate"))
             fprintf(stderr, "    %s: exit %d\n%s\n", modes[i], rc, out ? out : "");
         CHECK(out && strstr(out, "1 PASS, 0 FAIL") && strstr(out, "validation layer: 0 messages"));
-        if (i == 2)
-            CHECK(out && strstr(out, "original kernels rerun on cpu") && !strstr(out, "BAD"));
+        if (i >= 2)
+            CHECK(out && strstr(out, i == 2 ? "original kernels rerun on cpu"
+                                            : "original kernels rerun on ptx") && !strstr(out, "BAD"));
         free(out);
     }
+    /* and on its own, exactly: linear and pitch-2D textures from PTX */
+    snprintf(args, sizeof args, "rerun '%s' --heatmaps none", dir);
+    out = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
+    CHECK(out && strstr(out, "1 PASS, 0 FAIL"));
+    free(out);
     snprintf(args, sizeof args, "info '%s' --json", dir);
     out = NULL;
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);

@@ -34,7 +34,7 @@ int main(void)
         {.data = pt_data, .width = 5, .height = 4, .channels = 4, .format = 194, .texel_bytes = 4,
          .filter = 0, .address = {1, 1}},
     };
-    vkrr_cusurf surf[2] = {{(unsigned char *)src, 7, 5, 4}, {(unsigned char *)dst, 7, 5, 4}};
+    vkrr_cusurf surf[2] = {{(unsigned char *)src, 7, 5, 4, NULL}, {(unsigned char *)dst, 7, 5, 4, NULL}};
     static float xy[2 * N], out[N * TEX_NOUT];
     for (int i = 0; i < N; i++) {
         xy[2 * i] = (float)((int)(ptxt_rand(&s) % 900) - 150) / 100.0f; /* -1.5 .. 7.5 */

@@ -38,12 +38,12 @@ extern "C" bool vkrr_cpu_probe_surf_write(void *data, uint32_t width, uint32_t h
                                           uint32_t texel_bytes, const void *v, uint32_t bytes,
                                           int x_bytes, int y)
 {
-    std::atomic<int> fault{0};
+    int fault = 0;
     cpu_surface s;
-    s.s.data = (unsigned char *)data;
-    s.s.width = width;
-    s.s.height = height;
-    s.s.texel_bytes = texel_bytes;
+    s.data = (unsigned char *)data;
+    s.width = width;
+    s.height = height;
+    s.texel_bytes = texel_bytes;
     s.fault = &fault;
     cudaSurfaceObject_t o = (cudaSurfaceObject_t)(uintptr_t)&s;
     if (bytes == 8) {
@@ -59,7 +59,7 @@ extern "C" bool vkrr_cpu_probe_surf_write(void *data, uint32_t width, uint32_t h
         memcpy(&p, v, 2);
         surf2Dwrite(p, o, x_bytes, y);
     }
-    return fault.load() == 0;
+    return fault == 0;
 }
 
 extern "C" uint16_t vkrr_cpu_probe_f2h(float f) { return __float2half_rn(f).x; }

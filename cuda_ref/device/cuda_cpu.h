@@ -209,12 +209,10 @@ typedef unsigned long long cudaSurfaceObject_t;
 
 /* What a texture or surface handle word points at on the CPU: the shared C
  * descriptors of cuda_texture.h (one implementation of sampling and surface
- * access, also used by the PTX interpreter), plus the launch's fault flag. */
+ * access, also used by the PTX interpreter; host_launch.h sets them up); a
+ * surface's fault flag is the launch's. */
 typedef vkrr_cutex cpu_texture;
-struct cpu_surface {
-    vkrr_cusurf s;
-    std::atomic<int> *fault;     /* set to 1 by an out-of-range or mis-sized write */
-};
+typedef vkrr_cusurf cpu_surface;
 
 static inline float4 cpu_tex2d(cudaTextureObject_t obj, float x, float y)
 {
@@ -261,9 +259,8 @@ template <> inline float tex1Dfetch<float>(cudaTextureObject_t obj, int i)
  * size is not the texel size is dropped and flags the surface's fault. */
 template <typename T> inline void surf2Dwrite(T v, cudaSurfaceObject_t obj, int x, int y)
 {
-    const cpu_surface *s = (const cpu_surface *)(uintptr_t)obj;
-    if (!vkrr_cusurf_write(&s->s, &v, (unsigned)sizeof(T), x, y, VKRR_CUSURF_TRAP))
-        s->fault->store(1, std::memory_order_relaxed);
+    vkrr_cusurf_write((const cpu_surface *)(uintptr_t)obj, &v, (unsigned)sizeof(T), x, y,
+                      VKRR_CUSURF_TRAP);
 }
 
 #endif

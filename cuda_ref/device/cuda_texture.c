@@ -154,6 +154,14 @@ static void tex_uv(const vkrr_cutex *t, float x, float y, float *u, float *v)
     *v = tex_coord(y);
 }
 
+void vkrr_cutex_fetch1d_int(const vkrr_cutex *t, int i, uint32_t out[4])
+{
+    const unsigned char *p = i >= 0 && (unsigned)i < t->linear_count
+                                 ? t->data + (size_t)i * t->texel_bytes : NULL;
+    for (unsigned c = 0; c < 4; c++)
+        out[c] = p ? texel_int(t, p, c) : 0u;
+}
+
 void vkrr_cutex_fetch1d(const vkrr_cutex *t, int i, float out[4])
 {
     if (i < 0 || (unsigned)i >= t->linear_count) {
@@ -288,6 +296,8 @@ bool vkrr_cusurf_write(const vkrr_cusurf *s, const void *v, unsigned bytes, int 
     unsigned char *p = surf_texel(s, bytes, x_bytes, y, mode, &fault);
     if (p)
         memcpy(p, v, bytes);
+    if (fault && s->fault)
+        __atomic_store_n(s->fault, 1, __ATOMIC_RELAXED); /* several CPU threads write */
     return !fault;
 }
 
@@ -300,5 +310,7 @@ bool vkrr_cusurf_read(const vkrr_cusurf *s, void *v, unsigned bytes, int x_bytes
         memcpy(v, p, bytes);
     else
         memset(v, 0, bytes);
+    if (fault && s->fault)
+        __atomic_store_n(s->fault, 1, __ATOMIC_RELAXED);
     return !fault;
 }

@@ -65,6 +65,7 @@ typedef struct vkrr_cutex {
 typedef struct vkrr_cusurf {
     unsigned char *data;
     unsigned width, height, texel_bytes;
+    int *fault;                  /* optional: set to 1 (atomically) by a faulting access */
 } vkrr_cusurf;
 
 /* CUDA's surface boundary modes (PTX .trap, .clamp, .zero). */
@@ -87,6 +88,8 @@ void vkrr_cutex_filter(const vkrr_cutex *t, float x, float y, vkrr_cutex_filter_
  * packing, VKRR_LINEAR_ROW, hold them in order); outside [0, linear_count)
  * CUDA reads 0.  No filtering or addressing applies to linear fetches. */
 void vkrr_cutex_fetch1d(const vkrr_cutex *t, int i, float out[4]);
+/* The same with the channels as raw integers (as vkrr_cutex_fetch_int). */
+void vkrr_cutex_fetch1d_int(const vkrr_cutex *t, int i, uint32_t out[4]);
 /* tld4.COMP.2d / tex2Dgather(t, x, y, comp): comp 0..3 = r, g, b, a. */
 void vkrr_cutex_gather(const vkrr_cutex *t, float x, float y, unsigned comp, float out[4]);
 /* Point-sampled texel with the channels as raw integers (sign-extended for
@@ -96,8 +99,9 @@ void vkrr_cutex_fetch_int(const vkrr_cutex *t, float x, float y, uint32_t out[4]
 
 /* surf2Dwrite / sust.b.2d: `bytes` bytes of v at byte x.  CUDA requires the
  * access to be exactly one texel at a texel boundary; anything else, and an
- * out-of-range coordinate in TRAP mode, is a fault: returns false and writes
- * nothing.  CLAMP clamps the texel index; ZERO drops the write (true). */
+ * out-of-range coordinate in TRAP mode, is a fault: returns false, writes
+ * nothing and sets *s->fault.  CLAMP clamps the texel index; ZERO drops the
+ * write (true). */
 bool vkrr_cusurf_write(const vkrr_cusurf *s, const void *v, unsigned bytes, int x_bytes, int y,
                        vkrr_cusurf_mode mode);
 /* surf2Dread / suld.b.2d: the same rules; ZERO reads zeros out of range. */

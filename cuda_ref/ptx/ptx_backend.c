@@ -1,10 +1,12 @@
 /* ptx_backend.c - the "ptx" vkrr_backend (see ptx.h): a replay's resources
- * as host memory, exactly as the CPU backend makes them, then vkrr_ptx_run. */
+ * as host memory, set up as for the CPU backend (host_launch.h), then
+ * vkrr_ptx_run. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cuformat.h"
+#include "host_launch.h"
 #include "ptx_internal.h"
 
 typedef struct ptx_backend {
@@ -34,109 +36,34 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_NO_PORT, r->kernel, 0, -1,
                          "no PTX module given to the ptx backend has an .entry named %s",
                          r->kernel ? r->kernel : "(null)");
-    vkrr_status st = VKRR_ERR_NOMEM;
-    uint32_t na = r->nallocs, ni = r->nimages;
-    void **scratch = calloc(na + ni + 1, sizeof *scratch);
-    uint64_t *alloc_addr = calloc(na + 1, sizeof *alloc_addr);
-    uint64_t *image_word = calloc(ni + 1, sizeof *image_word);
-    vkrr_ptx_region *regions = calloc(na + 1, sizeof *regions);
-    vkrr_cutex *tex = calloc(ni + 1, sizeof *tex);
-    vkrr_cusurf *surf = calloc(ni + 1, sizeof *surf);
-    uint8_t params[VKRR_ARGS_MAX_BYTES];
-    uint32_t nscratch = 0, ntex = 0, nsurf = 0;
-    if (!scratch || !alloc_addr || !image_word || !regions || !tex || !surf) {
-        vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1, "no memory for the launch");
-        goto out;
-    }
-    for (uint32_t i = 0; i < na; i++) {
-        vkrr_replay_alloc *a = &r->allocs[i];
-        void *data = a->post;
-        if (!data) {
-            if (a->size > SIZE_MAX - 1 || !(data = malloc(a->size ? a->size : 1))) {
-                vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1, "no memory for a %llu-byte allocation",
-                          (unsigned long long)a->size);
-                goto out;
-            }
-            scratch[nscratch++] = data;
-        }
-        if (a->pre)
-            memmove(data, a->pre, a->size);
-        else
-            memset(data, 0, a->size);
-        alloc_addr[i] = (uint64_t)(uintptr_t)data;
-        regions[i] = (vkrr_ptx_region){data, a->size, true};
-    }
-    /* descriptors first (their addresses are the handle words), contents second */
-    for (uint32_t i = 0; i < ni; i++) {
-        vkrr_replay_image *im = &r->images[i];
-        unsigned tb = vkrr_cuformat_texel_bytes(im->format, im->channels);
-        uint64_t bytes = vkrr_replay_image_bytes(im);
-        if (tb == 0) {
-            st = vkrr_fail(err, VKRR_ERR_FORMAT, r->kernel, 0, im->offset,
-                           "image at offset %u: CUarray_format %u with %u channels", im->offset,
-                           im->format, im->channels);
-            goto out;
-        }
-        if (im->kind == VKRR_IMAGE_TEXTURE) {
-            if (!im->pre) {
-                st = vkrr_fail(err, VKRR_ERR_MISSING, r->kernel, 0, im->offset,
-                               "texture at offset %u has no contents", im->offset);
-                goto out;
-            }
-            vkrr_cutex *t = &tex[ntex++];
-            *t = (vkrr_cutex){.data = im->pre, .width = im->width, .height = im->height,
-                              .channels = im->channels, .format = im->format, .texel_bytes = tb,
-                              .filter = im->sampler.filter,
-                              .address = {im->sampler.address[0], im->sampler.address[1]},
-                              .normalized = im->sampler.normalized,
-                              .read_as_integer = im->sampler.read_as_integer};
-            image_word[i] = (uint64_t)(uintptr_t)t;
-        } else {
-            unsigned char *data = im->post;
-            if (!data) {
-                if (!(data = malloc(bytes ? bytes : 1))) {
-                    vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, im->offset,
-                              "no memory for a %llu-byte surface", (unsigned long long)bytes);
-                    goto out;
-                }
-                scratch[nscratch++] = data;
-            }
-            if (im->pre)
-                memmove(data, im->pre, bytes);
-            else
-                memset(data, VKRR_SENTINEL_BYTE, bytes);
-            vkrr_cusurf *s = &surf[nsurf++];
-            *s = (vkrr_cusurf){data, im->width, im->height, tb};
-            image_word[i] = (uint64_t)(uintptr_t)s;
-        }
-    }
-    st = vkrr_replay_relocate(r, alloc_addr, image_word, params, err);
+    vkrr_host_launch hl;
+    vkrr_status st = vkrr_host_launch_prepare(r, &hl, err);
     if (st != VKRR_OK)
-        goto out;
+        return st;
+    vkrr_ptx_region *regions = calloc(r->nallocs + 1, sizeof *regions);
+    if (!regions) {
+        vkrr_host_launch_free(&hl);
+        return vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1, "no memory for the launch");
+    }
+    for (uint32_t i = 0; i < r->nallocs; i++)
+        regions[i] = (vkrr_ptx_region){(void *)(uintptr_t)hl.alloc_addr[i], r->allocs[i].size, true};
     vkrr_ptx_launch l = {
         .grid = {r->grid[0], r->grid[1], r->grid[2]},
         .block = {r->block[0], r->block[1], r->block[2]},
         .shared_bytes = r->shared_bytes,
-        .params = params,
+        .params = hl.params,
         .params_bytes = r->args_bytes,
         .regions = regions,
-        .nregions = na,
-        .textures = tex,
-        .ntextures = ntex,
-        .surfaces = surf,
-        .nsurfaces = nsurf,
+        .nregions = r->nallocs,
+        .textures = hl.tex,
+        .ntextures = hl.ntex,
+        .surfaces = hl.surf,
+        .nsurfaces = hl.nsurf,
         .standins = &r->standins,
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
-out:
-    for (uint32_t i = 0; scratch && i < nscratch; i++)
-        free(scratch[i]);
-    free(scratch);
-    free(alloc_addr);
-    free(image_word);
     free(regions);
-    free(tex);
-    free(surf);
+    vkrr_host_launch_free(&hl);
     return st;
 }
 

@@ -1,4 +1,4 @@
-/* ptx_tex.c - textures and surfaces in unified mode: tex.2d, tld4.2d,
+/* ptx_tex.c - textures and surfaces in unified mode: tex.2d, tex.1d (tex1Dfetch), tld4.2d,
  * suld.b.2d, sust.b.2d, txq, suq.  A handle word is the address of one of
  * the launch's cuda_texture.h descriptors (checked: any other value is a
  * fault); sampling and surface access are cuda_texture.c, the one
@@ -32,7 +32,8 @@ static const vkrr_cusurf *surface_of(ptx_warp *w, const ptx_inst *in, int l, uin
 }
 
 /* tex / tld4: o[0] handle, o[1] x, o[2] y, o[3..6] d (UINT32_MAX: '_'); in->a 0 tex
- * 1 tld4; in->b component (tld4); in->c 1 integer result */
+ * 1 tld4; in->b component (tld4); in->c 1 integer result; in->e 1: tex.1d (x an s32
+ * texel index into a texture over linear memory: tex1Dfetch) */
 HANDLER(x_tex)
 {
     const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]), *Y = PTX_R(w, in->o[2]);
@@ -42,7 +43,15 @@ HANDLER(x_tex)
             return -1;
         uint32_t r[4];
         float x = ptx_f(X[l]), y = ptx_f(Y[l]);
-        if (in->c) {
+        if (in->e) {
+            float f[4];
+            if (in->c)
+                vkrr_cutex_fetch1d_int(t, (int32_t)X[l], r);
+            else
+                vkrr_cutex_fetch1d(t, (int32_t)X[l], f);
+            for (unsigned k = 0; !in->c && k < 4; k++)
+                r[k] = (uint32_t)ptx_fb(f[k]);
+        } else if (in->c) {
             if (!t->read_as_integer || in->a)
                 return ptx_fault(w, in, (int)l, VKRR_ERR_UNSUPPORTED,
                                  "an integer result from a texture not read as integer");
@@ -133,21 +142,23 @@ HANDLER(x_query)
 }
 
 /* ---- decoder ---------------------------------------------------------------------- */
-/* [handle, {x, y}] */
-static int image_operand(ptx_dctx *c, const ptx_rop *o, ptx_type ct)
+/* [handle, {x, y}], or with dims 1 [handle, {x}] (then o[2] repeats x) */
+static int image_operand(ptx_dctx *c, const ptx_rop *o, ptx_type ct, unsigned dims)
 {
     if (!o || o->kind != RO_MEM)
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected [handle, {x, y}]");
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected [handle, {coordinates}]");
     if (o->n == 3)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "independent texture/sampler mode");
     const ptx_rop *h = &c->f->rops[o->first], *v = &c->f->rops[o->first + 1];
-    if (o->n != 2 || o->ival != 0 || v->kind != RO_VEC || v->n != 2)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "only 2D coordinates [handle, {x, y}]");
+    bool vec = v->kind == RO_VEC;
+    if (o->n != 2 || o->ival != 0 || (vec ? v->n != dims : dims != 1 || v->kind != RO_REG))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "only [handle, {x, y}] (2D) or [handle, {x}] (1D)");
     if (h->kind != RO_REG)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "texture/surface references by name (.texref)");
-    if (ptx_set_src(c, 0, h, PT_B64, false) < 0 ||
-        ptx_set_src(c, 1, &c->f->rops[v->first], ct, false) < 0 ||
-        ptx_set_src(c, 2, &c->f->rops[v->first + 1], ct, false) < 0)
+    const ptx_rop *x = vec ? &c->f->rops[v->first] : v;
+    const ptx_rop *y = dims == 2 ? &c->f->rops[v->first + 1] : x;
+    if (ptx_set_src(c, 0, h, PT_B64, false) < 0 || ptx_set_src(c, 1, x, ct, false) < 0 ||
+        ptx_set_src(c, 2, y, ct, false) < 0)
         return -1;
     return 0;
 }
@@ -181,18 +192,23 @@ int ptx_dec_tex(ptx_dctx *c)
         bool g4 = op[1] == 'l';
         static const char *const comps[] = {".r", ".g", ".b", ".a"};
         int comp = g4 ? ptx_take_any(c, comps, 4) : 0;
-        if (!ptx_take(c, ".2d") || !ptx_take(c, ".v4") || comp < 0)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .2d.v4)", op);
+        bool d1 = !g4 && ptx_take(c, ".1d"); /* tex1Dfetch: an s32 index */
+        if ((!d1 && !ptx_take(c, ".2d")) || !ptx_take(c, ".v4") || comp < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .2d.v4, and tex.1d.v4)", op);
         ptx_type dt = ptx_take_type(c), ct = ptx_take_type(c);
-        if ((dt != PT_F32 && dt != PT_S32 && dt != PT_U32) || ct != PT_F32 || ptx_rest_ok(c) < 0)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s types (results f32/s32/u32, coordinates f32)", op);
+        if ((dt != PT_F32 && dt != PT_S32 && dt != PT_U32) || ct != (d1 ? PT_S32 : PT_F32) ||
+            ptx_rest_ok(c) < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s types (results f32/s32/u32, "
+                                "coordinates f32; .1d: s32)", op);
         if (ptx_nops(c) != 2 || c->r->pipe >= 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s with offsets, depth compare or a residency predicate", op);
-        if (image_operand(c, ptx_op(c, 1), ct) < 0 || data_regs(c, ptx_op(c, 0), 4, dt, true) < 0)
+        if (image_operand(c, ptx_op(c, 1), ct, d1 ? 1 : 2) < 0 ||
+            data_regs(c, ptx_op(c, 0), 4, dt, true) < 0)
             return -1;
         in->a = g4;
         in->b = (uint8_t)comp;
         in->c = dt != PT_F32;
+        in->e = d1;
         in->fn = x_tex;
         return 1;
     }
@@ -210,7 +226,7 @@ int ptx_dec_tex(ptx_dctx *c)
         if ((t != PT_B8 && t != PT_B16 && t != PT_B32 && t != PT_B64) || ptx_rest_ok(c) < 0 ||
             ptx_nops(c) != 2)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form", op);
-        if (image_operand(c, ptx_op(c, st ? 0 : 1), PT_B32) < 0 ||
+        if (image_operand(c, ptx_op(c, st ? 0 : 1), PT_B32, 2) < 0 ||
             data_regs(c, ptx_op(c, st ? 1 : 0), (unsigned)n, t, !st) < 0)
             return -1;
         in->a = (uint8_t)(ptx_type_bits(t) / 8);

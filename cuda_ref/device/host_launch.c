@@ -1,0 +1,112 @@
+/* host_launch.c - one launch's resources in host memory (host_launch.h). */
+#include "host_launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuformat.h"
+
+static void *zalloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size);
+}
+
+/* A buffer of `bytes` for an output: the caller's post, else scratch. */
+static void *out_buffer(vkrr_host_launch *hl, void *post, uint64_t bytes)
+{
+    if (post)
+        return post;
+    if (bytes > SIZE_MAX - 1)
+        return NULL;
+    void *p = malloc(bytes ? (size_t)bytes : 1);
+    if (p)
+        hl->scratch[hl->nscratch++] = p;
+    return p;
+}
+
+static vkrr_status setup_images(const vkrr_replay *r, vkrr_host_launch *hl, uint64_t *word,
+                                vkrr_error *err)
+{
+    for (uint32_t i = 0; i < r->nimages; i++) {
+        const vkrr_replay_image *im = &r->images[i];
+        unsigned tb = vkrr_cuformat_texel_bytes(im->format, im->channels);
+        uint64_t bytes = vkrr_replay_image_bytes(im);
+        if (tb == 0)
+            return vkrr_fail(err, VKRR_ERR_FORMAT, r->kernel, 0, im->offset,
+                             "image at offset %u: CUarray_format %u with %u channels", im->offset,
+                             im->format, im->channels);
+        if (im->kind == VKRR_IMAGE_TEXTURE) {
+            if (!im->pre)
+                return vkrr_fail(err, VKRR_ERR_MISSING, r->kernel, 0, im->offset,
+                                 "texture at offset %u has no contents", im->offset);
+            vkrr_cutex *t = &hl->tex[hl->ntex++];
+            *t = (vkrr_cutex){.data = im->pre, .width = im->width, .height = im->height,
+                              .channels = im->channels, .format = im->format, .texel_bytes = tb,
+                              .filter = im->sampler.filter,
+                              .address = {im->sampler.address[0], im->sampler.address[1]},
+                              .normalized = im->sampler.normalized,
+                              .read_as_integer = im->sampler.read_as_integer,
+                              .linear_count = im->resource == VKRR_TEXRES_LINEAR ? im->linear_count : 0};
+            word[i] = (uint64_t)(uintptr_t)t;
+        } else {
+            unsigned char *data = out_buffer(hl, im->post, bytes);
+            if (!data)
+                return vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, im->offset,
+                                 "no memory for a %llu-byte surface", (unsigned long long)bytes);
+            if (im->pre)
+                memmove(data, im->pre, (size_t)bytes);
+            else
+                memset(data, VKRR_SENTINEL_BYTE, (size_t)bytes);
+            vkrr_cusurf *s = &hl->surf[hl->nsurf++];
+            *s = (vkrr_cusurf){data, im->width, im->height, tb, &hl->fault};
+            word[i] = (uint64_t)(uintptr_t)s;
+        }
+    }
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_host_launch_prepare(const vkrr_replay *r, vkrr_host_launch *hl, vkrr_error *err)
+{
+    memset(hl, 0, sizeof *hl);
+    uint64_t *word = zalloc(r->nimages, sizeof *word);
+    hl->alloc_addr = zalloc(r->nallocs, sizeof *hl->alloc_addr);
+    hl->tex = zalloc(r->nimages, sizeof *hl->tex);
+    hl->surf = zalloc(r->nimages, sizeof *hl->surf);
+    hl->scratch = zalloc((size_t)r->nallocs + r->nimages, sizeof *hl->scratch);
+    vkrr_status st = VKRR_OK;
+    if (!word || !hl->alloc_addr || !hl->tex || !hl->surf || !hl->scratch)
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1, "no memory for the launch");
+    for (uint32_t i = 0; st == VKRR_OK && i < r->nallocs; i++) {
+        const vkrr_replay_alloc *a = &r->allocs[i];
+        void *data = out_buffer(hl, a->post, a->size);
+        if (!data) {
+            st = vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1,
+                           "no memory for a %llu-byte allocation", (unsigned long long)a->size);
+            break;
+        }
+        if (a->pre)
+            memmove(data, a->pre, (size_t)a->size);
+        else
+            memset(data, 0, (size_t)a->size);
+        hl->alloc_addr[i] = (uint64_t)(uintptr_t)data;
+    }
+    if (st == VKRR_OK)
+        st = setup_images(r, hl, word, err);
+    if (st == VKRR_OK)
+        st = vkrr_replay_relocate(r, hl->alloc_addr, word, hl->params, err);
+    free(word);
+    if (st != VKRR_OK)
+        vkrr_host_launch_free(hl);
+    return st;
+}
+
+void vkrr_host_launch_free(vkrr_host_launch *hl)
+{
+    for (uint32_t i = 0; hl->scratch && i < hl->nscratch; i++)
+        free(hl->scratch[i]);
+    free(hl->scratch);
+    free(hl->alloc_addr);
+    free(hl->tex);
+    free(hl->surf);
+    memset(hl, 0, sizeof *hl);
+}
