@@ -36,6 +36,7 @@
 
 #include "approx.h"
 #include "cuda_texture.h"
+#include "fpformat.h"
 
 #define __global__
 #define __device__
@@ -69,18 +70,8 @@ static inline ushort4 make_ushort4(unsigned short x, unsigned short y, unsigned 
 }
 
 /* ---- bits and IEEE intrinsics ------------------------------------------ */
-static inline unsigned __float_as_uint(float f)
-{
-    unsigned u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float __uint_as_float(unsigned u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+static inline unsigned __float_as_uint(float f) { return vkrr_f32_bits(f); }
+static inline float __uint_as_float(unsigned u) { return vkrr_f32_from_bits(u); }
 /* volatile-free: the build uses -ffp-contract=off, so these stay unfused. */
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fmul_rn(float a, float b) { return a * b; }
@@ -92,7 +83,7 @@ static inline int __clzll(long long x)
 
 static inline float cpu_ftz(float x)
 {
-    return fabsf(x) < 1.17549435e-38f ? copysignf(0.0f, x) : x;
+    return vkrr_ftz_f32(x); /* fpformat.h */
 }
 /* ex2.approx.ftz.f32 (see the top of this file). */
 static inline float cpu_ex2_approx_ftz(float x)
@@ -116,43 +107,15 @@ struct __half {
 static inline __half __ushort_as_half(unsigned short u) { return __half{u}; }
 static inline unsigned short __half_as_ushort(__half h) { return h.x; }
 
-/* RNE; overflow -> Inf; NaN -> 0x7fff (cvt.rn.f16.f32's canonical NaN). */
+/* f16 conversions: src/base/fpformat.h, the one definition (RNE; overflow
+ * -> Inf; NaN -> 0x7fff, cvt.rn.f16.f32's canonical NaN). */
 static inline __half __float2half_rn(float f)
 {
-    unsigned b = __float_as_uint(f), a = b & 0x7fffffffu;
-    unsigned short sign = (unsigned short)((b >> 16) & 0x8000u);
-    if (a > 0x7f800000u)
-        return __half{0x7fffu};
-    if (a >= 0x477ff000u) /* >= 65520 rounds to Inf */
-        return __half{(unsigned short)(sign | 0x7c00u)};
-    unsigned e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, h, rem, halfway;
-    int shift;
-    if (a < 0x38800000u) { /* f16 subnormal: units of 2^-24 */
-        shift = 126 - (int)e;
-        if (shift > 24)
-            return __half{sign};
-        h = m >> shift;
-        rem = m & ((1u << shift) - 1u);
-        halfway = 1u << (shift - 1);
-    } else {
-        h = ((e - 112u) << 10) | ((a & 0x7fffffu) >> 13);
-        rem = a & 0x1fffu;
-        halfway = 0x1000u;
-    }
-    if (rem > halfway || (rem == halfway && (h & 1u)))
-        h++;
-    return __half{(unsigned short)(sign | h)};
+    return __half{vkrr_f32_to_f16_rne(f)};
 }
 static inline float __half2float(__half h)
 {
-    unsigned s = (unsigned)(h.x & 0x8000u) << 16, e = (h.x >> 10) & 31u, m = h.x & 0x3ffu;
-    if (e == 31u)
-        return __uint_as_float(s | 0x7f800000u | (m << 13));
-    if (e == 0u) {
-        float v = (float)m * 5.9604644775390625e-08f; /* m * 2^-24, exact */
-        return s ? -v : v;
-    }
-    return __uint_as_float(s | ((e + 112u) << 23) | (m << 13));
+    return vkrr_f16_to_f32(h.x);
 }
 static inline __half __hadd(__half a, __half b)
 {
@@ -169,38 +132,17 @@ enum __nv_saturation_t { __NV_NOSAT, __NV_SATFINITE };
 enum __nv_fp8_interpretation_t { __NV_E4M3, __NV_E5M2 };
 
 /* f16 -> e4m3, RNE.  SATFINITE: Inf and |v| > 448 -> +-448 (0x7e); NaN ->
- * 0x7f.  Without it, overflow gives NaN (e4m3 has no Inf).  Only E4M3. */
+ * 0x7f.  Without it, overflow gives NaN (e4m3 has no Inf).  Only E4M3.
+ * An f16 is exact in f32, so this is fpformat.h's f32 -> e4m3. */
 static inline __nv_fp8_storage_t __nv_cvt_halfraw_to_fp8(__half_raw x, __nv_saturation_t sat,
                                                          __nv_fp8_interpretation_t)
 {
-    unsigned s = (x.x & 0x8000u) ? 0x80u : 0u, e = (x.x >> 10) & 31u, m = x.x & 0x3ffu, code;
-    if (e == 31u)
-        return (__nv_fp8_storage_t)(m ? 0x7fu : (sat == __NV_SATFINITE ? (s | 0x7eu) : 0x7fu));
-    if (e >= 9u) { /* >= 2^-6: e4m3 normal, keep 3 of 10 mantissa bits */
-        unsigned rem = m & 127u;
-        code = ((e - 8u) << 3) | (m >> 7);
-        if (rem > 64u || (rem == 64u && (code & 1u)))
-            code++;
-    } else { /* e4m3 subnormal: units of 2^-9 */
-        unsigned mm = e ? (m | 0x400u) : m, shift = e ? 16u - e : 15u;
-        unsigned rem = mm & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
-        code = mm >> shift;
-        if (rem > halfway || (rem == halfway && (code & 1u)))
-            code++;
-    }
-    if (code > 0x7eu)
-        code = sat == __NV_SATFINITE ? 0x7eu : 0x7fu;
-    return (__nv_fp8_storage_t)(s | code);
+    return vkrr_f32_to_e4m3(vkrr_f16_to_f32(x.x), sat == __NV_SATFINITE);
 }
 /* e4m3 -> f16, exact (0x7f / 0xff -> f16 NaN 0x7fff).  Only E4M3. */
 static inline __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t x, __nv_fp8_interpretation_t)
 {
-    unsigned s = (x & 0x80u) ? 0x8000u : 0u, e = (x >> 3) & 15u, m = x & 7u;
-    if (e == 15u && m == 7u)
-        return __half_raw{0x7fffu};
-    if (e == 0u) /* m * 2^-9 = f16 normal or zero */
-        return __half_raw{(unsigned short)(s | (m ? __float2half_rn((float)m * 0.001953125f).x : 0u))};
-    return __half_raw{(unsigned short)(s | ((e + 8u) << 10) | (m << 7))};
+    return __half_raw{vkrr_f32_to_f16_rne(vkrr_e4m3_to_f32(x))};
 }
 
 /* ---- textures and surfaces --------------------------------------------- */

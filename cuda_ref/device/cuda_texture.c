@@ -9,21 +9,6 @@
 #include "cuformat.h"
 #include "texfilter.h"
 
-static float h2f(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 0x3ffu, u;
-    float f;
-    if (e == 31u) {
-        u = s | 0x7f800000u | (m << 13);
-    } else if (e == 0u) {
-        f = (float)m * 5.9604644775390625e-08f; /* m * 2^-24, exact */
-        return s ? -f : f;
-    } else {
-        u = s | ((e + 112u) << 23) | (m << 13);
-    }
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 /* One channel of a texel as a normalized-float read. */
 static float texel_channel(const vkrr_cutex *t, const unsigned char *p, unsigned c)
@@ -35,7 +20,7 @@ static float texel_channel(const vkrr_cutex *t, const unsigned char *p, unsigned
     case 16: {
         uint16_t h;
         memcpy(&h, p + 2 * c, 2);
-        return h2f(h);
+        return vkrr_f16_to_f32(h);
     }
     case 32: {
         float v;

@@ -75,7 +75,7 @@ HANDLER(x_cvt_f16_f32) /* cvt.f32.f16 */
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
-    PTX_LANES(m, d[l] = ptx_fb(ptx_f16_to_f32((uint16_t)A[l])));
+    PTX_LANES(m, d[l] = ptx_fb(vkrr_f16_to_f32((uint16_t)A[l])));
     return 0;
 }
 HANDLER(x_cvt_bf16_f32) /* cvt.f32.bf16: exact, NaN payload kept */
@@ -89,7 +89,7 @@ HANDLER(x_cvt_rn_f16) /* cvt.rn.f16.f32 */
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
-    PTX_LANES(m, d[l] = ptx_f32_to_f16_rn(ptx_f(A[l])));
+    PTX_LANES(m, d[l] = vkrr_f32_to_f16_rne(ptx_f(A[l])));
     return 0;
 }
 HANDLER(x_cvt_f64_f32) /* cvt.f64.f32 */
@@ -135,10 +135,10 @@ static void load_value(uint64_t v, int kind, unsigned bits, bool sgn, bool ftz, 
     case K_F64: *s = ptx_d(v); return;
     case K_F32: {
         float f = ptx_f(v);
-        *s = (double)(ftz ? ptx_ftz(f) : f);
+        *s = (double)(ftz ? vkrr_ftz_f32(f) : f);
         return;
     }
-    default: *s = ptx_decode_small((uint32_t)v, fmt_of(kind)); return;
+    default: *s = vkrr_decode_bits((uint32_t)v, fmt_of(kind)); return;
     }
 }
 
@@ -206,9 +206,9 @@ static uint64_t convert1(double s, double e, int dk, unsigned dbits, bool dsgn, 
         return ptx_db(r);
     }
     int fmt = fmt_of(dk);
-    uint32_t b = ptx_round_fmt(s, e, fmt, rnd, (flags & CV_SATFINITE) != 0);
+    uint32_t b = vkrr_round_to(s, e, fmt, rnd, (flags & CV_SATFINITE) != 0);
     if ((flags & CV_FTZ) && dk == K_F32)
-        b = (uint32_t)ptx_fb(ptx_ftz(ptx_f(b)));
+        b = (uint32_t)ptx_fb(vkrr_ftz_f32(ptx_f(b)));
     if (dk == K_TF32)
         b &= 0xffffe000u;
     return b;

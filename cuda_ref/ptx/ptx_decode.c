@@ -235,7 +235,7 @@ static int imm_bits(ptx_dctx *c, const ptx_rop *o, ptx_type t, uint64_t *out)
             *out = (uint64_t)o->ival & 0xffffu;
             return 0;
         }
-        *out = ptx_round_fmt(d, 0, t == PT_F16 ? FMT_F16 : FMT_BF16, RND_RN, false);
+        *out = vkrr_round_to(d, 0, t == PT_F16 ? FMT_F16 : FMT_BF16, RND_RN, false);
         return 0;
     default:
         if (t == PT_PRED || bits == 0 || bits > 64)

@@ -59,9 +59,9 @@ HANDLER(x_f32_gen)
     PTX_LANES(m, {
         float a = ptx_f(A[l]), b = ptx_f(B[l]), c = ptx_f(C[l]), r;
         if (in->c) {
-            a = ptx_ftz(a);
-            b = ptx_ftz(b);
-            c = ptx_ftz(c);
+            a = vkrr_ftz_f32(a);
+            b = vkrr_ftz_f32(b);
+            c = vkrr_ftz_f32(c);
         }
         switch (op) {
         case OP_ADD: r = ptx_add_f32(a, b, mode); break;
@@ -73,7 +73,7 @@ HANDLER(x_f32_gen)
         default: r = ptx_div_f32(1.0f, a, mode); break;
         }
         if (in->c)
-            r = ptx_ftz(r);
+            r = vkrr_ftz_f32(r);
         if (in->d)
             r = sat01(r);
         d[l] = ptx_fb(ptx_canon_f32(r));
@@ -121,7 +121,7 @@ static double val(uint64_t bits, int ty)
     switch (ty) {
     case TY_F32: return (double)ptx_f(bits);
     case TY_F64: return ptx_d(bits);
-    case TY_F16: return (double)ptx_f16_to_f32((uint16_t)bits);
+    case TY_F16: return (double)vkrr_f16_to_f32((uint16_t)bits);
     default: return (double)ptx_f((uint32_t)(bits & 0xffffu) << 16);
     }
 }
@@ -224,9 +224,9 @@ static uint16_t harith1(uint16_t a, uint16_t b, uint16_t c, const ptx_inst *in)
     uint16_t r;
     if (fmt == FMT_F16 && in->b == RND_RN && in->a <= OP_MUL) {
         /* f16 operands are exact in f32 and 24 >= 2*11+2: one f32 op, then RNE */
-        float x = ptx_f16_to_f32(a), y = ptx_f16_to_f32(b);
+        float x = vkrr_f16_to_f32(a), y = vkrr_f16_to_f32(b);
         float v = in->a == OP_ADD ? x + y : in->a == OP_SUB ? x - y : x * y;
-        r = ptx_f32_to_f16_rn(v);
+        r = vkrr_f32_to_f16_rne(v);
     } else {
         double x = val(a, ty), y = val(b, ty), z = val(c, ty);
         switch (in->a) {

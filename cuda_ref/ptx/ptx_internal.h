@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fpformat.h"
 #include "ptx.h"
 
 /* ---- types ----------------------------------------------------------- */
@@ -383,24 +384,24 @@ void *ptx_addr(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_t a, 
     } while (0)
 
 /* ---- numeric helpers (ptx_round.c) -------------------------------------- */
-enum { RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA };
-/* Minifloat formats for ptx_round_fmt / ptx_encode / ptx_decode_small. */
-enum { FMT_F32, FMT_F16, FMT_BF16, FMT_E4M3, FMT_E5M2, FMT_TF32 };
+#define RND_RN VKRR_RM_RN
+#define RND_RZ VKRR_RM_RZ
+#define RND_RM VKRR_RM_RM
+#define RND_RP VKRR_RM_RP
+#define RND_RNA VKRR_RM_RNA
+/* Minifloat formats (vkrr_round_to, vkrr_decode_bits). */
+#define FMT_F32 VKRR_FF_F32
+#define FMT_F16 VKRR_FF_F16
+#define FMT_BF16 VKRR_FF_BF16
+#define FMT_E4M3 VKRR_FF_E4M3
+#define FMT_E5M2 VKRR_FF_E5M2
+#define FMT_TF32 VKRR_FF_TF32
 static inline float ptx_f(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
 static inline uint64_t ptx_fb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline double ptx_d(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
 static inline uint64_t ptx_db(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static inline float ptx_ftz(float x)
-{
-    return __builtin_fabsf(x) < 1.17549435e-38f ? __builtin_copysignf(0.0f, x) : x;
-}
-/* The exact real s + e (|e| <= ulp(s)/2, as TwoSum leaves it) rounded to fmt
- * with mode; the encoded bits (satfinite: clamp to the largest finite value
- * instead of Inf; e4m3 always, it has no Inf).  NaN -> the canonical NaN. */
-uint32_t ptx_round_fmt(double s, double e, int fmt, int mode, bool satfinite);
-double ptx_decode_small(uint32_t bits, int fmt);  /* exact; NaN/Inf kept */
-uint16_t ptx_f32_to_f16_rn(float f);               /* fast path of ptx_round_fmt */
-float ptx_f16_to_f32(uint16_t h);
+/* Rounding to any format and decoding: src/base/fpformat.h (vkrr_round_to,
+ * vkrr_decode_bits, vkrr_f32_to_f16_rne, vkrr_f16_to_f32, vkrr_ftz_f32). */
 /* f32 arithmetic with any rounding mode, exact then rounded once. */
 float ptx_add_f32(float a, float b, int mode);
 float ptx_mul_f32(float a, float b, int mode);

@@ -104,7 +104,7 @@ static unsigned at_bytes(int t)
 
 static uint16_t half_add(uint16_t a, uint16_t b, int fmt)
 {
-    double x = ptx_decode_small(a, fmt), y = ptx_decode_small(b, fmt);
+    double x = vkrr_decode_bits(a, fmt), y = vkrr_decode_bits(b, fmt);
     return ptx_fma_small(x, 1.0, y, fmt, RND_RN);
 }
 
@@ -140,11 +140,11 @@ static uint64_t atom_op(int op, int t, uint64_t old, uint64_t b, uint64_t c, boo
     case AT_F32: {
         float x = ptx_f(old), y = ptx_f(b);
         if (ftz) {
-            x = ptx_ftz(x);
-            y = ptx_ftz(y);
+            x = vkrr_ftz_f32(x);
+            y = vkrr_ftz_f32(y);
         }
         float r = ptx_canon_f32(x + y);
-        return ptx_fb(ftz ? ptx_ftz(r) : r);
+        return ptx_fb(ftz ? vkrr_ftz_f32(r) : r);
     }
     case AT_F64: return ptx_db(ptx_d(old) + ptx_d(b));
     case AT_F16: return half_add((uint16_t)old, (uint16_t)b, FMT_F16);

@@ -73,7 +73,7 @@ HANDLER(x_ldmatrix)
  * in->d c f32, in->e K */
 static double elem16(uint16_t v, int kind)
 {
-    return kind == 0 ? (double)ptx_f16_to_f32(v) : (double)ptx_f((uint32_t)v << 16);
+    return kind == 0 ? (double)vkrr_f16_to_f32(v) : (double)ptx_f((uint32_t)v << 16);
 }
 
 /* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false for
@@ -92,7 +92,7 @@ static bool fp8_fixed(uint8_t code, int kind, int64_t *k, int *sc)
 
 static double fp8_val(uint8_t code, int kind)
 {
-    return ptx_decode_small(code, kind == 2 ? FMT_E4M3 : FMT_E5M2);
+    return vkrr_decode_bits(code, kind == 2 ? FMT_E4M3 : FMT_E5M2);
 }
 
 /* element (row, col) of A (16 x K) held by the lane/register layout above */
@@ -152,7 +152,7 @@ HANDLER(x_mma)
             if (cf32)
                 cv = (double)ptx_f((uint32_t)f.c[lane][idx]);
             else
-                cv = (double)ptx_f16_to_f32((uint16_t)(f.c[lane][idx / 2] >> (16 * (idx % 2))));
+                cv = (double)vkrr_f16_to_f32((uint16_t)(f.c[lane][idx / 2] >> (16 * (idx % 2))));
             uint32_t bits;
             int fmt = df32 ? FMT_F32 : FMT_F16;
             if (fp8) {
@@ -176,7 +176,7 @@ HANDLER(x_mma)
                         v += fp8_val((uint8_t)a_elem(&f, K, true, row, (unsigned)k), ka) *
                              fp8_val((uint8_t)b_elem(&f, K, true, (unsigned)k, col), kb);
                     v += cv;
-                    bits = ptx_round_fmt(v, 0.0, fmt, RND_RN, false);
+                    bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
                 } else {
                     /* S * 2^sc exactly as hi + lo, then + c: s + e by TwoSum */
                     double hi = (double)s, lo = (double)(s - (__int128)hi);
@@ -186,7 +186,7 @@ HANDLER(x_mma)
                     double e = (hi - (x - bb)) + (cv - bb) + lo;
                     if (x == 0.0 && e == 0.0)
                         x = (s == 0 && signbit(cv)) ? cv : 0.0;
-                    bits = ptx_round_fmt(x, e, fmt, RND_RN, false);
+                    bits = vkrr_round_to(x, e, fmt, RND_RN, false);
                 }
             } else {
                 double v = 0.0;
@@ -194,7 +194,7 @@ HANDLER(x_mma)
                     v += elem16((uint16_t)a_elem(&f, K, false, row, (unsigned)k), ka) *
                          elem16((uint16_t)b_elem(&f, K, false, (unsigned)k, col), kb);
                 v += cv;
-                bits = ptx_round_fmt(v, 0.0, fmt, RND_RN, false);
+                bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
             }
             out[lane][idx] = bits;
         }

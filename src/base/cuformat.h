@@ -4,8 +4,8 @@
  * per channel, bytes per texel for a channel count, and the Vulkan format an
  * array maps to when read as normalized float or as integer.  And the exact
  * conversions of every element type to double, used by metrics and heatmaps:
- * f16, bf16, f32, unorm/snorm 8 and 16, e4m3 (NaN codes 0x7f/0xff included), e5m2,
- * plus round-to-nearest-even f32 -> f16 and satfinite f32/f16 -> e4m3.
+ * f16, bf16, f32, unorm/snorm 8 and 16, e4m3 (NaN codes 0x7f/0xff included), e5m2
+ * (the number formats themselves: fpformat.h, included here).
  *
  * Does NOT: touch files or devices.  All functions are pure.
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <vulkan/vulkan_core.h>
 
+#include "fpformat.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -58,28 +59,7 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p);
  * non-NaN codes. */
 int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p);
 
-/* An f32's bits and back (memcpy: no aliasing games). */
-static inline uint32_t vkrr_f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float vkrr_f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* Scalar conversions. */
-float vkrr_f16_to_f32(uint16_t h);
-uint16_t vkrr_f32_to_f16_rne(float f);       /* round to nearest even, like __float2half_rn */
-float vkrr_bf16_to_f32(uint16_t h);
-uint16_t vkrr_f32_to_bf16_rne(float f);      /* round to nearest even; NaN -> 0x7fff */
-float vkrr_e4m3_to_f32(uint8_t v);           /* 0x7f and 0xff are NaN */
-float vkrr_e5m2_to_f32(uint8_t v);           /* exact: the f16 with bits v << 8 */
-uint8_t vkrr_f32_to_e4m3_satfinite(float f); /* RNE, saturates to +-448, NaN -> 0x7f */
+/* The scalar conversions (f16, bf16, e4m3, e5m2 <-> f32) are fpformat.h's. */
 
 /* CUarray_format codes. */
 typedef struct vkrr_cuformat_info {

@@ -21,10 +21,7 @@
 #define fbits vkrr_f32_bits
 #define bitsf vkrr_f32_from_bits
 
-static float ftz(float x)
-{
-    return fabsf(x) < F32_MIN_NORMAL ? copysignf(0.0f, x) : x;
-}
+#define ftz vkrr_ftz_f32
 
 static bool subnormal(float x)
 {
