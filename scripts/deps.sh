@@ -5,7 +5,7 @@ set -euo pipefail
 # nothing else pulls it in under --no-install-recommends.  liblzma-dev: the
 # hardware tables (src/hw) ship xz-compressed and are decompressed with it.
 pkgs=(build-essential cmake ninja-build clang libclang-rt-dev pkg-config python3 libvulkan-dev mesa-vulkan-drivers
-      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev
+      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev libvulkan-volk-dev
       chromium libxml2-utils time)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -112,14 +112,14 @@ static bool env_validation(void)
     return v && v[0] && strcmp(v, "0") != 0;
 }
 
-static bool has_layer(vkrr_vk_ctx *vk, const char *name)
+static bool has_layer(const char *name)
 {
     uint32_t n = 0;
-    if (vk->fn.vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0)
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0)
         return false;
     VkLayerProperties *p = calloc(n, sizeof *p);
     bool found = false;
-    if (p && vk->fn.vkEnumerateInstanceLayerProperties(&n, p) == VK_SUCCESS)
+    if (p && vkEnumerateInstanceLayerProperties(&n, p) == VK_SUCCESS)
         for (uint32_t i = 0; i < n && !found; i++)
             found = strcmp(p[i].layerName, name) == 0;
     free(p);
@@ -128,16 +128,14 @@ static bool has_layer(vkrr_vk_ctx *vk, const char *name)
 
 static vkrr_status create_instance(vkrr_vk_ctx *vk, vkrr_error *err)
 {
-    uint32_t version = VK_API_VERSION_1_0;
-    if (vk->fn.vkEnumerateInstanceVersion)
-        vk->fn.vkEnumerateInstanceVersion(&version);
+    uint32_t version = volkGetInstanceVersion();
     if (version < VK_API_VERSION_1_2)
         return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1,
                          "the Vulkan loader supports only %u.%u; vkrr needs Vulkan 1.2",
                          VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version));
     const char *layers[1] = {VKRR_VK_VALIDATION_LAYER};
     const char *exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
-    if (vk->validation && !has_layer(vk, VKRR_VK_VALIDATION_LAYER))
+    if (vk->validation && !has_layer(VKRR_VK_VALIDATION_LAYER))
         return vkrr_fail(err, VKRR_ERR_NO_LIBRARY, NULL, 0, -1,
                          "validation was asked for but the layer %s is not installed",
                          VKRR_VK_VALIDATION_LAYER);
@@ -154,14 +152,12 @@ static vkrr_status create_instance(vkrr_vk_ctx *vk, vkrr_error *err)
         .enabledExtensionCount = vk->validation ? 1 : 0,
         .ppEnabledExtensionNames = exts,
     };
-    VkResult r = vk->fn.vkCreateInstance(&ci, NULL, &vk->instance);
+    VkResult r = vkCreateInstance(&ci, NULL, &vk->instance);
     if (r != VK_SUCCESS)
         return vkrr_fail(err, r == VK_ERROR_INCOMPATIBLE_DRIVER ? VKRR_ERR_NO_DEVICE : VKRR_ERR_DEVICE,
                          NULL, 0, -1, "vkCreateInstance failed: %s", vkrr_vk_result_name(r));
-#define VKRR_LOAD_INST(name) vk->fn.name = (PFN_##name)vk->fn.vkGetInstanceProcAddr(vk->instance, #name);
-    VKRR_VK_INSTANCE_FUNCS(VKRR_LOAD_INST)
-#undef VKRR_LOAD_INST
-    if (vk->validation && vk->fn.vkCreateDebugUtilsMessengerEXT) {
+    volkLoadInstanceOnly(vk->instance);
+    if (vk->validation && vkCreateDebugUtilsMessengerEXT) {
         VkDebugUtilsMessengerCreateInfoEXT mi = {
             .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
             .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -172,7 +168,7 @@ static vkrr_status create_instance(vkrr_vk_ctx *vk, vkrr_error *err)
             .pfnUserCallback = on_message,
             .pUserData = vk,
         };
-        r = vk->fn.vkCreateDebugUtilsMessengerEXT(vk->instance, &mi, NULL, &vk->messenger);
+        r = vkCreateDebugUtilsMessengerEXT(vk->instance, &mi, NULL, &vk->messenger);
         if (r != VK_SUCCESS)
             return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1,
                              "vkCreateDebugUtilsMessengerEXT failed: %s", vkrr_vk_result_name(r));
@@ -212,10 +208,10 @@ static void feature_chain(feature_set *s)
     X(f2.features.shaderStorageImageExtendedFormats, "shaderStorageImageExtendedFormats")
 
 /* Writes the names of missing features into buf; true when none is missing. */
-static bool check_device(vkrr_vk_ctx *vk, VkPhysicalDevice pd, char *buf, size_t cap)
+static bool check_device(VkPhysicalDevice pd, char *buf, size_t cap)
 {
     VkPhysicalDeviceProperties p;
-    vk->fn.vkGetPhysicalDeviceProperties(pd, &p);
+    vkGetPhysicalDeviceProperties(pd, &p);
     buf[0] = 0;
     size_t len = 0;
     if (p.apiVersion < VK_API_VERSION_1_2)
@@ -228,7 +224,7 @@ static bool check_device(vkrr_vk_ctx *vk, VkPhysicalDevice pd, char *buf, size_t
     feature_set have;
     feature_chain(&have);
     if (p.apiVersion >= VK_API_VERSION_1_2)
-        vk->fn.vkGetPhysicalDeviceFeatures2(pd, &have.f2);
+        vkGetPhysicalDeviceFeatures2(pd, &have.f2);
 #define VKRR_CHECK_FEATURE(member, name) \
     if (!have.member && len < cap) len += (size_t)snprintf(buf + len, cap - len, " %s", name);
     VKRR_VK_REQUIRED_FEATURES(VKRR_CHECK_FEATURE)
@@ -258,14 +254,14 @@ static bool name_matches(const char *name, const char *want)
 static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err)
 {
     uint32_t n = 0;
-    VkResult r = vk->fn.vkEnumeratePhysicalDevices(vk->instance, &n, NULL);
+    VkResult r = vkEnumeratePhysicalDevices(vk->instance, &n, NULL);
     if (r != VK_SUCCESS || n == 0)
         return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1, "no Vulkan device found (%s)",
                          vkrr_vk_result_name(r));
     VkPhysicalDevice pds[64];
     if (n > 64)
         n = 64;
-    r = vk->fn.vkEnumeratePhysicalDevices(vk->instance, &n, pds);
+    r = vkEnumeratePhysicalDevices(vk->instance, &n, pds);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE)
         return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1, "vkEnumeratePhysicalDevices: %s",
                          vkrr_vk_result_name(r));
@@ -273,7 +269,7 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
     size_t llen = 0;
     for (uint32_t i = 0; i < n && llen < sizeof list; i++) {
         VkPhysicalDeviceProperties p;
-        vk->fn.vkGetPhysicalDeviceProperties(pds[i], &p);
+        vkGetPhysicalDeviceProperties(pds[i], &p);
         llen += (size_t)snprintf(list + llen, sizeof list - llen, "%s%u: %s", i ? ", " : "", i,
                                  p.deviceName);
     }
@@ -288,7 +284,7 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
         } else {
             for (uint32_t i = 0; i < n && chosen < 0; i++) {
                 VkPhysicalDeviceProperties p;
-                vk->fn.vkGetPhysicalDeviceProperties(pds[i], &p);
+                vkGetPhysicalDeviceProperties(pds[i], &p);
                 if (name_matches(p.deviceName, sel))
                     chosen = (int)i;
             }
@@ -296,9 +292,9 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
                 return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1,
                                  "--device %s: no device name contains it (devices: %s)", sel, list);
         }
-        if (!check_device(vk, pds[chosen], missing, sizeof missing)) {
+        if (!check_device(pds[chosen], missing, sizeof missing)) {
             VkPhysicalDeviceProperties p;
-            vk->fn.vkGetPhysicalDeviceProperties(pds[chosen], &p);
+            vkGetPhysicalDeviceProperties(pds[chosen], &p);
             return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1,
                              "device %d (%s) lacks required features:%s", chosen, p.deviceName,
                              missing);
@@ -309,10 +305,10 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
         for (int pass = 0; pass < 2 && chosen < 0; pass++)
             for (uint32_t i = 0; i < n && chosen < 0; i++) {
                 VkPhysicalDeviceProperties p;
-                vk->fn.vkGetPhysicalDeviceProperties(pds[i], &p);
+                vkGetPhysicalDeviceProperties(pds[i], &p);
                 if (pass == 0 && p.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
                     continue;
-                if (check_device(vk, pds[i], missing, sizeof missing))
+                if (check_device(pds[i], missing, sizeof missing))
                     chosen = (int)i;
                 else if (!first_missing[0])
                     snprintf(first_missing, sizeof first_missing, "%s lacks:%s", p.deviceName,
@@ -323,8 +319,8 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
                              "no Vulkan device has every required feature (%s)", first_missing);
     }
     vk->phys = pds[chosen];
-    vk->fn.vkGetPhysicalDeviceProperties(vk->phys, &vk->props);
-    vk->fn.vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->mem);
+    vkGetPhysicalDeviceProperties(vk->phys, &vk->props);
+    vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->mem);
     return VKRR_OK;
 }
 
@@ -332,10 +328,10 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
 {
     uint32_t nq = 0;
     VkQueueFamilyProperties qf[32];
-    vk->fn.vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, NULL);
+    vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, NULL);
     if (nq > 32)
         nq = 32;
-    vk->fn.vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, qf);
+    vkGetPhysicalDeviceQueueFamilyProperties(vk->phys, &nq, qf);
     uint32_t fam = UINT32_MAX;
     for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
         if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
@@ -361,19 +357,17 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qi,
     };
-    VkResult r = vk->fn.vkCreateDevice(vk->phys, &di, NULL, &vk->device);
+    VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);
     if (r != VK_SUCCESS)
         return vkrr_fail(err, VKRR_ERR_NO_DEVICE, NULL, 0, -1, "vkCreateDevice on %s failed: %s",
                          vk->props.deviceName, vkrr_vk_result_name(r));
     vk->queue_family = fam;
     vk->timestamp_bits = qf[fam].timestampValidBits;
-#define VKRR_LOAD_DEV(name) vk->fn.name = (PFN_##name)vk->fn.vkGetDeviceProcAddr(vk->device, #name);
-    VKRR_VK_DEVICE_FUNCS(VKRR_LOAD_DEV)
-#undef VKRR_LOAD_DEV
-#define VKRR_CHECK_DEV(name) \
-    if (!vk->fn.name) return vkrr_fail(err, VKRR_ERR_NO_LIBRARY, NULL, 0, -1, "the Vulkan driver lacks %s", #name);
-    VKRR_VK_DEVICE_FUNCS(VKRR_CHECK_DEV)
-#undef VKRR_CHECK_DEV
+    volkLoadDeviceTable(&vk->fn, vk->device);
+    /* a 1.2 driver has every core function; say so if one is missing */
+    if (!vk->fn.vkGetBufferDeviceAddress || !vk->fn.vkCmdPushConstants || !vk->fn.vkGetQueryPoolResults)
+        return vkrr_fail(err, VKRR_ERR_NO_LIBRARY, NULL, 0, -1,
+                         "the Vulkan driver of %s lacks core 1.2 functions", vk->props.deviceName);
     vk->fn.vkGetDeviceQueue(vk->device, fam, 0, &vk->queue);
     return VKRR_OK;
 }
@@ -394,16 +388,14 @@ vkrr_status vkrr_vk_ctx_create(vkrr_vk_ctx **out, const vkrr_vk_ctx_desc *desc, 
                        why ? why : "unknown reason");
         goto fail;
     }
-    vk->fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(vk->lib, "vkGetInstanceProcAddr");
-    if (!vk->fn.vkGetInstanceProcAddr) {
+    PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)dlsym(vk->lib, "vkGetInstanceProcAddr");
+    if (!gipa) {
         st = vkrr_fail(err, VKRR_ERR_NO_LIBRARY, libname, 0, -1, "%s has no vkGetInstanceProcAddr",
                        libname);
         goto fail;
     }
-#define VKRR_LOAD_LIB(name) vk->fn.name = (PFN_##name)vk->fn.vkGetInstanceProcAddr(NULL, #name);
-    VKRR_VK_LIB_FUNCS(VKRR_LOAD_LIB)
-#undef VKRR_LOAD_LIB
-    if (!vk->fn.vkCreateInstance || !vk->fn.vkEnumerateInstanceLayerProperties) {
+    volkInitializeCustom(gipa); /* volk's global entry points from this library */
+    if (!vkCreateInstance || !vkEnumerateInstanceLayerProperties) {
         st = vkrr_fail(err, VKRR_ERR_NO_LIBRARY, libname, 0, -1, "%s lacks vkCreateInstance", libname);
         goto fail;
     }
@@ -434,12 +426,12 @@ void vkrr_vk_ctx_destroy(vkrr_vk_ctx *vk)
 {
     if (!vk)
         return;
-    if (vk->device)
+    if (vk->device && vk->fn.vkDestroyDevice)
         vk->fn.vkDestroyDevice(vk->device, NULL);
-    if (vk->messenger && vk->fn.vkDestroyDebugUtilsMessengerEXT)
-        vk->fn.vkDestroyDebugUtilsMessengerEXT(vk->instance, vk->messenger, NULL);
-    if (vk->instance && vk->fn.vkDestroyInstance)
-        vk->fn.vkDestroyInstance(vk->instance, NULL);
+    if (vk->messenger && vkDestroyDebugUtilsMessengerEXT)
+        vkDestroyDebugUtilsMessengerEXT(vk->instance, vk->messenger, NULL);
+    if (vk->instance && vkDestroyInstance)
+        vkDestroyInstance(vk->instance, NULL);
     if (vk->lib)
         dlclose(vk->lib);
     free(vk);

@@ -4,12 +4,14 @@
  *     vkrr_vk_ctx *vk = NULL;
  *     vkrr_vk_ctx_desc d = {.device = "llvmpipe", .validation = true};
  *     if (vkrr_vk_ctx_create(&vk, &d, &err) != VKRR_OK) { ... }
- *     vk->fn.vkCreateBuffer(vk->device, ...);     // every function through the table
+ *     vk->fn.vkCreateBuffer(vk->device, ...);     // device functions through the table
  *     vkrr_vk_ctx_destroy(vk);
  *
- * The loader is an X-macro list of exactly the functions vkbridge uses,
- * loaded in three phases (library, instance, device) into vkrr_vk_fn; nothing
- * links libvulkan.  Device choice (desc.device): NULL or "" takes the first
+ * Entry points come from volk (Debian's libvulkan-volk-dev) in its three
+ * phases: libvulkan.so.1 (dlopen'ed here, so a sanitizer build can keep it
+ * resident and tests can point at another library; nothing links it), the
+ * instance (volk's globals), and the device (volk's device table in
+ * vkrr_vk_ctx.fn: a device's functions without the loader's dispatch).  Device choice (desc.device): NULL or "" takes the first
  * discrete GPU with every required feature, else any device that has them
  * (lavapipe included); digits select by index in vkEnumeratePhysicalDevices
  * order; anything else is a case-insensitive substring of the device name.
@@ -35,98 +37,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VK_NO_PROTOTYPES
-#include <vulkan/vulkan.h>
+#include <volk.h> /* Debian's libvulkan-volk-dev: the Vulkan entry points */
 
 #include "status.h"
 
-#define VKRR_VK_LIB_FUNCS(X) \
-    X(vkCreateInstance) \
-    X(vkEnumerateInstanceLayerProperties) \
-    X(vkEnumerateInstanceVersion)
-
-#define VKRR_VK_INSTANCE_FUNCS(X) \
-    X(vkDestroyInstance) \
-    X(vkEnumeratePhysicalDevices) \
-    X(vkGetPhysicalDeviceProperties) \
-    X(vkGetPhysicalDeviceFeatures2) \
-    X(vkGetPhysicalDeviceMemoryProperties) \
-    X(vkGetPhysicalDeviceQueueFamilyProperties) \
-    X(vkGetPhysicalDeviceFormatProperties) \
-    X(vkCreateDevice) \
-    X(vkGetDeviceProcAddr) \
-    X(vkCreateDebugUtilsMessengerEXT) \
-    X(vkDestroyDebugUtilsMessengerEXT)
-
-#define VKRR_VK_DEVICE_FUNCS(X) \
-    X(vkDestroyDevice) \
-    X(vkDeviceWaitIdle) \
-    X(vkGetDeviceQueue) \
-    X(vkQueueSubmit) \
-    X(vkAllocateMemory) \
-    X(vkFreeMemory) \
-    X(vkMapMemory) \
-    X(vkUnmapMemory) \
-    X(vkCreateBuffer) \
-    X(vkDestroyBuffer) \
-    X(vkGetBufferMemoryRequirements) \
-    X(vkBindBufferMemory) \
-    X(vkGetBufferDeviceAddress) \
-    X(vkCreateImage) \
-    X(vkDestroyImage) \
-    X(vkGetImageMemoryRequirements) \
-    X(vkBindImageMemory) \
-    X(vkCreateImageView) \
-    X(vkDestroyImageView) \
-    X(vkCreateSampler) \
-    X(vkDestroySampler) \
-    X(vkCreateShaderModule) \
-    X(vkDestroyShaderModule) \
-    X(vkCreateDescriptorSetLayout) \
-    X(vkDestroyDescriptorSetLayout) \
-    X(vkCreatePipelineLayout) \
-    X(vkDestroyPipelineLayout) \
-    X(vkCreateComputePipelines) \
-    X(vkDestroyPipeline) \
-    X(vkCreateDescriptorPool) \
-    X(vkDestroyDescriptorPool) \
-    X(vkResetDescriptorPool) \
-    X(vkAllocateDescriptorSets) \
-    X(vkUpdateDescriptorSets) \
-    X(vkCreateCommandPool) \
-    X(vkDestroyCommandPool) \
-    X(vkResetCommandPool) \
-    X(vkAllocateCommandBuffers) \
-    X(vkBeginCommandBuffer) \
-    X(vkEndCommandBuffer) \
-    X(vkCmdPipelineBarrier) \
-    X(vkCmdCopyBuffer) \
-    X(vkCmdCopyBufferToImage) \
-    X(vkCmdCopyImageToBuffer) \
-    X(vkCmdClearColorImage) \
-    X(vkCmdBindPipeline) \
-    X(vkCmdBindDescriptorSets) \
-    X(vkCmdDispatch) \
-    X(vkCmdPushConstants) \
-    X(vkCreateQueryPool) \
-    X(vkDestroyQueryPool) \
-    X(vkCmdResetQueryPool) \
-    X(vkCmdWriteTimestamp) \
-    X(vkGetQueryPoolResults) \
-    X(vkCreateFence) \
-    X(vkDestroyFence) \
-    X(vkWaitForFences) \
-    X(vkResetFences) \
-    X(vkGetFenceStatus)
-
-typedef struct vkrr_vk_fn {
-#define VKRR_VK_FN_FIELD(name) PFN_##name name;
-    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
-    VKRR_VK_LIB_FUNCS(VKRR_VK_FN_FIELD)
-    VKRR_VK_INSTANCE_FUNCS(VKRR_VK_FN_FIELD)
-    VKRR_VK_DEVICE_FUNCS(VKRR_VK_FN_FIELD)
-#undef VKRR_VK_FN_FIELD
-} vkrr_vk_fn;
+/* The device-level entry points of one device (volk's table); instance and
+ * global ones are volk's, loaded when the context is made. */
+typedef struct VolkDeviceTable vkrr_vk_fn;
 
 typedef struct vkrr_vk_ctx_desc {
     const char *device;   /* NULL/"" default, "INDEX" or a name substring */

@@ -70,7 +70,7 @@ vkrr_status vkrr_vk_make_sampler(vkrr_vk_ctx *vk, const vkrr_sampler *s, VkForma
                                  VkSampler *out, vkrr_error *err)
 {
     VkFormatProperties fp;
-    vk->fn.vkGetPhysicalDeviceFormatProperties(vk->phys, f, &fp);
+    vkGetPhysicalDeviceFormatProperties(vk->phys, f, &fp);
     /* Ports filter by hand (docs/porting-traps.md); the sampler only has to be a
      * valid description of the captured state, so linear falls back to
      * nearest where the format cannot filter (integers, some drivers). */
@@ -130,7 +130,7 @@ vkrr_status vkrr_vk_image_formats(vkrr_vk_ctx *vk, const vkrr_replay_image *im, 
         f = *view;
         need = VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
     }
-    vk->fn.vkGetPhysicalDeviceFormatProperties(vk->phys, f, &fp);
+    vkGetPhysicalDeviceFormatProperties(vk->phys, f, &fp);
     if ((fp.optimalTilingFeatures & need) != need)
         return vkrr_fail(err, VKRR_ERR_FORMAT, NULL, 0, im->offset,
                          "image %u: VkFormat %d cannot be %s on %s", i, (int)f,

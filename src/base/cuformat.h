@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES /* only the types: entry points come from volk (vkbridge) */
+#endif
 #include <vulkan/vulkan_core.h>
 
 #include "fpformat.h"
