@@ -5,7 +5,9 @@
 #   - the folders' #include picture has no circle (a folder's files include
 #     only headers of folders before it);
 #   - every document (*.md, by its path from the repository root) that a
-#     source file, shader, script or CMake file names exists.
+#     source file, shader, script or CMake file names exists;
+#   - no command (src/cli) includes a backend's own header: backends are
+#     opened by name (src/backends) and driven through the interface.
 # Usage: e2e_layout.sh [VKRR_BIN WORKDIR] (arguments ignored: it reads the tree).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,6 +85,13 @@ for top in ('src', 'vkbridge', 'cuda_ref', 'shaders', 'tests', 'scripts', 'bench
                     if not os.path.exists(os.path.join(root, m)):
                         fail.append(f'{os.path.relpath(os.path.join(d, f), root)} names {m}, '
                                     'which is not in the tree')
+
+backend_headers = {'backend_vk.h', 'cpu_backend.h', 'cuda_backend.h', 'ptx.h'}
+for f in sorted(os.listdir(os.path.join(root, 'src', 'cli'))):
+    for line in open(os.path.join(root, 'src', 'cli', f), errors='replace'):
+        m = inc.match(line)
+        if m and m.group(1) in backend_headers:
+            fail.append(f'src/cli/{f} includes {m.group(1)}: open backends with src/backends')
 
 print(f'layout: {named} document references checked')
 print(f'layout: {sum(map(len, folders.values()))} source files in {len(folders)} folders, '

@@ -18,8 +18,8 @@ static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 static unsigned messages(vkrr_backend *be)
 {
-    vkrr_vk_stats s;
-    vkrr_vk_backend_stats(be->self, &s);
+    vkrr_backend_stats s;
+    be->stats(be->self, &s);
     return s.validation_messages;
 }
 
@@ -315,15 +315,15 @@ int main(void)
     if (st != VKRR_OK)
         return test_finish("vkbridge");
     CHECK_STR(be.name, "vulkan");
-    vkrr_vk_stats s0, s1;
-    vkrr_vk_backend_stats(be.self, &s0);
+    vkrr_backend_stats s0, s1;
+    be.stats(be.self, &s0);
     printf("device: %s\n", s0.device_name);
     CHECK(be.has_kernel(be.self, "vkrr_test_copy_kernel"));
 
     test_copy(&be, "vkrr_test_copy_kernel", 8, 2);
     test_copy(&be, "vkrr_test_copy_kernel", 8, 2);   /* same (kernel, block): cached */
     test_copy(&be, "vkrr_test_copy_kernel", 16, 1);  /* another block: a new pipeline */
-    vkrr_vk_backend_stats(be.self, &s1);
+    be.stats(be.self, &s1);
     CHECK_EQ_U64(s1.pipelines_created - s0.pipelines_created, 2);
     CHECK_EQ_U64(s1.pipeline_hits - s0.pipeline_hits, 1);
 

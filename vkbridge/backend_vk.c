@@ -33,7 +33,7 @@ typedef struct vk_backend {
     bool busy;             /* a launch timed out and may still run */
     vkrr_vk_launch zombie; /* its resources, freed once the fence signals */
     vkrr_vk_launch kept;   /* the last finished launch: its outputs back post_view */
-    vkrr_vk_stats stats;
+    vkrr_backend_stats stats;
     double last_gpu_ms;    /* NAN until a launch finished with timestamps */
 } vk_backend;
 
@@ -223,6 +223,9 @@ static void keep_outputs_only(vk_backend *b, vkrr_vk_launch *L)
     }
 }
 
+static void vk_stats(void *self, vkrr_backend_stats *out);
+static double vk_last_gpu_ms(void *self);
+
 static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
 {
     vk_backend *b = self;
@@ -276,8 +279,8 @@ fail:
     return st;
 }
 
-vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
-                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err)
+static vkrr_status vk_run_frame(void *self, vkrr_replay *const *r, uint32_t n, double *gpu_ms,
+                                uint32_t *barriers, vkrr_error *err)
 {
     vk_backend *b = self;
     vkrr_status st;
@@ -385,13 +388,16 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     out->destroy = vk_destroy;
     out->keeps_outputs = true;
     out->release = vk_release;
+    out->stats = vk_stats;
+    out->last_gpu_ms = vk_last_gpu_ms;
+    out->run_frame = vk_run_frame;
     return VKRR_OK;
 fail:
     vk_destroy(b);
     return st;
 }
 
-void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out)
+static void vk_stats(void *self, vkrr_backend_stats *out)
 {
     const vk_backend *b = self;
     *out = b->stats;
@@ -399,7 +405,7 @@ void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out)
     out->validation_messages = b->vk->messages;
 }
 
-double vkrr_vk_backend_last_gpu_ms(void *self)
+static double vk_last_gpu_ms(void *self)
 {
     const vk_backend *b = self;
     return b ? b->last_gpu_ms : NAN;

@@ -51,31 +51,15 @@ typedef struct vkrr_vk_desc {
 
 vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, vkrr_error *err);
 
-/* Introspection for tests and `vkrr info`-like output; self is vkrr_backend.self. */
-typedef struct vkrr_vk_stats {
-    const char *device_name;
-    unsigned validation_messages; /* warnings/errors from the validation layer so far */
-    unsigned pipelines_created;   /* pipelines compiled so far (cache misses) */
-    unsigned pipeline_hits;       /* launches that reused a cached pipeline */
-    unsigned device_recreated;    /* times the device was rebuilt after VK_ERROR_DEVICE_LOST */
-} vkrr_vk_stats;
-void vkrr_vk_backend_stats(void *self, vkrr_vk_stats *out);
-
-/* GPU time of the last successful run(): milliseconds between timestamps
- * written right before and right after the dispatch (uploads and read-back
- * excluded), masked to the queue's timestampValidBits and scaled by
- * timestampPeriod.  NAN when the device has no timestamps, before the first
- * run, or after a run that failed.  For `vkrr bench`; self is vkrr_backend.self. */
-double vkrr_vk_backend_last_gpu_ms(void *self);
-
-/* The launches of a frame (in order) recorded into ONE command buffer: each
- * allocation made once by base address and each image once by handle
- * (uploaded from the first launch that uses it), a compute barrier only
- * before a launch that uses a buffer or surface an earlier launch since the
- * last barrier used, timestamps around all the dispatches (uploads
- * excluded).  Nothing is read back (posts untouched).  *gpu_ms: NAN without
- * timestamps; *barriers: how many were recorded.  For `vkrr bench`. */
-vkrr_status vkrr_vk_backend_run_frame(void *self, vkrr_replay *const *r, uint32_t n,
-                                      double *gpu_ms, uint32_t *barriers, vkrr_error *err);
+/* The optional operations of the interface (replay.h) it has: stats (the
+ * device name, validation messages, pipelines created and reused, device
+ * rebuilds), last_gpu_ms (milliseconds between timestamps written right
+ * before and after the dispatch, masked to timestampValidBits and scaled by
+ * timestampPeriod; NaN without timestamps, before the first run or after a
+ * failed one) and run_frame (the launches of a frame recorded into ONE
+ * command buffer: each allocation made once by base address and each image
+ * once by handle, a compute barrier only before a launch that uses a buffer
+ * or surface an earlier launch since the last barrier used, timestamps
+ * around all the dispatches).  `vkrr bench` uses the last two. */
 
 #endif

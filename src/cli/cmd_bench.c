@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend_vk.h"
+#include "backends.h"
 #include "bench.h"
 #include "capture.h"
 #include "cli.h"
@@ -160,7 +160,7 @@ static vkrr_status bench_launch(vkrr_backend *be, const vkrr_capture *cap, const
     for (uint64_t k = 0; k < runs; k++) {
         if ((s = be->run(be->self, &r, err)) != VKRR_OK)
             goto done;
-        double t = vkrr_vk_backend_last_gpu_ms(be->self);
+        double t = be->last_gpu_ms ? be->last_gpu_ms(be->self) : NAN;
         if (!isnan(t))
             samples[n++] = t;
     }
@@ -194,7 +194,12 @@ static vkrr_status bench_frame(vkrr_backend *be, const vkrr_capture *cap, uint32
     size_t m = 0;
     for (uint64_t k = 0; k < runs; k++) {
         double t;
-        if ((s = vkrr_vk_backend_run_frame(be->self, rp, n, &t, barriers, err)) != VKRR_OK)
+        if (!be->run_frame) {
+            s = vkrr_fail(err, VKRR_ERR_UNSUPPORTED, NULL, 0, -1, "the %s backend cannot run a frame",
+                          be->name);
+            goto done;
+        }
+        if ((s = be->run_frame(be->self, rp, n, &t, barriers, err)) != VKRR_OK)
             goto done;
         if (!isnan(t))
             samples[m++] = t;
@@ -276,13 +281,15 @@ int vkrr_cmd_bench(int argc, char **argv)
         rc = vkrr_cli_fail(&err);
         goto done;
     }
-    vkrr_vk_desc vd = {.device = a.device, .timeout_s = a.timeout, .ports_dir = a.ports};
-    if (vkrr_vk_backend_create(&be, &vd, &err) != VKRR_OK) {
+    if (vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
+                                                .timeout_s = a.timeout, .ports_dir = a.ports},
+                          &be, &err) != VKRR_OK) {
         rc = vkrr_cli_fail(&err);
         goto done;
     }
-    vkrr_vk_stats vs;
-    vkrr_vk_backend_stats(be.self, &vs);
+    vkrr_backend_stats vs = {.device_name = ""};
+    if (be.stats)
+        be.stats(be.self, &vs);
     printf("vkrr bench %s: %u launches, %llu runs each, device %s\n", cap->path, n,
            (unsigned long long)a.runs, vs.device_name);
     if (ps.lines)

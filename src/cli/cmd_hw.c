@@ -8,12 +8,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cuda_backend.h"
+#include "backends.h"
 #include "hw_blobs.h"
 #include "hw_model.h"
 #include "hw_texture.h"
 #include "measure.h"
-#include "ptx.h"
 
 static const char hw_help[] =
     "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N] [-q]\n"
@@ -174,14 +173,16 @@ static int measure(int argc, char **argv)
     if (kernel_dir(kdir, sizeof kdir, &err) != VKRR_OK)
         goto fail;
     if (ptx) {
-        if (vkrr_ptx_backend_create_dir(&be, kdir, &err) != VKRR_OK)
+        if (vkrr_backend_open(&(vkrr_backend_desc){.name = "ptx", .modules = kdir}, &be, &err) != VKRR_OK)
             goto fail;
         /* the interpreter computes the current model: its tables' architecture */
         vkrr_hw_tables *t = vkrr_hw_model_tables(vkrr_hw_current());
         snprintf(arch, sizeof arch, "%s", t ? vkrr_hw_tables_arch(t) : "sm_90");
     } else {
-        if (vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){.module_dir = kdir, .device = (int)device},
-                                     &err) != VKRR_OK)
+        char ordinal[24];
+        snprintf(ordinal, sizeof ordinal, "%llu", (unsigned long long)device);
+        if (vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = kdir, .device = ordinal},
+                              &be, &err) != VKRR_OK)
             goto fail;
         if (be.device)
             be.device(be.self, name, sizeof name, &ma, &mi);

@@ -9,11 +9,9 @@
 #include "capture.h"
 #include "cli.h"
 #include "compare.h"
-#include "cpu_backend.h"
-#include "cuda_backend.h"
+#include "backends.h"
 #include "hw_model.h"
 #include "portdesc.h"
-#include "ptx.h"
 #include "validate.h"
 #include "validate_report.h"
 
@@ -120,12 +118,9 @@ static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_erro
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/modules", a->capdir);
-    const char *mods = a->modules ? a->modules : dir;
-    if (!strcmp(a->backend, "cpu"))
-        return vkrr_cpu_backend_create(be, err);
-    if (!strcmp(a->backend, "cuda"))
-        return vkrr_cuda_backend_create(be, &(vkrr_cuda_desc){.module_dir = mods}, err);
-    return vkrr_ptx_backend_create_dir(be, mods, err);
+    return vkrr_backend_open(&(vkrr_backend_desc){.name = a->backend,
+                                                  .modules = a->modules ? a->modules : dir},
+                             be, err);
 }
 
 int vkrr_cmd_rerun(int argc, char **argv)

@@ -8,16 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend_vk.h"
+#include "backends.h"
 #include "capture.h"
 #include "cli.h"
 #include "compare.h"
-#include "cpu_backend.h"
-#include "cuda_backend.h"
 #include "hw_model.h"
 #include "portdesc.h"
-#include "ptx.h"
-#include "rrref_host.h"
 #include "validate.h"
 #include "validate_chain.h"
 #include "validate_report.h"
@@ -432,23 +428,20 @@ static int validate_run(const validate_args *args, char **argv)
         if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
-    vkrr_vk_desc vd = {.device = a.device, .timeout_s = a.timeout, .ports_dir = a.c.ports,
-                       .validation = a.validation};
-    if (vkrr_vk_backend_create(&port, &vd, &err) != VKRR_OK)
+    if (vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
+                                                .timeout_s = a.timeout, .ports_dir = a.c.ports,
+                                                .validation = a.validation},
+                          &port, &err) != VKRR_OK)
         goto fail;
     char modules[4096];
     snprintf(modules, sizeof modules, "%s/modules", a.capdir);
-    if (!strcmp(a.ref, "cpu") && vkrr_cpu_backend_create(&rerun_be, &err) != VKRR_OK)
+    if (strcmp(a.ref, "capture") &&
+        vkrr_backend_open(&(vkrr_backend_desc){.name = a.ref, .modules = a.modules ? a.modules : modules},
+                          &rerun_be, &err) != VKRR_OK)
         goto fail;
-    if (!strcmp(a.ref, "cuda") &&
-        vkrr_cuda_backend_create(&rerun_be, &(vkrr_cuda_desc){.module_dir = a.modules ? a.modules : modules},
-                                 &err) != VKRR_OK)
-        goto fail;
-    if (!strcmp(a.ref, "ptx") &&
-        vkrr_ptx_backend_create_dir(&rerun_be, a.modules ? a.modules : modules, &err) != VKRR_OK)
-        goto fail;
-    vkrr_vk_stats st;
-    vkrr_vk_backend_stats(port.self, &st);
+    vkrr_backend_stats st = {.device_name = ""};
+    if (port.stats)
+        port.stats(port.self, &st);
 
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
@@ -589,7 +582,8 @@ static int validate_run(const validate_args *args, char **argv)
         printf("heatmaps: %s\n", heatmap_dir);
     /* Any validation-layer message means the bridge or a port misuses Vulkan:
      * the results cannot be trusted, so the run fails. */
-    vkrr_vk_backend_stats(port.self, &st);
+    if (port.stats)
+        port.stats(port.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;
     if (chn && !a.c.quiet) {
         unsigned reused = 0;

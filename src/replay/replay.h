@@ -143,8 +143,17 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
                                         vkrr_replay *r, vkrr_replay_storage **st,
                                         vkrr_error *err);
 
+/* What a backend says about itself (the optional stats operation). */
+typedef struct vkrr_backend_stats {
+    const char *device_name;      /* the device it runs on ("" when none) */
+    unsigned validation_messages; /* warnings/errors of a validation layer so far */
+    unsigned pipelines_created;   /* compiled kernels (cache misses) */
+    unsigned pipeline_hits;       /* launches that reused a compiled kernel */
+    unsigned device_recreated;    /* times the device was rebuilt after it was lost */
+} vkrr_backend_stats;
+
 typedef struct vkrr_backend {
-    const char *name;        /* "vulkan", "cpu", "cuda" */
+    const char *name;        /* "vulkan", "cpu", "ptx", "cuda" */
     void *self;
     /* true when the backend can run this kernel (a port, a CPU kernel, a module) */
     bool (*has_kernel)(void *self, const char *kernel);
@@ -154,8 +163,16 @@ typedef struct vkrr_backend {
      * until the next run(), release() or destroy() */
     bool keeps_outputs;
     void (*release)(void *self);  /* frees the kept outputs; NULL when keeps_outputs is false */
-    /* optional: the GPU it runs on (name, compute capability); false: not a GPU */
+    /* optional operations: NULL where a backend has none */
+    /* the NVIDIA GPU it runs on (name, compute capability); false: not one */
     bool (*device)(void *self, char *name, size_t cap, int *cc_major, int *cc_minor);
+    void (*stats)(void *self, vkrr_backend_stats *out);
+    /* GPU time of the last successful run(), dispatch only (NaN: unknown) */
+    double (*last_gpu_ms)(void *self);
+    /* the launches of a frame in one submission, timed as a whole; nothing is
+     * read back (posts untouched); *barriers: synchronisation points recorded */
+    vkrr_status (*run_frame)(void *self, vkrr_replay *const *r, uint32_t n, double *gpu_ms,
+                             uint32_t *barriers, vkrr_error *err);
 } vkrr_backend;
 
 #ifdef __cplusplus

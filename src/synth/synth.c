@@ -17,8 +17,7 @@
 #include <stb_image_write.h>
 
 #include "capture_write.h"
-#include "cpu_backend.h"
-#include "cuda_backend.h"
+#include "backends.h"
 #include "cuformat.h"
 #include "rrref_host.h"
 #include "scene.h"
@@ -328,9 +327,9 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
         /* The real kernels: the modules the build made (the same ones
          * copied into modules/), launched through libcuda. */
         const char *mods = d.module_dir && d.module_dir[0] ? d.module_dir : VKRR_MODULE_DIR;
-        st = vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){.module_dir = mods}, err);
+        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = mods}, &be, err);
     } else {
-        st = vkrr_cpu_backend_create(&be, err);
+        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cpu"}, &be, err);
     }
     if (st != VKRR_OK)
         goto fail;

@@ -1,0 +1,40 @@
+/* backends.c - opening a backend by name (backends.h). */
+#include "backends.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_vk.h"
+#include "cpu_backend.h"
+#include "cuda_backend.h"
+#include "ptx.h"
+
+const char *vkrr_backend_names(void)
+{
+    return "vulkan, cpu, ptx, cuda";
+}
+
+vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err)
+{
+    const char *name = d->name ? d->name : "vulkan";
+    memset(out, 0, sizeof *out);
+    if (!strcmp(name, "vulkan"))
+        return vkrr_vk_backend_create(out, &(vkrr_vk_desc){.device = d->device,
+                                                           .timeout_s = d->timeout_s,
+                                                           .ports_dir = d->ports_dir,
+                                                           .validation = d->validation},
+                                      err);
+    if (!strcmp(name, "cpu"))
+        return vkrr_cpu_backend_create(out, err);
+    if (!strcmp(name, "ptx")) {
+        if (!d->modules)
+            return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "the ptx backend needs a modules folder");
+        return vkrr_ptx_backend_create_dir(out, d->modules, err);
+    }
+    if (!strcmp(name, "cuda"))
+        return vkrr_cuda_backend_create(out, &(vkrr_cuda_desc){.module_dir = d->modules,
+                                                               .device = d->device ? atoi(d->device) : 0},
+                                        err);
+    return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "no backend named '%s' (there are %s)", name,
+                     vkrr_backend_names());
+}

@@ -1,0 +1,41 @@
+/* backends.h - the one place a backend is opened by name.
+ *
+ * Every execution path is a vkrr_backend (src/replay/replay.h); commands
+ * and synth open them here, so none of them includes a backend's own
+ * header, and a new backend (the PTX JIT) is one more entry in this file.
+ *
+ *     vkrr_backend be;
+ *     vkrr_backend_desc d = {.name = "ptx", .modules = "cap/modules"};
+ *     if (vkrr_backend_open(&d, &be, &err) != VKRR_OK) ...;   // exit 3 without a device
+ *     ... be.run(be.self, &replay, &err) ...
+ *     be.destroy(be.self);
+ *
+ * Names: "vulkan" (the ports, vkbridge/), "cpu" (rrref's kernels compiled
+ * for this CPU), "ptx" (any kernel from its PTX, interpreted), "cuda" (the
+ * original kernels through libcuda on an NVIDIA GPU).  An unknown name is
+ * VKRR_ERR_USAGE naming the ones there are.
+ * Ownership: the caller destroys what it opened.
+ */
+#ifndef VKRR_BACKENDS_H
+#define VKRR_BACKENDS_H
+
+#include <stdbool.h>
+
+#include "replay.h"
+#include "status.h"
+
+typedef struct vkrr_backend_desc {
+    const char *name;      /* NULL: "vulkan" */
+    const char *modules;   /* ptx: every *.ptx in it; cuda: *.ptx, *.cubin, *.fatbin */
+    const char *device;    /* vulkan: INDEX|NAME (NULL: first discrete GPU, else any);
+                            * cuda: an ordinal (NULL: 0) */
+    double timeout_s;      /* vulkan: a launch longer is TIMEOUT; 0: 60 */
+    const char *ports_dir; /* vulkan: ports over the built-in ones; NULL: none */
+    bool validation;       /* vulkan: the Khronos validation layer */
+} vkrr_backend_desc;
+
+vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err);
+/* "vulkan, cpu, ptx, cuda": for help texts and errors. */
+const char *vkrr_backend_names(void);
+
+#endif
