@@ -16,6 +16,7 @@
 #include "portdesc.h"
 #include "validate.h"
 #include "validate_chain.h"
+#include "validate_run.h"
 #include "validate_report.h"
 
 static const char validate_help[] =
@@ -285,31 +286,6 @@ static void catch_sigint(bool on)
     sigaction(SIGINT, &sa, NULL);
 }
 
-/* What a run's results add up to: a failure of the port (exit 1), or
- * launches that could not be validated (exit 2). */
-typedef struct run_tally {
-    unsigned failed, unreadable, chained_bad;
-} run_tally;
-
-static void tally(run_tally *t, vkrr_report_info *info, const vkrr_launch_result *r, bool iso,
-                  bool chn, bool strict)
-{
-    if (iso) {
-        info->counts[r->status]++;
-        t->failed += r->status == VKRR_LAUNCH_FAIL || r->status == VKRR_LAUNCH_TIMEOUT ||
-                     (r->status == VKRR_LAUNCH_ERROR && !r->damaged) ||
-                     (strict && r->status == VKRR_LAUNCH_NO_PORT);
-    }
-    if (chn)
-        (iso ? info->chained_counts : info->counts)[r->chained_status]++;
-    t->chained_bad += chn && vkrr_chain_result_bad(r);
-    bool unread = (iso && r->status == VKRR_LAUNCH_ERROR && r->damaged) ||
-                  (chn && (r->chained_status == VKRR_LAUNCH_SKIPPED ||
-                           (r->chained_status == VKRR_LAUNCH_ERROR && r->damaged)));
-    t->unreadable += unread;
-    info->unreadable += unread;
-}
-
 /* Frames whose chained run needs what an earlier frame could not make (a
  * broken history link): one line each. */
 static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
@@ -338,15 +314,14 @@ static bool is_selected(const validate_args *a, const vkrr_launch *l)
     return a->nonly == 0;
 }
 
-/* The selected launches: their count and one past the last one's index;
- * VKRR_ERR_USAGE naming an --only that matches nothing. */
+/* The selected launches' count; VKRR_ERR_USAGE naming an --only that
+ * matches nothing. */
 static vkrr_status selection(const validate_args *a, const vkrr_capture *cap, uint32_t *count,
-                             uint32_t *end, vkrr_error *err)
+                             vkrr_error *err)
 {
-    *count = *end = 0;
+    *count = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
-        if (is_selected(a, &cap->launches[i]))
-            (*count)++, *end = i + 1;
+        *count += is_selected(a, &cap->launches[i]);
     for (unsigned k = 0; k < a->nonly; k++) {
         bool hit = false;
         for (uint32_t i = 0; i < cap->nlaunches && !hit; i++)
@@ -367,18 +342,35 @@ static vkrr_status selection(const validate_args *a, const vkrr_capture *cap, ui
     return VKRR_OK;
 }
 
-/* A launch --only leaves out that chained mode still needs (it writes what
- * a selected one reads): run on the chain, shown nowhere, no heatmaps. */
-static vkrr_status chain_through(vkrr_chain *chain, const vkrr_validate_opts *opts, uint32_t i,
-                                 vkrr_error *err)
+/* The run's callbacks: progress before each launch, its row after it. */
+typedef struct run_view {
+    const validate_args *a;
+    bool tty, rerun, chained;
+    double t0;
+} run_view;
+
+static bool view_selected(void *ctx, const vkrr_launch *l)
 {
-    vkrr_validate_opts quiet = *opts;
-    quiet.heatmap_dir = NULL;
-    quiet.rerun = NULL; /* nothing shown: no comparison with the original either */
-    vkrr_launch_result r = {0};
-    vkrr_status s = vkrr_chain_run(chain, &quiet, i, &r, err);
-    vkrr_launch_result_free(&r);
-    return s;
+    return is_selected(((const run_view *)ctx)->a, l);
+}
+
+static void view_before(void *ctx, uint32_t done, uint32_t total, const vkrr_launch *l)
+{
+    const run_view *v = ctx;
+    if (v->tty || !v->a->c.quiet) /* -q in a log: no per-launch lines */
+        progress(v->tty, done, total, l, now_s() - v->t0);
+}
+
+static void view_after(void *ctx, const vkrr_launch_result *r, bool cbad)
+{
+    const run_view *v = ctx;
+    if (v->tty)
+        fputs("\r\033[K", stderr);
+    bool show = !v->a->c.quiet || r->status != VKRR_LAUNCH_PASS || cbad ||
+                (v->chained && r->chained_status != VKRR_LAUNCH_PASS);
+    if (show && !(v->a->bisect && !cbad))
+        vkrr_report_table_row(stdout, r, v->rerun, v->chained);
+    fflush(stdout);
 }
 
 static int validate_run(const validate_args *args, char **argv)
@@ -389,8 +381,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port = {0}, rerun_be = {0};
-    vkrr_launch_result *res = NULL;
-    vkrr_chain *chain = NULL;
+    vkrr_run run = {0};
     vkrr_port_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
@@ -412,8 +403,8 @@ static int validate_run(const validate_args *args, char **argv)
                     "problem:\n", a.capdir, cap->ndamaged);
         goto fail;
     }
-    uint32_t nsel, sel_end;
-    if (selection(&a, cap, &nsel, &sel_end, &err) != VKRR_OK)
+    uint32_t nsel;
+    if (selection(&a, cap, &nsel, &err) != VKRR_OK)
         goto fail;
     /* a bad descriptor stops the run before anything is launched */
     if (vkrr_port_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
@@ -456,18 +447,11 @@ static int validate_run(const validate_args *args, char **argv)
         .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
         .standin_bounds = !a.c.tol_given,
     };
-    res = calloc(cap->nlaunches, sizeof *res);
-    if (!res) {
-        vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
-        goto fail;
-    }
     bool rerun = opts.rerun != NULL;
     bool iso = !a.bisect && strcmp(a.mode, "chained");
     bool chn = a.bisect || strcmp(a.mode, "isolated");
     if (a.perturb_text)
         opts.perturb = &a.perturb;
-    if (chn && vkrr_chain_create(&chain, cap, &err) != VKRR_OK)
-        goto fail;
     catch_sigint(true);
     printf("%s %s: %u launches in %u frames, port on %s%s%s, %s\n", argv[0], a.capdir,
            cap->nlaunches, cap->nframes, st.device_name, rerun ? ", original kernels rerun on " : "",
@@ -491,71 +475,37 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet && !a.bisect)
         vkrr_report_table_header(stdout, rerun, chn);
-    run_tally t = {0};
-    uint32_t done = 0;
-    bool tty = isatty(fileno(stderr));
-    double t0 = now_s();
-    for (uint32_t at = 0; at < cap->nlaunches && !interrupted; at++) {
-        const vkrr_launch *l = &cap->launches[at];
-        if (!is_selected(&a, l)) {
-            if (chn && at < sel_end && chain_through(chain, &opts, at, &err) != VKRR_OK)
-                goto fail;
-            continue;
-        }
-        if (tty || !a.c.quiet) /* -q in a log: no per-launch lines */
-            progress(tty, done, nsel, l, now_s() - t0);
-        if (iso && vkrr_validate_launch(&opts, cap, l, &res[done], &err) != VKRR_OK)
-            goto fail;
-        if (chn && vkrr_chain_run(chain, &opts, at, &res[done], &err) != VKRR_OK)
-            goto fail;
-        tally(&t, &info, &res[done], iso, chn, a.strict);
-        bool cbad = chn && vkrr_chain_result_bad(&res[done]);
-        if (a.bisect && cbad) {
-            /* the verdict needs this launch's own error */
-            vkrr_launch_result ir;
-            if (vkrr_validate_launch(&opts, cap, l, &ir, &err) != VKRR_OK)
-                goto fail;
-            res[done].has_isolated = true;
-            res[done].status = ir.status;
-            for (uint32_t k = 0; k < res[done].nres && k < ir.nres; k++) {
-                res[done].res[k].port = ir.res[k].port;
-                res[done].res[k].pass = ir.res[k].pass;
-                res[done].res[k].outside_diff = ir.res[k].outside_diff;
-            }
-            res[done].worst = ir.worst;
-            vkrr_launch_result_free(&ir);
-        }
-        if (tty)
-            fputs("\r\033[K", stderr);
-        bool show = !a.c.quiet || res[done].status != VKRR_LAUNCH_PASS || cbad ||
-                    (chn && res[done].chained_status != VKRR_LAUNCH_PASS);
-        if (show && !(a.bisect && !cbad))
-            vkrr_report_table_row(stdout, &res[done], rerun, chn);
-        fflush(stdout);
-        done++;
-        if (a.bisect && cbad)
-            break;
-    }
-    if (tty)
+    run_view view = {&a, isatty(fileno(stderr)), rerun, chn, now_s()};
+    vkrr_run_desc rd = {.opts = opts, .isolated = iso, .chained = chn, .bisect = a.bisect,
+                        .strict = a.strict, .selected = view_selected, .before = view_before,
+                        .after = view_after, .ctx = &view, .interrupted = &interrupted};
+    vkrr_status rs = vkrr_run_capture(&rd, cap, &run, &err);
+    if (view.tty)
         fputs("\r\033[K", stderr);
-    info.interrupted = interrupted && done < nsel;
-    unsigned bad = t.failed;
+    if (rs != VKRR_OK)
+        goto fail;
+    const vkrr_launch_result *res = run.res;
+    uint32_t done = run.done;
+    memcpy(info.counts, run.counts, sizeof info.counts);
+    memcpy(info.chained_counts, run.chained_counts, sizeof info.chained_counts);
+    info.unreadable = run.unreadable;
+    info.interrupted = run.interrupted;
     if (!a.bisect) {
         char counts[200], when[96] = "";
         if (info.interrupted)
             snprintf(when, sizeof when, ", interrupted after %u of %u", done, nsel);
         vkrr_report_counts(counts, sizeof counts, info.counts);
-        bool fails = bad || (chn && !iso && t.chained_bad);
+        bool fails = run.failed || (chn && !iso && run.chained_bad);
         printf("summary: %u launches%s%s: %s -> %s\n", nsel, iso ? "" : " (chained)", when,
-               counts, fails ? "FAIL" : t.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
+               counts, fails ? "FAIL" : run.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
         if (iso && chn) {
             vkrr_report_counts(counts, sizeof counts, info.chained_counts);
             printf("summary (chained): %s\n", counts);
         }
     }
-    if (t.unreadable || cap->ndamage)
+    if (run.unreadable || cap->ndamage)
         printf("could not be validated: %u launches (damaged or changed capture files, or "
-               "needing what such a launch would have produced)%s\n", t.unreadable,
+               "needing what such a launch would have produced)%s\n", run.unreadable,
                cap->ndamage ? ", and the capture problems listed above" : "");
     for (uint32_t i = 0; iso && i < done; i++)
         if (res[i].status == VKRR_LAUNCH_FAIL) {
@@ -564,39 +514,22 @@ static int validate_run(const validate_args *args, char **argv)
                    res[i].launch->frame, res[i].launch->occurrence);
             break;
         }
-    vkrr_bisect bis;
-    vkrr_bisect_analyze(res, done, &bis);
     if (chn) {
         print_broken_frames(res, done);
-        vkrr_bisect_print(stdout, &bis, res);
-        uint64_t peak = 0;
-        vkrr_chain_bytes(chain, &peak);
+        vkrr_bisect_print(stdout, &run.bisect, res);
         if (!a.c.quiet)
-            printf("chain: at most %.1f MiB of intermediate state held\n", peak / 1048576.0);
+            printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
     }
-    if (a.bisect)
-        bad = bis.first_fail >= 0;
-    else if (chn && !iso)
-        bad += t.chained_bad;
     if (heatmap_dir[0])
         printf("heatmaps: %s\n", heatmap_dir);
-    /* Any validation-layer message means the bridge or a port misuses Vulkan:
-     * the results cannot be trusted, so the run fails. */
     if (port.stats)
         port.stats(port.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;
-    if (chn && !a.c.quiet) {
-        unsigned reused = 0;
-        for (uint32_t i = 0; i < done; i++)
-            reused += res[i].chained_reused;
+    if (chn && !a.c.quiet)
         printf("port: %u dispatches; %u chained results are the isolated ones (same inputs, "
-               "not run again)\n", info.dispatches, reused);
-    }
-    if (a.validation) {
+               "not run again)\n", info.dispatches, run.reused);
+    if (a.validation)
         printf("validation layer: %u messages\n", st.validation_messages);
-        if (st.validation_messages)
-            bad++;
-    }
     /* Whole or absent: each file is written atomically, as of the last
      * finished launch. */
     if (a.c.json) {
@@ -614,10 +547,9 @@ static int validate_run(const validate_args *args, char **argv)
             goto fail;
         printf("junit: %s\n", a.c.junit);
     }
-    vkrr_status verdict = info.interrupted                ? VKRR_ERR_INTERRUPTED
-                          : bad                           ? VKRR_ERR_MISMATCH
-                          : t.unreadable || cap->ndamage ? VKRR_ERR_INCOMPLETE
-                                                          : VKRR_OK;
+    /* any validation-layer message: the bridge or a port misuses Vulkan, so
+     * the results cannot be trusted and the run fails */
+    vkrr_status verdict = vkrr_run_verdict(&rd, &run, cap, a.validation ? st.validation_messages : 0);
     if (info.interrupted)
         fprintf(stderr, "vkrr: interrupted after %u of %u launches\n", done, nsel);
     rc = vkrr_status_exit_code(verdict);
@@ -626,10 +558,7 @@ fail:
     rc = vkrr_cli_fail(&err);
 out:
     catch_sigint(false);
-    for (uint32_t i = 0; res && cap && i < cap->nlaunches; i++)
-        vkrr_launch_result_free(&res[i]);
-    free(res);
-    vkrr_chain_destroy(chain);
+    vkrr_run_free(&run);
     if (port.destroy)
         port.destroy(port.self);
     if (rerun_be.destroy)
