@@ -2,12 +2,15 @@
 
 #include <string.h>
 
+enum { SCOPE_RUN, SCOPE_LAUNCH, SCOPE_INPUT };
+
 static const struct {
     const char *name;
     int code;
+    int scope;
     const char *msg;
 } status_table[] = {
-#define VKRR_X_ROW(name, code, msg) {#name, code, msg},
+#define VKRR_X_ROW(name, code, scope, msg) {#name, code, SCOPE_##scope, msg},
     VKRR_STATUS_LIST(VKRR_X_ROW)
 #undef VKRR_X_ROW
 };
@@ -29,6 +32,12 @@ const char *vkrr_status_message(vkrr_status s)
 int vkrr_status_exit_code(vkrr_status s)
 {
     return (unsigned)s < VKRR_STATUS_COUNT ? status_table[s].code : 2;
+}
+
+bool vkrr_status_ends_run(vkrr_status s, bool from_capture)
+{
+    int scope = (unsigned)s < VKRR_STATUS_COUNT ? status_table[s].scope : SCOPE_RUN;
+    return scope == SCOPE_RUN || (scope == SCOPE_INPUT && !from_capture);
 }
 
 vkrr_status vkrr_fail(vkrr_error *err, vkrr_status status, const char *file,

@@ -24,6 +24,7 @@
 #define VKRR_STATUS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,33 +32,38 @@
 extern "C" {
 #endif
 
-/* X(name, exit code, message) */
-#define VKRR_STATUS_LIST(X)                                                     \
-    X(VKRR_OK, 0, "ok")                                                         \
-    X(VKRR_ERR_MISMATCH, 1, "a result is out of tolerance")                    \
-    X(VKRR_ERR_USAGE, 2, "bad usage")                                          \
-    X(VKRR_ERR_IO, 2, "cannot read or write a file")                           \
-    X(VKRR_ERR_MISSING, 2, "a file or directory is missing")                   \
-    X(VKRR_ERR_PARSE, 2, "malformed input")                                    \
-    X(VKRR_ERR_RANGE, 2, "a number is out of range")                           \
-    X(VKRR_ERR_SIZE, 2, "a file's size disagrees with its description")       \
-    X(VKRR_ERR_FORMAT, 2, "unsupported format")                                \
-    X(VKRR_ERR_INCONSISTENT, 2, "the capture contradicts itself")              \
-    X(VKRR_ERR_CHANGED, 2, "a file changed since capture")                     \
-    X(VKRR_ERR_INCOMPLETE, 2, "some launches could not be validated")          \
-    X(VKRR_ERR_NOMEM, 2, "out of memory")                                      \
-    X(VKRR_ERR_NO_PORT, 1, "no port for this kernel")                          \
-    X(VKRR_ERR_NO_DEVICE, 3, "no usable device")                               \
-    X(VKRR_ERR_NO_LIBRARY, 3, "a required library cannot be loaded")           \
-    X(VKRR_ERR_DEVICE, 3, "the device failed")                                 \
-    X(VKRR_ERR_TIMEOUT, 1, "a launch did not finish in time")                  \
-    X(VKRR_ERR_INTERRUPTED, 130, "interrupted")                                \
-    X(VKRR_ERR_UNSUPPORTED, 2, "unsupported instruction or feature")           \
-    X(VKRR_ERR_FAULT, 2, "the kernel faulted (bad address, trap or deadlock)") \
-    X(VKRR_ERR_INTERNAL, 2, "internal error")
+/* X(name, exit code, scope, message).  The scope says where a status lands
+ * when one launch meets it (vkrr_status_ends_run): RUN ends the run; LAUNCH
+ * is that launch's own result (a row: ERROR, TIMEOUT, NO PORT, FAIL); INPUT
+ * is bad input: a capture file of one launch stays with that launch (it is
+ * "damaged"), while what the run itself was given (a port that does not
+ * compile, a descriptor, a module) ends the run, naming it. */
+#define VKRR_STATUS_LIST(X)                                                            \
+    X(VKRR_OK, 0, LAUNCH, "ok")                                                         \
+    X(VKRR_ERR_MISMATCH, 1, LAUNCH, "a result is out of tolerance")                    \
+    X(VKRR_ERR_USAGE, 2, RUN, "bad usage")                                             \
+    X(VKRR_ERR_IO, 2, INPUT, "cannot read or write a file")                            \
+    X(VKRR_ERR_MISSING, 2, INPUT, "a file or directory is missing")                    \
+    X(VKRR_ERR_PARSE, 2, INPUT, "malformed input")                                     \
+    X(VKRR_ERR_RANGE, 2, INPUT, "a number is out of range")                            \
+    X(VKRR_ERR_SIZE, 2, INPUT, "a file's size disagrees with its description")        \
+    X(VKRR_ERR_FORMAT, 2, INPUT, "unsupported format")                                 \
+    X(VKRR_ERR_INCONSISTENT, 2, INPUT, "the capture contradicts itself")               \
+    X(VKRR_ERR_CHANGED, 2, INPUT, "a file changed since capture")                      \
+    X(VKRR_ERR_INCOMPLETE, 2, RUN, "some launches could not be validated")             \
+    X(VKRR_ERR_NOMEM, 2, RUN, "out of memory")                                         \
+    X(VKRR_ERR_NO_PORT, 1, LAUNCH, "no port for this kernel")                          \
+    X(VKRR_ERR_NO_DEVICE, 3, RUN, "no usable device")                                  \
+    X(VKRR_ERR_NO_LIBRARY, 3, RUN, "a required library cannot be loaded")              \
+    X(VKRR_ERR_DEVICE, 3, LAUNCH, "the device failed")                                 \
+    X(VKRR_ERR_TIMEOUT, 1, LAUNCH, "a launch did not finish in time")                  \
+    X(VKRR_ERR_INTERRUPTED, 130, RUN, "interrupted")                                   \
+    X(VKRR_ERR_UNSUPPORTED, 2, LAUNCH, "unsupported instruction or feature")           \
+    X(VKRR_ERR_FAULT, 2, LAUNCH, "the kernel faulted (bad address, trap or deadlock)") \
+    X(VKRR_ERR_INTERNAL, 2, LAUNCH, "internal error")
 
 typedef enum vkrr_status {
-#define VKRR_X_ENUM(name, code, msg) name,
+#define VKRR_X_ENUM(name, code, scope, msg) name,
     VKRR_STATUS_LIST(VKRR_X_ENUM)
 #undef VKRR_X_ENUM
     VKRR_STATUS_COUNT
@@ -74,6 +80,12 @@ typedef struct vkrr_error {
 const char *vkrr_status_name(vkrr_status s);     /* "VKRR_ERR_PARSE" */
 const char *vkrr_status_message(vkrr_status s);  /* "malformed input" */
 int vkrr_status_exit_code(vkrr_status s);
+
+/* Where a status one launch met lands (the table's scope): true when it
+ * ends the run.  from_capture: it came from reading that launch's capture
+ * files (INPUT then stays with the launch, which is damaged), not from
+ * what the run was given to run it with (a backend: INPUT ends the run). */
+bool vkrr_status_ends_run(vkrr_status s, bool from_capture);
 
 /* Fills err (when non-NULL) and returns status, so a caller writes
  *     return vkrr_fail(err, VKRR_ERR_PARSE, path, lineno, -1, "expected ...");

@@ -22,7 +22,7 @@ int vkrr_cli_usage_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\nRun 'vkrr %s --help' for usage.\n", cmd);
     va_end(ap);
-    return 2;
+    return vkrr_status_exit_code(VKRR_ERR_USAGE);
 }
 
 bool vkrr_cli_parse_u64(const char *s, uint64_t max, uint64_t *out)

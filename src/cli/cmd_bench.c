@@ -113,7 +113,7 @@ static int write_json(const bench_args *a, const vkrr_capture *cap, const double
     FILE *f = fopen(a->json, "w");
     if (!f) {
         fprintf(stderr, "vkrr: error: cannot write %s\n", a->json);
-        return 2;
+        return vkrr_status_exit_code(VKRR_ERR_IO);
     }
     fprintf(f, "{\"capture\": ");
     json_string(f, cap->path);
@@ -140,7 +140,7 @@ static int write_json(const bench_args *a, const vkrr_capture *cap, const double
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad) {
         fprintf(stderr, "vkrr: error: cannot write %s\n", a->json);
-        return 2;
+        return vkrr_status_exit_code(VKRR_ERR_IO);
     }
     return 0;
 }
@@ -235,7 +235,7 @@ static int bench_frames(vkrr_backend *be, const vkrr_capture *cap, const double 
             printf("frame %u: one command buffer not run (a launch has no port or no GPU time)\n", f);
         } else if (bench_frame(be, cap, i, n, runs, samples, &one, &barriers, &err) != VKRR_OK) {
             fprintf(stderr, "vkrr bench: frame %u in one command buffer: %s\n", f, err.msg);
-            rc = 1;
+            rc = vkrr_status_exit_code(VKRR_ERR_MISMATCH);
         } else {
             printf("frame %u: one command buffer %.4f ms, per-dispatch sum %.4f ms, ratio %.3f  "
                    "(%u launches, %u barriers)\n", f, one, sum, one / sum, n, barriers);
@@ -309,7 +309,7 @@ int vkrr_cmd_bench(int argc, char **argv)
             fprintf(stderr, "vkrr bench: launch %llu %s: %s\n", (unsigned long long)l->sequence,
                     l->kernel, err.msg);
             note[i] = "failed";
-            rc = 1;
+            rc = vkrr_status_exit_code(VKRR_ERR_MISMATCH);
         } else if (isnan(vk_ms[i])) {
             note[i] = "no timestamps";
         }
@@ -340,7 +340,7 @@ int vkrr_cmd_bench(int argc, char **argv)
     print_ms(stdout, cuda_total);
     printf("\n");
     if (bench_frames(&be, cap, vk_ms, a.runs, samples))
-        rc = 1;
+        rc = vkrr_status_exit_code(VKRR_ERR_MISMATCH);
     if (a.json) {
         int jrc = write_json(&a, cap, vk_ms, cuda_ms, note, vk_total, cuda_total, vs.device_name);
         if (jrc)

@@ -236,7 +236,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         if (s != VKRR_OK)
             goto fail;
     }
-    rc = differ || only ? 1 : 0;
+    rc = vkrr_status_exit_code(differ || only ? VKRR_ERR_MISMATCH : VKRR_OK);
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);

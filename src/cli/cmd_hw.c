@@ -222,7 +222,7 @@ static int measure(int argc, char **argv)
     printf("texture filter: the measured model holds entirely in %u of 108 cases; vkrr applies "
            "it only to 4-channel HALF arrays, clamp, unnormalized (src/hw/texfilter.h)\n",
            exact_cases);
-    rc = failed ? 1 : 0;
+    rc = vkrr_status_exit_code(failed ? VKRR_ERR_MISMATCH : VKRR_OK);
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);

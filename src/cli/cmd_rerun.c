@@ -234,7 +234,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         printf("junit: %s\n", a.c.junit);
     }
     /* a differing output outranks a launch that could not run */
-    rc = fails ? 1 : errors ? 2 : 0;
+    rc = vkrr_status_exit_code(fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK);
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);

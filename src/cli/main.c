@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return vkrr_status_exit_code(VKRR_ERR_USAGE);
     }
     if (vkrr_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         usage(stdout);

@@ -82,7 +82,7 @@ int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), vo
         fprintf(stderr, "vkrr: error: %s: cannot watch it: %s\n", dir, strerror(errno));
         if (fd >= 0)
             close(fd);
-        return 2;
+        return vkrr_status_exit_code(VKRR_ERR_IO);
     }
     interrupted = 0;
     int rc = 0;

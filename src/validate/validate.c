@@ -63,8 +63,7 @@ void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_
 
 bool vkrr_validate_unreadable(vkrr_status s)
 {
-    return vkrr_status_exit_code(s) == 2 && s != VKRR_ERR_NOMEM && s != VKRR_ERR_INTERNAL &&
-           s != VKRR_ERR_USAGE;
+    return s != VKRR_OK && !vkrr_status_ends_run(s, true); /* status.h's one table */
 }
 
 static double now_s(void)
@@ -488,8 +487,7 @@ vkrr_status vkrr_validate_run(const vkrr_backend *be, vkrr_replay *r, vkrr_launc
     /* the launch's input is bad: stop, naming it.  But an instruction the
      * backend cannot run, or a kernel that faults, is this launch's result
      * (ERROR, with the message): the others still run. */
-    if (vkrr_status_exit_code(s) == 2 && s != VKRR_ERR_INTERNAL && s != VKRR_ERR_UNSUPPORTED &&
-        s != VKRR_ERR_FAULT) {
+    if (vkrr_status_ends_run(s, false)) { /* status.h's one table */
         *err = berr;
         return s;
     }
