@@ -26,6 +26,19 @@ int vkrr_cmd_port(int argc, char **argv);
 int vkrr_cmd_rerun(int argc, char **argv);
 int vkrr_cmd_hw(int argc, char **argv);
 
+/* Ctrl-C (and SIGTERM), one flag for every command: vkrr_cli_interrupts
+ * catches them into vkrr_cli_interrupted (which it clears) until
+ * vkrr_cli_interrupts_done puts back what was there.  restart: system calls
+ * go on (a run checks the flag between launches); without it a wait (poll)
+ * returns at once.  once: a second Ctrl-C kills at once. */
+#include <signal.h>
+extern volatile sig_atomic_t vkrr_cli_interrupted;
+typedef struct vkrr_cli_signals {
+    struct sigaction old_int, old_term;
+} vkrr_cli_signals;
+void vkrr_cli_interrupts(vkrr_cli_signals *saved, bool restart, bool once);
+void vkrr_cli_interrupts_done(const vkrr_cli_signals *saved);
+
 /* Prints err as "vkrr: error: ..." and returns its exit code. */
 int vkrr_cli_fail(const vkrr_error *err);
 /* Prints "vkrr CMD: MESSAGE" and a hint to run `vkrr CMD --help`; returns 2. */

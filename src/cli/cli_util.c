@@ -8,6 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+volatile sig_atomic_t vkrr_cli_interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    vkrr_cli_interrupted = 1;
+}
+
+void vkrr_cli_interrupts(vkrr_cli_signals *saved, bool restart, bool once)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = (restart ? SA_RESTART : 0) | (once ? SA_RESETHAND : 0);
+    sigemptyset(&sa.sa_mask);
+    vkrr_cli_interrupted = 0;
+    sigaction(SIGINT, &sa, &saved->old_int);
+    sigaction(SIGTERM, &sa, &saved->old_term);
+}
+
+void vkrr_cli_interrupts_done(const vkrr_cli_signals *saved)
+{
+    sigaction(SIGINT, &saved->old_int, NULL);
+    sigaction(SIGTERM, &saved->old_term, NULL);
+}
+
 int vkrr_cli_fail(const vkrr_error *err)
 {
     vkrr_error_print(err, stderr);

@@ -42,17 +42,9 @@ static const char synth_help[] =
     "Example:\n"
     "  vkrr synth /tmp/cap --size 1280x720 --frames 3 && vkrr validate /tmp/cap\n";
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
 int vkrr_cmd_synth(int argc, char **argv)
 {
-    vkrr_synth_desc d = {.progress = stderr, .cancel = &interrupted};
+    vkrr_synth_desc d = {.progress = stderr, .cancel = &vkrr_cli_interrupted};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,15 +97,12 @@ int vkrr_cmd_synth(int argc, char **argv)
     if (!d.dir)
         return vkrr_cli_usage_error("synth", "missing OUTDIR");
 
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    vkrr_cli_signals saved;
+    vkrr_cli_interrupts(&saved, false, false);
     vkrr_error err = {0};
     vkrr_synth_stats s = {0};
     vkrr_status st = vkrr_synth_run(&d, &s, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    vkrr_cli_interrupts_done(&saved);
     if (st != VKRR_OK)
         return vkrr_cli_fail(&err);
     printf("wrote %s: %u frame%s, %llu launches, %u module file%s\n", d.dir, s.frames,

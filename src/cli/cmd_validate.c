@@ -267,25 +267,6 @@ static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, dou
     fflush(stderr);
 }
 
-/* Ctrl-C: stop after the current launch.  SA_RESETHAND: a second one kills
- * at once (the reports are written atomically, so none is left half). */
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
-static void catch_sigint(bool on)
-{
-    struct sigaction sa = {0};
-    sa.sa_handler = on ? on_sigint : SIG_DFL;
-    sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-}
-
 /* Frames whose chained run needs what an earlier frame could not make (a
  * broken history link): one line each. */
 static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
@@ -382,6 +363,8 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port = {0}, rerun_be = {0};
     vkrr_run run = {0};
+    vkrr_cli_signals signals;
+    bool signals_caught = false;
     vkrr_port_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
@@ -452,7 +435,10 @@ static int validate_run(const validate_args *args, char **argv)
     bool chn = a.bisect || strcmp(a.mode, "isolated");
     if (a.perturb_text)
         opts.perturb = &a.perturb;
-    catch_sigint(true);
+    /* Ctrl-C: stop after the current launch; a second one kills at once (the
+     * reports are written atomically, so none is left half) */
+    vkrr_cli_interrupts(&signals, true, true);
+    signals_caught = true;
     printf("%s %s: %u launches in %u frames, port on %s%s%s, %s\n", argv[0], a.capdir,
            cap->nlaunches, cap->nframes, st.device_name, rerun ? ", original kernels rerun on " : "",
            rerun ? rerun_be.name : "",
@@ -478,7 +464,7 @@ static int validate_run(const validate_args *args, char **argv)
     run_view view = {&a, isatty(fileno(stderr)), rerun, chn, now_s()};
     vkrr_run_desc rd = {.opts = opts, .isolated = iso, .chained = chn, .bisect = a.bisect,
                         .strict = a.strict, .selected = view_selected, .before = view_before,
-                        .after = view_after, .ctx = &view, .interrupted = &interrupted};
+                        .after = view_after, .ctx = &view, .interrupted = &vkrr_cli_interrupted};
     vkrr_status rs = vkrr_run_capture(&rd, cap, &run, &err);
     if (view.tty)
         fputs("\r\033[K", stderr);
@@ -557,7 +543,8 @@ static int validate_run(const validate_args *args, char **argv)
 fail:
     rc = vkrr_cli_fail(&err);
 out:
-    catch_sigint(false);
+    if (signals_caught)
+        vkrr_cli_interrupts_done(&signals);
     vkrr_run_free(&run);
     if (port.destroy)
         port.destroy(port.self);

@@ -12,14 +12,6 @@
 
 #define WATCH_QUIET_MS 150 /* an editor's save is several events: wait for quiet */
 
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
 /* The files a run reads from the ports folder; editors' swap and backup
  * files are not among them. */
 static bool is_port_file(const char *name)
@@ -55,12 +47,11 @@ static bool drain(int fd, char *changed, size_t cap)
  * or an error.  SIGINT is caught only here: during a run it acts as usual. */
 static bool wait_change(int fd, char *changed, size_t cap)
 {
-    struct sigaction sa = {.sa_handler = on_sigint}, old;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old); /* no SA_RESTART: poll returns at once */
+    vkrr_cli_signals saved;
+    vkrr_cli_interrupts(&saved, false, false); /* no restart: poll returns at once */
     changed[0] = 0;
     bool ok = true;
-    while (ok && !interrupted) {
+    while (ok && !vkrr_cli_interrupted) {
         struct pollfd p = {fd, POLLIN, 0};
         int r = poll(&p, 1, changed[0] ? WATCH_QUIET_MS : -1);
         if (r < 0 && errno != EINTR)
@@ -70,8 +61,8 @@ static bool wait_change(int fd, char *changed, size_t cap)
         else if (r == 0)
             break; /* quiet after a change */
     }
-    sigaction(SIGINT, &old, NULL);
-    return ok && !interrupted && changed[0];
+    vkrr_cli_interrupts_done(&saved);
+    return ok && !vkrr_cli_interrupted && changed[0];
 }
 
 int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), void *ctx)
@@ -84,7 +75,6 @@ int vkrr_cli_watch(const char *dir, unsigned max_runs, int (*run)(void *ctx), vo
             close(fd);
         return vkrr_status_exit_code(VKRR_ERR_IO);
     }
-    interrupted = 0;
     int rc = 0;
     char changed[256];
     for (unsigned runs = 1;; runs++) {
