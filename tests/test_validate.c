@@ -124,12 +124,12 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
             CHECK(&cap->launches[i] == target);
             CHECK(r.status == VKRR_LAUNCH_FAIL);
             const vkrr_resource_result *w = &r.res[r.worst];
-            CHECK(!w->pass);
-            CHECK(w->port.max_abs_pos.plane == 1);
-            CHECK(w->port.max_abs_pos.x >= 9 && w->port.max_abs_pos.x < 15);
-            CHECK(w->port.max_abs_pos.y >= 7 && w->port.max_abs_pos.y < 12);
+            CHECK(!w->isolated.pass);
+            CHECK(w->isolated.m.max_abs_pos.plane == 1);
+            CHECK(w->isolated.m.max_abs_pos.x >= 9 && w->isolated.m.max_abs_pos.x < 15);
+            CHECK(w->isolated.m.max_abs_pos.y >= 7 && w->isolated.m.max_abs_pos.y < 12);
             struct stat st;
-            CHECK(w->heatmap[0] && stat(w->heatmap, &st) == 0 && st.st_size > 0);
+            CHECK(w->isolated.heatmap[0] && stat(w->isolated.heatmap, &st) == 0 && st.st_size > 0);
         }
         vkrr_launch_result_free(&r);
     }

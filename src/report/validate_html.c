@@ -190,7 +190,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
           "</th><th>chained</th><th>role</th>", f);
     bool orig = false; /* a rerun backend ran the original on chained inputs */
     for (uint32_t i = 0; i < n; i++)
-        orig = orig || res[i].chained_original;
+        orig = orig || res[i].chained_original_ran;
     if (orig)
         fputs("<th title='max ULP of the port against the original kernel run on the same "
               "chained inputs'>chained vs original</th>", f);
@@ -207,7 +207,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         if (vkrr_bisect_role(r)[0] && vkrr_bisect_evidence_of(r) != VKRR_EVIDENCE_NONE)
             fprintf(f, " (by %s)", vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(r)));
         fputs("</td>", f);
-        if (orig && r->chained_original)
+        if (orig && r->chained_original_ran)
             fprintf(f, "<td class='%s'>%lld %s</td>", r->chained_original_pass ? "pass" : "fail",
                     (long long)vkrr_report_original_ulp(r), r->chained_original_pass ? "ok" : "BAD");
         else if (orig)
@@ -215,7 +215,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         fputs("<td class='k'>", f);
         for (uint32_t k = 0; k < r->nres; k++)
             for (int c = 0; c < 2; c++) {
-                const char *h = c ? r->res[k].chained_heatmap : r->res[k].heatmap;
+                const char *h = c ? r->res[k].chained.heatmap : r->res[k].isolated.heatmap;
                 if (!h[0])
                     continue;
                 fputs("<a href='heatmaps/", f);

@@ -36,8 +36,9 @@ void vkrr_report_launch_worst(const vkrr_launch_result *r, bool chained, int64_t
     *psnr = INFINITY;
     *max_abs = 0;
     for (uint32_t i = 0; i < r->nres; i++) {
-        const vkrr_metrics *m = chained ? &r->res[i].chained : &r->res[i].port;
-        if (chained ? !r->res[i].has_chained : !r->has_isolated)
+        const vkrr_comparison *c = chained ? &r->res[i].chained : &r->res[i].isolated;
+        const vkrr_metrics *m = &c->m;
+        if (chained ? !c->done : !r->has_isolated)
             continue;
         if (m->max_ulp > *max_ulp)
             *max_ulp = m->max_ulp;
@@ -78,21 +79,21 @@ int64_t vkrr_report_original_ulp(const vkrr_launch_result *r)
 {
     int64_t u = 0;
     for (uint32_t i = 0; i < r->nres; i++)
-        if (r->res[i].has_chained_original && r->res[i].chained_vs_original.max_ulp > u)
-            u = r->res[i].chained_vs_original.max_ulp;
+        if (r->res[i].chained_original.done && r->res[i].chained_original.m.max_ulp > u)
+            u = r->res[i].chained_original.m.max_ulp;
     return u;
 }
 
 static void original_cell(FILE *f, const vkrr_launch_result *r)
 {
-    if (!r->chained_original) {
+    if (!r->chained_original_ran) {
         fprintf(f, "  %13s", "-");
         return;
     }
     bool nan = false; /* NaN/Inf mismatches have no ULP distance: say so */
     for (uint32_t i = 0; i < r->nres; i++)
-        nan = nan || r->res[i].chained_vs_original.nan_mismatch ||
-              r->res[i].chained_vs_original.inf_mismatch;
+        nan = nan || r->res[i].chained_original.m.nan_mismatch ||
+              r->res[i].chained_original.m.inf_mismatch;
     char u[32];
     snprintf(u, sizeof u, "%lld", (long long)vkrr_report_original_ulp(r));
     fprintf(f, "  %8s %-4s", nan ? "NaN/Inf" : u, r->chained_original_pass ? "ok" : "BAD");
@@ -105,9 +106,9 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     if (r->worst >= 0) {
         const vkrr_resource_result *w = &r->res[r->worst];
         snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
-        vkrr_report_fmt_num(abs_s, sizeof abs_s, w->port.max_abs);
-        snprintf(ulp_s, sizeof ulp_s, "%lld", (long long)w->port.max_ulp);
-        vkrr_report_fmt_num(psnr_s, sizeof psnr_s, w->port.psnr);
+        vkrr_report_fmt_num(abs_s, sizeof abs_s, w->isolated.m.max_abs);
+        snprintf(ulp_s, sizeof ulp_s, "%lld", (long long)w->isolated.m.max_ulp);
+        vkrr_report_fmt_num(psnr_s, sizeof psnr_s, w->isolated.m.psnr);
     } else if (r->chained_worst >= 0) {
         const vkrr_resource_result *w = &r->res[r->chained_worst];
         snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
@@ -134,11 +135,11 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
             int64_t vr = 0, rc = 0;
             bool rc_pass = true;
             for (uint32_t i = 0; i < r->nres; i++) {
-                if (r->res[i].port_vs_rerun.max_ulp > vr)
-                    vr = r->res[i].port_vs_rerun.max_ulp;
-                if (r->res[i].rerun_vs_capture.max_ulp > rc)
-                    rc = r->res[i].rerun_vs_capture.max_ulp;
-                rc_pass = rc_pass && r->res[i].rerun_vs_capture.pass;
+                if (r->res[i].isolated_original.m.max_ulp > vr)
+                    vr = r->res[i].isolated_original.m.max_ulp;
+                if (r->res[i].original_capture.m.max_ulp > rc)
+                    rc = r->res[i].original_capture.m.max_ulp;
+                rc_pass = rc_pass && r->res[i].original_capture.m.pass;
             }
             fprintf(f, "  %12lld %9lld %-4s", (long long)vr, (long long)rc, rc_pass ? "ok" : "BAD");
         } else {
@@ -156,44 +157,43 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
-        if (x->has_chained && !x->chained_pass && !x->changed)
+        const vkrr_comparison *c = &x->chained, *o = &x->chained_original;
+        if (c->done && !c->pass && !x->changed)
             fprintf(f, "%8s  chained %s arg%u: %.4f%% exact, max ULP %lld, %llu out of "
                        "tolerance%s%s\n", "", x->is_buffer ? "buffer" : "surface", x->offset,
-                    x->chained.exact_pct, (long long)x->chained.max_ulp,
-                    (unsigned long long)x->chained.out_of_tol,
-                    x->chained_heatmap[0] ? "; heatmap: " : "", x->chained_heatmap);
-        if (x->has_chained_original && !x->chained_vs_original_pass)
+                    c->m.exact_pct, (long long)c->m.max_ulp, (unsigned long long)c->m.out_of_tol,
+                    c->heatmap[0] ? "; heatmap: " : "", c->heatmap);
+        if (o->done && !o->pass)
             fprintf(f, "%8s  chained %s arg%u against the original kernel on the same inputs: "
                        "%.4f%% exact, max ULP %lld, %llu out of tolerance, %llu NaN mismatches, "
                        "%llu bytes differ outside the windows\n", "",
-                    x->is_buffer ? "buffer" : "surface", x->offset, x->chained_vs_original.exact_pct,
-                    (long long)x->chained_vs_original.max_ulp,
-                    (unsigned long long)x->chained_vs_original.out_of_tol,
-                    (unsigned long long)x->chained_vs_original.nan_mismatch,
-                    (unsigned long long)x->chained_vs_original_outside);
+                    x->is_buffer ? "buffer" : "surface", x->offset, o->m.exact_pct,
+                    (long long)o->m.max_ulp, (unsigned long long)o->m.out_of_tol,
+                    (unsigned long long)o->m.nan_mismatch, (unsigned long long)o->outside);
         if (x->changed && r->has_isolated) {
             fprintf(f, "%8s  %s arg%u: not judged: its dump changed since capture\n", "",
                     x->is_buffer ? "buffer" : "surface", x->offset);
             continue;
         }
-        if (x->pass || !r->has_isolated)
+        const vkrr_comparison *p = &x->isolated;
+        if (p->pass || !r->has_isolated)
             continue;
         fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
                    "mismatches, %llu unwritten",
-                "", x->is_buffer ? "buffer" : "surface", x->offset, x->port.exact_pct,
-                (unsigned long long)x->port.out_of_tol, (unsigned long long)x->port.nan_mismatch,
-                (unsigned long long)x->port.inf_mismatch, (unsigned long long)x->port.unwritten);
+                "", x->is_buffer ? "buffer" : "surface", x->offset, p->m.exact_pct,
+                (unsigned long long)p->m.out_of_tol, (unsigned long long)p->m.nan_mismatch,
+                (unsigned long long)p->m.inf_mismatch, (unsigned long long)p->m.unwritten);
         if (x->unchanged)
             fprintf(f, ", %llu left at their pre-launch bytes", (unsigned long long)x->unchanged);
-        if (x->outside_diff)
+        if (p->outside)
             fprintf(f, ", %llu bytes differ outside the layer's windows",
-                    (unsigned long long)x->outside_diff);
-        if (x->port.max_abs_index != UINT64_MAX)
-            fprintf(f, "; worst at x=%u y=%u plane=%u channel=%u", x->port.max_abs_pos.x,
-                    x->port.max_abs_pos.y, x->port.max_abs_pos.plane, x->port.max_abs_pos.channel);
+                    (unsigned long long)p->outside);
+        if (p->m.max_abs_index != UINT64_MAX)
+            fprintf(f, "; worst at x=%u y=%u plane=%u channel=%u", p->m.max_abs_pos.x,
+                    p->m.max_abs_pos.y, p->m.max_abs_pos.plane, p->m.max_abs_pos.channel);
         fputc('\n', f);
-        if (x->heatmap[0])
-            fprintf(f, "%8s  heatmap: %s\n", "", x->heatmap);
+        if (p->heatmap[0])
+            fprintf(f, "%8s  heatmap: %s\n", "", p->heatmap);
     }
 }
 
@@ -271,6 +271,20 @@ static void json_headline(FILE *f, bool pass, const vkrr_metrics *m)
     json_num(f, m->psnr);
     fprintf(f, ", \"nmse\": ");
     json_num(f, m->nmse);
+}
+
+/* A pass's comparison of one resource: the headline, the bytes outside its
+ * windows, its heatmap when the pass draws one, the metrics. */
+static void json_comparison(FILE *f, const vkrr_comparison *c, bool heatmap)
+{
+    json_headline(f, c->pass, &c->m);
+    fprintf(f, ", \"outside_window_bytes\": %llu", (unsigned long long)c->outside);
+    if (heatmap) {
+        fprintf(f, ", \"heatmap\": ");
+        if (c->heatmap[0]) json_str(f, c->heatmap); else fputs("null", f);
+    }
+    fprintf(f, ", \"metrics\": ");
+    json_metrics(f, &c->m);
 }
 
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
@@ -365,7 +379,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             fprintf(f, ", \"chained\": \"%s\"",
                     r->chained_reused ? "same as isolated" : "dispatched");
             fprintf(f, ", \"chained_vs_original\": ");
-            if (r->chained_original)
+            if (r->chained_original_ran)
                 fprintf(f, "{\"pass\": %s, \"max_ulp\": %lld}",
                         r->chained_original_pass ? "true" : "false", (long long)vkrr_report_original_ulp(r));
             else
@@ -393,49 +407,45 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         fprintf(f, ", \"resources\": [");
         for (uint32_t k = 0; k < r->nres; k++) {
             const vkrr_resource_result *x = &r->res[k];
-            const vkrr_metrics *m = &x->port;
+            const vkrr_comparison *p = &x->isolated;
+            const vkrr_metrics *m = &p->m;
             fprintf(f, "%s\n      {\"offset\": %u, \"kind\": \"%s\", \"type\": ", k ? "," : "",
                     x->offset, x->is_buffer ? "buffer" : "surface");
-            json_str(f, vkrr_dtype_name(m->dtype));
+            json_str(f, vkrr_dtype_name(p->done ? m->dtype : x->chained.m.dtype));
             if (x->is_buffer)
                 fprintf(f, ", \"base\": \"0x%llx\", \"window_offset\": %llu",
                         (unsigned long long)x->base, (unsigned long long)x->view.offset);
             fprintf(f, ", \"width\": %u, \"height\": %u, \"planes\": %u, \"channels\": %u",
                     x->view.width, x->view.height, x->view.planes, x->view.channels);
-            fputs(", ", f);
-            json_headline(f, x->pass, m);
             if (x->changed)
                 fputs(", \"changed_since_capture\": true", f);
-            fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, "
-                       "\"left_at_pre_launch\": %llu, \"heatmap\": ",
-                    (unsigned long long)m->nan_mismatch, (unsigned long long)x->outside_diff,
-                    (unsigned long long)x->unchanged);
-            if (x->heatmap[0]) json_str(f, x->heatmap); else fputs("null", f);
-            fprintf(f, ", \"metrics\": ");
-            json_metrics(f, m);
-            if (x->has_rerun) {
-                fprintf(f, ", \"port_vs_rerun\": ");
-                json_metrics(f, &x->port_vs_rerun);
-                fprintf(f, ", \"rerun_vs_capture\": ");
-                json_metrics(f, &x->rerun_vs_capture);
-            }
-            if (x->has_chained) {
-                const vkrr_metrics *c = &x->chained;
-                fprintf(f, ", \"chained\": {");
-                json_headline(f, x->chained_pass, c);
-                fprintf(f, ", \"outside_window_bytes\": %llu, \"heatmap\": ",
-                        (unsigned long long)x->chained_outside_diff);
-                if (x->chained_heatmap[0]) json_str(f, x->chained_heatmap); else fputs("null", f);
+            if (p->done) {
+                fputs(", ", f);
+                json_headline(f, p->pass, m);
+                fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, "
+                           "\"left_at_pre_launch\": %llu, \"heatmap\": ",
+                        (unsigned long long)m->nan_mismatch, (unsigned long long)p->outside,
+                        (unsigned long long)x->unchanged);
+                if (p->heatmap[0]) json_str(f, p->heatmap); else fputs("null", f);
                 fprintf(f, ", \"metrics\": ");
-                json_metrics(f, c);
+                json_metrics(f, m);
+            } else { /* not compared in isolation (chained only, or a dump that failed) */
+                fputs(", \"pass\": null, \"metrics\": null", f);
+            }
+            if (x->isolated_original.done) {
+                fprintf(f, ", \"port_vs_rerun\": ");
+                json_metrics(f, &x->isolated_original.m);
+                fprintf(f, ", \"rerun_vs_capture\": ");
+                json_metrics(f, &x->original_capture.m);
+            }
+            if (x->chained.done) {
+                fprintf(f, ", \"chained\": {");
+                json_comparison(f, &x->chained, true);
                 fputc('}', f);
             }
-            if (x->has_chained_original) {
+            if (x->chained_original.done) {
                 fprintf(f, ", \"chained_vs_original\": {");
-                json_headline(f, x->chained_vs_original_pass, &x->chained_vs_original);
-                fprintf(f, ", \"outside_window_bytes\": %llu, \"metrics\": ",
-                        (unsigned long long)x->chained_vs_original_outside);
-                json_metrics(f, &x->chained_vs_original);
+                json_comparison(f, &x->chained_original, false);
                 fputc('}', f);
             }
             fputc('}', f);

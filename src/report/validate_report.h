@@ -7,8 +7,9 @@
  * "amplifier", ""), "chained" ("same as isolated": the chained inputs were
  * the captured ones and the isolated result bit-exact, so it was not run again;
  * else "dispatched") and, per resource, "chained": {"pass", "exact_pct",
- * "max_abs", "max_ulp", "psnr", "nmse", "heatmap", "metrics"}; a
- * chained-only run has "status": null.  With a rerun backend, per launch
+ * "max_abs", "max_ulp", "psnr", "nmse", "outside_window_bytes", "heatmap",
+ * "metrics"}; a chained-only run has "status": null, and a resource not
+ * compared in isolation "pass": null and "metrics": null (no headline).  With a rerun backend, per launch
  * "role_evidence" ("original", "isolated", "": what decided "role") and
  * "chained_vs_original": {"pass"} or null (the original kernel did not run
  * on its chained inputs), and per resource "chained_vs_original": {"pass",

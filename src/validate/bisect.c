@@ -34,7 +34,7 @@ vkrr_bisect_evidence vkrr_bisect_evidence_of(const vkrr_launch_result *r)
 {
     if (!chained_bad(r))
         return VKRR_EVIDENCE_NONE;
-    if (r->chained_original)
+    if (r->chained_original_ran)
         return VKRR_EVIDENCE_ORIGINAL;
     return r->has_isolated ? VKRR_EVIDENCE_ISOLATED : VKRR_EVIDENCE_NONE;
 }

@@ -64,39 +64,22 @@ vkrr_status vkrr_chain_original_run(const vkrr_validate_opts *o, const vkrr_laun
     return s;
 }
 
-void vkrr_chain_original_move(vkrr_resource_result *x, vkrr_resource_result *y)
-{
-    bool has = y->has_rerun;
-    vkrr_metrics m = y->port_vs_rerun;
-    uint64_t outside = y->outside_vs_rerun;
-    if (x == y) { /* no isolated rerun: these were the chained comparison's */
-        x->has_rerun = false;
-        memset(&x->port_vs_rerun, 0, sizeof x->port_vs_rerun);
-        x->outside_vs_rerun = 0;
-    }
-    x->has_chained_original = has;
-    x->chained_vs_original = has ? m : (vkrr_metrics){0};
-    x->chained_vs_original_outside = has ? outside : 0;
-    x->chained_vs_original_pass = has && m.pass && outside == 0;
-}
-
 void vkrr_chain_original_settle(vkrr_launch_result *r, bool ran)
 {
     bool pass = ran;
     for (uint32_t k = 0; k < r->nres; k++)
-        pass = pass && r->res[k].has_chained_original && r->res[k].chained_vs_original_pass;
-    r->chained_original = ran;
+        pass = pass && r->res[k].chained_original.done && r->res[k].chained_original.pass;
+    r->chained_original_ran = ran;
     r->chained_original_pass = pass;
 }
 
 void vkrr_chain_original_reuse(vkrr_launch_result *r)
 {
     for (uint32_t k = 0; k < r->nres; k++) {
-        vkrr_resource_result *x = &r->res[k];
-        x->has_chained_original = r->rerun && x->has_rerun;
-        x->chained_vs_original = x->has_chained_original ? x->port_vs_rerun : (vkrr_metrics){0};
-        x->chained_vs_original_outside = 0;
-        x->chained_vs_original_pass = x->has_chained_original && x->port_vs_rerun.pass;
+        vkrr_comparison *c = &r->res[k].chained_original;
+        *c = r->rerun ? r->res[k].isolated_original : (vkrr_comparison){0};
+        c->outside = 0; /* not measured in isolated mode */
+        c->heatmap[0] = 0;
     }
     vkrr_chain_original_settle(r, r->rerun);
 }

@@ -6,7 +6,7 @@
  * every chained launch that is dispatched also runs the original kernel
  * (opts.rerun) on the port's chained inputs, the same substituted pre
  * pointers, and each resource of the port is compared with it in the port's
- * tolerance: res[].chained_vs_original.  Out of tolerance there, the port
+ * tolerance: res[].chained_original.  Out of tolerance there, the port
  * itself is wrong at this launch, whatever it inherited; within it, the
  * launch faithfully amplifies what it was given.  The bisect verdict
  * (bisect.c) decides culprit or amplifier by it when it is there.
@@ -28,8 +28,8 @@
  * (out of memory, bad input the backend names) returns.
  *
  * A launch whose chained result was reused from isolated mode (its chained
- * inputs were the captured ones) takes the isolated port vs rerun as its
- * chained_vs_original (the same inputs), outside bytes not measured (0).
+ * inputs were the captured ones) takes isolated_original as its
+ * chained_original (the same inputs), outside bytes not measured (0).
  */
 #ifndef VKRR_CHAIN_REF_H
 #define VKRR_CHAIN_REF_H
@@ -51,13 +51,9 @@ vkrr_status vkrr_chain_original_run(const vkrr_validate_opts *o, const vkrr_laun
 /* Frees x's outputs (and the rerun backend's kept ones); accepts a zeroed x. */
 void vkrr_chain_original_free(const vkrr_validate_opts *o, vkrr_chain_original *x);
 
-/* Resource y of a chained comparison (vkrr_validate_replay with a rerun:
- * port_vs_rerun, outside_vs_rerun) becomes x's chained_vs_original; x may
- * be y (the chained-only result taking the list: its rerun fields cleared). */
-void vkrr_chain_original_move(vkrr_resource_result *x, vkrr_resource_result *y);
 /* The launch-level flags from its resources: ran says the original ran. */
 void vkrr_chain_original_settle(vkrr_launch_result *r, bool ran);
-/* chained_reused: isolated's port vs rerun stands for chained_vs_original. */
+/* chained_reused: isolated_original stands for chained_original. */
 void vkrr_chain_original_reuse(vkrr_launch_result *r);
 
 #endif

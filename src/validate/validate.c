@@ -113,6 +113,17 @@ typedef struct standins {
     unsigned port, rerun;
 } standins;
 
+/* The comparisons of rr that a pass fills: the port's and the port's
+ * against the original on the same inputs. */
+static vkrr_comparison *port_cmp(vkrr_resource_result *rr, bool chained)
+{
+    return chained ? &rr->chained : &rr->isolated;
+}
+static vkrr_comparison *original_cmp(vkrr_resource_result *rr, bool chained)
+{
+    return chained ? &rr->chained_original : &rr->isolated_original;
+}
+
 static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_launch *l,
                                     vkrr_resource_result *rr, const vkrr_port_output *desc,
                                     const void *capture, const void *port, const void *rerun,
@@ -125,16 +136,21 @@ static vkrr_status compare_resource(const vkrr_validate_opts *o, const vkrr_laun
         vkrr_compare_tol_apply(&tol, &desc->tol);
     tol = vkrr_compare_tol_resolve_from(o->rules, tol, l->kernel, l->occurrence, rr->offset);
     vkrr_tolerance tp = with_standins(o, tol, si.port), tr = with_standins(o, tol, si.port | si.rerun);
-    vkrr_status s = vkrr_compare_hashed(&rr->view, capture, port, bytes, &tp, hc, &rr->port, err);
+    vkrr_comparison *pc = port_cmp(rr, chained), *oc = original_cmp(rr, chained);
+    vkrr_status s = vkrr_compare_hashed(&rr->view, capture, port, bytes, &tp, hc, &pc->m, err);
     if (s != VKRR_OK)
         return s;
-    rr->pass = rr->port.pass && rr->outside_diff == 0;
+    pc->done = true;
+    pc->pass = pc->m.pass && pc->outside == 0;
     if (rerun) {
-        rr->has_rerun = true;
-        s = vkrr_compare(&rr->view, rerun, port, bytes, &tr, &rr->port_vs_rerun, err);
+        s = vkrr_compare(&rr->view, rerun, port, bytes, &tr, &oc->m, err);
+        oc->done = s == VKRR_OK;
+        oc->pass = oc->m.pass && oc->outside == 0;
         if (s == VKRR_OK && !chained) {
             vkrr_tolerance tc = with_standins(o, tol, si.rerun);
-            s = vkrr_compare(&rr->view, capture, rerun, bytes, &tc, &rr->rerun_vs_capture, err);
+            s = vkrr_compare(&rr->view, capture, rerun, bytes, &tc, &rr->original_capture.m, err);
+            rr->original_capture.done = s == VKRR_OK;
+            rr->original_capture.pass = rr->original_capture.m.pass;
         }
     }
     return s;
@@ -146,8 +162,8 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
                         vkrr_resource_result *rr, const void *capture, const void *port,
                         uint64_t bytes, bool chained)
 {
-    bool pass = rr->pass;
-    if (!o->heatmap_dir || (pass && !o->heatmaps_all))
+    vkrr_comparison *pc = port_cmp(rr, chained);
+    if (!o->heatmap_dir || (pc->pass && !o->heatmaps_all))
         return;
     char path[1024];
     if (!vkrr_heatmap_path(path, sizeof path, o->heatmap_dir, (uint32_t)l->sequence, l->kernel,
@@ -177,23 +193,25 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
                                                     .grid = true, .title = title},
                                &herr);
     if (s == VKRR_OK)
-        snprintf(rr->heatmap, sizeof rr->heatmap, "%s", path);
+        snprintf(pc->heatmap, sizeof pc->heatmap, "%s", path);
     else
         vkrr_error_print(&herr, stderr);
     free(buf);
 }
 
-/* Worst: judged before changed, failing before passing, then more ULPs, then
- * larger abs error. */
-static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b)
+/* Worst in a pass: judged before changed, failing before passing, then more
+ * ULPs, then larger abs error. */
+static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b, bool chained)
 {
+    const vkrr_comparison *x = chained ? &a->chained : &a->isolated;
+    const vkrr_comparison *y = chained ? &b->chained : &b->isolated;
     if (a->changed != b->changed)
         return !a->changed;
-    if (a->pass != b->pass)
-        return !a->pass;
-    if (a->port.max_ulp != b->port.max_ulp)
-        return a->port.max_ulp > b->port.max_ulp;
-    return a->port.max_abs > b->port.max_abs;
+    if (x->pass != y->pass)
+        return !x->pass;
+    if (x->m.max_ulp != y->m.max_ulp)
+        return x->m.max_ulp > y->m.max_ulp;
+    return x->m.max_abs > y->m.max_abs;
 }
 
 /* A launch's outputs, as its port descriptor says (portdesc.h). */
@@ -370,15 +388,17 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
         if (s == VKRR_OK) {
             outside += gap_diff(cp, pp, pos, size, hcp);
             out->nres += nw;
-            out->res[base].outside_diff = outside;
+            port_cmp(&out->res[base], chained)->outside = outside;
             if (rp && chained) /* the port against the original on the same inputs */
-                out->res[base].outside_vs_rerun = outside_bytes(rp, pp, win, order, nw, size);
+                out->res[base].chained_original.outside = outside_bytes(rp, pp, win, order, nw, size);
             for (uint32_t w = 0; w < nw && s == VKRR_OK; w++) {
                 vkrr_resource_result *rr = &out->res[base + w];
-                rr->pass = rr->port.pass && rr->outside_diff == 0;
+                vkrr_comparison *pc = port_cmp(rr, chained), *oc = original_cmp(rr, chained);
+                pc->pass = pc->m.pass && pc->outside == 0;
+                oc->pass = oc->done && oc->m.pass && oc->outside == 0;
                 /* only for a failing described window of an isolated run: it
                  * costs a read of the pre-launch bytes */
-                bool count = !rr->pass && desc[w] && from_pre;
+                bool count = !pc->pass && desc[w] && from_pre;
                 if (count && !pre.data)
                     s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
                 if (count && s == VKRR_OK)
@@ -549,13 +569,13 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
     out->standins = cand->standins | (rerun ? rerun->standins : 0);
     out->rerun_matches_capture = rerun != NULL && !chained; /* chained: not compared */
     for (uint32_t i = 0; i < out->nres; i++) {
-        const vkrr_resource_result *x = &out->res[i];
+        vkrr_resource_result *x = &out->res[i];
         changed = changed || x->changed;
-        if (!x->pass && !x->changed)
+        if (!port_cmp(x, chained)->pass && !x->changed)
             out->status = VKRR_LAUNCH_FAIL;
-        if (out->rerun_matches_capture && !x->rerun_vs_capture.pass && !x->changed)
+        if (out->rerun_matches_capture && !x->original_capture.pass && !x->changed)
             out->rerun_matches_capture = false;
-        if (out->worst < 0 || worse(x, &out->res[out->worst]))
+        if (out->worst < 0 || worse(x, &out->res[out->worst], chained))
             out->worst = (int)i;
     }
     vkrr_validate_hw_note(out, l); /* after the comparisons: it reads their types */

@@ -11,12 +11,13 @@
  *
  * With a rerun backend (the original kernels on the CPU or through libcuda),
  * the same inputs run there too, and every resource gets two more
- * comparisons: port vs rerun and rerun vs capture.  A rerun that disagrees
+ * comparisons: port vs original (isolated_original) and original vs capture
+ * (original_capture).  A rerun that disagrees
  * with its own capture means the capture or the replay is wrong.
  *
  *     vkrr_launch_result r;
  *     vkrr_validate_launch(&opts, cap, &cap->launches[i], &r, &err);
- *     ... r.status, r.res[k].port ...
+ *     ... r.status, r.res[k].isolated.m ...
  *     vkrr_launch_result_free(&r);
  *
  * With opts.perturb naming this launch, the port's outputs (described
@@ -76,41 +77,36 @@ typedef enum vkrr_launch_status {
 
 const char *vkrr_launch_status_name(vkrr_launch_status s); /* "PASS", "NO PORT", ... */
 
+/* One resource compared once: a candidate against a reference, in one pass. */
+typedef struct vkrr_comparison {
+    bool done;                  /* this comparison was made */
+    vkrr_metrics m;
+    uint64_t outside;           /* buffers: bytes outside the compared windows that differ */
+    bool pass;                  /* m within tolerance and nothing outside differs */
+    char heatmap[1024];         /* its heatmap PNG, "" when none */
+} vkrr_comparison;
+
+/* A resource of a launch and every comparison of it, one member a pass.
+ * Isolated: from the captured inputs; chained: from what the port's earlier
+ * launches wrote (validate_chain.h).  "original": the original kernel run on
+ * the same inputs by a rerun backend (cpu, ptx, cuda). */
 typedef struct vkrr_resource_result {
     vkrr_image_kind kind;       /* buffers are reported as "buffer" */
     bool is_buffer;
     uint32_t offset;            /* argument offset naming the resource */
     uint64_t base;              /* buffers: allocation base address */
     vkrr_view view;             /* the window compared */
-    vkrr_metrics port;          /* port vs capture */
-    uint64_t outside_diff;      /* buffers: differing bytes outside the compared windows */
-    uint64_t unchanged;         /* failing described windows of vkrr_validate_launch:
-                                   elements the port left at the pre-launch bytes where
-                                   the capture changed them, a buffer's "unwritten";
-                                   0 otherwise (chained, diff) */
-    bool has_rerun;
-    vkrr_metrics port_vs_rerun; /* port vs the original kernel rerun */
-    vkrr_metrics rerun_vs_capture;
-    bool pass;                  /* port vs capture within tolerance, nothing outside */
     bool changed;               /* its dump disagrees with the log's hash=: not judged */
-    char heatmap[1024];         /* path of its heatmap PNG, "" when none */
-    /* chained mode (validate_chain.h): the same resource when the launch read
-     * what the port's own earlier launches wrote */
-    bool has_chained;
-    vkrr_metrics chained;
-    uint64_t chained_outside_diff;
-    bool chained_pass;
-    char chained_heatmap[1024];
-    /* chained with a rerun backend (chain_ref.h): the port against the
-     * original kernel, both run on the same chained inputs, in the port's
-     * tolerance; out of it, the port itself is wrong at this launch */
-    bool has_chained_original;
-    vkrr_metrics chained_vs_original;
-    uint64_t chained_vs_original_outside; /* buffers: bytes outside the windows where they differ */
-    bool chained_vs_original_pass;        /* within tolerance, nothing outside differs */
-    uint64_t outside_vs_rerun;  /* a chained comparison with a rerun: bytes outside the
-                                 * windows where port and rerun differ (moved into
-                                 * chained_vs_original_outside) */
+    uint64_t unchanged;         /* a failing described window of the isolated pass:
+                                   elements the port left at the pre-launch bytes where
+                                   the capture changed them, a buffer's "unwritten" */
+    vkrr_comparison isolated;          /* the port vs the capture */
+    vkrr_comparison isolated_original; /* the port vs the original, same inputs */
+    vkrr_comparison original_capture;  /* the original vs the capture */
+    vkrr_comparison chained;           /* the port vs the capture, chained inputs */
+    vkrr_comparison chained_original;  /* the port vs the original on the chained
+                                        * inputs, in the port's tolerance: out of it,
+                                        * the port itself is wrong at this launch */
 } vkrr_resource_result;
 
 typedef struct vkrr_launch_result {
@@ -125,17 +121,18 @@ typedef struct vkrr_launch_result {
     bool rerun;                 /* a rerun ran */
     bool rerun_matches_capture; /* every resource's rerun within tolerance of the capture */
     double seconds;             /* wall time of the port's run */
-    bool has_isolated;          /* status/res[].port are meaningful (false: chained only) */
-    bool has_chained;           /* chained_* and res[].chained are meaningful */
+    bool has_isolated;          /* status, worst and res[].isolated* are meaningful (false:
+                                 * chained only) */
+    bool has_chained;           /* chained_* and res[].chained* are meaningful */
     vkrr_launch_status chained_status;
     int chained_worst;          /* index into res by chained metrics, -1 when none */
     bool chained_exact;         /* every chained resource bit-identical to the capture */
     bool chained_reused;        /* chained = isolated: the same inputs, not dispatched again */
     bool perturbed;             /* --perturb hit this launch */
     bool ran;                   /* the port ran it: its outputs exist (chained mode keeps them) */
-    bool chained_original;      /* the original kernel ran on the chained inputs too (or,
+    bool chained_original_ran;  /* the original kernel ran on the chained inputs too (or,
                                  * chained_reused, isolated's rerun stands for it):
-                                 * res[].chained_vs_original hold the comparison */
+                                 * res[].chained_original hold the comparison */
     bool chained_original_pass; /* every resource within tolerance of it */
     const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
     unsigned standins;          /* VKRR_STANDIN_* (src/hw/approx.h) a reference computed with:
@@ -188,9 +185,11 @@ bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_captur
  * pre contents), perturbs its output when asked, and compares it with the
  * capture's dumps of l.  rerun: the outputs of the original kernel run on
  * the same inputs (NULL: none), compared with the port's into
- * res[].port_vs_rerun (and, chained, outside_vs_rerun; no rerun vs capture).
- * chained: heatmaps get a "-chained" name.  The result's res[].port holds
- * the metrics; the caller moves them. */
+ * res[].isolated_original (chained: res[].chained_original; no original vs
+ * capture).
+ * chained: heatmaps get a "-chained" name, and out (a fresh result: its
+ * status and worst are the chained pass's) holds the comparisons in
+ * res[].chained and res[].chained_original; the caller merges them. */
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_replay *r, const vkrr_replay *rerun,
                                  bool chained, vkrr_launch_result *out, vkrr_error *err);

@@ -283,41 +283,24 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
              r->status != t->status)
         vkrr_launch_note(r, "chained: %s", t->note);
     if (!r->res && t->res) {
-        /* no isolated resources: take the list, metrics move to chained */
+        /* no isolated resources: take the list, its chained comparisons */
         r->res = t->res;
         r->nres = t->nres;
         t->res = NULL;
         t->nres = 0;
         r->worst = -1;
-        for (uint32_t k = 0; k < r->nres; k++) {
-            vkrr_resource_result *x = &r->res[k];
-            x->chained = x->port;
-            x->chained_outside_diff = x->outside_diff;
-            x->chained_pass = x->pass;
-            memcpy(x->chained_heatmap, x->heatmap, sizeof x->heatmap);
-            memset(&x->port, 0, sizeof x->port);
-            x->heatmap[0] = 0;
-            x->has_chained = true;
-            vkrr_chain_original_move(x, x);
-        }
     } else {
         for (uint32_t k = 0; k < r->nres && k < t->nres; k++) {
-            vkrr_resource_result *x = &r->res[k];
-            const vkrr_resource_result *y = &t->res[k];
-            x->has_chained = true;
-            x->chained = y->port;
-            x->chained_outside_diff = y->outside_diff;
-            x->chained_pass = y->pass;
-            memcpy(x->chained_heatmap, y->heatmap, sizeof x->chained_heatmap);
-            vkrr_chain_original_move(x, &t->res[k]);
+            r->res[k].chained = t->res[k].chained;
+            r->res[k].chained_original = t->res[k].chained_original;
         }
     }
     vkrr_chain_original_settle(r, t->rerun && t->ran);
     bool exact = t->status == VKRR_LAUNCH_PASS;
-    for (uint32_t k = 0; k < r->nres; k++)
-        exact = exact && r->res[k].has_chained &&
-                r->res[k].chained.exact == r->res[k].chained.count &&
-                r->res[k].chained_outside_diff == 0;
+    for (uint32_t k = 0; k < r->nres; k++) {
+        const vkrr_comparison *c = &r->res[k].chained;
+        exact = exact && c->done && c->m.exact == c->m.count && c->outside == 0;
+    }
     r->chained_exact = exact;
 }
 
@@ -508,7 +491,8 @@ static bool isolated_exact(vkrr_chain *c, uint32_t index, const vkrr_launch_resu
     if (!r->has_isolated || r->status != VKRR_LAUNCH_PASS || r->perturbed || r->damaged)
         return false;
     for (uint32_t k = 0; k < r->nres; k++)
-        if (r->res[k].port.exact != r->res[k].port.count || r->res[k].outside_diff)
+        if (r->res[k].isolated.m.exact != r->res[k].isolated.m.count ||
+            r->res[k].isolated.outside)
             return false;
     for (uint32_t a = 0; a < l->nallocs; a++)
         if (find_alloc(c, l->allocs[a].base)->last_use > index && !l->allocs[a].post_path)
@@ -527,12 +511,8 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
     r->chained_worst = r->worst;
     r->chained_exact = true;
     for (uint32_t k = 0; k < r->nres; k++) {
-        vkrr_resource_result *x = &r->res[k];
-        x->has_chained = true;
-        x->chained = x->port;
-        x->chained_outside_diff = x->outside_diff;
-        x->chained_pass = x->pass;
-        x->chained_heatmap[0] = 0;
+        r->res[k].chained = r->res[k].isolated;
+        r->res[k].chained.heatmap[0] = 0; /* the isolated heatmap is the one */
     }
     vkrr_chain_original_reuse(r);
     for (uint32_t a = 0; a < l->nallocs; a++) {

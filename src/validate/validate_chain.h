@@ -37,7 +37,7 @@
  * Textures over linear memory read the chain's bytes of the base they lie in.
  * With a rerun backend (opts.rerun), each dispatched launch also runs the
  * original kernel on the same chained inputs, compared with the port into
- * res[].chained_vs_original (chain_ref.h); the chain's state stays the port's.
+ * res[].chained_original (chain_ref.h); the chain's state stays the port's.
  *
  *     vkrr_chain *c;
  *     vkrr_chain_create(&c, cap, &err);

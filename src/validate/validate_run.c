@@ -52,9 +52,7 @@ static vkrr_status add_isolated(const vkrr_run_desc *d, const vkrr_capture *cap,
     r->has_isolated = true;
     r->status = ir.status;
     for (uint32_t k = 0; k < r->nres && k < ir.nres; k++) {
-        r->res[k].port = ir.res[k].port;
-        r->res[k].pass = ir.res[k].pass;
-        r->res[k].outside_diff = ir.res[k].outside_diff;
+        r->res[k].isolated = ir.res[k].isolated;
     }
     r->worst = ir.worst;
     vkrr_launch_result_free(&ir);
