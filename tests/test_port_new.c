@@ -13,7 +13,7 @@
 #include "synth.h"
 #include "testutil.h"
 
-static void check_kernel(const vkrr_capture *cap, vkrr_port_set *builtin, const char *dir,
+static void check_kernel(const vkrr_capture *cap, vkrr_portdesc_set *builtin, const char *dir,
                          const char *kernel)
 {
     char args[8192], path[4200];
@@ -28,7 +28,7 @@ static void check_kernel(const vkrr_capture *cap, vkrr_port_set *builtin, const 
     size_t bytes = 0;
     vkrr_error e = {0};
     snprintf(path, sizeof path, "%s/%s.comp", dir, kernel);
-    if (!CHECK(vkrr_ports_compile_glsl(path, dir, &code, &bytes, &e) == VKRR_OK && bytes > 20))
+    if (!CHECK(vkrr_port_shader_compile_glsl(path, dir, &code, &bytes, &e) == VKRR_OK && bytes > 20))
         vkrr_error_print(&e, stderr);
     free(code);
 
@@ -39,7 +39,7 @@ static void check_kernel(const vkrr_capture *cap, vkrr_port_set *builtin, const 
         vkrr_error_print(&e, stderr);
         return;
     }
-    CHECK(vkrr_port_set_get(builtin, kernel, &want, &e) == VKRR_OK && want);
+    CHECK(vkrr_portdesc_set_get(builtin, kernel, &want, &e) == VKRR_OK && want);
     uint32_t a[16], b[16], na = vkrr_portdesc_args(made, a, 16), nb = want ? vkrr_portdesc_args(want, b, 16) : 0;
     bool same = na == nb && nb > 0;
     for (uint32_t i = 0; same && i < na; i++)
@@ -92,15 +92,15 @@ int main(void)
                                             .module_dir = ""},
                          &st, &e) == VKRR_OK);
     vkrr_capture *cap = NULL;
-    vkrr_port_set *builtin = NULL;
+    vkrr_portdesc_set *builtin = NULL;
     CHECK(vkrr_capture_open(&cap, capdir, &e) == VKRR_OK);
-    CHECK(vkrr_port_set_create(&builtin, NULL, &e) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_create(&builtin, NULL, &e) == VKRR_OK);
     unsigned kernels = 0;
     for (const char *const *k = rrref_kernel_names(); cap && *k; k++, kernels++)
         check_kernel(cap, builtin, dir, *k);
     CHECK_EQ_U64(kernels, 8);
     check_usage(capdir, dir);
-    vkrr_port_set_destroy(builtin);
+    vkrr_portdesc_set_destroy(builtin);
     vkrr_capture_close(cap);
     int rc = test_finish("port_new");
     if (rc == 0)

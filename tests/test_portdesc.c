@@ -172,11 +172,11 @@ static void check_set(void)
     CHECK(test_write_file(path, mine, strlen(mine)));
     snprintf(path, sizeof path, "%s/mine.port", dir);
     CHECK(test_write_file(path, "bogus\n", 6));
-    vkrr_port_set *s = NULL, *b = NULL;
+    vkrr_portdesc_set *s = NULL, *b = NULL;
     vkrr_error err = {0};
     const vkrr_portdesc *d = NULL;
-    CHECK(vkrr_port_set_create(&s, dir, &err) == VKRR_OK);
-    CHECK(vkrr_port_set_create(&b, NULL, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_create(&s, dir, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_create(&b, NULL, &err) == VKRR_OK);
     uint8_t args[48] = {0};
     put32(args + 24, 7);
     put32(args + 28, 5);
@@ -186,23 +186,23 @@ static void check_set(void)
                      .args = args, .allocs = &al, .nallocs = 1, .pointers = &pt, .npointers = 1};
     vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
     uint32_t n = 0;
-    CHECK(vkrr_port_set_outputs(s, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_outputs(s, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
     CHECK(n == 1 && o[0].view.dtype == VKRR_DT_F32 && o[0].view.width == 4 && o[0].view.planes == 1);
-    CHECK(vkrr_port_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
     CHECK(n == 1 && o[0].view.dtype == VKRR_DT_F16 && o[0].view.width == 7 &&
           o[0].view.height == 5 && o[0].view.planes == 8 && o[0].view.offset == 256);
-    CHECK(vkrr_port_set_get(s, "no_such_kernel", &d, &err) == VKRR_OK && d == NULL);
-    CHECK(vkrr_port_set_outputs(NULL, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK && n == 0);
+    CHECK(vkrr_portdesc_set_get(s, "no_such_kernel", &d, &err) == VKRR_OK && d == NULL);
+    CHECK(vkrr_portdesc_set_outputs(NULL, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK && n == 0);
     /* a bad DIR file is an error naming it, each time it is asked for */
-    CHECK(vkrr_port_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE && strstr(err.file, "mine.port"));
-    CHECK(vkrr_port_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE);
-    CHECK(vkrr_port_set_get(s, "../mine", &d, &err) == VKRR_OK && d == NULL);
+    CHECK(vkrr_portdesc_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE && strstr(err.file, "mine.port"));
+    CHECK(vkrr_portdesc_set_get(s, "mine", &d, &err) == VKRR_ERR_PARSE);
+    CHECK(vkrr_portdesc_set_get(s, "../mine", &d, &err) == VKRR_OK && d == NULL);
     /* built-in ones are named as such in errors */
     l.args_bytes = 20;
-    CHECK(vkrr_port_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_ERR_RANGE);
+    CHECK(vkrr_portdesc_set_outputs(b, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_ERR_RANGE);
     CHECK_STR(err.file, "cuda_dldn_rrref_enc0_kernel.port (built in)");
-    vkrr_port_set_destroy(s);
-    vkrr_port_set_destroy(b);
+    vkrr_portdesc_set_destroy(s);
+    vkrr_portdesc_set_destroy(b);
     if (!test_failed)
         test_rmtree(dir);
     free(dir);

@@ -112,32 +112,32 @@ static void check_describe(void)
     vkrr_pointer ptr[2] = {{0, 0, 64}, {16, 0, 4096}};
     vkrr_launch l = {.sequence = 7, .kernel = "cuda_dldn_rrref_enc1_kernel", .args_bytes = sizeof p,
                      .args = (uint8_t *)&p, .allocs = &al, .nallocs = 1, .pointers = ptr, .npointers = 2};
-    vkrr_port_set *ps = NULL;
+    vkrr_portdesc_set *ps = NULL;
     vkrr_error err = {0};
     vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
     uint32_t n = 0;
-    CHECK(vkrr_port_set_create(&ps, NULL, &err) == VKRR_OK);
-    CHECK(vkrr_port_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_create(&ps, NULL, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
     CHECK_EQ_U64(n, 1);
     CHECK(n == 1 && o[0].arg == 16 && !o[0].surface && o[0].index == 0);
     CHECK(o[0].view.dtype == VKRR_DT_F16 && o[0].view.width == 19 && o[0].view.height == 12 &&
           o[0].view.planes == RRREF_C_E1 && o[0].view.offset == 4096);
     l.args_bytes = 8;
-    CHECK(vkrr_port_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_ERR_RANGE);
+    CHECK(vkrr_portdesc_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_ERR_RANGE);
     CHECK(strstr(err.file, "cuda_dldn_rrref_enc1_kernel.port") && err.line > 0);
     rrref_down_params d = {0, 0, 19, 12, 37, 23};
     vkrr_pointer dptr[2] = {{0, 0, 64}, {8, 0, 256}};
     l = (vkrr_launch){.sequence = 8, .kernel = "cuda_dldn_rrref_down_kernel", .args_bytes = sizeof d,
                       .args = (uint8_t *)&d, .allocs = &al, .nallocs = 1, .pointers = dptr, .npointers = 2};
-    CHECK(vkrr_port_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
+    CHECK(vkrr_portdesc_set_outputs(ps, &l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK);
     CHECK(n == 1 && o[0].arg == 8 && o[0].view.dtype == VKRR_DT_E4M3 &&
           o[0].view.planes == RRREF_C_E0 && vkrr_view_bytes(&o[0].view) == 19u * 12 * 8);
     /* every rrref kernel has a descriptor */
     for (const char *const *k = rrref_kernel_names(); *k; k++) {
         const vkrr_portdesc *pd = NULL;
-        CHECK(vkrr_port_set_get(ps, *k, &pd, &err) == VKRR_OK && pd != NULL);
+        CHECK(vkrr_portdesc_set_get(ps, *k, &pd, &err) == VKRR_OK && pd != NULL);
     }
-    vkrr_port_set_destroy(ps);
+    vkrr_portdesc_set_destroy(ps);
 }
 
 static void check_capture(const vkrr_backend *cpu)

@@ -50,7 +50,7 @@ static void check_cli_pass(const char *cap, const char *root)
 }
 
 /* Finds frame 1's dec0 launch and the window its port descriptor says it writes. */
-static const vkrr_launch *pick(const vkrr_capture *cap, vkrr_port_set *ports, uint32_t *alloc,
+static const vkrr_launch *pick(const vkrr_capture *cap, vkrr_portdesc_set *ports, uint32_t *alloc,
                                vkrr_view *win)
 {
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
@@ -60,7 +60,7 @@ static const vkrr_launch *pick(const vkrr_capture *cap, vkrr_port_set *ports, ui
         vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS];
         uint32_t n = 0;
         vkrr_error err = {0};
-        if (!CHECK(vkrr_port_set_outputs(ports, l, out, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK))
+        if (!CHECK(vkrr_portdesc_set_outputs(ports, l, out, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK))
             vkrr_error_print(&err, stderr);
         if (n == 1 && !out[0].surface) {
             *win = out[0].view;
@@ -84,11 +84,11 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
         return;
     uint32_t a = 0;
     vkrr_view win = {0};
-    vkrr_port_set *ports = NULL;
-    CHECK(vkrr_port_set_create(&ports, NULL, &err) == VKRR_OK);
+    vkrr_portdesc_set *ports = NULL;
+    CHECK(vkrr_portdesc_set_create(&ports, NULL, &err) == VKRR_OK);
     const vkrr_launch *target = pick(cap, ports, &a, &win);
     if (!CHECK(target && win.dtype == VKRR_DT_F16 && target->allocs[a].post_path)) {
-        vkrr_port_set_destroy(ports);
+        vkrr_portdesc_set_destroy(ports);
         vkrr_capture_close(cap);
         return;
     }
@@ -110,7 +110,7 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     char hm[4096];
     snprintf(hm, sizeof hm, "%s/heatmaps", root);
     mkdir(hm, 0755);
-    vkrr_validate_opts o = {.port = &port, .ports = ports,
+    vkrr_validate_opts o = {.port_backend = &port, .descs = ports,
                             .buffer_dtype = VKRR_DT_F16, .heatmap_dir = hm};
     unsigned failing = 0;
     for (uint32_t i = 0; port.run && i < cap->nlaunches; i++) {
@@ -136,7 +136,7 @@ static void check_corrupted_block(const char *cap_dir, const char *root)
     CHECK_EQ_U64(failing, 1);
     if (port.destroy)
         port.destroy(port.self);
-    vkrr_port_set_destroy(ports);
+    vkrr_portdesc_set_destroy(ports);
     vkrr_capture_close(cap);
 
     /* Through the tool: the dump no longer matches its hash= in the log, so

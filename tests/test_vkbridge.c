@@ -199,7 +199,7 @@ static void test_errors(void)
     CHECK(vk == NULL);
 }
 
-static void test_ports_dir(const vkrr_port *copy)
+static void test_ports_dir(const vkrr_port_shader *copy)
 {
     char *dir = test_tmpdir("vkbridge_ports");
     char path[4096];
@@ -301,10 +301,10 @@ static void test_timeout(void)
 int main(void)
 {
     vkrr_warn_set_stream(stderr);
-    const vkrr_port *copy = vkrr_ports_find("vkrr_test_copy_kernel");
+    const vkrr_port_shader *copy = vkrr_port_shader_find("vkrr_test_copy_kernel");
     CHECK(copy != NULL);
-    CHECK(vkrr_ports_find("no_such_kernel") == NULL);
-    CHECK(vkrr_ports_count() >= 4);
+    CHECK(vkrr_port_shader_find("no_such_kernel") == NULL);
+    CHECK(vkrr_port_shader_count() >= 4);
 
     vkrr_backend be;
     vkrr_error err = {0};

@@ -51,7 +51,7 @@ static void drop_cache(vk_backend *b)
 static bool vk_has_kernel(void *self, const char *kernel)
 {
     vk_backend *b = self;
-    return vkrr_ports_dir_has(b->ports_dir, kernel) || vkrr_ports_find(kernel) != NULL;
+    return vkrr_port_shader_dir_has(b->ports_dir, kernel) || vkrr_port_shader_find(kernel) != NULL;
 }
 
 static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, vkrr_error *err)
@@ -65,12 +65,12 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
     uint32_t *loaded = NULL;
     size_t bytes = 0;
     const uint32_t *code;
-    if (vkrr_ports_dir_has(b->ports_dir, kernel)) {
-        if ((st = vkrr_ports_load(b->ports_dir, kernel, &loaded, &bytes, err)) != VKRR_OK)
+    if (vkrr_port_shader_dir_has(b->ports_dir, kernel)) {
+        if ((st = vkrr_port_shader_load(b->ports_dir, kernel, &loaded, &bytes, err)) != VKRR_OK)
             return st;
         code = loaded;
     } else {
-        const vkrr_port *p = vkrr_ports_find(kernel);
+        const vkrr_port_shader *p = vkrr_port_shader_find(kernel);
         if (!p)
             return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "no Vulkan port of kernel %s%s%s",
                              kernel, b->ports_dir ? " built in or in " : "",

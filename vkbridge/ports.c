@@ -8,18 +8,18 @@
 #define VKRR_SPV_MAGIC 0x07230203u
 #define VKRR_SPV_MAX_BYTES (64u << 20)
 
-const vkrr_port *vkrr_ports_find(const char *kernel)
+const vkrr_port_shader *vkrr_port_shader_find(const char *kernel)
 {
-    for (const vkrr_port *p = vkrr_ports_builtin; p->kernel; p++)
+    for (const vkrr_port_shader *p = vkrr_port_shaders_builtin; p->kernel; p++)
         if (strcmp(p->kernel, kernel) == 0)
             return p;
     return NULL;
 }
 
-size_t vkrr_ports_count(void)
+size_t vkrr_port_shader_count(void)
 {
     size_t n = 0;
-    while (vkrr_ports_builtin[n].kernel)
+    while (vkrr_port_shaders_builtin[n].kernel)
         n++;
     return n;
 }
@@ -39,14 +39,14 @@ static bool is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-bool vkrr_ports_dir_has(const char *dir, const char *kernel)
+bool vkrr_port_shader_dir_has(const char *dir, const char *kernel)
 {
     char path[4096];
     return (path_for(dir, kernel, "spv", path, sizeof path) && is_file(path)) ||
            (path_for(dir, kernel, "comp", path, sizeof path) && is_file(path));
 }
 
-vkrr_status vkrr_ports_load(const char *dir, const char *kernel, uint32_t **code, size_t *bytes,
+vkrr_status vkrr_port_shader_load(const char *dir, const char *kernel, uint32_t **code, size_t *bytes,
                             vkrr_error *err)
 {
     vkrr_status st;
@@ -60,7 +60,7 @@ vkrr_status vkrr_ports_load(const char *dir, const char *kernel, uint32_t **code
     if (!is_file(path)) {
         char comp[4096];
         if (path_for(dir, kernel, "comp", comp, sizeof comp) && is_file(comp))
-            return vkrr_ports_compile_glsl(comp, dir, code, bytes, err);
+            return vkrr_port_shader_compile_glsl(comp, dir, code, bytes, err);
     }
     f = fopen(path, "rb");
     if (!f)

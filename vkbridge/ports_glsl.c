@@ -177,7 +177,7 @@ static void first_errors(const char *log, char *buf, size_t cap)
         snprintf(buf, cap, "%s", log && *log ? log : "glslang gave no message");
 }
 
-vkrr_status vkrr_ports_compile_glsl(const char *path, const char *dir, uint32_t **code,
+vkrr_status vkrr_port_shader_compile_glsl(const char *path, const char *dir, uint32_t **code,
                                     size_t *bytes, vkrr_error *err)
 {
     *code = NULL;

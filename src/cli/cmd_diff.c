@@ -130,13 +130,13 @@ int vkrr_cmd_diff(int argc, char **argv)
     vkrr_replay_alloc *al = NULL;
     vkrr_replay_image *im = NULL;
     vkrr_mapfile *maps = NULL;
-    vkrr_port_set *ports = NULL;
+    vkrr_portdesc_set *ports = NULL;
     char hdir[4096] = "";
     int rc = 2;
     if (vkrr_capture_open(&ca, pa, &err) != VKRR_OK || vkrr_capture_open(&cb, pb, &err) != VKRR_OK ||
         vkrr_compare_tol_load(&rules, tolfile, &err) != VKRR_OK ||
-        vkrr_port_set_create(&ports, ports_dir, &err) != VKRR_OK ||
-        vkrr_port_set_check(ports, ca, &err) != VKRR_OK)
+        vkrr_portdesc_set_create(&ports, ports_dir, &err) != VKRR_OK ||
+        vkrr_portdesc_set_check(ports, ca, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &flags);
     if (strcmp(heat, "none")) {
@@ -144,7 +144,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         if (vkrr_mkdirs(hdir, &err) != VKRR_OK)
             goto fail;
     }
-    vkrr_validate_opts o = {.rules = rules, .ports = ports,
+    vkrr_validate_opts o = {.rules = rules, .descs = ports,
                             .buffer_dtype = VKRR_DT_BYTES, .heatmap_dir = hdir[0] ? hdir : NULL,
                             .heatmaps_all = !strcmp(heat, "all")};
     res = calloc(ca->nlaunches + 1, sizeof *res);
@@ -157,7 +157,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         vkrr_report_table_header(stdout, false, false);
     unsigned differ = 0, only = 0, same = 0;
     int first = -1;
-    vkrr_report_info info = {.capture = pa, .port = pb, .reference = "capture", .mode = "diff"};
+    vkrr_report_info info = {.capture = pa, .backend = pb, .reference = "capture", .mode = "diff"};
     for (uint32_t i = 0; i < ca->nlaunches; i++) {
         const vkrr_launch *la = &ca->launches[i];
         const vkrr_launch *lb = vkrr_capture_find(cb, la->kernel, la->occurrence);
@@ -245,7 +245,7 @@ out:
         vkrr_launch_result_free(&res[i]);
     free(res), free(al), free(im), free(maps);
     vkrr_compare_tol_destroy(rules);
-    vkrr_port_set_destroy(ports);
+    vkrr_portdesc_set_destroy(ports);
     vkrr_capture_close(ca);
     vkrr_capture_close(cb);
     return rc;

@@ -106,10 +106,10 @@ static int port_new(int argc, char **argv)
     snprintf(how, sizeof how, "vkrr port new %s %s", spec, capdir);
     if (vkrr_port_skeleton_make(cap, l, how, &sk, &err) != VKRR_OK || vkrr_mkdirs(out, &err) != VKRR_OK ||
         vkrr_write_file_atomic(comp, sk.comp, sk.comp_len, &err) != VKRR_OK ||
-        vkrr_write_file_atomic(port, sk.port, sk.port_len, &err) != VKRR_OK)
+        vkrr_write_file_atomic(port, sk.desc, sk.desc_len, &err) != VKRR_OK)
         goto fail;
     /* a skeleton that does not compile is vkrr's bug: say so now, not at validate */
-    if (vkrr_ports_compile_glsl(comp, out, &spv, &spv_bytes, &err) != VKRR_OK)
+    if (vkrr_port_shader_compile_glsl(comp, out, &spv, &spv_bytes, &err) != VKRR_OK)
         goto fail;
     printf("wrote %s (compiles: %zu bytes of SPIR-V)\n", comp, spv_bytes);
     printf("wrote %s: %u output%s%s\n", port, sk.outputs, sk.outputs == 1 ? "" : "s",

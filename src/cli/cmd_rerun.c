@@ -134,7 +134,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_tol_rules *rules = NULL;
     vkrr_backend be = {0};
     vkrr_launch_result *res = NULL;
-    vkrr_port_set *ports = NULL;
+    vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
@@ -151,8 +151,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
             vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
         goto fail;
     }
-    if (vkrr_port_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
-        vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
+    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
+        vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
     if (a.c.report && !strcmp(a.c.heatmaps, "failing") && !strcmp(a.c.out, "vkrr-out"))
         a.c.out = a.c.report; /* the page links the heatmaps beside it */
@@ -168,7 +168,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         goto fail;
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
-    vkrr_validate_opts opts = {.port = &be, .rules = rules, .ports = ports, .buffer_dtype = bt,
+    vkrr_validate_opts opts = {.port_backend = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
                                .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
@@ -180,7 +180,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     }
     printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
            cap->nlaunches, cap->nframes, be.name, a.c.tol_given ? "within tolerance" : "exactly");
-    vkrr_report_info info = {.capture = a.capdir, .port = be.name, .reference = "capture",
+    vkrr_report_info info = {.capture = a.capdir, .backend = be.name, .reference = "capture",
                              .mode = "isolated", .total = cap->nlaunches,
                              .damage = cap->damage, .ndamage = cap->ndamage,
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
@@ -245,7 +245,7 @@ out:
     if (be.destroy)
         be.destroy(be.self);
     vkrr_compare_tol_destroy(rules);
-    vkrr_port_set_destroy(ports);
+    vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);
     vkrr_capture_close(cap);
     return rc;

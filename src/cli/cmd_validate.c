@@ -361,11 +361,11 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_error err = {0};
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
-    vkrr_backend port = {0}, rerun_be = {0};
+    vkrr_backend port_be = {0}, rerun_be = {0};
     vkrr_run run = {0};
     vkrr_cli_signals signals;
     bool signals_caught = false;
-    vkrr_port_set *ports = NULL;
+    vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
     rc = 2;
@@ -390,8 +390,8 @@ static int validate_run(const validate_args *args, char **argv)
     if (selection(&a, cap, &nsel, &err) != VKRR_OK)
         goto fail;
     /* a bad descriptor stops the run before anything is launched */
-    if (vkrr_port_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
-        vkrr_port_set_check(ports, cap, &err) != VKRR_OK)
+    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
+        vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
     if (vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK)
         goto fail;
@@ -405,7 +405,7 @@ static int validate_run(const validate_args *args, char **argv)
     if (vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
                                                 .timeout_s = a.timeout, .ports_dir = a.c.ports,
                                                 .validation = a.validation},
-                          &port, &err) != VKRR_OK)
+                          &port_be, &err) != VKRR_OK)
         goto fail;
     char modules[4096];
     snprintf(modules, sizeof modules, "%s/modules", a.capdir);
@@ -414,16 +414,16 @@ static int validate_run(const validate_args *args, char **argv)
                           &rerun_be, &err) != VKRR_OK)
         goto fail;
     vkrr_backend_stats st = {.device_name = ""};
-    if (port.stats)
-        port.stats(port.self, &st);
+    if (port_be.stats)
+        port_be.stats(port_be.self, &st);
 
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {
-        .port = &port,
+        .port_backend = &port_be,
         .rerun = rerun_be.run ? &rerun_be : NULL,
         .rules = rules,
-        .ports = ports,
+        .descs = ports,
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
@@ -453,7 +453,7 @@ static int validate_run(const validate_args *args, char **argv)
         vkrr_error_format(&cap->damage[i], buf, sizeof buf);
         printf("damaged: %s\n", buf);
     }
-    vkrr_report_info info = {.capture = a.capdir, .port = port.name, .device = st.device_name,
+    vkrr_report_info info = {.capture = a.capdir, .backend = port_be.name, .device = st.device_name,
                              .reference = a.ref, .mode = a.bisect ? "chained" : a.mode,
                              .perturb = a.perturb_text, .total = nsel,
                              .damage = cap->damage, .ndamage = cap->ndamage,
@@ -508,8 +508,8 @@ static int validate_run(const validate_args *args, char **argv)
     }
     if (heatmap_dir[0])
         printf("heatmaps: %s\n", heatmap_dir);
-    if (port.stats)
-        port.stats(port.self, &st);
+    if (port_be.stats)
+        port_be.stats(port_be.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;
     if (chn && !a.c.quiet)
         printf("port: %u dispatches; %u chained results are the isolated ones (same inputs, "
@@ -546,12 +546,12 @@ out:
     if (signals_caught)
         vkrr_cli_interrupts_done(&signals);
     vkrr_run_free(&run);
-    if (port.destroy)
-        port.destroy(port.self);
+    if (port_be.destroy)
+        port_be.destroy(port_be.self);
     if (rerun_be.destroy)
         rerun_be.destroy(rerun_be.self);
     vkrr_compare_tol_destroy(rules);
-    vkrr_port_set_destroy(ports);
+    vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);
     vkrr_capture_close(cap);
     return rc;

@@ -334,7 +334,7 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
 void vkrr_port_skeleton_free(vkrr_port_skeleton *s)
 {
     free(s->comp);
-    free(s->port);
+    free(s->desc);
     memset(s, 0, sizeof *s);
 }
 
@@ -351,7 +351,7 @@ vkrr_status vkrr_port_skeleton_make(const vkrr_capture *cap, const vkrr_launch *
     FILE *fc = NULL, *fp = NULL;
     if (st == VKRR_OK) {
         fc = open_memstream(&out->comp, &out->comp_len);
-        fp = open_memstream(&out->port, &out->port_len);
+        fp = open_memstream(&out->desc, &out->desc_len);
         if (!fc || !fp)
             st = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
     }

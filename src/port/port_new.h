@@ -3,7 +3,7 @@
  *
  *     vkrr_port_skeleton sk;
  *     vkrr_port_skeleton_make(cap, launch, "vkrr port new ...", &sk, &err);
- *     ... write sk.comp (KERNEL.comp) and sk.port (KERNEL.port) ...
+ *     ... write sk.comp (KERNEL.comp) and sk.desc (KERNEL.port) ...
  *     vkrr_port_skeleton_free(&sk);
  *
  * KERNEL.comp compiles and runs: the shared includes, the parameter block as
@@ -36,11 +36,11 @@
 #include "status.h"
 
 typedef struct vkrr_port_skeleton {
-    char *comp;
+    char *comp;             /* KERNEL.comp: the shader */
     size_t comp_len;
-    char *port;
-    size_t port_len;
-    uint32_t outputs;       /* output lines in port */
+    char *desc;             /* KERNEL.port: its descriptor */
+    size_t desc_len;
+    uint32_t outputs;       /* output lines in desc */
     uint32_t guessed;       /* of which buffers whose type is a guess */
 } vkrr_port_skeleton;
 

@@ -12,13 +12,13 @@ typedef struct ps_entry {
     vkrr_portdesc *desc; /* NULL: the kernel has none */
 } ps_entry;
 
-struct vkrr_port_set {
+struct vkrr_portdesc_set {
     char *dir;
     ps_entry *e;
     uint32_t n, cap;
 };
 
-vkrr_status vkrr_port_set_create(vkrr_port_set **out, const char *dir, vkrr_error *err)
+vkrr_status vkrr_portdesc_set_create(vkrr_portdesc_set **out, const char *dir, vkrr_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out || (dir && !((*out)->dir = strdup(dir)))) {
@@ -29,7 +29,7 @@ vkrr_status vkrr_port_set_create(vkrr_port_set **out, const char *dir, vkrr_erro
     return VKRR_OK;
 }
 
-void vkrr_port_set_destroy(vkrr_port_set *s)
+void vkrr_portdesc_set_destroy(vkrr_portdesc_set *s)
 {
     if (!s)
         return;
@@ -49,7 +49,7 @@ static bool is_file(const char *path)
 }
 
 /* DIR/KERNEL.port, else the built-in one, else none. */
-static vkrr_status load(const vkrr_port_set *s, const char *kernel, vkrr_portdesc **out,
+static vkrr_status load(const vkrr_portdesc_set *s, const char *kernel, vkrr_portdesc **out,
                         vkrr_error *err)
 {
     *out = NULL;
@@ -70,7 +70,7 @@ static vkrr_status load(const vkrr_port_set *s, const char *kernel, vkrr_portdes
     return VKRR_OK;
 }
 
-vkrr_status vkrr_port_set_get(vkrr_port_set *s, const char *kernel, const vkrr_portdesc **out,
+vkrr_status vkrr_portdesc_set_get(vkrr_portdesc_set *s, const char *kernel, const vkrr_portdesc **out,
                               vkrr_error *err)
 {
     *out = NULL;
@@ -101,18 +101,18 @@ vkrr_status vkrr_port_set_get(vkrr_port_set *s, const char *kernel, const vkrr_p
     return VKRR_OK;
 }
 
-vkrr_status vkrr_port_set_outputs(vkrr_port_set *s, const vkrr_launch *l, vkrr_port_output *out,
+vkrr_status vkrr_portdesc_set_outputs(vkrr_portdesc_set *s, const vkrr_launch *l, vkrr_port_output *out,
                                   uint32_t cap, uint32_t *n, vkrr_error *err)
 {
     *n = 0;
     const vkrr_portdesc *d = NULL;
-    vkrr_status st = s ? vkrr_port_set_get(s, l->kernel, &d, err) : VKRR_OK;
+    vkrr_status st = s ? vkrr_portdesc_set_get(s, l->kernel, &d, err) : VKRR_OK;
     if (st != VKRR_OK || !d)
         return st;
     return vkrr_portdesc_eval(d, l, out, cap, n, err);
 }
 
-vkrr_status vkrr_port_set_check(vkrr_port_set *s, const vkrr_capture *cap, vkrr_error *err)
+vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *cap, vkrr_error *err)
 {
     vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS];
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
@@ -121,7 +121,7 @@ vkrr_status vkrr_port_set_check(vkrr_port_set *s, const vkrr_capture *cap, vkrr_
          * validate; its parameter block is no test of a descriptor */
         if (cap->launches[i].damage >= VKRR_DAMAGE_INPUT)
             continue;
-        vkrr_status st = vkrr_port_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
+        vkrr_status st = vkrr_portdesc_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
         if (st != VKRR_OK)
             return st;
     }

@@ -45,12 +45,12 @@
  * pointer nor a surface there, a size below 1, a window outside the
  * allocation.  Built-in descriptors are named "KERNEL.port (built in)".
  *
- *     vkrr_port_set *ps;
- *     vkrr_port_set_create(&ps, ports_dir_or_NULL, &err);
- *     vkrr_port_set_check(ps, cap, &err);          // every readable launch, before any runs
+ *     vkrr_portdesc_set *ps;
+ *     vkrr_portdesc_set_create(&ps, ports_dir_or_NULL, &err);
+ *     vkrr_portdesc_set_check(ps, cap, &err);          // every readable launch, before any runs
  *     vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS]; uint32_t n;
- *     vkrr_port_set_outputs(ps, launch, out, VKRR_PORT_MAX_OUTPUTS, &n, &err);
- *     vkrr_port_set_destroy(ps);
+ *     vkrr_portdesc_set_outputs(ps, launch, out, VKRR_PORT_MAX_OUTPUTS, &n, &err);
+ *     vkrr_portdesc_set_destroy(ps);
  *
  * Ownership: a set owns the descriptors it loaded; outputs are plain values.
  * Does NOT: decide what is compared for undescribed allocations (validate.h).
@@ -102,23 +102,23 @@ uint32_t vkrr_portdesc_args(const vkrr_portdesc *d, uint32_t *args, uint32_t cap
 
 /* ---- the descriptors of a run: built-in, and a --ports folder over them ---- */
 
-typedef struct vkrr_port_set vkrr_port_set;
+typedef struct vkrr_portdesc_set vkrr_portdesc_set;
 
 /* dir: the --ports folder (DIR/KERNEL.port wins), NULL: built-in only. */
-vkrr_status vkrr_port_set_create(vkrr_port_set **out, const char *dir, vkrr_error *err);
-void vkrr_port_set_destroy(vkrr_port_set *s); /* accepts NULL */
+vkrr_status vkrr_portdesc_set_create(vkrr_portdesc_set **out, const char *dir, vkrr_error *err);
+void vkrr_portdesc_set_destroy(vkrr_portdesc_set *s); /* accepts NULL */
 
 /* The descriptor of kernel, loaded once: *out NULL when there is none. */
-vkrr_status vkrr_port_set_get(vkrr_port_set *s, const char *kernel,
+vkrr_status vkrr_portdesc_set_get(vkrr_portdesc_set *s, const char *kernel,
                               const vkrr_portdesc **out, vkrr_error *err);
 
 /* Loads every kernel's descriptor and evaluates it on every launch, so a bad
  * descriptor stops a run before anything is launched. */
-vkrr_status vkrr_port_set_check(vkrr_port_set *s, const vkrr_capture *cap, vkrr_error *err);
+vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *cap, vkrr_error *err);
 
 /* The outputs of launch l; n = 0 when its kernel has no descriptor (s NULL
  * included). */
-vkrr_status vkrr_port_set_outputs(vkrr_port_set *s, const vkrr_launch *l, vkrr_port_output *out,
+vkrr_status vkrr_portdesc_set_outputs(vkrr_portdesc_set *s, const vkrr_launch *l, vkrr_port_output *out,
                                   uint32_t cap, uint32_t *n, vkrr_error *err);
 
 #endif

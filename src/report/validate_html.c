@@ -135,7 +135,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
           ".unread{color:#a60;font-weight:bold}</style>\n"
           "</head><body>\n<h1>vkrr validate</h1>\n<p id='summary'>capture <code>", f);
     esc(f, info->capture);
-    fprintf(f, "</code>, port %s on ", info->port);
+    fprintf(f, "</code>, port %s on ", info->backend);
     esc(f, info->device ? info->device : "?");
     char counts[200];
     vkrr_report_counts(counts, sizeof counts, info->counts);

@@ -293,7 +293,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     fprintf(f, "{\n  \"capture\": ");
     json_str(f, info->capture);
     fprintf(f, ",\n  \"port\": ");
-    json_str(f, info->port);
+    json_str(f, info->backend);
     fprintf(f, ",\n  \"device\": ");
     json_str(f, info->device ? info->device : "");
     fprintf(f, ",\n  \"reference\": ");

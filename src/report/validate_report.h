@@ -38,7 +38,7 @@
 
 typedef struct vkrr_report_info {
     const char *capture;
-    const char *port;        /* backend name */
+    const char *backend;     /* the ports' backend, by name (JSON "port") */
     const char *device;      /* device name or NULL */
     const char *reference;   /* "capture", "cpu", "cuda" */
     unsigned counts[VKRR_LAUNCH_STATUS_COUNT];         /* isolated (chained-only: chained) */

@@ -52,7 +52,7 @@ vkrr_status vkrr_chain_original_run(const vkrr_validate_opts *o, const vkrr_laun
 {
     memset(x, 0, sizeof *x);
     if (!o->rerun || !o->rerun->has_kernel(o->rerun->self, l->kernel) ||
-        !o->port->has_kernel(o->port->self, l->kernel))
+        !o->port_backend->has_kernel(o->port_backend->self, l->kernel))
         return VKRR_OK;
     x->tried = true;
     if (!copy_replay(o->rerun, rp, &x->r))

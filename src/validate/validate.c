@@ -223,7 +223,7 @@ typedef struct launch_outputs {
 static vkrr_status outputs_of(const vkrr_validate_opts *o, const vkrr_launch *l,
                               launch_outputs *lo, vkrr_error *err)
 {
-    return vkrr_port_set_outputs(o->ports, l, lo->o, VKRR_PORT_MAX_OUTPUTS, &lo->n, err);
+    return vkrr_portdesc_set_outputs(o->descs, l, lo->o, VKRR_PORT_MAX_OUTPUTS, &lo->n, err);
 }
 
 /* The windows compared in allocation a: the described outputs into it, or
@@ -661,9 +661,9 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     result_init(out, l);
     if (damaged_at_open(l, out))
         return VKRR_OK;
-    if (!o->port->has_kernel(o->port->self, l->kernel)) {
+    if (!o->port_backend->has_kernel(o->port_backend->self, l->kernel)) {
         out->status = VKRR_LAUNCH_NO_PORT;
-        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port->name, l->kernel);
+        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port_backend->name, l->kernel);
         return VKRR_OK;
     }
     launch_outputs lo;
@@ -671,7 +671,7 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK)
         return s;
     double t0 = now_s();
-    s = vkrr_validate_run(o->port, r, &out->status, out->note, sizeof out->note, err);
+    s = vkrr_validate_run(o->port_backend, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
@@ -688,9 +688,9 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     result_init(out, l);
     if (damaged_at_open(l, out))
         return VKRR_OK;
-    if (!o->port->has_kernel(o->port->self, l->kernel)) {
+    if (!o->port_backend->has_kernel(o->port_backend->self, l->kernel)) {
         out->status = VKRR_LAUNCH_NO_PORT;
-        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port->name, l->kernel);
+        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port_backend->name, l->kernel);
         return VKRR_OK;
     }
     vkrr_replay pr, rr;
@@ -701,7 +701,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK)
         return s;
     double t0 = now_s();
-    s = run_on(o->port, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
+    s = run_on(o->port_backend, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
                sizeof out->note, err);
     out->seconds = now_s() - t0;
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
@@ -732,8 +732,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
 done:
     vkrr_replay_capture_free(pst);
     vkrr_replay_capture_free(rst);
-    if (o->port->release)
-        o->port->release(o->port->self);
+    if (o->port_backend->release)
+        o->port_backend->release(o->port_backend->self);
     if (o->rerun && o->rerun->release)
         o->rerun->release(o->rerun->self);
     return s;

@@ -142,10 +142,10 @@ typedef struct vkrr_launch_result {
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {
-    const vkrr_backend *port;
-    const vkrr_backend *rerun;     /* NULL: none */
+    const vkrr_backend *port_backend; /* runs the ports (vulkan) */
+    const vkrr_backend *rerun;     /* runs the original kernels; NULL: none */
     const vkrr_tol_rules *rules;   /* NULL: per-dtype defaults */
-    vkrr_port_set *ports;          /* port descriptors; NULL: buffers compared whole */
+    vkrr_portdesc_set *descs;      /* port descriptors; NULL: buffers compared whole */
     vkrr_dtype buffer_dtype;       /* undescribed buffers; 0 (BYTES) means exact bytes */
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */

@@ -564,7 +564,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     vkrr_launch_result t = {0};
     vkrr_chain_original orig = {0};
     vkrr_error e0 = {0};
-    vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port->keeps_outputs, &rp, &st, &e0);
+    vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port_backend->keeps_outputs, &rp, &st, &e0);
     if (s != VKRR_OK) {
         if (!vkrr_validate_unreadable(s)) {
             *err = e0;
@@ -670,7 +670,7 @@ done:
     vkrr_launch_result_free(&t);
     vkrr_chain_original_free(o, &orig);
     vkrr_replay_capture_free(st);
-    if (o->port->release)
-        o->port->release(o->port->self);
+    if (o->port_backend->release)
+        o->port_backend->release(o->port_backend->self);
     return s;
 }
