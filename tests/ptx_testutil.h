@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpformat.h"
 #include "ptx.h"
 #include "testutil.h"
 
@@ -89,18 +90,8 @@ static inline uint32_t ptxt_rand(uint64_t *s)
     return (uint32_t)(*s >> 33);
 }
 
-static inline float ptxt_f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static inline uint32_t ptxt_u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
+static inline float ptxt_f(uint32_t u) { return vkrr_f32_from_bits(u); }
+static inline uint32_t ptxt_u(float f) { return vkrr_f32_bits(f); }
 
 /* ---- reference small floats: decode by definition, round by search ---------------- */
 typedef struct ptxt_fmt {
