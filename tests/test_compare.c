@@ -430,14 +430,6 @@ static uint32_t rnd(void)
 
 static void test_scan_against_reference(void)
 {
-    /* every f16 code decodes as vkrr_f16_to_f32 does (NaN as NaN) */
-    unsigned bad_decode = 0;
-    for (uint32_t h = 0; h < 65536; h++) {
-        float want = vkrr_f16_to_f32((uint16_t)h), got = vkrr_compare_f16((uint16_t)h);
-        bad_decode += isnan(want) ? !isnan(got) : memcmp(&want, &got, 4) != 0;
-    }
-    CHECK_EQ_U64(bad_decode, 0);
-
     const vkrr_dtype types[] = {VKRR_DT_F16, VKRR_DT_E4M3, VKRR_DT_F32, VKRR_DT_U8,
                                 VKRR_DT_UNORM16, VKRR_DT_BF16};
     const vkrr_tolerance tols[] = {{.atol = -1, .rtol = -1, .max_ulp = 2},

@@ -54,14 +54,20 @@ static inline float vkrr_ftz_f32(float x)
 /* f16 -> f32, exact (NaN payloads kept). */
 static inline float vkrr_f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    if (exp == 0x1f) /* Inf, or NaN with its payload */
-        return vkrr_f32_from_bits(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) { /* zero or subnormal: man * 2^-24 is exact in f32 */
-        float v = (float)man * 0x1p-24f;
-        return sign ? -v : v;
+    /* In registers, few branches (compare decodes every element with it):
+     * the exponent is rebiased by an integer add, a subnormal is normalised
+     * by one exact float subtraction ((mantissa at 2^-14) - 2^-14), Inf and
+     * NaN (payload kept) get the all-ones exponent, the sign is a bit. */
+    uint32_t o = (uint32_t)(h & 0x7fffu) << 13, exp = o & 0x0f800000u;
+    if (exp == 0x0f800000u) { /* Inf, NaN */
+        o += (255u - 31u) << 23;
+    } else if (exp == 0) { /* zero, subnormal */
+        o += 113u << 23;
+        o = vkrr_f32_bits(vkrr_f32_from_bits(o) - 0x1p-14f);
+    } else {
+        o += (127u - 15u) << 23;
     }
-    return vkrr_f32_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
+    return vkrr_f32_from_bits(o | (uint32_t)(h & 0x8000u) << 16);
 }
 
 /* f32 -> f16, round to nearest even (__float2half_rn); overflow -> Inf. */

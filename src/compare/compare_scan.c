@@ -1,5 +1,6 @@
 /* compare_scan.c - the element loop of vkrr_compare (see compare_scan.h). */
 #include "compare_scan.h"
+#include "fpformat.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -36,32 +37,6 @@ const double *vkrr_compare_values(vkrr_dtype t)
     return v;
 }
 
-/* f16 -> f32 in registers, exact for every code (test_compare checks all
- * 65,536 against vkrr_f16_to_f32): the exponent is rebiased by an integer add,
- * subnormals are normalised by one exact float subtraction, Inf and NaN get
- * the all-ones exponent.  A 64K-entry table would do the same with a load
- * that misses the cache when the codes are spread out. */
-static inline float f16_decode(uint32_t h)
-{
-    uint32_t o = (h & 0x7fffu) << 13, exp = o & 0x0f800000u;
-    float f;
-    if (exp == 0x0f800000u) { /* Inf, NaN */
-        o += (255u - 31u) << 23;
-    } else if (exp == 0) { /* zero, subnormal: (mantissa as a float at 2^-14) - 2^-14 */
-        o += 113u << 23;
-        memcpy(&f, &o, 4);
-        f -= 6.103515625e-05f; /* 2^-14 */
-        memcpy(&o, &f, 4);
-    } else {
-        o += (127u - 15u) << 23;
-    }
-    o |= (h & 0x8000u) << 16; /* the sign by a bit, not a branch: signs are random */
-    memcpy(&f, &o, 4);
-    return f;
-}
-
-float vkrr_compare_f16(uint16_t h) { return f16_decode(h); }
-
 /* ---- one chunk's partial sums -------------------------------------------- */
 
 typedef struct scanctx {
@@ -70,7 +45,7 @@ typedef struct scanctx {
     const uint8_t *a, *b;  /* reference, candidate */
     uint64_t n, chunk, nchunks;
     const double *tab;     /* 1- and 2-byte types but f16 */
-    bool f16;              /* f16 decodes in registers (f16_decode) */
+    bool f16;              /* f16 decodes in registers (vkrr_f16_to_f32) */
     bool flt;              /* has ULPs */
     uint32_t signbit;      /* of a code, float types */
     uint32_t sentinel;     /* a whole element of VKRR_SENTINEL_BYTE */
@@ -299,7 +274,7 @@ static __attribute__((noinline)) uint64_t f16_run(const scanctx *k, uint32_t *hi
         v.ulp_seen = u > v.ulp_seen ? u : v.ulp_seen;
         v.w14 += t->w14;
         if (__builtin_expect(u > ulp_ok, 0) &&
-            !(k->use_abs && d <= k->atol + k->rtol * fabs(f16_decode(x)))) {
+            !(k->use_abs && d <= k->atol + k->rtol * fabs(vkrr_f16_to_f32(x)))) {
             v.oot++;
             if (v.first_bad == UINT64_MAX)
                 v.first_bad = i;
@@ -329,14 +304,14 @@ static __attribute__((noinline)) void scan_f16(const scanctx *k, vkrr_scan *p, u
         if (f16_binade(x, y)) { /* counted by f16_run, a new largest error */
             q.max_abs = r.max_abs;
             q.max_idx = i;
-            q.max_ref = f16_decode(x);
-            q.max_cand = f16_decode(y);
+            q.max_ref = vkrr_f16_to_f32(x);
+            q.max_cand = vkrr_f16_to_f32(y);
             continue;
         }
         q.sum_abs = r.sum_abs;
         q.sum_sq = r.sum_sq;
         q.first_bad = r.first_bad;
-        table_pair(k, &q, hist, i, x, y, f16_decode(x), f16_decode(y));
+        table_pair(k, &q, hist, i, x, y, vkrr_f16_to_f32(x), vkrr_f16_to_f32(y));
         r.sum_abs = q.sum_abs;
         r.sum_sq = q.sum_sq;
         r.max_abs = q.max_abs;
@@ -496,7 +471,7 @@ static void add_hist(const scanctx *k, vkrr_scan *s, const uint64_t *hist)
     for (uint32_t c = 0; c < k->codes; c++) {
         if (!hist[c])
             continue;
-        double r = k->f16 ? f16_decode(c) : k->tab[c];
+        double r = k->f16 ? vkrr_f16_to_f32(c) : k->tab[c];
         if (!isfinite(r))
             continue;
         note_ref(s, r);

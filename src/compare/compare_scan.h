@@ -65,7 +65,4 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
  * when the table cannot be allocated). */
 const double *vkrr_compare_values(vkrr_dtype t);
 
-/* The scan's f16 decode (exposed for the test over every code). */
-float vkrr_compare_f16(uint16_t h);
-
 #endif
