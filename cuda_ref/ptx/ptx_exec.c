@@ -174,6 +174,52 @@ static uint32_t first_value(ptx_warp *w, uint32_t slot, uint32_t m)
     return (uint32_t)PTX_R(w, slot)[__builtin_ctz(m)];
 }
 
+/* Lane l's membermask of a .sync instruction. */
+static uint32_t lane_mask(ptx_warp *w, const ptx_inst *in, unsigned l)
+{
+    return in->target == UINT32_MAX ? 0xffffffffu : (uint32_t)PTX_R(w, in->target)[l];
+}
+
+/* Lanes m at a .sync instruction: every one in its own membermask, and the
+ * lanes of one mask all naming it (else undefined in the PTX ISA: an error
+ * naming them, never a guess). */
+static int sync_check(ptx_warp *w, const ptx_inst *in, uint32_t m)
+{
+    for (uint32_t k = m; k; k &= k - 1) {
+        unsigned l = (unsigned)__builtin_ctz(k);
+        uint32_t mk = lane_mask(w, in, l);
+        if (!((mk >> l) & 1u))
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                             "membermask 0x%08x omits the lane itself (undefined in the PTX ISA)",
+                             mk);
+    }
+    for (uint32_t k = m; k; k &= k - 1) {
+        unsigned l = (unsigned)__builtin_ctz(k);
+        uint32_t mk = lane_mask(w, in, l);
+        for (uint32_t q = mk & m; q; q &= q - 1) {
+            unsigned j = (unsigned)__builtin_ctz(q);
+            if (lane_mask(w, in, j) != mk)
+                return ptx_fault(w, in, (int)j, VKRR_ERR_FAULT,
+                                 "lanes %u and %u meet here with different membermasks "
+                                 "(0x%08x, 0x%08x): undefined in the PTX ISA",
+                                 l, j, mk, lane_mask(w, in, j));
+        }
+    }
+    return 0;
+}
+
+/* Runs a .sync instruction once per group of lanes m that name one mask. */
+static int sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m)
+{
+    for (uint32_t todo = m; todo;) {
+        uint32_t g = lane_mask(w, in, (unsigned)__builtin_ctz(todo)) & m;
+        if (in->fn(w, in, g))
+            return -1;
+        todo &= ~g;
+    }
+    return 0;
+}
+
 /* Arrival of lanes m at barrier instruction in. */
 static int bar_arrive(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc)
 {
@@ -306,9 +352,21 @@ static int run_warp(ptx_warp *w)
                 uint32_t p = w->P[in->guard];
                 m &= in->gneg ? ~p : p;
             }
-            uint32_t members = in->target == UINT32_MAX ? 0xffffffffu
-                                                        : first_value(w, in->target, w->active);
-            if (members & w->live & ~w->active) {
+            if (in->target == PTX_MASK_ACTIVE) { /* pre-.sync forms: the lanes here */
+                if (m && in->fn(w, in, m))
+                    goto fault;
+                w->pc = pc + 1;
+                continue;
+            }
+            /* each lane names its own membermask (cooperative groups pass a
+             * tile's): a lane waits until every live lane of its mask is here */
+            if (sync_check(w, in, m))
+                goto fault;
+            uint32_t wait = 0;
+            for (uint32_t k = m; k; k &= k - 1)
+                if (lane_mask(w, in, (unsigned)__builtin_ctz(k)) & w->live & ~w->active)
+                    wait |= 1u << __builtin_ctz(k);
+            if (wait && !(m & ~wait)) { /* nobody can go: the whole group waits */
                 save_group(w, pc);
                 w->parked |= w->active;
                 w->active = 0;
@@ -316,7 +374,14 @@ static int run_warp(ptx_warp *w)
                     goto out;
                 continue;
             }
-            if (m && in->fn(w, in, m))
+            if (wait) { /* those whose masks are complete go on; the others wait here */
+                for (uint32_t k = wait; k; k &= k - 1)
+                    w->lpc[__builtin_ctz(k)] = pc;
+                w->parked |= wait;
+                w->active &= ~wait;
+                m &= ~wait;
+            }
+            if (m && sync_groups(w, in, m))
                 goto fault;
             w->pc = pc + 1;
             continue;

@@ -217,12 +217,17 @@ typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
 enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP };
 enum { F_TARGET = 1 };           /* a branch target: lanes may meet here */
 
+/* K_SYNC's target for the pre-.sync forms (vote.ballot.b32, shfl.bfly.b32):
+ * the lanes that execute it form the group, nobody waits. */
+#define PTX_MASK_ACTIVE (UINT32_MAX - 1u)
+
 struct ptx_inst {
     ptx_fn fn;
     uint8_t kind, flags, gneg;
     uint8_t a, b, c, d, e;         /* small per-handler parameters (types, modes, counts) */
     int32_t guard;                 /* predicate index, -1 none */
-    uint32_t target;               /* K_BRA: pc; K_SYNC: membermask slot */
+    uint32_t target;               /* K_BRA: pc; K_SYNC: membermask slot, UINT32_MAX all
+                                    * lanes, PTX_MASK_ACTIVE the lanes running */
     uint32_t o[8];                 /* operand slots (R or P index, by handler) */
     uint64_t imm;                  /* address offset / constant */
     uint32_t *ox;                  /* more operand slots (mma, tex), or NULL */

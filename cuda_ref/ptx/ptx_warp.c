@@ -1,21 +1,15 @@
 /* ptx_warp.c - warp collectives: shfl.sync (up, down, bfly, idx), vote.sync
  * (all, any, uni, ballot), match.sync (any, all), redux.sync, activemask,
- * bar.warp.sync, elect.sync.  Each .sync instruction is a K_SYNC: the
- * executor runs it only once every non-exited lane of membermask has
- * reached it (ptx_exec.c), so the handler sees the whole participating set
- * in m.  Sources are read for all lanes before any destination is written
+ * bar.warp.sync, elect.sync, and the pre-.sync vote and shfl.  Each is a
+ * K_SYNC: every lane names its own membermask, and the executor runs the
+ * handler once per group of lanes naming the same one, after every
+ * non-exited lane of it has arrived (ptx_exec.c); so m, in a handler, is
+ * exactly the group.  The pre-.sync forms group the lanes running.  Sources are read for all lanes before any destination is written
  * (d and a may be the same register). */
 #include "ptx_internal.h"
 
 #define A_(i) PTX_R(w, in->o[i])
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
-
-static uint32_t members(ptx_warp *w, const ptx_inst *in, uint32_t m)
-{
-    uint32_t mm = in->target == UINT32_MAX ? 0xffffffffu
-                                           : (uint32_t)PTX_R(w, in->target)[__builtin_ctz(m)];
-    return mm & m;
-}
 
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask: o[0] d, o[1] p (P, UINT32_MAX none),
  * o[2] a, o[3] b, o[4] c; in->a mode 0 up 1 down 2 bfly 3 idx */
@@ -52,7 +46,7 @@ HANDLER(x_shfl)
  * in->a 0 all 1 any 2 uni 3 ballot */
 HANDLER(x_vote)
 {
-    uint32_t s = members(w, in, m), p = w->P[in->o[1]];
+    uint32_t s = m, p = w->P[in->o[1]];
     if (in->b)
         p = ~p;
     p &= s;
@@ -70,7 +64,7 @@ HANDLER(x_vote)
 /* match.sync: o[0] d, o[1] p (UINT32_MAX none), o[2] a; in->a 0 any 1 all; in->c 64-bit */
 HANDLER(x_match)
 {
-    uint32_t s = members(w, in, m);
+    uint32_t s = m;
     uint64_t v[32];
     memcpy(v, A_(2), sizeof v);
     uint64_t k = in->c ? ~0ull : 0xffffffffull;
@@ -99,7 +93,7 @@ HANDLER(x_match)
  * in->b signed; in->c .abs; in->d .NaN */
 HANDLER(x_redux)
 {
-    uint32_t s = members(w, in, m);
+    uint32_t s = m;
     const uint64_t *A = A_(2);
     uint32_t acc = 0;
     bool first = true, nan = false;
@@ -165,7 +159,7 @@ HANDLER(x_warpsync)
 /* elect.sync d|p, membermask: o[0] d (UINT32_MAX for '_'), o[1] p */
 HANDLER(x_elect)
 {
-    uint32_t s = members(w, in, m);
+    uint32_t s = m;
     uint32_t leader = s ? (uint32_t)__builtin_ctz(s) : 0;
     if (in->o[0] != UINT32_MAX) {
         uint64_t *d = A_(0);
@@ -177,11 +171,16 @@ HANDLER(x_elect)
 }
 
 /* ---- decoder ---------------------------------------------------------------------- */
-static int membermask(ptx_dctx *c, const ptx_rop *o)
+/* sync: the .sync form's membermask operand o; else the lanes running. */
+static int membermask(ptx_dctx *c, bool sync, const ptx_rop *o)
 {
+    c->in->kind = K_SYNC;
+    if (!sync) {
+        c->in->target = PTX_MASK_ACTIVE;
+        return 0;
+    }
     if (!o)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "missing membermask");
-    c->in->kind = K_SYNC;
     if (o->kind == RO_INT && (uint32_t)o->ival == 0xffffffffu) {
         c->in->target = UINT32_MAX;
         return 0;
@@ -207,15 +206,17 @@ int ptx_dec_warp(ptx_dctx *c)
     if (strcmp(op, "shfl") && strcmp(op, "vote") && strcmp(op, "match") && strcmp(op, "redux") &&
         strcmp(op, "elect"))
         return 0;
-    if (!ptx_take(c, ".sync"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s without .sync (not valid for sm_70+)", op);
+    /* vote and shfl without .sync (PTX before 6.0): the lanes running, no membermask */
+    bool sync = ptx_take(c, ".sync");
+    if (!sync && strcmp(op, "vote") && strcmp(op, "shfl"))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s without .sync", op);
     if (!strcmp(op, "shfl")) {
         static const char *const modes[] = {".up", ".down", ".bfly", ".idx"};
         int md = ptx_take_any(c, modes, 4);
         if (md < 0 || !ptx_take(c, ".b32") || ptx_rest_ok(c) < 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "shfl.sync form");
         unsigned first = c->r->pipe == 0 ? 2 : 1;
-        if (n != first + 4)
+        if (n != first + (sync ? 4 : 3))
             return ptx_dec_fail(c, VKRR_ERR_PARSE, "wrong number of operands");
         if (ptx_set_dst(c, 0, ptx_op(c, 0), PT_B32, false) < 0)
             return -1;
@@ -229,7 +230,7 @@ int ptx_dec_warp(ptx_dctx *c)
         if (ptx_set_src(c, 2, ptx_op(c, first), PT_B32, false) < 0 ||
             ptx_set_src(c, 3, ptx_op(c, first + 1), PT_B32, false) < 0 ||
             ptx_set_src(c, 4, ptx_op(c, first + 2), PT_B32, false) < 0 ||
-            membermask(c, ptx_op(c, first + 3)) < 0)
+            membermask(c, sync, ptx_op(c, first + 3)) < 0)
             return -1;
         in->a = (uint8_t)md;
         in->fn = x_shfl;
@@ -239,7 +240,8 @@ int ptx_dec_warp(ptx_dctx *c)
         static const char *const modes[] = {".all", ".any", ".uni", ".ballot"};
         int md = ptx_take_any(c, modes, 4);
         ptx_type t = ptx_take_type(c);
-        if (md < 0 || (md == 3 ? t != PT_B32 : t != PT_PRED) || ptx_rest_ok(c) < 0 || n != 3)
+        if (md < 0 || (md == 3 ? t != PT_B32 : t != PT_PRED) || ptx_rest_ok(c) < 0 ||
+            n != (sync ? 3u : 2u))
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "vote.sync form");
         bool neg = false;
         int64_t a = ptx_psrc(c, ptx_op(c, 1), &neg);
@@ -256,7 +258,7 @@ int ptx_dec_warp(ptx_dctx *c)
                 return -1;
             in->o[0] = (uint32_t)d;
         }
-        if (membermask(c, ptx_op(c, 2)) < 0)
+        if (membermask(c, sync, ptx_op(c, 2)) < 0)
             return -1;
         in->a = (uint8_t)md;
         in->fn = x_vote;
@@ -279,7 +281,8 @@ int ptx_dec_warp(ptx_dctx *c)
                 return -1;
             in->o[1] = (uint32_t)p;
         }
-        if (ptx_set_src(c, 2, ptx_op(c, first), t, false) < 0 || membermask(c, ptx_op(c, first + 1)) < 0)
+        if (ptx_set_src(c, 2, ptx_op(c, first), t, false) < 0 ||
+            membermask(c, true, ptx_op(c, first + 1)) < 0)
             return -1;
         in->a = all;
         in->c = t == PT_B64;
@@ -297,7 +300,7 @@ int ptx_dec_warp(ptx_dctx *c)
             (k <= 2 && !f && t != PT_U32 && t != PT_S32) || (k >= 3 && t != PT_B32))
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "redux.sync form");
         if (ptx_set_dst(c, 0, ptx_op(c, 0), t, false) < 0 ||
-            ptx_set_src(c, 2, ptx_op(c, 1), t, false) < 0 || membermask(c, ptx_op(c, 2)) < 0)
+            ptx_set_src(c, 2, ptx_op(c, 1), t, false) < 0 || membermask(c, true, ptx_op(c, 2)) < 0)
             return -1;
         in->a = (uint8_t)(f ? k + 5 : k);
         in->b = t == PT_S32;
@@ -315,7 +318,7 @@ int ptx_dec_warp(ptx_dctx *c)
     else if (ptx_set_dst(c, 0, d, PT_B32, false) < 0)
         return -1;
     int64_t p = ptx_pdst(c, ptx_op(c, 1));
-    if (p < 0 || membermask(c, ptx_op(c, 2)) < 0)
+    if (p < 0 || membermask(c, true, ptx_op(c, 2)) < 0)
         return -1;
     in->o[1] = (uint32_t)p;
     in->fn = x_elect;
@@ -330,7 +333,7 @@ int ptx_dec_warpsync(ptx_dctx *c)
     ptx_take(c, ".warp");
     if (!ptx_take(c, ".sync") || ptx_rest_ok(c) < 0 || ptx_nops(c) != 1)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "bar.warp.sync membermask");
-    if (membermask(c, ptx_op(c, 0)) < 0)
+    if (membermask(c, true, ptx_op(c, 0)) < 0)
         return -1;
     c->in->fn = x_warpsync;
     return 1;
