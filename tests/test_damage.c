@@ -383,6 +383,32 @@ done:
     free(opost);
 }
 
+/* A module that does not parse (rrref_expo.ptx, a line garbled in expo1's
+ * body): rerun from PTX makes ERROR only the launches of the kernels it
+ * declares, naming the file and line; every other launch reruns and passes. */
+static void check_module_damage(void)
+{
+    char *dir = damaged_copy("ptx_parse", NULL, DEL);
+    sh("mkdir -p '%s/modules' && cp '%s'/*.ptx '%s/modules/' && cd '%s/modules' && "
+       "python3 -c \"t = open('rrref_expo.ptx').read(); i = t.index('.entry cuda_dldn_rrref_expo1_kernel'); "
+       "j = t.index('{', i) + 1; open('rrref_expo.ptx', 'w').write(t[:j] + '\\n  @@ not ptx @@;' + t[j:])\"",
+       dir, VKRR_PTX_RRREF_DIR, dir, dir);
+    char args[9000], *out = NULL;
+    snprintf(args, sizeof args, "rerun '%s' --backend ptx --heatmaps none --json '%s.json'", dir, dir);
+    int rc = test_run_vkrr(args, &out, NULL);
+    CHECK_EQ_U64(rc, 2); /* incomplete: launches that did not run */
+    /* 3 frames: expo0 and expo1 each frame are the module's; the other 18 pass */
+    CHECK(out && strstr(out, "24 launches: 18 PASS, 0 FAIL") && strstr(out, "6 ERROR"));
+    CHECK(out && strstr(out, "rrref_expo.ptx:") && strstr(out, "the module does not parse"));
+    CHECK_EQ_U64(sh("python3 -c \"import json; L = json.load(open('%s.json'))['launches']; "
+                    "bad = [l['kernel'] for l in L if l['status'] == 'ERROR']; "
+                    "assert sorted(set(bad)) == ['cuda_dldn_rrref_expo0_kernel', "
+                    "'cuda_dldn_rrref_expo1_kernel'] and len(bad) == 6, bad; "
+                    "assert all('does not parse' in l['note'] for l in L if l['status'] == 'ERROR')\"",
+                    dir), 0);
+    free(out);
+}
+
 static void check_linear(void)
 {
     char dir[4096], args[9000], *out = NULL;
@@ -558,6 +584,7 @@ int main(void)
         check_nothing_readable();
         check_surface_tie();
         check_interrupt();
+        check_module_damage();
     } else {
         vkrr_error_print(&err, stderr);
     }

@@ -85,6 +85,13 @@ typedef struct vkrr_ptx_module vkrr_ptx_module;
 vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t len,
                                  const char *name, vkrr_error *err);
 vkrr_status vkrr_ptx_module_load_file(vkrr_ptx_module **out, const char *path, vkrr_error *err);
+/* The same, but a module that does not parse is kept: the .entry names its
+ * text declares, each failing when launched with VKRR_ERR_UNSUPPORTED and the
+ * parse error (file, line), so the other modules' kernels still run. */
+vkrr_status vkrr_ptx_module_load_file_keep(vkrr_ptx_module **out, const char *path,
+                                           vkrr_error *err);
+vkrr_status vkrr_ptx_module_load_keep(vkrr_ptx_module **out, const char *text, size_t len,
+                                      const char *name, vkrr_error *err);
 void vkrr_ptx_module_free(vkrr_ptx_module *m); /* accepts NULL */
 
 /* true when the module has an .entry of that name (decoded or not). */
@@ -123,7 +130,8 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
                          vkrr_error *err);
 
 /* The "ptx" backend (see the top of this file).  Every module is loaded once,
- * here; a path that cannot be read or parsed fails the create. */
+ * here; a path that cannot be read fails the create, a module that does not
+ * parse fails only the launches of the kernels it declares. */
 vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module_paths, uint32_t n,
                                     vkrr_error *err);
 /* The same with every *.ptx file of dir (in name order); VKRR_ERR_MISSING

@@ -87,7 +87,7 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for the ptx backend");
     }
     for (uint32_t i = 0; i < n; i++) {
-        vkrr_status st = vkrr_ptx_module_load_file(&be->mods[be->nmods], module_paths[i], err);
+        vkrr_status st = vkrr_ptx_module_load_file_keep(&be->mods[be->nmods], module_paths[i], err);
         if (st != VKRR_OK) {
             ptx_destroy(be);
             return st;

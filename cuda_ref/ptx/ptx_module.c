@@ -1,5 +1,6 @@
 /* ptx_module.c - loading a module (parse, then decode every entry) and
  * finding its entries. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,8 +34,50 @@ void vkrr_ptx_module_free(vkrr_ptx_module *m)
     free(m);
 }
 
-vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t len,
-                                 const char *name, vkrr_error *err)
+/* A module that did not parse keeps the .entry names its text declares
+ * (outside // comments), each failing with e when launched. */
+static vkrr_status keep_entries(vkrr_ptx_module *m, const char *text, size_t len,
+                                const vkrr_error *e)
+{
+    vkrr_error fe = *e;
+    fe.status = VKRR_ERR_UNSUPPORTED;
+    snprintf(fe.msg, sizeof fe.msg, "the module does not parse: %.700s", e->msg);
+    size_t line_start = 0;
+    for (size_t i = 0; i + 6 < len; i++) {
+        if (text[i] == '\n')
+            line_start = i + 1;
+        if (memcmp(text + i, ".entry", 6) || (i && !strchr(" \t\n", text[i - 1])) ||
+            !strchr(" \t", text[i + 6]))
+            continue;
+        bool comment = false;
+        for (size_t k = line_start; k + 1 < i; k++)
+            comment = comment || (text[k] == '/' && text[k + 1] == '/');
+        size_t b = i + 6;
+        while (b < len && (text[b] == ' ' || text[b] == '\t'))
+            b++;
+        size_t n = 0;
+        while (b + n < len && text[b + n] &&
+               (isalnum((unsigned char)text[b + n]) || strchr("_$%", text[b + n])))
+            n++;
+        if (comment || n == 0)
+            continue;
+        if (!ptx_grow((void **)&m->funcs, &m->capfuncs, m->nfuncs, sizeof *m->funcs))
+            return VKRR_ERR_NOMEM;
+        ptx_func *f = &m->funcs[m->nfuncs];
+        memset(f, 0, sizeof *f);
+        if (!(f->name = ptx_arena_strndup(&m->arena, text + b, n)))
+            return VKRR_ERR_NOMEM;
+        f->entry = f->defined = true;
+        f->status = VKRR_ERR_UNSUPPORTED;
+        f->err = fe;
+        m->nfuncs++;
+    }
+    return VKRR_OK;
+}
+
+/* keep: a module that does not parse is kept (keep_entries). */
+static vkrr_status load(vkrr_ptx_module **out, const char *text, size_t len, const char *name,
+                        bool keep, vkrr_error *err)
 {
     vkrr_error local = {0};
     if (!err)
@@ -46,6 +89,20 @@ vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t
         return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
     }
     vkrr_status st = ptx_parse(m, text, len, err);
+    if (st != VKRR_OK && keep && st != VKRR_ERR_NOMEM) {
+        vkrr_ptx_module *k = calloc(1, sizeof *k);
+        if (k) {
+            k->name = m->name; /* moved */
+            m->name = NULL;
+        }
+        vkrr_ptx_module_free(m);
+        if (!k || keep_entries(k, text, len, err) != VKRR_OK) {
+            vkrr_ptx_module_free(k);
+            return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+        }
+        *out = k;
+        return VKRR_OK;
+    }
     if (st != VKRR_OK) {
         vkrr_ptx_module_free(m);
         return st;
@@ -55,7 +112,19 @@ vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t
     return VKRR_OK;
 }
 
-vkrr_status vkrr_ptx_module_load_file(vkrr_ptx_module **out, const char *path, vkrr_error *err)
+vkrr_status vkrr_ptx_module_load(vkrr_ptx_module **out, const char *text, size_t len,
+                                 const char *name, vkrr_error *err)
+{
+    return load(out, text, len, name, false, err);
+}
+
+vkrr_status vkrr_ptx_module_load_keep(vkrr_ptx_module **out, const char *text, size_t len,
+                                      const char *name, vkrr_error *err)
+{
+    return load(out, text, len, name, true, err);
+}
+
+static vkrr_status load_file(vkrr_ptx_module **out, const char *path, bool keep, vkrr_error *err)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");
@@ -85,9 +154,20 @@ vkrr_status vkrr_ptx_module_load_file(vkrr_ptx_module **out, const char *path, v
         free(buf);
         return vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "cannot read the PTX module");
     }
-    vkrr_status st = vkrr_ptx_module_load(out, buf, len, path, err);
+    vkrr_status st = load(out, buf, len, path, keep, err);
     free(buf);
     return st;
+}
+
+vkrr_status vkrr_ptx_module_load_file(vkrr_ptx_module **out, const char *path, vkrr_error *err)
+{
+    return load_file(out, path, false, err);
+}
+
+vkrr_status vkrr_ptx_module_load_file_keep(vkrr_ptx_module **out, const char *path,
+                                           vkrr_error *err)
+{
+    return load_file(out, path, true, err);
 }
 
 static const ptx_func *find_entry(const vkrr_ptx_module *m, const char *entry)

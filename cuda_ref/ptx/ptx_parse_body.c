@@ -86,7 +86,7 @@ static bool name_operand(parser *ps, const ptx_tok *t, ptx_rop *o)
             o->sreg = (uint16_t)sr;
             return true;
         }
-        if (t->len > 3 && !memcmp(t->s, "%envreg", 7))
+        if (t->len >= 7 && !memcmp(t->s, "%envreg", 7))
             return ps_fail(ps, VKRR_ERR_UNSUPPORTED, t->line, "special register '%.*s'", (int)t->len,
                            t->s),
                    false;

@@ -1,5 +1,5 @@
 /* fuzz_ptx - libFuzzer target: PTX text -> vkrr_ptx_module_load (lexer,
- * parser, decoder), and every entry that decodes is run on a small launch
+ * parser, decoder; a text that does not parse, kept as the backend keeps it), and every entry that decodes is run on a small launch
  * with no memory (2 blocks of 40 threads, zero parameters, one host thread,
  * a step limit): whatever the input, no crash, no hang, and every error
  * names the file and a line. */
@@ -20,6 +20,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != VKRR_OK) {
         if (err.status != st || err.line < 1 || strcmp(err.file, "fuzz.ptx"))
             abort(); /* every error names the file and a line */
+        if (st == VKRR_ERR_NOMEM)
+            return 0;
+        /* kept as the backend keeps it: every .entry its text names fails
+         * with that error, which still names the file and the line */
+        if (vkrr_ptx_module_load_keep(&m, (const char *)data, size, "fuzz.ptx", &err) != VKRR_OK)
+            abort();
+        const char *kept[8];
+        uint32_t nk = vkrr_ptx_module_entries(m, kept, 8);
+        for (uint32_t k = 0; k < nk && k < 8; k++)
+            if (vkrr_ptx_entry_status(m, kept[k], &err) != VKRR_ERR_UNSUPPORTED || err.line < 1 ||
+                strcmp(err.file, "fuzz.ptx"))
+                abort();
+        vkrr_ptx_module_free(m);
         return 0;
     }
     const char *names[8];
