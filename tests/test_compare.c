@@ -179,6 +179,7 @@ static void test_unwritten(void)
     put16(a + 4, 0x4000); put16(b + 4, 0xffff); /* unwritten */
     put16(a + 6, 0x7e00); put16(b + 6, 0x7c01); /* NaN both sides: match */
     vkrr_view v = vkrr_compare_flat_view(VKRR_DT_F16, 8);
+    v.sentinel = true; /* the candidate started as the sentinel (a surface) */
     vkrr_metrics m;
     vkrr_error err = {0};
     vkrr_compare(&v, a, b, 8, NULL, &m, &err);
@@ -190,12 +191,25 @@ static void test_unwritten(void)
     /* integers: the sentinel byte pattern is counted the same way */
     uint8_t c[4] = {0xfe, 0xff, 7, 9}, d[4] = {0xff, 0xff, 7, 8};
     vkrr_view vb = vkrr_compare_flat_view(VKRR_DT_U8, 4);
+    vb.sentinel = true;
     vkrr_compare(&vb, c, d, 4, NULL, &m, &err);
     CHECK_EQ_U64(m.unwritten, 1);
     CHECK_EQ_U64(m.out_of_tol, 1);
     CHECK_EQ_U64(m.exact, 2);
     CHECK(m.max_abs == 1.0 && m.max_abs_index == 3);
     CHECK_EQ_U64(VKRR_SENTINEL_BYTE, 0xff);
+    /* a buffer starts from its pre-launch bytes: 0xff is a value written
+     * wrongly, not an unwritten element; within atol 1 of 0xfe it passes */
+    vb.sentinel = false;
+    vkrr_tolerance one = {.atol = 1, .rtol = -1, .max_ulp = -1};
+    vkrr_compare(&vb, c, d, 4, &one, &m, &err);
+    CHECK_EQ_U64(m.unwritten, 0);
+    CHECK(m.pass && m.max_abs == 1.0 && m.exact == 2);
+    v.sentinel = false; /* f16 0xffff is a NaN: a NaN mismatch, not unwritten */
+    vkrr_compare(&v, a, b, 8, NULL, &m, &err);
+    CHECK(m.unwritten == 0 && m.nan_mismatch == 2 && m.exact == 2 && !m.pass);
+    float e[4];
+    CHECK(vkrr_compare_error_map(&v, a, b, 8, e, &err) == VKRR_OK && isinf(e[0]) && e[1] == 0);
 }
 
 static void test_e4m3(void)
@@ -346,7 +360,7 @@ static int64_t ref_ulp_index(vkrr_dtype t, const uint8_t *p)
 }
 
 static ref_metrics ref_compare(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
-                               vkrr_tolerance tol)
+                               vkrr_tolerance tol, bool sentinel)
 {
     ref_metrics r = {.first_bad = UINT64_MAX, .max_idx = UINT64_MAX};
     unsigned size = vkrr_dtype_size(t);
@@ -354,7 +368,7 @@ static ref_metrics ref_compare(vkrr_dtype t, const uint8_t *a, const uint8_t *b,
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *pa = a + i * size, *pb = b + i * size;
         double x = vkrr_dtype_to_double(t, pa), y = vkrr_dtype_to_double(t, pb);
-        bool same = !memcmp(pa, pb, size), sent = true;
+        bool same = !memcmp(pa, pb, size), sent = sentinel;
         for (unsigned k = 0; k < size; k++)
             sent = sent && pb[k] == 0xff;
         bool counted = false, bad = false;
@@ -464,12 +478,15 @@ static void test_scan_against_reference(void)
                 for (unsigned k = 0; k < size; k++)
                     pb[k] = (uint8_t)rnd();       /* anything, NaN and Inf included */
         }
-        for (size_t k = 0; k < sizeof tols / sizeof tols[0]; k++) {
+        /* each tolerance, with the candidate from the sentinel (a surface)
+         * and from its pre-launch bytes (a buffer: no element is unwritten) */
+        for (size_t k = 0; k < 2 * sizeof tols / sizeof tols[0]; k++) {
             vkrr_view v = vkrr_compare_flat_view(t, n * size);
+            v.sentinel = k % 2 == 0;
             vkrr_metrics m;
             vkrr_error err = {0};
-            CHECK_EQ_U64(vkrr_compare(&v, a, b, n * size, &tols[k], &m, &err), VKRR_OK);
-            ref_metrics r = ref_compare(t, a, b, n, tols[k]);
+            CHECK_EQ_U64(vkrr_compare(&v, a, b, n * size, &tols[k / 2], &m, &err), VKRR_OK);
+            ref_metrics r = ref_compare(t, a, b, n, tols[k / 2], v.sentinel);
             bool ok = m.exact == r.exact && m.unwritten == r.unwritten &&
                       m.nan_mismatch == r.nan_mm && m.inf_mismatch == r.inf_mm &&
                       m.out_of_tol == r.oot && m.first_bad == r.first_bad &&
@@ -502,7 +519,7 @@ static void test_scan_against_reference(void)
              * changes nothing but the hash, which covers the whole run */
             vkrr_metrics mh;
             vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
-            CHECK_EQ_U64(vkrr_compare_hashed(&v, a, b, n * size, &tols[k], &hc, &mh, &err), VKRR_OK);
+            CHECK_EQ_U64(vkrr_compare_hashed(&v, a, b, n * size, &tols[k / 2], &hc, &mh, &err), VKRR_OK);
             CHECK_EQ_U64(hc.pos, n * size);
             CHECK_EQ_U64(hc.h, vkrr_fnv1a64(a, n * size));
             CHECK(mh.exact == m.exact && mh.out_of_tol == m.out_of_tol &&

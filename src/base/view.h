@@ -25,6 +25,10 @@ typedef struct vkrr_view {
     uint32_t height;      /* rows */
     uint32_t planes;      /* planes of width*height*channels elements, back to back */
     uint32_t channels;    /* interleaved channels per element (1 for planar data) */
+    bool sentinel;        /* compared, the candidate started as VKRR_SENTINEL_BYTE (a
+                           * surface): an all-sentinel element is "unwritten".  false (a
+                           * buffer, which starts from its pre-launch bytes): such an
+                           * element is a value like any other */
 } vkrr_view;
 
 /* Bytes covered by a view. */

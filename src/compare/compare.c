@@ -172,7 +172,7 @@ vkrr_status vkrr_compare_hashed(const vkrr_view *view, const void *ref, const vo
     vkrr_scan s;
     hash_hook hh = {hc, ref, view->offset, esize};
     vkrr_scan_hook hook = {hash_before, &hh}; /* hashes what the memcmp pass left */
-    if ((st = vkrr_compare_scan(view->dtype, a, b, n, &t, hc ? &hook : NULL, &s, err)) != VKRR_OK)
+    if ((st = vkrr_compare_scan(view->dtype, a, b, n, &t, view->sentinel, hc ? &hook : NULL, &s, err)) != VKRR_OK)
         return st;
 
     vkrr_metrics m = {.dtype = view->dtype, .tol = t, .count = n};
@@ -242,7 +242,7 @@ vkrr_status vkrr_compare_error_map(const vkrr_view *view, const void *ref, const
             out[i] = 0;
             continue;
         }
-        if (all_sentinel(pb, size)) {
+        if (view->sentinel && all_sentinel(pb, size)) {
             out[i] = INFINITY;
             continue;
         }

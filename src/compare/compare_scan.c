@@ -48,7 +48,7 @@ typedef struct scanctx {
     bool f16;              /* f16 decodes in registers (vkrr_f16_to_f32) */
     bool flt;              /* has ULPs */
     uint32_t signbit;      /* of a code, float types */
-    uint32_t sentinel;     /* a whole element of VKRR_SENTINEL_BYTE */
+    uint64_t sentinel;     /* a whole element of VKRR_SENTINEL_BYTE; 2^32: none */
     bool use_abs;
     double atol, rtol;
     int64_t max_ulp;       /* < 0: not used */
@@ -86,7 +86,7 @@ static inline int64_t sm_index(uint32_t bits, uint32_t signbit)
  * the pair was classified here (unwritten, NaN or Inf on one side), false for
  * a numeric pair.  *exact is set for a pair that matches by value (NaN on both
  * sides). */
-static inline bool special(vkrr_scan *p, uint64_t i, uint32_t y, uint32_t sentinel, double r,
+static inline bool special(vkrr_scan *p, uint64_t i, uint32_t y, uint64_t sentinel, double r,
                            double c, bool *exact)
 {
     *exact = false;
@@ -489,8 +489,8 @@ static unsigned thread_count(uint64_t nchunks)
 }
 
 vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
-                              const vkrr_tolerance *tol, const vkrr_scan_hook *hook,
-                              vkrr_scan *out, vkrr_error *err)
+                              const vkrr_tolerance *tol, bool sentinel,
+                              const vkrr_scan_hook *hook, vkrr_scan *out, vkrr_error *err)
 {
     if (hook && !hook->before)
         hook = NULL;
@@ -501,7 +501,8 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
                  .rtol = tol->rtol > 0 ? tol->rtol : 0};
     k.max_ulp = k.flt ? tol->max_ulp : -1;
     k.signbit = 1u << (8 * k.size - 1);
-    k.sentinel = k.size == 4 ? 0xffffffffu : k.size == 2 ? 0xffffu : 0xffu;
+    /* no code of 4 bytes or fewer is 2^32: without a sentinel nothing matches it */
+    k.sentinel = !sentinel ? 1ull << 32 : k.size == 4 ? 0xffffffffu : k.size == 2 ? 0xffffu : 0xffu;
     k.codes = k.size <= 2 ? 1u << (8 * k.size) : 0;
     k.f16 = t == VKRR_DT_F16;
     if (k.codes && !k.f16)

@@ -54,12 +54,13 @@ typedef struct vkrr_scan_hook {
     void *ctx;
 } vkrr_scan_hook;
 
-/* a and b: n elements of t each (unaligned is fine).  tol: resolved.  hook
+/* a and b: n elements of t each (unaligned is fine).  tol: resolved.
+ * sentinel: an all-VKRR_SENTINEL_BYTE element of b is unwritten (vkrr_view).  hook
  * NULL or its before NULL: none; with one, the run is scanned in order on this
  * thread, in slices of 64 KiB. */
 vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
-                              const vkrr_tolerance *tol, const vkrr_scan_hook *hook,
-                              vkrr_scan *out, vkrr_error *err);
+                              const vkrr_tolerance *tol, bool sentinel,
+                              const vkrr_scan_hook *hook, vkrr_scan *out, vkrr_error *err);
 
 /* The value of every code of a 1- or 2-byte type (NULL for other sizes, or
  * when the table cannot be allocated). */

@@ -438,6 +438,7 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         rr->offset = im->offset;
         const vkrr_port_output *desc = surface_output(lo, i);
         rr->view = desc ? desc->view : surface_view(im);
+        rr->view.sentinel = true; /* surfaces start as the sentinel (replay.h) */
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
         const void *pp = vkrr_replay_image_out(&port->images[i]);
         vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
