@@ -98,8 +98,8 @@ static void damage(const char *dir, const char *file, action act)
 {
     const char *how[] = {"os.remove(p)",
                          "open(p, 'r+b').truncate(os.path.getsize(p) // 2)",
-                         "n = os.path.getsize(p); random.seed(14); "
-                         "open(p, 'wb').write(bytes(random.randrange(256) for _ in range(n)))"};
+                         ("n = os.path.getsize(p); random.seed(14); "
+                          "open(p, 'wb').write(bytes(random.randrange(256) for _ in range(n)))")};
     int rc = sh("cd '%s' && python3 -c \"import glob, os, random, sys; g = glob.glob('%s'); "
             "assert len(g) == 1, g; p = g[0]; %s\"", dir, file, how[act]);
     CHECK_EQ_U64(rc, 0);

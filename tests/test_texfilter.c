@@ -137,8 +137,8 @@ static unsigned compare_case(vkrr_backend *be, unsigned format, unsigned channel
     float coord[N][2], out[N][4];
     for (int i = 0; i < N; i++) {
         float span = normalized ? 1.4f : (float)W + 3.0f;
-        coord[i][0] = ((float)rand() / RAND_MAX) * span - (normalized ? 0.2f : 1.5f);
-        coord[i][1] = ((float)rand() / RAND_MAX) * (normalized ? 1.4f : H + 3.0f) - (normalized ? 0.2f : 1.5f);
+        coord[i][0] = ((float)rand() / (float)RAND_MAX) * span - (normalized ? 0.2f : 1.5f);
+        coord[i][1] = ((float)rand() / (float)RAND_MAX) * (normalized ? 1.4f : H + 3.0f) - (normalized ? 0.2f : 1.5f);
         if (i % 7 == 0 && !normalized) { /* exact texel centres and 8-bit steps */
             coord[i][0] = (float)(rand() % W) + 0.5f + (float)(rand() % 256) / 256.0f;
             coord[i][1] = (float)(rand() % H) + 0.5f;
@@ -201,7 +201,7 @@ static void test_glsl(void)
                 int e = (x + c) % 3 == 0 ? 25 : 10 + rand() % 8;
                 half4[y][x][c] = (uint16_t)((rand() % 5 == 0) << 15 | e << 10 | (rand() & 0x3ff));
             }
-            f1[y][x] = (float)rand() / RAND_MAX * 100.0f - 50.0f;
+            f1[y][x] = (float)rand() / (float)RAND_MAX * 100.0f - 50.0f;
         }
     half4[2][3][1] = 0x7c00;
     half4[4][6][2] = 0x7e00;
