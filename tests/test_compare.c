@@ -308,6 +308,11 @@ static void test_tolerance_rules(void)
         CHECK(strstr(buf, bad[i].what) != NULL);
     }
 
+    /* a NUL byte is refused, named by its line */
+    rs = NULL;
+    CHECK_EQ_U64(vkrr_compare_tol_parse(&rs, "k atol=1\nk a\0tol=1\n", 19, "bad.tol", &err), VKRR_ERR_PARSE);
+    CHECK(rs == NULL && err.line == 2 && strstr(err.msg, "NUL"));
+
     /* from a file, and a missing file */
     char *dir = test_tmpdir("compare");
     char path[1024];

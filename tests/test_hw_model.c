@@ -294,6 +294,17 @@ static void test_cache_and_damage(void)
     vkrr_hw_model *m = NULL;
     CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = path}, &m, &err) ==
           VKRR_ERR_PARSE);
+    /* the arch names the cache folder: one that would climb out of it is refused */
+    static const char *const bad_arch[] = {"sm_/../../x", "sm_90/..", "sm_", "sm_9x0", "sm_90ab"};
+    for (size_t i = 0; i < sizeof bad_arch / sizeof bad_arch[0]; i++) {
+        char text[128];
+        int len = snprintf(text, sizeof text, "# a set\narch\t%s\n", bad_arch[i]);
+        snprintf(path, sizeof path, "%s/set/tables.tsv", dir);
+        write_file(path, text, (size_t)len);
+        snprintf(path, sizeof path, "%s/set", dir);
+        CHECK(vkrr_hw_tables_open_dir(path, &t, &err) == VKRR_ERR_PARSE);
+        CHECK(err.line == 2 && strstr(err.msg, "sm_NN"));
+    }
     unsetenv("XDG_CACHE_HOME");
     test_rmtree(dir);
     free(dir);

@@ -157,7 +157,10 @@ static void check_errors(void)
     vkrr_error err = {0};
     const char two[] = "# a\n\noutput arg0 f16 widht=2\n";
     CHECK(vkrr_portdesc_parse(&d, two, strlen(two), "x.port", &err) == VKRR_ERR_PARSE && err.line == 3);
-    CHECK(vkrr_portdesc_parse(&d, "output\0", 7, "x.port", &err) == VKRR_ERR_PARSE);
+    CHECK(vkrr_portdesc_parse(&d, "output\0", 7, "x.port", &err) == VKRR_ERR_PARSE && err.line == 1);
+    /* ... named by its line, like any other fault (a fuzz run found it at line 0) */
+    CHECK(vkrr_portdesc_parse(&d, "# a\noutput arg0 f16 wi\0dth=2\n", 30, "x.port", &err) == VKRR_ERR_PARSE &&
+          err.line == 2 && strstr(err.msg, "NUL"));
     CHECK(d == NULL);
 }
 

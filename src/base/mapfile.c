@@ -236,8 +236,13 @@ vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, 
     memcpy(buf, text, len);
     buf[len] = '\0';
     vkrr_status st = VKRR_OK;
-    if (strlen(buf) != len)
-        st = vkrr_fail(err, VKRR_ERR_PARSE, name, 0, (long)strlen(buf), "NUL byte in a text file");
+    size_t nul = strlen(buf);
+    if (nul != len) { /* named by its line, as every other fault in the text is */
+        long ln = 1;
+        for (size_t i = 0; i < nul; i++)
+            ln += buf[i] == '\n';
+        st = vkrr_fail(err, VKRR_ERR_PARSE, name, ln, (long)nul, "a NUL byte (byte %zu of the file)", nul);
+    }
     long lineno = 0;
     for (char *line = buf; line && st == VKRR_OK;) {
         char *nl = strchr(line, '\n');

@@ -72,7 +72,14 @@ static vkrr_status manifest_line(vkrr_hw_tables *t, char *s, const char *file, l
     if (!key || key[0] == '#')
         return VKRR_OK;
     if (!strcmp(key, "arch") && a && !strtok(NULL, "\t ")) {
-        if (strlen(a) >= sizeof t->arch || strncmp(a, "sm_", 3))
+        /* sm_ then digits and at most one letter (sm_90, sm_90a): the name
+         * becomes part of the cache folder's path, so nothing else passes */
+        size_t n = strlen(a), d = 3;
+        while (d < n && a[d] >= '0' && a[d] <= '9')
+            d++;
+        bool ok = n < sizeof t->arch && !strncmp(a, "sm_", 3) && d > 3 &&
+                  (d == n || (d + 1 == n && a[d] >= 'a' && a[d] <= 'z'));
+        if (!ok)
             return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "arch must be sm_NN, not '%s'", a);
         snprintf(t->arch, sizeof t->arch, "%s", a);
         return VKRR_OK;
@@ -251,6 +258,11 @@ const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t) { return t->origin; }
 uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id)
 {
     return (unsigned)id < VKRR_HWT_COUNT ? t->hash[id] : 0;
+}
+
+size_t vkrr_hw_tables_size(const vkrr_hw_tables *t, vkrr_hw_table_id id)
+{
+    return (unsigned)id < VKRR_HWT_COUNT ? t->bytes[id] : 0;
 }
 
 void vkrr_hw_tables_manifest_line(vkrr_hw_table_id id, const void *data, size_t bytes, char *line,

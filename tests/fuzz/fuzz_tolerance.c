@@ -1,0 +1,52 @@
+/* fuzz_tolerance - libFuzzer target: a --tolerance file -> vkrr_compare_tol_parse,
+ * then rules resolved for a few kernels, occurrences, arguments and types
+ * (the '*' globs included): no crash or hang, every error names the file and
+ * its line, and a resolved tolerance is a tolerance (each criterion off, or a
+ * non-negative number). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+static void check(vkrr_tolerance t)
+{
+    if (isnan(t.atol) || isnan(t.rtol))
+        abort();
+}
+
+/* An error that does not name what it must: shown, then the crash. */
+static void bad_error(const vkrr_error *err)
+{
+    fprintf(stderr, "error without its place: status %d, file '%s', line %ld: %s\n", (int)err->status,
+            err->file, err->line, err->msg);
+    abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vkrr_warn_set_stream(NULL);
+    vkrr_tol_rules *r = NULL;
+    vkrr_error err;
+    memset(&err, 0, sizeof err);
+    if (vkrr_compare_tol_parse(&r, (const char *)data, size, "fuzz.tol", &err) != VKRR_OK) {
+        if (err.status == VKRR_OK || strcmp(err.file, "fuzz.tol") ||
+            (err.status == VKRR_ERR_PARSE && err.line < 1))
+            bad_error(&err);
+        return 0;
+    }
+    static const char *const kernels[] = {"cuda_dldn_rrref_enc1_kernel", "k", "",
+                                          "a*b", "swin_enc0_kernel"};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        for (uint32_t occ = 0; occ < 3; occ++)
+            for (uint32_t arg = 0; arg <= 48; arg += 8)
+                for (int t = 0; t < VKRR_DT_COUNT; t++)
+                    check(vkrr_compare_tol_resolve(r, kernels[k], occ, arg, (vkrr_dtype)t));
+    vkrr_tolerance base = {.atol = 0.5, .rtol = -1, .max_ulp = 3};
+    check(vkrr_compare_tol_resolve_from(r, base, "k", 1, 16));
+    vkrr_compare_tol_destroy(r);
+    return 0;
+}
