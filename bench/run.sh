@@ -172,7 +172,7 @@ done
 
 # The PTX interpreter against the CPU backend per rrref launch at 320x180
 # (about a minute; not in --quick unless BENCH_PTX=1).
-MODS=$BUILD/cuda_ref/modules
+MODS=$BUILD/share/vkrr/modules
 [ -f "$MODS/rrref_conv.ptx" ] || MODS=$(cd "$(dirname "$0")/.." && pwd)/tests/ptx/checked_in/rrref
 if [ -x "$BUILD/ptx_bench" ] && { [ $QUICK = 0 ] || [ "${BENCH_PTX:-0}" = 1 ]; }; then
     echo "== PTX interpreter / CPU backend, rrref 320x180 =="

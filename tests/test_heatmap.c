@@ -191,12 +191,19 @@ int main(void)
         free(e);
     }
 
-    /* an unwritable place */
+    /* the folder is made by the first heatmap written into it; a place
+     * that cannot be a folder (under a file) is an error */
     {
         float z[4] = {0};
-        vkrr_heatmap_desc d = {.path = "/nonexistent-dir/x.png",
+        char fresh[1200], blocked[1200];
+        snprintf(fresh, sizeof fresh, "%s/made/on/demand/x.png", dir);
+        vkrr_heatmap_desc d = {.path = fresh,
                                .view = {.width = 2, .height = 2, .planes = 1, .channels = 1},
                                .ref = z, .cand = z, .err = z};
+        CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_OK);
+        CHECK(access(fresh, R_OK) == 0);
+        snprintf(blocked, sizeof blocked, "%s/made/on/demand/x.png/y.png", dir);
+        d.path = blocked;
         CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_ERR_IO);
         CHECK(!vkrr_heatmap_path(path, 20, dir, 1, "k", 0, -1));
     }

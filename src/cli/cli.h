@@ -39,6 +39,11 @@ typedef struct vkrr_cli_signals {
 void vkrr_cli_interrupts(vkrr_cli_signals *saved, bool restart, bool once);
 void vkrr_cli_interrupts_done(const vkrr_cli_signals *saved);
 
+/* `vkrr --version`: version, commit, backends, data folder, rrref's modules,
+ * the hardware tables this binary carries (version.c). */
+#include <stdio.h>
+void vkrr_cli_version(FILE *f);
+
 /* Prints err as "vkrr: error: ..." and returns its exit code. */
 int vkrr_cli_fail(const vkrr_error *err);
 /* Prints "vkrr CMD: MESSAGE" and a hint to run `vkrr CMD --help`; returns 2. */
@@ -67,6 +72,18 @@ typedef struct vkrr_cli_compare {
  * reports false: --report and --junit are not this command's. */
 int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
                             vkrr_cli_compare *c);
+
+/* Where heatmaps go: DIR/heatmaps for --out DIR (out non-NULL), made now, so
+ * a folder that cannot be made is an error before anything runs; without
+ * --out the default, VKRR_OUT_DEFAULT/NAME-HASH/heatmaps (NAME the capture
+ * folder's name, HASH of its absolute path), made only when the first
+ * heatmap is written, so a run with nothing to show writes nothing and no
+ * run leaves a folder in the current directory.  dir gets the path. */
+#define VKRR_OUT_DEFAULT "${XDG_CACHE_HOME:-~/.cache}/vkrr/out"
+vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir, size_t cap,
+                                 vkrr_error *err);
+/* "heatmaps: DIR" when the folder exists (something was written, or --out made it). */
+void vkrr_cli_print_heatmap_dir(const char *dir);
 
 /* The help text of --approx and --hw-tables, for the commands that take them. */
 extern const char vkrr_cli_hw_help[];

@@ -1,12 +1,17 @@
 #include "cli.h"
+#include "hash.h"
 #include "hw_model.h"
+#include "mapfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 volatile sig_atomic_t vkrr_cli_interrupted;
 
@@ -246,4 +251,39 @@ void vkrr_cli_hw_done(struct vkrr_hw_model *m)
         return;
     vkrr_hw_use(NULL);
     vkrr_hw_model_close(m);
+}
+
+vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir, size_t cap,
+                                 vkrr_error *err)
+{
+    if (out) {
+        if ((size_t)snprintf(dir, cap, "%s/heatmaps", out) >= cap)
+            return vkrr_fail(err, VKRR_ERR_USAGE, out, 0, -1, "--out: the path is too long");
+        return vkrr_mkdirs(dir, err);
+    }
+    /* the default: one folder per capture under the user's cache */
+    char abs[PATH_MAX];
+    if (!realpath(capdir, abs))
+        snprintf(abs, sizeof abs, "%s", capdir);
+    const char *name = strrchr(abs, '/') && strrchr(abs, '/')[1] ? strrchr(abs, '/') + 1 : abs;
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char base[PATH_MAX];
+    if (x && x[0] == '/')
+        snprintf(base, sizeof base, "%s/vkrr/out", x);
+    else if (home && home[0] == '/')
+        snprintf(base, sizeof base, "%s/.cache/vkrr/out", home);
+    else
+        snprintf(base, sizeof base, "%s/vkrr-%u/out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                 (unsigned)getuid());
+    if ((size_t)snprintf(dir, cap, "%s/%s-%08x/heatmaps", base, name,
+                         (unsigned)(vkrr_fnv1a64(abs, strlen(abs)) & 0xffffffffu)) >= cap)
+        return vkrr_fail(err, VKRR_ERR_USAGE, capdir, 0, -1, "the path is too long");
+    return VKRR_OK;
+}
+
+void vkrr_cli_print_heatmap_dir(const char *dir)
+{
+    struct stat sb;
+    if (dir[0] && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+        printf("heatmaps: %s\n", dir);
 }

@@ -22,7 +22,8 @@ static const char diff_help[] =
     "Compares two captures of the same frames: launches are matched by (kernel,\n"
     "occurrence); every allocation dump and surface after each launch of CAPA is\n"
     "compared with CAPB's (same metrics and tolerance as validate; heatmaps of the\n"
-    "differing ones in DIR/heatmaps).  Launches present in only one capture are\n"
+    "differing ones in DIR/heatmaps, by default " VKRR_OUT_DEFAULT "/CAPANAME-HASH/\n"
+    "heatmaps, made when the first is written).  Launches present in only one capture are\n"
     "listed.  The summary names the first launch that differs.  Outputs are compared\n"
     "in the windows and types their port descriptors give (built-in KERNEL.port, or\n"
     "DIR/KERNEL.port with --ports DIR).\n"
@@ -78,7 +79,7 @@ static vkrr_status candidate(const vkrr_capture *cb, const vkrr_launch *la, cons
 
 int vkrr_cmd_diff(int argc, char **argv)
 {
-    const char *pa = NULL, *pb = NULL, *out = "vkrr-out", *heat = "failing", *json = NULL,
+    const char *pa = NULL, *pb = NULL, *out = NULL, *heat = "failing", *json = NULL,
                *tolfile = NULL, *ports_dir = NULL;
     vkrr_tol_override flags = {0};
     bool quiet = false;
@@ -140,8 +141,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &flags);
     if (strcmp(heat, "none")) {
-        snprintf(hdir, sizeof hdir, "%s/heatmaps", out);
-        if (vkrr_mkdirs(hdir, &err) != VKRR_OK)
+        if (vkrr_cli_heatmap_dir(out, pa, hdir, sizeof hdir, &err) != VKRR_OK)
             goto fail;
     }
     vkrr_validate_opts o = {.rules = rules, .descs = ports,
@@ -215,6 +215,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         printf("first launch that differs: #%llu %s (frame %u, occurrence %u)\n",
                (unsigned long long)res[first].launch->sequence, res[first].launch->kernel,
                res[first].launch->frame, res[first].launch->occurrence);
+    vkrr_cli_print_heatmap_dir(hdir);
     if (json) {
         /* launches only in B have no row; rows of launches only in A are empty */
         uint32_t n = 0;

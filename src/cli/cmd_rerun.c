@@ -32,7 +32,8 @@ static const char rerun_help[] =
     "  --report DIR         a self-contained HTML page DIR/index.html\n"
     "  --junit FILE         JUnit XML, one test case per launch\n"
     "  --out DIR            heatmaps of what differs go to DIR/heatmaps (default:\n"
-    "                       vkrr-out; --heatmaps none for none)\n"
+    "                       " VKRR_OUT_DEFAULT "/CAPNAME-HASH/heatmaps, made\n"
+    "                       when the first is written; --heatmaps none for none)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
     "  -q, --quiet          only failing rows and the summary\n"
     "\n"
@@ -73,7 +74,7 @@ typedef struct rerun_args {
 static int parse_args(int argc, char **argv, rerun_args *a)
 {
     *a = (rerun_args){.backend = "ptx",
-                      .c = {.out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"}};
+                      .c = {.heatmaps = "failing", .buffer_type = "bytes"}};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE()                                                                  \
@@ -154,14 +155,13 @@ int vkrr_cmd_rerun(int argc, char **argv)
     if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
         vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
-    if (a.c.report && !strcmp(a.c.heatmaps, "failing") && !strcmp(a.c.out, "vkrr-out"))
+    if (a.c.report && !strcmp(a.c.heatmaps, "failing") && !a.c.out)
         a.c.out = a.c.report; /* the page links the heatmaps beside it */
     if (vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &a.c.flags);
     if (strcmp(a.c.heatmaps, "none")) {
-        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.c.out);
-        if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
+        if (vkrr_cli_heatmap_dir(a.c.out, a.capdir, heatmap_dir, sizeof heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
     if (make_backend(&a, &be, &err) != VKRR_OK)
@@ -216,8 +216,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
                    res[i].note);
             break;
         }
-    if (heatmap_dir[0] && fails)
-        printf("heatmaps: %s\n", heatmap_dir);
+    if (fails)
+        vkrr_cli_print_heatmap_dir(heatmap_dir);
     if (a.c.json) {
         if (vkrr_report_json_write(a.c.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
             goto fail;

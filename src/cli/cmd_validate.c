@@ -66,7 +66,9 @@ static const char validate_help[] =
     "                       line) and the next change is awaited\n"
     "\n"
     "output:\n"
-    "  --out DIR            heatmaps go to DIR/heatmaps (default: vkrr-out)\n"
+    "  --out DIR            heatmaps go to DIR/heatmaps (default: " VKRR_OUT_DEFAULT "/\n"
+    "                       CAPNAME-HASH/heatmaps, made when the first is written; the\n"
+    "                       run's last line says where)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
     "  --json FILE          every metric of every resource of every launch\n"
     "  -q, --quiet          only the summary line and failures (no progress lines\n"
@@ -161,7 +163,7 @@ typedef struct validate_args {
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     bool bisect = !strcmp(argv[0], "bisect");
-    *a = (validate_args){.c = {.out = "vkrr-out", .heatmaps = "failing", .buffer_type = "bytes"},
+    *a = (validate_args){.c = {.heatmaps = "failing", .buffer_type = "bytes"},
                          .ref = "capture", .mode = "both", .bisect = bisect};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -398,8 +400,8 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_compare_tol_set_flags(rules, &a.c.flags);
     if (strcmp(a.c.heatmaps, "none")) {
         /* with --report the heatmaps live next to the page that links them */
-        snprintf(heatmap_dir, sizeof heatmap_dir, "%s/heatmaps", a.c.report ? a.c.report : a.c.out);
-        if (vkrr_mkdirs(heatmap_dir, &err) != VKRR_OK)
+        if (vkrr_cli_heatmap_dir(a.c.report ? a.c.report : a.c.out, a.capdir, heatmap_dir,
+                                 sizeof heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
     if (vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
@@ -506,8 +508,7 @@ static int validate_run(const validate_args *args, char **argv)
         if (!a.c.quiet)
             printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
     }
-    if (heatmap_dir[0])
-        printf("heatmaps: %s\n", heatmap_dir);
+    vkrr_cli_print_heatmap_dir(heatmap_dir);
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;

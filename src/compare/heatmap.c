@@ -1,5 +1,6 @@
 /* heatmap.c - reference | port | error panels, colour bar and labels, as PNG. */
 #include "heatmap.h"
+#include "mapfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -335,7 +336,16 @@ vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
     text(&c, l.panel_x[1], MARGIN + LINE_H, "port");
     text(&c, l.panel_x[2], MARGIN + LINE_H, "|error| log10");
 
-    /* write atomically */
+    /* the folder is made by the first heatmap that goes in it (a run with
+     * nothing to show leaves no folder behind); then written atomically */
+    snprintf(tmp, sizeof tmp, "%s", d->path);
+    char *slash = strrchr(tmp, '/');
+    if (slash && slash != tmp) {
+        *slash = 0;
+        st = vkrr_mkdirs(tmp, err);
+        if (st != VKRR_OK)
+            goto fail;
+    }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", d->path, (long)getpid());
     f = fopen(tmp, "wb");
     if (!f) {

@@ -260,6 +260,8 @@ uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id)
     return (unsigned)id < VKRR_HWT_COUNT ? t->hash[id] : 0;
 }
 
+uint64_t vkrr_hw_tables_set_hash(const vkrr_hw_tables *t) { return t->set_hash; }
+
 size_t vkrr_hw_tables_size(const vkrr_hw_tables *t, vkrr_hw_table_id id)
 {
     return (unsigned)id < VKRR_HWT_COUNT ? t->bytes[id] : 0;

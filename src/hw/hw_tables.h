@@ -87,6 +87,8 @@ const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the
 
 /* The hash tables.tsv records for a table (vkrr_fnv1a64w of its bytes). */
 uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id);
+/* The set's identity: the hash of its tables.tsv (which holds every table's). */
+uint64_t vkrr_hw_tables_set_hash(const vkrr_hw_tables *t);
 /* The bytes tables.tsv records for a table (decompressed). */
 size_t vkrr_hw_tables_size(const vkrr_hw_tables *t, vkrr_hw_table_id id);
 

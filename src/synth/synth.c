@@ -19,12 +19,10 @@
 #include "capture_write.h"
 #include "backends.h"
 #include "cuformat.h"
+#include "datadir.h"
 #include "rrref_host.h"
 #include "scene.h"
 
-#ifndef VKRR_MODULE_DIR
-#define VKRR_MODULE_DIR ""
-#endif
 
 #define MODULE_MAX_BYTES (256u << 20)
 #define PROGRESS_MIN_PIXELS (256u * 256u)
@@ -40,8 +38,13 @@ vkrr_synth_desc vkrr_synth_defaults(const vkrr_synth_desc *d)
         r.seed = 1;
     if (!r.scene)
         r.scene = "default";
-    if (!r.module_dir)
-        r.module_dir = VKRR_MODULE_DIR;
+    if (!r.module_dir) {
+        /* rrref's modules from the data folder (datadir.h): "" when this
+         * build made none (no nvcc) or they cannot be found */
+        static __thread char modules[4096];
+        vkrr_data_path("modules", modules, sizeof modules);
+        r.module_dir = modules;
+    }
     return r;
 }
 
@@ -326,8 +329,16 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     if (d.backend && !strcmp(d.backend, "cuda")) {
         /* The real kernels: the modules the build made (the same ones
          * copied into modules/), launched through libcuda. */
-        const char *mods = d.module_dir && d.module_dir[0] ? d.module_dir : VKRR_MODULE_DIR;
-        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = mods}, &be, err);
+        if (!d.module_dir[0]) {
+            const char *data = vkrr_data_dir(NULL);
+            st = vkrr_fail(err, VKRR_ERR_MISSING, data ? data : vkrr_exe_dir(), 0, -1,
+                           "--backend cuda needs rrref's CUDA modules (modules/*.fatbin in vkrr's data "
+                           "folder), and there are none: this vkrr was built without nvcc, or its "
+                           "data folder is elsewhere (set VKRR_DATA_DIR; 'vkrr --version' shows where "
+                           "it looks)");
+            goto fail;
+        }
+        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = d.module_dir}, &be, err);
     } else {
         st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cpu"}, &be, err);
     }

@@ -37,7 +37,8 @@ typedef struct vkrr_synth_desc {
     uint64_t seed;                /* 0: 1 (seed 0 is not a value of its own) */
     const char *scene;            /* NULL: "default" */
     bool force;                   /* replace an existing non-empty dir */
-    const char *module_dir;       /* NULL: the build's module dir; "": copy no modules */
+    const char *module_dir;       /* NULL: rrref's modules in the data folder (datadir.h);
+                                   * "": copy no modules */
     const char *backend;          /* NULL or "cpu": the CPU backend; "cuda": libcuda on an
                                    * NVIDIA GPU, loading the build's modules (exit 3 without) */
     FILE *progress;               /* NULL: quiet; else "frame i/N ..." lines */

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# vkrr installs and runs like a tool (README "Install"):
+#   - `cmake --install BUILD --prefix P`, then P copied somewhere else (the
+#     build tree's data is not where the copy looks): from an empty folder,
+#     `vkrr synth`, `validate` and `rerun --backend ptx` (cpu without nvcc)
+#     pass, the capture has rrref's modules when the build made them, and
+#     `--version` names the copy's data folder;
+#   - no command leaves anything in the current folder: heatmaps go to
+#     --out or to the documented default under the user's cache;
+#   - the binary holds no path of the build or source tree outside its debug
+#     information;
+#   - `cpack -G DEB` makes a package whose Depends name the Vulkan loader, a
+#     driver and liblzma, which holds bin/vkrr and share/vkrr, and whose
+#     unpacked vkrr runs.
+# Usage: e2e_install.sh VKRR_BIN WORKDIR
+set -euo pipefail
+bin=$(readlink -f "$1")
+work=$2
+build=$(dirname "$bin")
+root=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$work"
+mkdir -p "$work/cwd" "$work/home"
+fail() { echo "e2e_install: FAIL: $*" >&2; exit 1; }
+export HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache"
+unset VKRR_DATA_DIR
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cp -a "$work/prefix" "$work/moved"
+rm -rf "$work/prefix"
+vkrr=$work/moved/bin/vkrr
+cd "$work/cwd"
+
+"$vkrr" --version >"$work/version.txt"
+cat "$work/version.txt"
+grep -q "^data: $work/moved/share/vkrr (installed)" "$work/version.txt" || fail "--version does not name the moved data folder"
+grep -q "^commit: " "$work/version.txt" || fail "--version has no commit"
+grep -q "^hardware tables: sm_90, built in, set [0-9a-f]\{16\}" "$work/version.txt" || fail "--version has no table identity"
+backend=cpu
+if grep -q "^rrref CUDA modules: compiled" "$work/version.txt"; then
+  grep -q "found in $work/moved/share/vkrr/modules" "$work/version.txt" || fail "the modules are not found in the copy"
+  backend=ptx
+fi
+
+"$vkrr" synth "$work/cap" --size 24x16 --frames 1 >/dev/null
+if [ $backend = ptx ]; then
+  ls "$work/cap/modules/"*.ptx >/dev/null 2>&1 || fail "the capture has no modules"
+fi
+"$vkrr" validate "$work/cap" -q >"$work/validate.txt" || fail "validate exit $?"
+"$vkrr" rerun "$work/cap" --backend $backend -q >"$work/rerun.txt" || fail "rerun --backend $backend exit $?"
+grep -q "PASS" "$work/rerun.txt" || fail "rerun printed no PASS"
+# a failing run: heatmaps in the default folder, named on the last lines
+rc=0
+"$vkrr" validate "$work/cap" -q --mode isolated --perturb cuda_dldn_rrref_enc1_kernel=64 \
+  >"$work/failing.txt" || rc=$?
+[ $rc -eq 1 ] || fail "a perturbed run exited $rc, not 1"
+dir=$(sed -n 's/^heatmaps: //p' "$work/failing.txt")
+case $dir in "$XDG_CACHE_HOME"/vkrr/out/cap-*/heatmaps) ;; *) fail "heatmaps went to '$dir'" ;; esac
+ls "$dir"/*.png >/dev/null || fail "no heatmap in $dir"
+[ -z "$(ls -A "$work/cwd")" ] || fail "a command wrote into the current folder: $(ls -A "$work/cwd")"
+# a passing run makes no folder at all
+rm -rf "$XDG_CACHE_HOME/vkrr/out"
+"$vkrr" validate "$work/cap" -q --mode isolated >/dev/null
+[ ! -e "$XDG_CACHE_HOME/vkrr/out" ] || fail "a passing run made $XDG_CACHE_HOME/vkrr/out"
+
+# no build or source path outside the debug information
+objcopy --strip-debug "$vkrr" "$work/vkrr.nodebug"
+for p in "$build" "$root"; do
+  if strings "$work/vkrr.nodebug" | grep -qF "$p/"; then
+    fail "the binary holds the path $p: $(strings "$work/vkrr.nodebug" | grep -F "$p/" | head -3)"
+  fi
+done
+
+# the Debian package
+(cd "$work" && cpack -G DEB -B "$work/pkg" --config "$build/CPackConfig.cmake" >/dev/null 2>&1) ||
+  fail "cpack -G DEB failed"
+deb=$(ls "$work/pkg/"*.deb)
+deps=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $deps"
+for d in libvulkan1 mesa-vulkan-drivers liblzma5 libc6; do
+  grep -q "$d" <<<"$deps" || fail "Depends lacks $d"
+done
+dpkg-deb -c "$deb" >"$work/contents.txt"
+grep -q "\./usr/bin/vkrr$" "$work/contents.txt" || fail "no usr/bin/vkrr in the package"
+grep -q "\./usr/share/vkrr/glsl/" "$work/contents.txt" || fail "no GLSL includes in the package"
+dpkg-deb -x "$deb" "$work/root"
+"$work/root/usr/bin/vkrr" synth "$work/cap2" --size 16x16 --frames 1 >/dev/null
+"$work/root/usr/bin/vkrr" validate "$work/cap2" -q >/dev/null || fail "the packaged vkrr: validate exit $?"
+[ -z "$(ls -A "$work/cwd")" ] || fail "a command wrote into the current folder"
+echo "e2e_install: PASS"
