@@ -97,6 +97,49 @@ vkrr validate "$cap" --watch >/dev/null 2>"$WORK/err.txt"
 [ $? -eq 2 ] || fail "--watch without --ports is not exit 2"
 grep -q -- "--ports" "$WORK/err.txt" || fail "--watch without --ports: message does not say --ports"
 
+# Provenance: which port ran is never in doubt
+# an empty ports folder, or one whose only file is misnamed: exit 2, nothing runs
+mkdir -p "$WORK/empty" "$WORK/misnamed"
+vkrr validate "$cap" --ports "$WORK/empty" --heatmaps none >"$WORK/p.out" 2>"$WORK/p.err"
+[ $? -eq 2 ] || fail "an empty --ports folder is not exit 2"
+grep -q "no .comp, .spv or .port file here is named after a kernel" "$WORK/p.err" &&
+    grep -q "$K" "$WORK/p.err" || fail "the empty-folder error does not list the kernels: $(cat "$WORK/p.err")"
+grep -q PASS "$WORK/p.out" && fail "an empty --ports folder reported a PASS"
+cp "$SRC/shaders/$K.comp" "$WORK/misnamed/${K}x.comp"
+vkrr validate "$cap" --ports "$WORK/misnamed" --heatmaps none >"$WORK/p.out" 2>"$WORK/p.err"
+[ $? -eq 2 ] || fail "a --ports folder with only a misnamed file is not exit 2"
+grep -q "${K}x.comp: no captured kernel is called ${K}x.*nearest: $K)" "$WORK/p.err" ||
+    fail "the misnamed file is not named with the nearest kernel: $(cat "$WORK/p.err")"
+# a run-time port: its file in the row and in the JSON; the others built-in
+vkrr validate "$cap" --ports "$ports" --mode isolated --heatmaps none --json "$WORK/p.json" \
+    >"$WORK/p.out" 2>&1 || fail "validate with the real port: $(cat "$WORK/p.out")"
+grep -qE "^ +2  $K .*PASS +$ports/$K.comp$" "$WORK/p.out" || fail "the row does not name the run-time port: $(grep $K "$WORK/p.out")"
+grep -qE "^ +3  cuda_dldn_rrref_input_kernel .*PASS +built-in$" "$WORK/p.out" || fail "a built-in port is not named built-in"
+python3 - "$WORK/p.json" "$ports/$K.comp" <<'PY' || fail "JSON port fields"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ports = {l["kernel"]: l["port"] for l in j["launches"]}
+assert ports["cuda_dldn_rrref_expo1_kernel"] == sys.argv[2], ports
+assert all(v == "built-in" for k, v in ports.items() if k != "cuda_dldn_rrref_expo1_kernel"), ports
+assert j["port_backend"] == "vulkan"
+PY
+# --no-builtin: only run-time ports run; a launch without one is NO PORT, never PASS
+vkrr validate "$cap" --ports "$ports" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1 ||
+    fail "--no-builtin with one port: exit $?"
+[ "$(grep -cE 'PASS +[^ ]+$' "$WORK/p.out")" = 1 ] || fail "--no-builtin: not exactly one PASS row: $(cat "$WORK/p.out")"
+grep -q "7 NO PORT" "$WORK/p.out" || fail "--no-builtin: the other launches are not NO PORT"
+vkrr validate "$cap" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1
+[ $? -eq 2 ] || fail "--no-builtin without any port is not exit 2"
+grep -q "NOTHING VALIDATED" "$WORK/p.out" || fail "--no-builtin without any port: no 'NOTHING VALIDATED'"
+grep -qE 'PASS +[^ ]+$' "$WORK/p.out" && fail "--no-builtin without any port reported a PASS row"
+
+# progress: a non-terminal stderr gets one line at the end, per-launch lines only with --progress
+vkrr validate "$cap" --mode isolated --heatmaps none >/dev/null 2>"$WORK/prog.err" || fail "validate for progress"
+grep -q "^progress: launch" "$WORK/prog.err" && fail "per-launch progress lines on a non-terminal stderr"
+grep -qx "progress: 8 launches in [0-9.]*s" "$WORK/prog.err" || fail "no final progress line: $(cat "$WORK/prog.err")"
+vkrr validate "$cap" --mode isolated --heatmaps none --progress >/dev/null 2>"$WORK/prog.err" || fail "validate --progress"
+[ "$(grep -c "^progress: launch" "$WORK/prog.err")" = 8 ] || fail "--progress: not one line per launch"
+
 if [ $fails -ne 0 ]; then
     echo "e2e_fastloop: $fails failed" >&2
     exit 1

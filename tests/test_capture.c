@@ -288,6 +288,7 @@ static void expected_json(const exp_launch *e, const opts *o, char *buf, size_t 
         n += (size_t)snprintf(buf + n, cap - n, "%s{\"offset\":%u,\"alloc\":%u,\"delta\":%llu}",
                               p ? "," : "", e->ptr[p].offset, e->ptr[p].alloc,
                               (unsigned long long)e->ptr[p].delta);
+    static const char *const address_names[] = {"wrap", "clamp", "mirror", "border"};
     n += (size_t)snprintf(buf + n, cap - n, "],\"images\":[");
     for (uint32_t i = 0; i < e->nimages; i++) {
         const exp_image *x = &e->img[i];
@@ -298,12 +299,17 @@ static void expected_json(const exp_launch *e, const opts *o, char *buf, size_t 
             s = (vkrr_sampler){.address = {1, 1}};
         n += (size_t)snprintf(buf + n, cap - n,
                               "%s{\"offset\":%u,\"kind\":\"%s\",\"width\":%u,\"height\":%u,"
-                              "\"channels\":%u,\"format\":%u,\"filter\":\"%s\",\"address\":[%d,%d],"
+                              "\"channels\":%u,\"format\":%u,\"format_name\":\"%s\",\"filter\":\"%s\","
+                              "\"address\":[%d,%d],\"address_names\":[\"%s\",\"%s\"],"
                               "\"normalized\":%s,\"read_as_integer\":%s}",
                               i ? "," : "", x->offset,
                               x->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface", x->w, x->h,
-                              x->c, x->fmt, s.filter ? "linear" : "point", s.address[0],
-                              s.address[1], s.normalized ? "true" : "false",
+                              x->c, x->fmt,
+                              x->fmt == 1 ? "CU_AD_FORMAT_UNSIGNED_INT8"
+                                          : x->fmt == 32 ? "CU_AD_FORMAT_FLOAT" : "?",
+                              s.filter ? "linear" : "point", s.address[0], s.address[1],
+                              address_names[s.address[0] & 3], address_names[s.address[1] & 3],
+                              s.normalized ? "true" : "false",
                               s.read_as_integer ? "true" : "false");
     }
     snprintf(buf + n, cap - n, "]}");

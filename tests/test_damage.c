@@ -521,7 +521,7 @@ static int interrupt_validate(const char *dir, const char *out_prefix, char **st
         close(pfd[0]);
         close(pfd[1]);
         execl(VKRR_BIN, VKRR_BIN, "validate", dir, "--heatmaps", "none", "--json", json, "--junit",
-              junit, "--report", rep, (char *)NULL);
+              junit, "--report", rep, "--progress", (char *)NULL);
         _exit(98);
     }
     close(pfd[1]);

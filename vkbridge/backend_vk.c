@@ -26,6 +26,7 @@ typedef struct vk_backend {
     vkrr_vk_dev dev;
     double timeout_s;
     char *ports_dir;
+    bool no_builtin;       /* only the ports folder's ports run */
     vk_module *modules;
     uint32_t nmodules, cap_modules;
     vk_pipe *pipes;
@@ -48,10 +49,24 @@ static void drop_cache(vk_backend *b)
     b->npipes = b->nmodules = 0;
 }
 
+static bool has_builtin(const vk_backend *b, const char *kernel)
+{
+    return !b->no_builtin && vkrr_port_shader_find(kernel) != NULL;
+}
+
 static bool vk_has_kernel(void *self, const char *kernel)
 {
     vk_backend *b = self;
-    return vkrr_port_shader_dir_has(b->ports_dir, kernel) || vkrr_port_shader_find(kernel) != NULL;
+    return vkrr_port_shader_dir_has(b->ports_dir, kernel) || has_builtin(b, kernel);
+}
+
+static bool vk_source_of(void *self, const char *kernel, char *out, size_t cap)
+{
+    vk_backend *b = self;
+    if (vkrr_port_shader_dir_file(b->ports_dir, kernel, out, cap))
+        return true;
+    snprintf(out, cap, "%s", has_builtin(b, kernel) ? "built-in" : "");
+    return out[0] != 0;
 }
 
 static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, vkrr_error *err)
@@ -70,11 +85,12 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
             return st;
         code = loaded;
     } else {
-        const vkrr_port_shader *p = vkrr_port_shader_find(kernel);
+        const vkrr_port_shader *p = has_builtin(b, kernel) ? vkrr_port_shader_find(kernel) : NULL;
         if (!p)
-            return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "no Vulkan port of kernel %s%s%s",
-                             kernel, b->ports_dir ? " built in or in " : "",
-                             b->ports_dir ? b->ports_dir : "");
+            return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "no Vulkan port of kernel %s%s%s%s",
+                             kernel, b->no_builtin ? " in " : b->ports_dir ? " built in or in " : "",
+                             b->ports_dir ? b->ports_dir : "",
+                             b->no_builtin ? " (--no-builtin: the built-in ports are not used)" : "");
         code = p->code;
         bytes = p->bytes;
     }
@@ -376,6 +392,7 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
         st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
         goto fail;
     }
+    b->no_builtin = d.no_builtin;
     vkrr_vk_ctx_desc cd = {.device = d.device, .validation = d.validation};
     if ((st = vkrr_vk_ctx_create(&b->vk, &cd, err)) != VKRR_OK)
         goto fail;
@@ -384,6 +401,7 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     out->name = "vulkan";
     out->self = b;
     out->has_kernel = vk_has_kernel;
+    out->source_of = vk_source_of;
     out->run = vk_run;
     out->destroy = vk_destroy;
     out->keeps_outputs = true;

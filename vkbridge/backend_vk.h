@@ -46,6 +46,7 @@ typedef struct vkrr_vk_desc {
     const char *device;    /* --device INDEX|NAME; NULL: first discrete GPU, else any */
     double timeout_s;      /* per launch; 0: 60 */
     const char *ports_dir; /* NAME.spv files overriding the built-in ports; NULL: none */
+    bool no_builtin;       /* run only ports_dir's ports: a kernel without one has no port */
     bool validation;       /* Khronos validation layer (also env VKRR_VALIDATION=1) */
 } vkrr_vk_desc;
 

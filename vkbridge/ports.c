@@ -39,11 +39,20 @@ static bool is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+bool vkrr_port_shader_dir_file(const char *dir, const char *kernel, char *path, size_t cap)
+{
+    if ((path_for(dir, kernel, "spv", path, cap) && is_file(path)) ||
+        (path_for(dir, kernel, "comp", path, cap) && is_file(path)))
+        return true;
+    if (cap)
+        path[0] = 0;
+    return false;
+}
+
 bool vkrr_port_shader_dir_has(const char *dir, const char *kernel)
 {
     char path[4096];
-    return (path_for(dir, kernel, "spv", path, sizeof path) && is_file(path)) ||
-           (path_for(dir, kernel, "comp", path, sizeof path) && is_file(path));
+    return vkrr_port_shader_dir_file(dir, kernel, path, sizeof path);
 }
 
 vkrr_status vkrr_port_shader_load(const char *dir, const char *kernel, uint32_t **code, size_t *bytes,

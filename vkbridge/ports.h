@@ -49,6 +49,8 @@ vkrr_status vkrr_port_shader_compile_glsl(const char *path, const char *dir, uin
 
 /* True when DIR/KERNEL.spv or DIR/KERNEL.comp exists (dir may be NULL: false). */
 bool vkrr_port_shader_dir_has(const char *dir, const char *kernel);
+/* The same, with the file that would be used (.spv before .comp) in path. */
+bool vkrr_port_shader_dir_file(const char *dir, const char *kernel, char *path, size_t cap);
 
 /* Reads DIR/KERNEL.spv (checked: size a multiple of 4, at most 64 MiB, SPIR-V
  * magic), or compiles DIR/KERNEL.comp when there is no .spv.

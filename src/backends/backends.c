@@ -22,6 +22,7 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
         return vkrr_vk_backend_create(out, &(vkrr_vk_desc){.device = d->device,
                                                            .timeout_s = d->timeout_s,
                                                            .ports_dir = d->ports_dir,
+                                                           .no_builtin = d->no_builtin,
                                                            .validation = d->validation},
                                       err);
     if (!strcmp(name, "cpu"))

@@ -31,6 +31,7 @@ typedef struct vkrr_backend_desc {
                             * cuda: an ordinal (NULL: 0) */
     double timeout_s;      /* vulkan: a launch longer is TIMEOUT; 0: 60 */
     const char *ports_dir; /* vulkan: ports over the built-in ones; NULL: none */
+    bool no_builtin;       /* vulkan: ports_dir's ports only */
     bool validation;       /* vulkan: the Khronos validation layer */
 } vkrr_backend_desc;
 

@@ -6,6 +6,12 @@
 #include "capture.h"
 #include "cuformat.h"
 
+static const char *address_name(int a)
+{
+    static const char *names[] = {"wrap", "clamp", "mirror", "border"};
+    return a >= 0 && a < 4 ? names[a] : "?";
+}
+
 static const char *kind_name(vkrr_image_kind k)
 {
     return k == VKRR_IMAGE_TEXTURE ? "texture" : "surface";
@@ -69,11 +75,15 @@ static void json_launch(const vkrr_launch *l, FILE *f)
         const vkrr_image *im = &l->images[i];
         fprintf(f,
                 "%s{\"offset\":%u,\"kind\":\"%s\",\"width\":%u,\"height\":%u,\"channels\":%u,"
-                "\"format\":%u,\"filter\":\"%s\",\"address\":[%d,%d],\"normalized\":%s,"
+                "\"format\":%u,\"format_name\":\"%s%s\",\"filter\":\"%s\",\"address\":[%d,%d],"
+                "\"address_names\":[\"%s\",\"%s\"],\"normalized\":%s,"
                 "\"read_as_integer\":%s",
                 i ? "," : "", im->offset, kind_name(im->kind), im->width, im->height, im->channels,
-                im->format, im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
+                im->format, vkrr_cuformat_find(im->format) ? "CU_AD_FORMAT_" : "",
+                vkrr_cuformat_find(im->format) ? vkrr_cuformat_find(im->format)->name : "unknown",
+                im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
                 im->sampler.address[0], im->sampler.address[1],
+                address_name(im->sampler.address[0]), address_name(im->sampler.address[1]),
                 im->sampler.normalized ? "true" : "false",
                 im->sampler.read_as_integer ? "true" : "false");
         if (im->resource != VKRR_TEXRES_ARRAY) /* over linear memory: only then */
@@ -127,11 +137,6 @@ void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
     fputs("}\n", f);
 }
 
-static const char *address_name(int a)
-{
-    static const char *names[] = {"wrap", "clamp", "mirror", "border"};
-    return a >= 0 && a < 4 ? names[a] : "?";
-}
 
 void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
 {

@@ -186,7 +186,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet)
-        vkrr_report_table_header(stdout, false, false);
+        vkrr_report_table_header(stdout, false, false, false);
     unsigned unreadable = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         if (vkrr_validate_launch(&opts, cap, &cap->launches[i], &res[i], &err) != VKRR_OK)
@@ -195,7 +195,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         info.dispatches += res[i].ran;
         unreadable += res[i].damaged;
         if (!a.c.quiet || res[i].status != VKRR_LAUNCH_PASS)
-            vkrr_report_table_row(stdout, &res[i], false, false);
+            vkrr_report_table_row(stdout, &res[i], false, false, false);
         fflush(stdout);
     }
     info.unreadable = unreadable;

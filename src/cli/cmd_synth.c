@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "scene.h"
@@ -10,7 +11,7 @@
 
 static const char synth_help[] =
     "usage: vkrr synth OUTDIR [--size WxH] [--frames N] [--seed S] [--scene NAME]\n"
-    "                  [--backend cpu|cuda] [--force]\n"
+    "                  [--backend cpu|cuda] [--force] [--progress]\n"
     "\n"
     "Makes a capture without a GPU or any download: renders a procedural scene\n"
     "(edges, a sky gradient, 1-px wires, small bright lamps, a panning camera and\n"
@@ -34,6 +35,8 @@ static const char synth_help[] =
     "  --backend cpu   runs the kernels on the CPU (default; the same .cu source)\n"
     "  --backend cuda  runs them through libcuda on an NVIDIA GPU (exit 3 without one)\n"
     "  --force         replace OUTDIR if it exists and is not empty\n"
+    "  --progress      a line per frame on stderr (large frames) even when it is not a\n"
+    "                  terminal (on a terminal always)\n"
     "\n"
     "Then:\n"
     "  vkrr info OUTDIR            list the launches, frames, resources, samplers\n"
@@ -44,7 +47,9 @@ static const char synth_help[] =
 
 int vkrr_cmd_synth(int argc, char **argv)
 {
-    vkrr_synth_desc d = {.progress = stderr, .cancel = &vkrr_cli_interrupted};
+    /* frame lines on a terminal, or when asked (--progress): not in CI logs */
+    vkrr_synth_desc d = {.progress = isatty(fileno(stderr)) ? stderr : NULL,
+                         .cancel = &vkrr_cli_interrupted};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -54,6 +59,9 @@ int vkrr_cmd_synth(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--force")) {
             d.force = true;
+            continue;
+        } else if (!strcmp(a, "--progress")) {
+            d.progress = stderr;
             continue;
         } else if (a[0] != '-') {
             if (d.dir)

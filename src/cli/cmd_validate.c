@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "hw_model.h"
 #include "portdesc.h"
+#include "ports_dir.h"
 #include "validate.h"
 #include "validate_chain.h"
 #include "validate_run.h"
@@ -71,12 +72,13 @@ static const char validate_help[] =
     "                       run's last line says where)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
     "  --json FILE          every metric of every resource of every launch\n"
-    "  -q, --quiet          only the summary line and failures (no progress lines\n"
-    "                       when stderr is not a terminal)\n"
+    "  -q, --quiet          only the summary line and failures\n"
     "  --report DIR         a self-contained HTML page DIR/index.html (summary, table,\n"
     "                       error profile, heatmaps copied to DIR/heatmaps)\n"
     "  --junit FILE         JUnit XML, one test case per launch\n"
-    "  progress goes to stderr (rewritten in place on a terminal)\n"
+    "  --progress           a progress line per launch on stderr even when it is not a\n"
+    "                       terminal (on a terminal it is always shown, rewritten in\n"
+    "                       place; elsewhere, without --progress, one line at the end)\n"
     "\n"
     "reference:\n"
     "  --ref capture        compare the port with the capture (default)\n"
@@ -111,6 +113,13 @@ static const char validate_help[] =
     "                       KERNEL.comp (compiled at run time) and KERNEL.port (what\n"
     "                       the port writes: see README \"Port descriptors\"); a\n"
     "                       KERNEL.port that does not parse or fit a launch is exit 2\n"
+    "                       A folder in which no file is named after a captured kernel\n"
+    "                       is exit 2 (no port of yours would run); a file named after\n"
+    "                       no captured kernel is a warning naming the nearest one.\n"
+    "                       Each row's last column names the port that ran: its file,\n"
+    "                       or built-in (JSON \"port\", JUnit and HTML likewise)\n"
+    "  --no-builtin         run only the ports in --ports DIR: a kernel without one\n"
+    "                       there is NO PORT, never the built-in port in its place\n"
     "  --validation         enable the Khronos validation layer\n"
     "\n"
     "exit: 0 every launch passes, 1 a launch failed or timed out, else 2 when a\n"
@@ -157,7 +166,7 @@ typedef struct validate_args {
     vkrr_perturb perturb;
     bool bisect;
     double timeout;
-    bool strict, validation;
+    bool strict, validation, no_builtin, progress;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
@@ -227,6 +236,10 @@ static int parse_args(int argc, char **argv, validate_args *a)
             a->modules = v;
         } else if (!strcmp(o, "--strict")) {
             a->strict = true;
+        } else if (!strcmp(o, "--progress")) {
+            a->progress = true;
+        } else if (!strcmp(o, "--no-builtin")) {
+            a->no_builtin = true;
         } else if (!strcmp(o, "--validation")) {
             a->validation = true;
         } else if (o[0] == '-') {
@@ -255,8 +268,9 @@ static double now_s(void)
 }
 
 /* Launch i/N, frame, elapsed and an estimate of what is left: rewritten in
- * place on a terminal, one plain line per launch otherwise (logs, CI).  No
- * colour is used, so NO_COLOR has nothing to turn off. */
+ * place on a terminal; elsewhere (logs, CI) one plain line per launch only
+ * with --progress, else a single line at the end.  No colour is used, so
+ * NO_COLOR has nothing to turn off. */
 static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, double elapsed)
 {
     double left = i ? elapsed / i * (n - i) : 0;
@@ -340,7 +354,7 @@ static bool view_selected(void *ctx, const vkrr_launch *l)
 static void view_before(void *ctx, uint32_t done, uint32_t total, const vkrr_launch *l)
 {
     const run_view *v = ctx;
-    if (v->tty || !v->a->c.quiet) /* -q in a log: no per-launch lines */
+    if (v->tty || v->a->progress) /* a log gets per-launch lines only when asked */
         progress(v->tty, done, total, l, now_s() - v->t0);
 }
 
@@ -352,7 +366,7 @@ static void view_after(void *ctx, const vkrr_launch_result *r, bool cbad)
     bool show = !v->a->c.quiet || r->status != VKRR_LAUNCH_PASS || cbad ||
                 (v->chained && r->chained_status != VKRR_LAUNCH_PASS);
     if (show && !(v->a->bisect && !cbad))
-        vkrr_report_table_row(stdout, r, v->rerun, v->chained);
+        vkrr_report_table_row(stdout, r, v->rerun, v->chained, true);
     fflush(stdout);
 }
 
@@ -392,6 +406,8 @@ static int validate_run(const validate_args *args, char **argv)
     if (selection(&a, cap, &nsel, &err) != VKRR_OK)
         goto fail;
     /* a bad descriptor stops the run before anything is launched */
+    if (a.c.ports && vkrr_ports_dir_check(a.c.ports, cap, &err) != VKRR_OK)
+        goto fail;
     if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
         vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
@@ -406,6 +422,7 @@ static int validate_run(const validate_args *args, char **argv)
     }
     if (vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
                                                 .timeout_s = a.timeout, .ports_dir = a.c.ports,
+                                                .no_builtin = a.no_builtin,
                                                 .validation = a.validation},
                           &port_be, &err) != VKRR_OK)
         goto fail;
@@ -462,7 +479,7 @@ static int validate_run(const validate_args *args, char **argv)
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet && !a.bisect)
-        vkrr_report_table_header(stdout, rerun, chn);
+        vkrr_report_table_header(stdout, rerun, chn, true);
     run_view view = {&a, isatty(fileno(stderr)), rerun, chn, now_s()};
     vkrr_run_desc rd = {.opts = opts, .isolated = iso, .chained = chn, .bisect = a.bisect,
                         .strict = a.strict, .selected = view_selected, .before = view_before,
@@ -470,6 +487,8 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_status rs = vkrr_run_capture(&rd, cap, &run, &err);
     if (view.tty)
         fputs("\r\033[K", stderr);
+    else if (rs == VKRR_OK && !a.c.quiet)
+        fprintf(stderr, "progress: %u launches in %.1fs\n", run.done, now_s() - view.t0);
     if (rs != VKRR_OK)
         goto fail;
     const vkrr_launch_result *res = run.res;
@@ -484,8 +503,10 @@ static int validate_run(const validate_args *args, char **argv)
             snprintf(when, sizeof when, ", interrupted after %u of %u", done, nsel);
         vkrr_report_counts(counts, sizeof counts, info.counts);
         bool fails = run.failed || (chn && !iso && run.chained_bad);
+        bool none = vkrr_run_no_port_ran(&run);
         printf("summary: %u launches%s%s: %s -> %s\n", nsel, iso ? "" : " (chained)", when,
-               counts, fails ? "FAIL" : run.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
+               counts, fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
+                                    : run.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
         if (iso && chn) {
             vkrr_report_counts(counts, sizeof counts, info.chained_counts);
             printf("summary (chained): %s\n", counts);

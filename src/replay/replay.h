@@ -164,6 +164,9 @@ typedef struct vkrr_backend {
     bool keeps_outputs;
     void (*release)(void *self);  /* frees the kept outputs; NULL when keeps_outputs is false */
     /* optional operations: NULL where a backend has none */
+    /* what runs kernel, for the record (provenance): a port's file
+     * ("ports/down.comp") or "built-in"; false (out "") when nothing does */
+    bool (*source_of)(void *self, const char *kernel, char *out, size_t cap);
     /* the NVIDIA GPU it runs on (name, compute capability); false: not one */
     bool (*device)(void *self, char *name, size_t cap, int *cc_major, int *cc_minor);
     void (*stats)(void *self, vkrr_backend_stats *out);

@@ -194,7 +194,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
     if (orig)
         fputs("<th title='max ULP of the port against the original kernel run on the same "
               "chained inputs'>chained vs original</th>", f);
-    fputs("<th>heatmaps</th><th>note</th></tr></thead>\n<tbody>\n", f);
+    fputs("<th>port</th><th>heatmaps</th><th>note</th></tr></thead>\n<tbody>\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
         fprintf(f, "<tr%s><td>%llu</td><td class='k'>", (int)i == b.first_fail ? " class='div'" : "",
@@ -213,6 +213,8 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         else if (orig)
             fputs("<td>-</td>", f);
         fputs("<td class='k'>", f);
+        esc(f, r->port[0] ? r->port : "-");
+        fputs("</td><td class='k'>", f);
         for (uint32_t k = 0; k < r->nres; k++)
             for (int c = 0; c < 2; c++) {
                 const char *h = c ? r->res[k].chained.heatmap : r->res[k].isolated.heatmap;
@@ -328,12 +330,19 @@ static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_resul
         fprintf(f, "\" name=\"seq %llu frame %u occ %u\" time=\"%.6f\"",
                 (unsigned long long)l->sequence, l->frame, l->occurrence, r->seconds);
         junit_kind k = junit_kind_of(r);
-        if (k == JUNIT_PASS) {
+        if (k == JUNIT_PASS && !r->port[0]) {
             fputs("/>\n", f);
             continue;
         }
         fputs(">\n", f);
-        if (k == JUNIT_SKIPPED) {
+        if (r->port[0]) { /* which port ran: a run-time file or the built-in one */
+            fputs("    <properties><property name=\"port\" value=\"", f);
+            esc(f, r->port);
+            fputs("\"/></properties>\n", f);
+        }
+        if (k == JUNIT_PASS) {
+            /* passed: the properties are all there is to say */
+        } else if (k == JUNIT_SKIPPED) {
             fputs("    <skipped message=\"no port\"/>\n", f);
         } else if (k == JUNIT_ERROR) {
             fputs("    <error message=\"could not be validated: ", f);

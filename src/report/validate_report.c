@@ -59,7 +59,7 @@ void vkrr_report_model_line(FILE *f, const vkrr_report_info *info)
     fputc('\n', f);
 }
 
-void vkrr_report_table_header(FILE *f, bool rerun, bool chained)
+void vkrr_report_table_header(FILE *f, bool rerun, bool chained, bool port)
 {
     fprintf(f, "%8s  %-32s %5s  %-14s %10s %8s %8s  %-7s", "seq", "kernel", "frame",
             "worst", "max abs", "max ULP", "PSNR dB", "status");
@@ -70,6 +70,8 @@ void vkrr_report_table_header(FILE *f, bool rerun, bool chained)
         fprintf(f, "  %12s %14s", "ULP vs rerun", "rerun vs cap");
     if (rerun && chained)
         fprintf(f, "  %13s", "ch vs orig");
+    if (port)
+        fprintf(f, "  port");
     fputc('\n', f);
 }
 
@@ -99,7 +101,7 @@ static void original_cell(FILE *f, const vkrr_launch_result *r)
     fprintf(f, "  %8s %-4s", nan ? "NaN/Inf" : u, r->chained_original_pass ? "ok" : "BAD");
 }
 
-void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained)
+void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained, bool port)
 {
     const vkrr_launch *l = r->launch;
     char worst[32] = "-", abs_s[32] = "-", ulp_s[32] = "-", psnr_s[32] = "-";
@@ -148,6 +150,8 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     }
     if (rerun && chained)
         original_cell(f, r);
+    if (port)
+        fprintf(f, "  %s", r->port[0] ? r->port : "-");
     fputc('\n', f);
     if (r->note[0])
         fprintf(f, "%8s  note: %s\n", "", r->note);
@@ -292,7 +296,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
 {
     fprintf(f, "{\n  \"capture\": ");
     json_str(f, info->capture);
-    fprintf(f, ",\n  \"port\": ");
+    /* the backend the ports ran on; each launch's "port" names the port itself */
+    fprintf(f, ",\n  \"port_backend\": ");
     json_str(f, info->backend);
     fprintf(f, ",\n  \"device\": ");
     json_str(f, info->device ? info->device : "");
@@ -387,6 +392,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             if (r->skipped_for)
                 fprintf(f, ", \"skipped_for\": %llu", (unsigned long long)r->skipped_for->sequence);
         }
+        fprintf(f, ", \"port\": ");
+        if (r->port[0]) json_str(f, r->port); else fputs("null", f);
         fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",
                 r->damaged ? "true" : "false");
         fprintf(f, ", \"note\": ");

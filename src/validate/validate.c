@@ -655,6 +655,20 @@ static bool damaged_at_open(const vkrr_launch *l, vkrr_launch_result *out)
     return true;
 }
 
+/* Records which port runs l (out->port: its file, or "built-in"); false,
+ * with out NO PORT, when none does. */
+static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_launch_result *out)
+{
+    const vkrr_backend *b = o->port_backend;
+    if (b->source_of)
+        b->source_of(b->self, l->kernel, out->port, sizeof out->port);
+    if (b->has_kernel(b->self, l->kernel))
+        return true;
+    out->status = VKRR_LAUNCH_NO_PORT;
+    snprintf(out->note, sizeof out->note, "no %s port of %s", b->name, l->kernel);
+    return false;
+}
+
 vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_replay *r, const vkrr_replay *rerun,
                                  bool chained, vkrr_launch_result *out, vkrr_error *err)
@@ -662,11 +676,8 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     result_init(out, l);
     if (damaged_at_open(l, out))
         return VKRR_OK;
-    if (!o->port_backend->has_kernel(o->port_backend->self, l->kernel)) {
-        out->status = VKRR_LAUNCH_NO_PORT;
-        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port_backend->name, l->kernel);
+    if (!port_of(o, l, out))
         return VKRR_OK;
-    }
     launch_outputs lo;
     vkrr_status s = outputs_of(o, l, &lo, err);
     if (s != VKRR_OK)
@@ -689,11 +700,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     result_init(out, l);
     if (damaged_at_open(l, out))
         return VKRR_OK;
-    if (!o->port_backend->has_kernel(o->port_backend->self, l->kernel)) {
-        out->status = VKRR_LAUNCH_NO_PORT;
-        snprintf(out->note, sizeof out->note, "no %s port of %s", o->port_backend->name, l->kernel);
+    if (!port_of(o, l, out))
         return VKRR_OK;
-    }
     vkrr_replay pr, rr;
     vkrr_replay_storage *pst = NULL, *rst = NULL;
     vkrr_launch_status rs = VKRR_LAUNCH_PASS;

@@ -115,6 +115,8 @@ typedef struct vkrr_launch_result {
     bool damaged;               /* ERROR (or, chained, SKIPPED) because the capture could not
                                  * be read or changed since capture: exit 2, not a failure */
     char note[1024];            /* why a launch is TIMEOUT/ERROR/NO PORT/SKIPPED, rerun troubles */
+    char port[512];             /* the port that ran it: its file ("ports/down.comp") or
+                                 * "built-in"; "" when none (NO PORT) or not asked */
     vkrr_resource_result *res;
     uint32_t nres;
     int worst;                  /* index into res of the worst resource, -1 when none */

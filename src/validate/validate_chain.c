@@ -277,6 +277,8 @@ static void merge(vkrr_launch_result *r, vkrr_launch_result *t)
     r->chained_worst = t->worst;
     r->perturbed = r->perturbed || t->perturbed;
     r->damaged = r->damaged || t->damaged;
+    if (!r->port[0])
+        snprintf(r->port, sizeof r->port, "%s", t->port);
     if (!r->has_isolated && t->note[0])
         snprintf(r->note, sizeof r->note, "%s", t->note);
     else if (t->note[0] && (t->status == VKRR_LAUNCH_SKIPPED || strcmp(r->note, t->note)) &&

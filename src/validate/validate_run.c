@@ -127,6 +127,14 @@ vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, const vk
         bad += r->failed + (d->chained && !d->isolated ? r->chained_bad : 0);
     return r->interrupted              ? VKRR_ERR_INTERRUPTED
            : bad                       ? VKRR_ERR_MISMATCH
-           : r->unreadable || cap->ndamage ? VKRR_ERR_INCOMPLETE
+           : r->unreadable || cap->ndamage || vkrr_run_no_port_ran(r) ? VKRR_ERR_INCOMPLETE
                                        : VKRR_OK;
+}
+
+bool vkrr_run_no_port_ran(const vkrr_run *r)
+{
+    unsigned all = 0;
+    for (int s = 0; s < VKRR_LAUNCH_STATUS_COUNT; s++)
+        all += r->counts[s];
+    return all > 0 && r->counts[VKRR_LAUNCH_NO_PORT] == all;
 }

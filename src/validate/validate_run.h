@@ -63,5 +63,8 @@ void vkrr_run_free(vkrr_run *r); /* accepts a zeroed one */
  * VKRR_OK. */
 vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, const vkrr_capture *cap,
                              unsigned extra_failures);
+/* True when launches were selected and not one had a port to run: nothing
+ * was validated, which is never a pass (the verdict is INCOMPLETE). */
+bool vkrr_run_no_port_ran(const vkrr_run *r);
 
 #endif
