@@ -80,6 +80,65 @@ static void check_usage(const char *cap, const char *dir)
     free(out);
 }
 
+/* With the kernel's PTX in the capture, port new types each pointer from
+ * what the kernel does through it: no VkrrU8Ptr for an argument read or
+ * written as 16- or 32-bit elements, each output's type with its reason,
+ * and a GUESS with its alternatives where the PTX cannot settle it. */
+static void check_from_ptx(const char *root)
+{
+    char capdir[1024], dir[1100], args[4096], path[1300];
+    snprintf(capdir, sizeof capdir, "%s/cap-ptx", root);
+    snprintf(dir, sizeof dir, "%s/ports-ptx", root);
+    vkrr_error e = {0};
+    vkrr_synth_stats st;
+    if (!CHECK(vkrr_synth_run(&(vkrr_synth_desc){.dir = capdir, .width = 16, .height = 16, .frames = 1,
+                                                 .module_dir = VKRR_SOURCE_DIR "/tests/ptx/checked_in/rrref"},
+                              &st, &e) == VKRR_OK))
+        return;
+    for (const char *const *k = rrref_kernel_names(); *k; k++) {
+        snprintf(args, sizeof args, "port new %s '%s' --out '%s'", *k, capdir, dir);
+        CHECK_EQ_U64(test_run_vkrr(args, NULL, NULL), 0);
+        snprintf(path, sizeof path, "%s/%s.comp", dir, *k);
+        char *comp = test_read_file(path, NULL);
+        if (!CHECK(comp && strstr(comp, "read off the kernel's PTX (modules/rrref_")))
+            continue;
+        /* every VkrrU8Ptr member is one the kernel moves bytes through */
+        for (char *p = strstr(comp, "VkrrU8Ptr arg"); p; p = strstr(p + 1, "VkrrU8Ptr arg")) {
+            char *next = strstr(p, "\n    ");
+            char line[512] = "";
+            if (next)
+                snprintf(line, sizeof line, "%.*s", (int)(strcspn(next + 1, "\n") + 1), next + 1);
+            bool wide = strstr(line, ".u16") || strstr(line, ".f32") || strstr(line, ".b32") ||
+                        strstr(line, ".u32") || strstr(line, ".f16") || strstr(line, ".b16");
+            if (!CHECK(!wide))
+                fprintf(stderr, "    %s: a byte pointer for 16/32-bit accesses: %s\n", *k, line);
+        }
+        free(comp);
+    }
+    snprintf(path, sizeof path, "%s/cuda_dldn_rrref_input_kernel.comp", dir);
+    char *comp = test_read_file(path, NULL);
+    CHECK(comp && strstr(comp, "VkrrF32Ptr arg56;") && strstr(comp, "VkrrF16Ptr arg64;") &&
+          strstr(comp, "ld.global.f32") && strstr(comp, "the PTX: tex.2d.v4.f32.f32") &&
+          strstr(comp, "VKRR_CLAMP x VKRR_CLAMP"));
+    free(comp);
+    snprintf(path, sizeof path, "%s/cuda_dldn_rrref_down_kernel.comp", dir);
+    comp = test_read_file(path, NULL);
+    CHECK(comp && strstr(comp, "VkrrF16Ptr arg0;") && strstr(comp, "read only") &&
+          strstr(comp, "cvt.f32.f16"));
+    free(comp);
+    snprintf(path, sizeof path, "%s/cuda_dldn_rrref_enc0_kernel.port", dir);
+    char *port = test_read_file(path, NULL);
+    CHECK(port && strstr(port, "output arg16 f16") &&
+          strstr(port, "# the type, from the PTX: st.global.u16") && strstr(port, "cvt.rn.f16.f32") &&
+          !strstr(port, "GUESS: f16"));
+    free(port);
+    /* down writes e4m3 bytes its own code encodes: the PTX cannot tell */
+    snprintf(path, sizeof path, "%s/cuda_dldn_rrref_down_kernel.port", dir);
+    port = test_read_file(path, NULL);
+    CHECK(port && strstr(port, "# GUESS: the type: st.global.u8") && strstr(port, "e4m3/e5m2"));
+    free(port);
+}
+
 int main(void)
 {
     char *root = test_tmpdir("test_port_new");
@@ -100,6 +159,7 @@ int main(void)
         check_kernel(cap, builtin, dir, *k);
     CHECK_EQ_U64(kernels, 8);
     check_usage(capdir, dir);
+    check_from_ptx(root);
     vkrr_portdesc_set_destroy(builtin);
     vkrr_capture_close(cap);
     int rc = test_finish("port_new");

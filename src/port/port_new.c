@@ -6,14 +6,115 @@
 #include <string.h>
 
 #include "cuformat.h"
+#include "ptx_params.h"
 
 /* What the capture shows one allocation's launch did. */
 typedef struct pn_alloc {
     bool changed;
     uint64_t start, end;  /* changed bytes, widened to whole elements: [start, end) */
-    vkrr_dtype dtype;     /* guessed from them */
+    vkrr_dtype dtype;     /* guessed from them, or read off the PTX (why says) */
     int owner;            /* index into l->pointers: the window's argument */
+    char why[320];        /* the PTX that settles dtype: "st.global.u16 after cvt...: e4m3" */
+    bool settled;         /* the PTX settles the type (no GUESS) */
 } pn_alloc;
+
+/* The kernel's PTX, when the capture holds its module: how it uses each parameter. */
+#define PN_MAX_PARAMS 256
+typedef struct pn_ptx {
+    bool have;
+    char module[256];     /* the module's file name */
+    vkrr_ptx_param_use u[PN_MAX_PARAMS];
+    uint32_t n;
+} pn_ptx;
+
+static void ptx_of(const vkrr_capture *cap, const vkrr_launch *l, pn_ptx *px)
+{
+    px->have = false;
+    for (uint32_t i = 0; i < cap->nmodules && !px->have; i++) {
+        const char *name = cap->modules[i].name;
+        size_t n = strlen(name);
+        if (n < 4 || strcmp(name + n - 4, ".ptx"))
+            continue;
+        vkrr_ptx_module *m = NULL;
+        vkrr_error e = {0};
+        if (vkrr_ptx_module_load_file_keep(&m, cap->modules[i].path, &e) == VKRR_OK &&
+            vkrr_ptx_module_has_entry(m, l->kernel) &&
+            vkrr_ptx_param_uses(m, l->kernel, px->u, PN_MAX_PARAMS, &px->n, &e) == VKRR_OK) {
+            px->have = true;
+            if (px->n > PN_MAX_PARAMS)
+                px->n = PN_MAX_PARAMS;
+            snprintf(px->module, sizeof px->module, "%s", name);
+        }
+        vkrr_ptx_module_free(m);
+    }
+}
+
+static const vkrr_ptx_param_use *use_at(const pn_ptx *px, uint32_t off)
+{
+    for (uint32_t i = 0; px->have && i < px->n; i++)
+        if (px->u[i].offset == off)
+            return &px->u[i];
+    return NULL;
+}
+
+/* The element type an access reads or writes, from its type and the
+ * conversion around it; *settled false when the PTX leaves it open (bits
+ * moved without a conversion that names a format), alt then says what else
+ * it could be. */
+static vkrr_dtype access_dtype(const vkrr_ptx_access *a, bool *settled, const char **alt)
+{
+    const char *e = a->elem, *c = a->cvt;
+    *settled = true;
+    *alt = "";
+    if (strstr(c, "e4m3"))
+        return VKRR_DT_E4M3;
+    if (strstr(c, "e5m2"))
+        return VKRR_DT_E5M2;
+    if (!strcmp(e, "f32"))
+        return VKRR_DT_F32;
+    if (!strncmp(e, "f16", 3))
+        return VKRR_DT_F16;
+    if (!strncmp(e, "bf16", 4))
+        return VKRR_DT_BF16;
+    if (!strcmp(e, "s32"))
+        return VKRR_DT_S32;
+    if (!strcmp(e, "u32"))
+        return VKRR_DT_U32;
+    if (!strcmp(e, "s16"))
+        return VKRR_DT_S16;
+    if (!strcmp(e, "u16"))
+        return strstr(c, ".bf16") ? VKRR_DT_BF16 : strstr(c, ".f16") ? VKRR_DT_F16 : VKRR_DT_U16;
+    if (!strcmp(e, "s8") || !strcmp(e, "u8") || !strcmp(e, "b8")) {
+        /* bytes: an fp8 encoded or decoded in software looks just like u8 */
+        *settled = false, *alt = "s8, or e4m3/e5m2 coded without a cvt";
+        return VKRR_DT_U8;
+    }
+    if (!strcmp(e, "b16")) {
+        if (strstr(c, ".bf16"))
+            return VKRR_DT_BF16;
+        if (strstr(c, ".f16"))
+            return VKRR_DT_F16;
+        *settled = false, *alt = "bf16 or u16";
+        return VKRR_DT_F16;
+    }
+    if (!strcmp(e, "b32")) {
+        if (strstr(c, ".f32"))
+            return VKRR_DT_F32;
+        *settled = false, *alt = "u32, s32 or f16x2";
+        return VKRR_DT_F32;
+    }
+    *settled = false, *alt = "bytes";
+    return VKRR_DT_BYTES;
+}
+
+/* "st.global.u16 (PTX line 88) after cvt.rn.satfinite.e4m3x2.f32 (line 86)" */
+static void access_text(const vkrr_ptx_access *a, const char *verb, char *out, size_t cap)
+{
+    int n = a->cvt[0] ? snprintf(out, cap, "%s (PTX line %u) %s %s (line %u)", a->op, a->line, verb,
+                                 a->cvt, a->cvt_line)
+                      : snprintf(out, cap, "%s (PTX line %u)", a->op, a->line);
+    (void)n; /* a cut description is still a description */
+}
 
 static uint32_t ld32(const uint8_t *p)
 {
@@ -140,6 +241,35 @@ static vkrr_status look_at(const vkrr_capture *cap, const vkrr_launch *l, uint32
     return st;
 }
 
+/* An output's type from the PTX's stores through its pointer: the window
+ * widened to whole elements of it. */
+static void retype(const vkrr_launch *l, pn_alloc *r, const pn_ptx *px)
+{
+    if (!r->changed || r->owner < 0)
+        return;
+    const vkrr_ptx_param_use *u = use_at(px, l->pointers[r->owner].offset);
+    const vkrr_ptx_access *a = u && u->store.count ? &u->store : u && u->atomic.count ? &u->atomic : NULL;
+    if (!a)
+        return;
+    const char *alt;
+    bool settled;
+    vkrr_dtype t = access_dtype(a, &settled, &alt);
+    char how[200];
+    access_text(a, "after", how, sizeof how);
+    if (settled)
+        snprintf(r->why, sizeof r->why, "%s: %s", how, vkrr_dtype_name(t));
+    else
+        snprintf(r->why, sizeof r->why, "%s names no format: %s, or %s", how, vkrr_dtype_name(t), alt);
+    r->settled = settled;
+    uint64_t es = vkrr_dtype_size(t), size = l->allocs[l->pointers[r->owner].alloc].size;
+    uint64_t start = r->start / es * es, end = (r->end + es - 1) / es * es;
+    if (end <= size) {
+        r->dtype = t;
+        r->start = start;
+        r->end = end;
+    }
+}
+
 /* A pair of parameter words W, H (W at a lower offset, adjacent ones first)
  * with n % (W*H) == 0: the window's likely shape. */
 static bool guess_shape(const vkrr_launch *l, uint64_t n, uint32_t *wo, uint32_t *ho, uint64_t *planes)
@@ -199,15 +329,25 @@ static void port_lines(FILE *f, const vkrr_launch *l, const pn_alloc *pa, vkrr_p
         } else {
             fprintf(f, " width=%llu", (unsigned long long)n);
         }
-        fprintf(f, "\n    # GUESS: %s%s from the %llu bytes the launch changed (bytes %llu..%llu "
-                   "of allocation %u,\n    # 0x%llx, %llu bytes): check the type and shape against "
-                   "the kernel's source\n",
-                vkrr_dtype_name(r->dtype), shape ? " and the shape" : "",
-                (unsigned long long)(r->end - r->start), (unsigned long long)r->start,
-                (unsigned long long)r->end - 1, a, (unsigned long long)l->allocs[a].base,
-                (unsigned long long)l->allocs[a].size);
+        fputc('\n', f);
+        if (r->why[0])
+            fprintf(f, "    # %s: %s\n", r->settled ? "the type, from the PTX" : "GUESS: the type",
+                    r->why);
+        if (!r->settled && !r->why[0])
+            fprintf(f, "    # GUESS: %s%s from the %llu bytes the launch changed (bytes %llu..%llu "
+                       "of allocation %u,\n    # 0x%llx, %llu bytes): check the type and shape "
+                       "against the kernel's source\n",
+                    vkrr_dtype_name(r->dtype), shape ? " and the shape" : "",
+                    (unsigned long long)(r->end - r->start), (unsigned long long)r->start,
+                    (unsigned long long)r->end - 1, a, (unsigned long long)l->allocs[a].base,
+                    (unsigned long long)l->allocs[a].size);
+        else
+            fprintf(f, "    # GUESS: the %s, from the bytes the launch changed (%llu..%llu of "
+                       "allocation %u): check it against the kernel's source\n",
+                    shape ? "shape" : "width", (unsigned long long)r->start,
+                    (unsigned long long)r->end - 1, a);
         sk->outputs++;
-        sk->guessed++;
+        sk->guessed += !r->settled;
     }
     for (uint32_t i = 0; i < l->nimages; i++) {
         const vkrr_image *im = &l->images[i];
@@ -243,38 +383,88 @@ static const char *surface_writer(const vkrr_image *im)
     return tb == 1 ? "vkrr_surf2d_write_u8" : "VKRR_SURF_STORE_ (bindings 4..8 by texel size)";
 }
 
-static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, uint32_t off,
-                        const char *kind, uint32_t idx)
+/* A pointer member typed from the PTX: how the kernel uses it, in a comment. */
+static void ptx_pointer_member(FILE *f, uint32_t off, const vkrr_ptx_param_use *u, const char *where)
 {
+    const vkrr_ptx_access *a = u->store.count ? &u->store : u->atomic.count ? &u->atomic : &u->load;
+    const char *alt;
+    bool settled;
+    vkrr_dtype t = access_dtype(a, &settled, &alt);
+    bool rd = u->load.count, wr = u->store.count || u->atomic.count;
+    fprintf(f, "    %s arg%u;%*s// pointer: %s; %s%s\n", ptr_type(t), off,
+            off < 10 ? 2 : off < 100 ? 1 : 0, "", where,
+            rd && wr ? "read and written" : wr ? "written only" : "read only",
+            settled ? "" : " (type: see below)");
+    char how[200];
+    if (rd) {
+        access_text(&u->load, "then", how, sizeof how);
+        fprintf(f, "        // read: %s\n", how);
+    }
+    if (u->store.count) {
+        access_text(&u->store, "after", how, sizeof how);
+        fprintf(f, "        // written: %s\n", how);
+    }
+    if (u->atomic.count)
+        fprintf(f, "        // atomics: %s (PTX line %u)\n", u->atomic.op, u->atomic.line);
+    if (!settled)
+        fprintf(f, "        // the PTX moves %s bits without naming a format: %s, or %s\n", a->elem,
+                vkrr_dtype_name(t), alt);
+}
+
+static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, const pn_ptx *px,
+                        uint32_t off, const char *kind, uint32_t idx)
+{
+    const vkrr_ptx_param_use *u = use_at(px, off);
+    if (u && !u->used) {
+        fprintf(f, "    uint64_t arg%u;  // unused: the kernel's PTX never reads this argument\n", off);
+        return;
+    }
     if (!strcmp(kind, "pointer")) {
         const vkrr_pointer *pt = &l->pointers[idx];
         const pn_alloc *r = &pa[pt->alloc];
         bool out = r->changed && r->owner == (int)idx;
-        fprintf(f, "    %s arg%u;%*s// pointer: allocation %u (0x%llx, %llu bytes) + %llu; %s\n",
+        char where[160];
+        snprintf(where, sizeof where, "allocation %u (0x%llx, %llu bytes) + %llu", pt->alloc,
+                 (unsigned long long)l->allocs[pt->alloc].base,
+                 (unsigned long long)l->allocs[pt->alloc].size, (unsigned long long)pt->delta);
+        if (u && u->address) {
+            ptx_pointer_member(f, off, u, where);
+            return;
+        }
+        fprintf(f, "    %s arg%u;%*s// pointer: %s; %s\n",
                 out ? ptr_type(r->dtype) : "VkrrU8Ptr", off, off < 10 ? 2 : off < 100 ? 1 : 0, "",
-                pt->alloc, (unsigned long long)l->allocs[pt->alloc].base,
-                (unsigned long long)l->allocs[pt->alloc].size, (unsigned long long)pt->delta,
-                out ? "written (an output: see the .port)"
-                    : r->changed ? "in an allocation the launch wrote through another argument"
-                                 : "read (the launch left it unchanged): retype it");
+                where,
+                u ? "the PTX loads it but never addresses memory with it here (passed on?)"
+                  : out ? "written (an output: see the .port)"
+                  : r->changed ? "in an allocation the launch wrote through another argument"
+                               : "read (the launch left it unchanged): retype it");
         return;
     }
     const vkrr_image *im = &l->images[idx];
     fprintf(f, "    uint64_t arg%u;   // %s: %s x%u, %ux%u; ", off, kind, cuformat_name(im->format),
             im->channels, im->width, im->height);
+    static const char *const mode[] = {"VKRR_WRAP", "VKRR_CLAMP", "VKRR_MIRROR", "VKRR_BORDER"};
     if (im->kind == VKRR_IMAGE_TEXTURE)
-        fprintf(f, "read with tex.glsl, e.g.\n        // vkrr_tex2d_%s(vkrr_handle(vkrr_p.arg%u), x, y, %s, %d, %d)%s\n",
+        fprintf(f, "%s filter, %s coordinates, address %s x %s, read as %s;\n"
+                   "        // read with tex.glsl, e.g.\n"
+                   "        // vkrr_tex2d_%s(vkrr_handle(vkrr_p.arg%u), x, y, %s, %s, %s)%s\n",
+                im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
+                im->sampler.normalized ? "normalized" : "unnormalized",
+                mode[im->sampler.address[0] & 3], mode[im->sampler.address[1] & 3],
+                im->sampler.read_as_integer ? "integer" : "normalized float",
                 im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point", off,
-                im->sampler.normalized ? "true" : "false", im->sampler.address[0],
-                im->sampler.address[1],
+                im->sampler.normalized ? "true" : "false", mode[im->sampler.address[0] & 3],
+                mode[im->sampler.address[1] & 3],
                 im->sampler.read_as_integer ? " (read as integer: vkrr_utex/vkrr_itex tables)" : "");
     else
         fprintf(f, "write exact bits with surface.glsl (x in bytes),\n        // e.g. %s(vkrr_surf_handle(vkrr_p.arg%u), v, x * %u, y)\n",
                 surface_writer(im), off, vkrr_cuformat_texel_bytes(im->format, im->channels));
+    if (u && u->image_op[0])
+        fprintf(f, "        // the PTX: %s (line %u)\n", u->image_op, u->image_line);
 }
 
 static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, const pn_alloc *pa,
-                      const char *how)
+                      const pn_ptx *px, const char *how)
 {
     bool tex = false, surf = false;
     for (uint32_t i = 0; i < l->nimages; i++) {
@@ -298,13 +488,20 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
             tex ? "#include \"tex.glsl\"\n" : "", surf ? "#include \"surface.glsl\"\n" : "");
     if (l->args_bytes) {
         fprintf(f, "// The parameter block (args.bin, %u bytes) with CUDA's byte layout: member\n"
-                   "// argN is the word at byte N.  Rename the members after the .cu's.\n"
-                   "struct Params {\n", l->args_bytes);
+                   "// argN is the word at byte N.  Rename the members after the .cu's.\n", l->args_bytes);
+        if (px->have)
+            fprintf(f, "// Pointer types and uses are read off the kernel's PTX (modules/%s).\n",
+                    px->module);
+        else
+            fprintf(f, "// The capture holds no PTX of this kernel: pointer types are guesses from\n"
+                       "// the bytes (a pointer it only reads is VkrrU8Ptr: retype it, e.g.\n"
+                       "// VkrrF32Ptr for floats read as 32-bit words).\n");
+        fprintf(f, "struct Params {\n");
         for (uint32_t off = 0; off < l->args_bytes;) {
             const char *kind;
             uint32_t idx;
             if (is_handle_or_pointer(l, off, &kind, &idx) && off % 8 == 0 && off + 8 <= l->args_bytes) {
-                comp_member(f, l, pa, off, kind, idx);
+                comp_member(f, l, pa, px, off, kind, idx);
                 off += 8;
             } else if (off % 4 == 0 && off + 4 <= l->args_bytes && !overlaps_word(l, off)) {
                 fprintf(f, "    uint arg%u;", off);
@@ -345,9 +542,15 @@ vkrr_status vkrr_port_skeleton_make(const vkrr_capture *cap, const vkrr_launch *
     pn_alloc *pa = calloc(l->nallocs + 1, sizeof *pa);
     if (!pa)
         return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
-    vkrr_status st = VKRR_OK;
-    for (uint32_t a = 0; a < l->nallocs && st == VKRR_OK; a++)
+    pn_ptx *px = calloc(1, sizeof *px);
+    vkrr_status st = px ? VKRR_OK : vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
+    if (px)
+        ptx_of(cap, l, px);
+    for (uint32_t a = 0; a < l->nallocs && st == VKRR_OK; a++) {
         st = look_at(cap, l, a, &pa[a], err);
+        if (st == VKRR_OK)
+            retype(l, &pa[a], px);
+    }
     FILE *fc = NULL, *fp = NULL;
     if (st == VKRR_OK) {
         fc = open_memstream(&out->comp, &out->comp_len);
@@ -356,7 +559,7 @@ vkrr_status vkrr_port_skeleton_make(const vkrr_capture *cap, const vkrr_launch *
             st = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
     }
     if (st == VKRR_OK) {
-        comp_text(fc, cap, l, pa, how);
+        comp_text(fc, cap, l, pa, px, how);
         fprintf(fp, "# What the port of %s writes (format: README \"Port descriptors\").\n"
                     "# Written by\n#   %s\n# from launch #%llu (frame %u, occurrence %u) of %s: every "
                     "allocation whose\n# post-launch dump differs from its pre-launch bytes, and "
@@ -374,6 +577,7 @@ vkrr_status vkrr_port_skeleton_make(const vkrr_capture *cap, const vkrr_launch *
     if (fp)
         fclose(fp);
     free(pa);
+    free(px);
     if (st != VKRR_OK)
         vkrr_port_skeleton_free(out);
     return st;

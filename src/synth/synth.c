@@ -329,16 +329,16 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     if (d.backend && !strcmp(d.backend, "cuda")) {
         /* The real kernels: the modules the build made (the same ones
          * copied into modules/), launched through libcuda. */
-        if (!d.module_dir[0]) {
+        /* libcuda first: without it (exit 3) the modules do not matter */
+        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = d.module_dir}, &be, err);
+        if (st == VKRR_OK && !d.module_dir[0]) {
             const char *data = vkrr_data_dir(NULL);
             st = vkrr_fail(err, VKRR_ERR_MISSING, data ? data : vkrr_exe_dir(), 0, -1,
                            "--backend cuda needs rrref's CUDA modules (modules/*.fatbin in vkrr's data "
                            "folder), and there are none: this vkrr was built without nvcc, or its "
                            "data folder is elsewhere (set VKRR_DATA_DIR; 'vkrr --version' shows where "
                            "it looks)");
-            goto fail;
         }
-        st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cuda", .modules = d.module_dir}, &be, err);
     } else {
         st = vkrr_backend_open(&(vkrr_backend_desc){.name = "cpu"}, &be, err);
     }

@@ -2,12 +2,14 @@
  * parser, decoder; a text that does not parse, kept as the backend keeps it), and every entry that decodes is run on a small launch
  * with no memory (2 blocks of 40 threads, zero parameters, one host thread,
  * a step limit): whatever the input, no crash, no hang, and every error
- * names the file and a line. */
+ * names the file and a line; each entry's parameters are followed
+ * (vkrr_ptx_param_uses, what `vkrr port new` reads) without a crash. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx.h"
+#include "ptx_params.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -38,6 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *names[8];
     uint32_t n = vkrr_ptx_module_entries(m, names, 8);
     static uint8_t params[4096];
+    for (uint32_t k = 0; k < n && k < 8; k++) { /* `port new`'s reading of the parameters */
+        static vkrr_ptx_param_use uses[64];
+        uint32_t nu = 0;
+        if (vkrr_ptx_param_uses(m, names[k], uses, 64, &nu, &err) != VKRR_OK && err.status != VKRR_ERR_NOMEM)
+            abort();
+        for (uint32_t i = 1; i < nu && i < 64; i++)
+            if (uses[i - 1].offset > uses[i].offset)
+                abort(); /* in offset order */
+    }
     for (uint32_t k = 0; k < n && k < 8; k++) {
         if (vkrr_ptx_entry_status(m, names[k], &err) != VKRR_OK) {
             if (err.line < 1)
