@@ -23,6 +23,15 @@ cap=$WORK/cap ports=$WORK/ports
 vkrr synth "$cap" --size 20x12 --frames 1 >/dev/null 2>&1 || fail "synth"
 vkrr port new $K "$cap" --out "$ports" >"$WORK/new.out" 2>&1 || fail "port new: $(cat "$WORK/new.out")"
 
+# a descriptor output that rests on a GUESS is named under the table
+if grep -q "^ *# GUESS" "$ports/$K.port"; then
+    vkrr validate "$cap" --ports "$ports" --only $K --heatmaps none >"$WORK/g.out" 2>&1
+    grep -q "^guess: $ports/$K.port:[0-9]*: output arg[0-9]* is compared as a GUESS says" "$WORK/g.out" ||
+        fail "the GUESS in use is not named: $(cat "$WORK/g.out")"
+else
+    fail "port new wrote no GUESS for $K (its shape at least comes from the bytes)"
+fi
+
 # --only: rows of the named launches only
 rows() { grep -cE '^ +[0-9]+  cuda_dldn_rrref_' "$WORK/o.out"; }
 vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel --only 3 --heatmaps none >"$WORK/o.out" 2>&1 ||

@@ -119,7 +119,7 @@ static void check_from_ptx(const char *root)
     char *comp = test_read_file(path, NULL);
     CHECK(comp && strstr(comp, "VkrrF32Ptr arg56;") && strstr(comp, "VkrrF16Ptr arg64;") &&
           strstr(comp, "ld.global.f32") && strstr(comp, "the PTX: tex.2d.v4.f32.f32") &&
-          strstr(comp, "VKRR_CLAMP x VKRR_CLAMP"));
+          strstr(comp, "VKRR_CLAMP x VKRR_CLAMP") && strstr(comp, "vkrr_unorm8()"));
     free(comp);
     snprintf(path, sizeof path, "%s/cuda_dldn_rrref_down_kernel.comp", dir);
     comp = test_read_file(path, NULL);

@@ -283,6 +283,28 @@ static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, dou
     fflush(stderr);
 }
 
+/* The descriptor outputs the run compared that rest on a "# GUESS" (port
+ * new's, not yet checked by the engineer): one line each, once per kernel. */
+static void print_guesses(vkrr_portdesc_set *ports, const vkrr_launch_result *res, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const char *k = res[i].launch->kernel;
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(res[j].launch->kernel, k);
+        const vkrr_portdesc *d = NULL;
+        vkrr_error e = {0};
+        if (seen || vkrr_portdesc_set_get(ports, k, &d, &e) != VKRR_OK || !d)
+            continue;
+        uint32_t args[16];
+        long lines[16];
+        uint32_t g = vkrr_portdesc_guesses(d, args, lines, 16);
+        for (uint32_t q = 0; q < g && q < 16; q++)
+            printf("guess: %s:%ld: output arg%u is compared as a GUESS says (check it against the "
+                   "kernel, then delete the comment)\n", vkrr_portdesc_name(d), lines[q], args[q]);
+    }
+}
+
 /* Frames whose chained run needs what an earlier frame could not make (a
  * broken history link): one line each. */
 static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
@@ -511,6 +533,7 @@ static int validate_run(const validate_args *args, char **argv)
             vkrr_report_counts(counts, sizeof counts, info.chained_counts);
             printf("summary (chained): %s\n", counts);
         }
+        print_guesses(ports, res, done);
     }
     if (run.unreadable || cap->ndamage)
         printf("could not be validated: %u launches (damaged or changed capture files, or "

@@ -459,6 +459,12 @@ static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, const
     else
         fprintf(f, "write exact bits with surface.glsl (x in bytes),\n        // e.g. %s(vkrr_surf_handle(vkrr_p.arg%u), v, x * %u, y)\n",
                 surface_writer(im), off, vkrr_cuformat_texel_bytes(im->format, im->channels));
+    if (im->kind == VKRR_IMAGE_TEXTURE && !im->sampler.read_as_integer &&
+        (im->format == 1 || im->format == 8)) /* UNSIGNED_INT8, SIGNED_INT8 read normalized */
+        fprintf(f, "        // 8-bit normalized: pass each fetched channel through %s (tex.glsl: CUDA's\n"
+                   "        // %s, not the driver's conversion)\n",
+                im->format == 1 ? "vkrr_unorm8()" : "vkrr_snorm8()",
+                im->format == 1 ? "code/255" : "max(code/127, -1)");
     if (u && u->image_op[0])
         fprintf(f, "        // the PTX: %s (line %u)\n", u->image_op, u->image_line);
 }

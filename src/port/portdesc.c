@@ -43,6 +43,7 @@ typedef struct pd_output {
     bool planar;
     bool has_layout;
     vkrr_tol_override tol;
+    long guess_line;     /* a "# GUESS" comment under it (port new writes them): its line */
 } pd_output;
 
 struct vkrr_portdesc {
@@ -54,6 +55,18 @@ struct vkrr_portdesc {
 const char *vkrr_portdesc_name(const vkrr_portdesc *d)
 {
     return d->name;
+}
+
+uint32_t vkrr_portdesc_guesses(const vkrr_portdesc *d, uint32_t *args, long *lines, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->out[i].guess_line) {
+            if (n < cap)
+                args[n] = d->out[i].arg, lines[n] = d->out[i].guess_line;
+            n++;
+        }
+    return n;
 }
 
 void vkrr_portdesc_destroy(vkrr_portdesc *d)
@@ -350,6 +363,9 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
     vkrr_portdesc *d = p->d;
     pd_output o;
     bool empty = true;
+    const char *s = line + strspn(line, " \t");
+    if (!strncmp(s, "# GUESS", 7) && d->n && !d->out[d->n - 1].guess_line)
+        d->out[d->n - 1].guess_line = lineno; /* the output above it rests on a guess */
     vkrr_status st = parse_line(line, &o, &empty, d->name, lineno, err);
     if (st != VKRR_OK || empty)
         return st;

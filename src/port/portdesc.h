@@ -81,6 +81,11 @@ vkrr_status vkrr_portdesc_parse(vkrr_portdesc **out, const char *text, size_t le
 vkrr_status vkrr_portdesc_load(vkrr_portdesc **out, const char *path, vkrr_error *err);
 void vkrr_portdesc_destroy(vkrr_portdesc *d); /* accepts NULL */
 const char *vkrr_portdesc_name(const vkrr_portdesc *d);
+/* The outputs that rest on a guess: a comment line "# GUESS ..." under the
+ * output line (as `vkrr port new` writes where the capture and the PTX
+ * cannot settle a type or shape): their arguments and the comment's line
+ * (at most cap); returns how many there are.  validate names them. */
+uint32_t vkrr_portdesc_guesses(const vkrr_portdesc *d, uint32_t *args, long *lines, uint32_t cap);
 
 /* One output of one launch, evaluated. */
 typedef struct vkrr_port_output {
