@@ -142,6 +142,28 @@ vkrr validate "$cap" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out"
 grep -q "NOTHING VALIDATED" "$WORK/p.out" || fail "--no-builtin without any port: no 'NOTHING VALIDATED'"
 grep -qE 'PASS +[^ ]+$' "$WORK/p.out" && fail "--no-builtin without any port reported a PASS row"
 
+# a port that does not compile: glslang's message with file and line, no table begun
+mkdir -p "$WORK/broken"
+sed 's/^void main()/void main() oops/' "$SRC/shaders/$K.comp" >"$WORK/broken/$K.comp"
+vkrr validate "$cap" --ports "$WORK/broken" --heatmaps none >"$WORK/b.out" 2>"$WORK/b.err"
+[ $? -eq 2 ] || fail "a port that does not compile is not exit 2"
+grep -Eq "$K\.comp:[0-9]+: .*syntax error" "$WORK/b.err" || fail "no file:line for the broken port: $(cat "$WORK/b.err")"
+grep -q "^ *seq  kernel" "$WORK/b.out" && fail "a table was begun before the compile error: $(cat "$WORK/b.out")"
+
+# the worst column names an output, not an input that passed whole
+vkrr validate "$cap" --mode isolated --heatmaps none >"$WORK/w2.out" 2>&1 || fail "validate for the worst column"
+grep -qE '^ +3  cuda_dldn_rrref_input_kernel .* buffer arg64 ' "$WORK/w2.out" ||
+    fail "input's worst is not its output arg64: $(grep input_kernel "$WORK/w2.out")"
+grep -qE '^ +8  cuda_dldn_rrref_output_kernel .* surface arg' "$WORK/w2.out" ||
+    fail "output's worst is not a surface: $(grep output_kernel "$WORK/w2.out")"
+# "left at the pre-launch bytes" says which side: here CUDA (its dump made the pre-launch bytes)
+cp -r "$cap" "$WORK/cap-left"
+cp "$WORK"/cap-left/replay/replay-000002-*/alloc-0.bin "$WORK"/cap-left/dump/launch-002-*-arg000-buffer-*.bin
+vkrr validate "$WORK/cap-left" --only 2 --no-hash-check --heatmaps none >"$WORK/l.out" 2>&1
+grep -qE "buffer arg8: .*[1-9][0-9]* CUDA left at their pre-launch bytes where the port wrote" "$WORK/l.out" ||
+    fail "CUDA's side of 'left at pre-launch bytes' is not said: $(cat "$WORK/l.out")"
+grep -q "the port left at their pre-launch" "$WORK/l.out" && fail "the port is said to have left bytes it wrote"
+
 # progress: a non-terminal stderr gets one line at the end, per-launch lines only with --progress
 vkrr validate "$cap" --mode isolated --heatmaps none >/dev/null 2>"$WORK/prog.err" || fail "validate for progress"
 grep -q "^progress: launch" "$WORK/prog.err" && fail "per-launch progress lines on a non-terminal stderr"

@@ -312,7 +312,7 @@ static void check_port_new(const char *root, const char *cap)
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 1);
     CHECK(out && strstr(out, "0 PASS, 2 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR"));
     CHECK(out && strstr(out, "240 unwritten") && strstr(out, "96 unwritten"));
-    CHECK(out && strstr(out, "720 left at their pre-launch bytes"));
+    CHECK(out && strstr(out, "720 the port left at their pre-launch bytes where CUDA wrote"));
     free(out), free(err);
 }
 

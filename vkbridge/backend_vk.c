@@ -60,6 +60,14 @@ static bool vk_has_kernel(void *self, const char *kernel)
     return vkrr_port_shader_dir_has(b->ports_dir, kernel) || has_builtin(b, kernel);
 }
 
+static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, vkrr_error *err);
+
+static vkrr_status vk_prepare(void *self, const char *kernel, vkrr_error *err)
+{
+    uint32_t idx;
+    return vk_has_kernel(self, kernel) ? get_module(self, kernel, &idx, err) : VKRR_OK;
+}
+
 static bool vk_source_of(void *self, const char *kernel, char *out, size_t cap)
 {
     vk_backend *b = self;
@@ -402,6 +410,7 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
     out->self = b;
     out->has_kernel = vk_has_kernel;
     out->source_of = vk_source_of;
+    out->prepare = vk_prepare;
     out->run = vk_run;
     out->destroy = vk_destroy;
     out->keeps_outputs = true;

@@ -476,6 +476,16 @@ static int validate_run(const validate_args *args, char **argv)
     bool chn = a.bisect || strcmp(a.mode, "isolated");
     if (a.perturb_text)
         opts.perturb = &a.perturb;
+    /* every selected kernel's port loaded before the table starts: a shader
+     * that does not compile ends the run with glslang's message alone */
+    for (uint32_t i = 0; port_be.prepare && i < cap->nlaunches; i++) {
+        const vkrr_launch *l = &cap->launches[i];
+        bool first = true;
+        for (uint32_t j = 0; j < i && first; j++)
+            first = strcmp(cap->launches[j].kernel, l->kernel) != 0;
+        if (first && is_selected(&a, l) && port_be.prepare(port_be.self, l->kernel, &err) != VKRR_OK)
+            goto fail;
+    }
     /* Ctrl-C: stop after the current launch; a second one kills at once (the
      * reports are written atomically, so none is left half) */
     vkrr_cli_interrupts(&signals, true, true);

@@ -164,6 +164,10 @@ typedef struct vkrr_backend {
     bool keeps_outputs;
     void (*release)(void *self);  /* frees the kept outputs; NULL when keeps_outputs is false */
     /* optional operations: NULL where a backend has none */
+    /* optional: load now what running kernel needs (a run-time port is
+     * compiled), so an error (glslang's, with file and line) stops a run
+     * before it starts rather than in its middle */
+    vkrr_status (*prepare)(void *self, const char *kernel, vkrr_error *err);
     /* what runs kernel, for the record (provenance): a port's file
      * ("ports/down.comp") or "built-in"; false (out "") when nothing does */
     bool (*source_of)(void *self, const char *kernel, char *out, size_t cap);

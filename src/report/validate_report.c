@@ -188,7 +188,11 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
                 (unsigned long long)p->m.out_of_tol, (unsigned long long)p->m.nan_mismatch,
                 (unsigned long long)p->m.inf_mismatch, (unsigned long long)p->m.unwritten);
         if (x->unchanged)
-            fprintf(f, ", %llu left at their pre-launch bytes", (unsigned long long)x->unchanged);
+            fprintf(f, ", %llu the port left at their pre-launch bytes where CUDA wrote",
+                    (unsigned long long)x->unchanged);
+        if (x->cuda_unchanged)
+            fprintf(f, ", %llu CUDA left at their pre-launch bytes where the port wrote",
+                    (unsigned long long)x->cuda_unchanged);
         if (p->outside)
             fprintf(f, ", %llu bytes differ outside the layer's windows",
                     (unsigned long long)p->outside);
@@ -430,9 +434,11 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 fputs(", ", f);
                 json_headline(f, p->pass, m);
                 fprintf(f, ", \"nan_mismatches\": %llu, \"outside_window_bytes\": %llu, "
-                           "\"left_at_pre_launch\": %llu, \"heatmap\": ",
+                           "\"left_at_pre_launch\": %llu, \"cuda_left_at_pre_launch\": %llu, "
+                           "\"output\": %s, \"heatmap\": ",
                         (unsigned long long)m->nan_mismatch, (unsigned long long)p->outside,
-                        (unsigned long long)x->unchanged);
+                        (unsigned long long)x->unchanged, (unsigned long long)x->cuda_unchanged,
+                        x->output ? "true" : "false");
                 if (p->heatmap[0]) json_str(f, p->heatmap); else fputs("null", f);
                 fprintf(f, ", \"metrics\": ");
                 json_metrics(f, m);

@@ -199,8 +199,9 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     free(buf);
 }
 
-/* Worst in a pass: judged before changed, failing before passing, then more
- * ULPs, then larger abs error. */
+/* Worst in a pass: judged before changed, failing before passing, outputs
+ * before inputs that passed (an input compared whole is named only when it
+ * differs), then more ULPs, then larger abs error. */
 static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b, bool chained)
 {
     const vkrr_comparison *x = chained ? &a->chained : &a->isolated;
@@ -209,6 +210,8 @@ static int worse(const vkrr_resource_result *a, const vkrr_resource_result *b, b
         return !a->changed;
     if (x->pass != y->pass)
         return !x->pass;
+    if (a->output != b->output)
+        return a->output;
     if (x->m.max_ulp != y->m.max_ulp)
         return x->m.max_ulp > y->m.max_ulp;
     return x->m.max_abs > y->m.max_abs;
@@ -311,16 +314,21 @@ static void mark_changed(vkrr_launch_result *out, uint32_t from, uint32_t to, co
                      (unsigned long long)want);
 }
 
-/* Elements of window v the candidate left at the pre-launch bytes where the
- * capture changed them: what "unwritten" is for a buffer, which starts from
- * its pre-launch contents, not from a sentinel. */
-static uint64_t left_unchanged(const vkrr_view *v, const uint8_t *pre, const uint8_t *cap,
-                               const uint8_t *cand)
+/* Elements of window v one side left at the pre-launch bytes where the
+ * other changed them (bytes compared, whole elements): *port_left what
+ * "unwritten" is for a buffer, which starts from its pre-launch contents,
+ * not from a sentinel; *cuda_left the elements CUDA did not write and the
+ * port did. */
+static void left_unchanged(const vkrr_view *v, const uint8_t *pre, const uint8_t *cap,
+                           const uint8_t *cand, uint64_t *port_left, uint64_t *cuda_left)
 {
-    uint64_t es = vkrr_dtype_size(v->dtype), n = vkrr_view_bytes(v) / es, count = 0;
-    for (uint64_t k = 0, at = v->offset; k < n; k++, at += es)
-        count += !memcmp(cand + at, pre + at, es) && memcmp(cap + at, pre + at, es);
-    return count;
+    uint64_t es = vkrr_dtype_size(v->dtype), n = vkrr_view_bytes(v) / es;
+    *port_left = *cuda_left = 0;
+    for (uint64_t k = 0, at = v->offset; k < n; k++, at += es) {
+        bool cand_pre = !memcmp(cand + at, pre + at, es), cap_pre = !memcmp(cap + at, pre + at, es);
+        *port_left += cand_pre && !cap_pre;
+        *cuda_left += cap_pre && !cand_pre;
+    }
 }
 
 /* Bytes of a and b that differ outside the windows (sorted by order). */
@@ -375,6 +383,7 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
             vkrr_resource_result *rr = &out->res[base + w];
             memset(rr, 0, sizeof *rr);
             rr->is_buffer = true;
+            rr->output = desc[w] != NULL;
             rr->offset = desc[w] ? desc[w]->arg : al->post_offset;
             rr->base = al->base;
             rr->view = win[w];
@@ -402,7 +411,7 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
                 if (count && !pre.data)
                     s = vkrr_capture_map_alloc_pre(cap, l, a, &pre, err);
                 if (count && s == VKRR_OK)
-                    rr->unchanged = left_unchanged(&rr->view, pre.data, cp, pp);
+                    left_unchanged(&rr->view, pre.data, cp, pp, &rr->unchanged, &rr->cuda_unchanged);
             }
             if (hcp && hc.h != al->post_hash)
                 mark_changed(out, base, base + nw, al->post_path, hc.h, al->post_hash,
@@ -435,6 +444,7 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         vkrr_resource_result *rr = &out->res[out->nres++];
         memset(rr, 0, sizeof *rr);
         rr->kind = VKRR_IMAGE_SURFACE;
+        rr->output = true; /* a surface is written, never read, by a launch */
         rr->offset = im->offset;
         const vkrr_port_output *desc = surface_output(lo, i);
         rr->view = desc ? desc->view : surface_view(im);

@@ -97,9 +97,13 @@ typedef struct vkrr_resource_result {
     uint64_t base;              /* buffers: allocation base address */
     vkrr_view view;             /* the window compared */
     bool changed;               /* its dump disagrees with the log's hash=: not judged */
+    bool output;                /* what the launch writes: a surface, or a window its port
+                                 * descriptor describes (not an input compared whole) */
     uint64_t unchanged;         /* a failing described window of the isolated pass:
                                    elements the port left at the pre-launch bytes where
                                    the capture changed them, a buffer's "unwritten" */
+    uint64_t cuda_unchanged;    /* the other side: elements CUDA left at the pre-launch
+                                   bytes where the port wrote something else */
     vkrr_comparison isolated;          /* the port vs the capture */
     vkrr_comparison isolated_original; /* the port vs the original, same inputs */
     vkrr_comparison original_capture;  /* the original vs the capture */
