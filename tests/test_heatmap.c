@@ -191,6 +191,67 @@ int main(void)
         free(e);
     }
 
+    /* readable at any shape: plane tiles numbered, captions spaced by their
+     * width on a thin panel, the title never cut */
+    {
+        enum { TW = 8, TH = 300, TP = 2 };
+        float *z = calloc((size_t)TW * TH * TP, sizeof(float));
+        char title[160];
+        memset(title, 'k', 150);
+        title[150] = 0;
+        vkrr_heatmap_desc d = {.path = path, .grid = true, .title = title, .ref = z, .cand = z, .err = z,
+                               .view = {.dtype = VKRR_DT_F32, .width = TW, .height = TH, .planes = TP,
+                                        .channels = 1}};
+        vkrr_heatmap_layout l;
+        CHECK_EQ_U64(vkrr_heatmap_layout_of(&d, &l, &err), VKRR_OK);
+        CHECK(l.label_h >= 8);                          /* a strip for "p0", "p1" */
+        CHECK(l.panel_x[1] - l.panel_x[0] >= 13 * 8);   /* "|error| log10" at scale 2, */
+        CHECK(l.panel_x[2] - l.panel_x[1] >= 13 * 8);   /* not the 8-pixel panel */
+        CHECK(l.width >= 150 * 12);                     /* the whole title */
+        CHECK(vkrr_heatmap_path(path, sizeof path, dir, 9, "thin", 0, -1));
+        CHECK(!vkrr_heatmap_is_table(&d.view));
+        CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_OK);
+        int w = 0, h = 0, n = 0;
+        uint8_t *img = stbi_load(path, &w, &h, &n, 3);
+        if (CHECK(img && (uint32_t)w == l.width)) {
+            /* text in the label strip above plane 1's tile of the error panel */
+            uint32_t lit = 0, x0 = l.panel_x[2] + l.tile_w + l.gap, y0 = l.panel_y;
+            for (uint32_t y = y0; y < y0 + l.label_h; y++)
+                for (uint32_t x = x0; x < x0 + 20; x++)
+                    lit += is_rgb(pix(img, w, x, y), 230, 230, 230);
+            CHECK(lit > 5);
+        }
+        stbi_image_free(img);
+        free(z);
+    }
+
+    /* too small or thin for a picture: a table of every value */
+    {
+        float ref[40], cand[40], e[40];
+        for (int i = 0; i < 40; i++)
+            ref[i] = (float)i, cand[i] = (float)i + (i == 7 ? 0.5f : 0), e[i] = i == 7 ? 0.5f : 0;
+        e[3] = INFINITY;
+        vkrr_heatmap_desc d = {.path = path, .ref = ref, .cand = cand, .err = e, .title = "tiny",
+                               .view = {.dtype = VKRR_DT_F32, .width = 40, .height = 1, .planes = 1,
+                                        .channels = 1}};
+        CHECK(vkrr_heatmap_is_table(&d.view));
+        CHECK(vkrr_heatmap_path(path, sizeof path, dir, 10, "tiny", 8, -1));
+        vkrr_heatmap_table_path(path);
+        CHECK(strstr(path, "-arg008.tsv") != NULL);
+        CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_OK);
+        char *t = test_read_file(path, NULL);
+        unsigned lines = 0;
+        for (const char *p = t; p && *p; p++)
+            lines += *p == '\n';
+        CHECK(t && lines == 2 + 1 + 40 && strstr(t, "# tiny\n") &&
+              strstr(t, "\n7\t7\t0\t0\t0\t7\t7.5\t0.5\n") && strstr(t, "\t3\t3\tinf\n"));
+        free(t);
+        vkrr_view sq = {.width = 7, .height = 9, .planes = 1, .channels = 1};
+        CHECK(vkrr_heatmap_is_table(&sq)); /* a side under 8 */
+        sq.width = 8;
+        CHECK(!vkrr_heatmap_is_table(&sq));
+    }
+
     /* the folder is made by the first heatmap written into it; a place
      * that cannot be a folder (under a file) is an error */
     {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "port_new.h"
 #include "portdesc.h"
 #include "ports.h"
 #include "rrref_host.h"
@@ -139,6 +140,25 @@ static void check_from_ptx(const char *root)
     free(port);
 }
 
+/* A zero 8-byte word is shown as what it likely is: a null pointer (one
+ * 64-bit member), not two uint words. */
+static void check_null_pointer(void)
+{
+    uint8_t args[24] = {0};
+    args[8] = 5; /* a count between two null words */
+    vkrr_launch l = {.sequence = 1, .kernel = "k", .grid = {1, 1, 1}, .block = {32, 1, 1},
+                     .args_bytes = sizeof args, .args = args, .dir = "replay/replay-000001-k"};
+    vkrr_capture cap = {.path = "cap"};
+    vkrr_port_skeleton sk;
+    vkrr_error e = {0};
+    if (!CHECK(vkrr_port_skeleton_make(&cap, &l, "test", &sk, &e) == VKRR_OK))
+        return;
+    CHECK(strstr(sk.comp, "uint64_t arg0;  // null in this launch: a null pointer, or two zero uint words") &&
+          strstr(sk.comp, "uint arg8;") && strstr(sk.comp, "uint arg12;") &&
+          strstr(sk.comp, "uint64_t arg16;  // null in this launch"));
+    vkrr_port_skeleton_free(&sk);
+}
+
 int main(void)
 {
     char *root = test_tmpdir("test_port_new");
@@ -160,6 +180,7 @@ int main(void)
     CHECK_EQ_U64(kernels, 8);
     check_usage(capdir, dir);
     check_from_ptx(root);
+    check_null_pointer();
     vkrr_portdesc_set_destroy(builtin);
     vkrr_capture_close(cap);
     int rc = test_finish("port_new");

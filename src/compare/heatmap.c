@@ -27,6 +27,13 @@
 #define MAX_PANEL 1024u
 #define MIN_PANEL 256u
 #define MAX_PIXELS (64u << 20)
+#define TILE_LABEL_H 10u                         /* plane numbers: the font at scale 1 */
+
+/* Pixels the text s takes at the picture's text scale. */
+static uint32_t text_width(const char *s)
+{
+    return (uint32_t)stb_easy_font_width((char *)s) * TEXT_SCALE;
+}
 
 static const uint8_t BG[3] = {24, 24, 24}, FG[3] = {230, 230, 230};
 static const uint8_t RING[3] = {255, 0, 0}, NANC[3] = {255, 0, 255};
@@ -75,9 +82,14 @@ vkrr_status vkrr_heatmap_layout_of(const vkrr_heatmap_desc *d, vkrr_heatmap_layo
         l.step = (uint32_t)((big + MAX_PANEL - 1) / MAX_PANEL);
     l.tile_w = (v->width + l.step - 1) / l.step * l.scale;
     l.tile_h = (v->height + l.step - 1) / l.step * l.scale;
-    l.gap = tiles > 1 && l.tile_w >= 16 && l.tile_h >= 16 ? 2 : 0;
+    l.gap = tiles > 1 ? (l.tile_w >= 16 && l.tile_h >= 16 ? 4 : 2) : 0;
+    l.label_h = tiles > 1 ? TILE_LABEL_H : 0; /* every plane tile carries its number */
     uint64_t pw = (uint64_t)l.cols * l.tile_w + (uint64_t)(l.cols - 1) * l.gap;
-    uint64_t ph = (uint64_t)l.rows * l.tile_h + (uint64_t)(l.rows - 1) * l.gap;
+    uint64_t ph = (uint64_t)l.rows * (l.tile_h + l.label_h) + (uint64_t)(l.rows - 1) * l.gap;
+    if (tiles > 1 && l.tile_w < 4 * 6) { /* a label ("p12") wider than its tile: widen the pitch */
+        l.gap = 4 * 6 - l.tile_w;
+        pw = (uint64_t)l.cols * l.tile_w + (uint64_t)(l.cols - 1) * l.gap;
+    }
     if (pw > 8 * MAX_PANEL || ph > 8 * MAX_PANEL)
         return vkrr_fail(err, VKRR_ERR_RANGE, d->path, 0, -1,
                          "heatmap of %u planes of %ux%u is too large to draw", v->planes,
@@ -85,14 +97,22 @@ vkrr_status vkrr_heatmap_layout_of(const vkrr_heatmap_desc *d, vkrr_heatmap_layo
     l.panel_w = (uint32_t)pw;
     l.panel_h = (uint32_t)ph;
     l.panel_y = MARGIN + 2 * LINE_H + MARGIN;
+    /* captions never overlap: a panel narrower than its caption is spaced by the caption */
+    uint32_t caption = text_width("|error| log10") + MARGIN;
+    l.panel_dx = (l.panel_w > caption ? l.panel_w : caption) + MARGIN;
     for (unsigned p = 0; p < 3; p++)
-        l.panel_x[p] = MARGIN + p * (l.panel_w + MARGIN);
-    l.bar_x = l.panel_x[2] + l.panel_w + 2 * MARGIN;
+        l.panel_x[p] = MARGIN + p * l.panel_dx;
+    l.bar_x = l.panel_x[2] + (l.panel_w > caption ? l.panel_w : caption) + 2 * MARGIN;
     l.bar_y = l.panel_y;
     l.bar_w = BAR_W;
     l.bar_h = l.panel_h > 128 ? l.panel_h : 128;
     l.width = l.bar_x + l.bar_w + 4 + LABEL_W + MARGIN;
-    uint32_t min_w = MARGIN + 3 * 8 * 6 * TEXT_SCALE; /* room for the captions */
+    /* room for the title and the lines under the panels, never cut */
+    uint32_t min_w = 2 * MARGIN + text_width("black exact, white NaN/Inf/unwritten");
+    if (d->title && 2 * MARGIN + text_width(d->title) > min_w)
+        min_w = 2 * MARGIN + text_width(d->title);
+    uint32_t worst_line = 2 * MARGIN + text_width("worst x=4294967295 y=4294967295 plane=4294967295 err=-1.23e+45");
+    min_w = worst_line > min_w ? worst_line : min_w;
     if (l.width < min_w)
         l.width = min_w;
     l.height = l.panel_y + (l.panel_h > l.bar_h ? l.panel_h : l.bar_h) + MARGIN + 2 * LINE_H;
@@ -108,7 +128,8 @@ void vkrr_heatmap_texel_pixel(const vkrr_heatmap_layout *l, unsigned panel, uint
 {
     uint32_t tc = tile % l->cols, tr = tile / l->cols;
     *px = l->panel_x[panel] + tc * (l->tile_w + l->gap) + x / l->step * l->scale + l->scale / 2;
-    *py = l->panel_y + tr * (l->tile_h + l->gap) + y / l->step * l->scale + l->scale / 2;
+    *py = l->panel_y + tr * (l->tile_h + l->label_h + l->gap) + l->label_h + y / l->step * l->scale +
+          l->scale / 2;
 }
 
 /* ---- drawing ------------------------------------------------------------ */
@@ -125,7 +146,14 @@ static void put(canvas *c, int64_t x, int64_t y, const uint8_t rgb[3])
     memcpy(c->px + ((size_t)y * c->w + (size_t)x) * 3, rgb, 3);
 }
 
+static void text_at(canvas *c, uint32_t x, uint32_t y, const char *s, unsigned scale);
+
 static void text(canvas *c, uint32_t x, uint32_t y, const char *s)
+{
+    text_at(c, x, y, s, TEXT_SCALE);
+}
+
+static void text_at(canvas *c, uint32_t x, uint32_t y, const char *s, unsigned scale)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
@@ -138,8 +166,8 @@ static void text(canvas *c, uint32_t x, uint32_t y, const char *s)
     for (int i = 0; i < n; i++) {
         /* a quad is 4 vertices of 16 bytes (x, y, z, rgba); 0 and 2 are opposite corners */
         const float *v0 = q + i * 16, *v2 = q + i * 16 + 8;
-        for (int64_t yy = (int64_t)(v0[1] * TEXT_SCALE); yy < (int64_t)(v2[1] * TEXT_SCALE); yy++)
-            for (int64_t xx = (int64_t)(v0[0] * TEXT_SCALE); xx < (int64_t)(v2[0] * TEXT_SCALE); xx++)
+        for (int64_t yy = (int64_t)(v0[1] * scale); yy < (int64_t)(v2[1] * scale); yy++)
+            for (int64_t xx = (int64_t)(v0[0] * scale); xx < (int64_t)(v2[0] * scale); xx++)
                 put(c, x + xx, y + yy, FG);
     }
     free(q);
@@ -219,8 +247,78 @@ static void sink_write(void *ctx, void *data, int size)
         s->failed = true;
 }
 
+bool vkrr_heatmap_is_table(const vkrr_view *v)
+{
+    uint64_t n = (uint64_t)v->width * v->height * v->planes * v->channels;
+    return n < 64 || v->width < 8 || v->height < 8;
+}
+
+void vkrr_heatmap_table_path(char *path)
+{
+    size_t n = strlen(path);
+    if (n > 4 && !strcmp(path + n - 4, ".png"))
+        memcpy(path + n - 4, ".tsv", 4);
+}
+
+/* The parent folder of path, made (the first file in it makes it). */
+static vkrr_status make_parent(const char *path, vkrr_error *err)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return VKRR_OK;
+    *slash = 0;
+    return vkrr_mkdirs(dir, err);
+}
+
+static void tsv_num(FILE *f, float v)
+{
+    if (isnan(v))
+        fputs("\tnan", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "\tinf" : "\t-inf", f);
+    else
+        fprintf(f, "\t%.9g", (double)v);
+}
+
+static vkrr_status write_table(const vkrr_heatmap_desc *d, vkrr_error *err)
+{
+    const vkrr_view *v = &d->view;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, d->path, 0, -1, "out of memory for the table");
+    if (d->title)
+        fprintf(f, "# %s\n", d->title);
+    fprintf(f, "# %ux%u, %u planes, %u channels: too small or thin for a picture, so every value "
+               "(error: |reference - port|, inf for NaN/Inf mismatches and unwritten)\n",
+            v->width, v->height, v->planes, v->channels);
+    fputs("index\tx\ty\tplane\tchannel\treference\tport\terror\n", f);
+    uint64_t i = 0;
+    for (uint32_t p = 0; p < v->planes; p++)
+        for (uint32_t y = 0; y < v->height; y++)
+            for (uint32_t x = 0; x < v->width; x++)
+                for (uint32_t c = 0; c < v->channels; c++, i++) {
+                    fprintf(f, "%llu\t%u\t%u\t%u\t%u", (unsigned long long)i, x, y, p, c);
+                    tsv_num(f, d->ref[i]);
+                    tsv_num(f, d->cand[i]);
+                    tsv_num(f, d->err[i]);
+                    fputc('\n', f);
+                }
+    fclose(f);
+    vkrr_status st = make_parent(d->path, err);
+    if (st == VKRR_OK)
+        st = vkrr_write_file_atomic(d->path, buf, len, err);
+    free(buf);
+    return st;
+}
+
 vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
 {
+    if (vkrr_heatmap_is_table(&d->view))
+        return write_table(d, err);
     vkrr_heatmap_layout l;
     vkrr_status st = vkrr_heatmap_layout_of(d, &l, err);
     if (st != VKRR_OK)
@@ -276,7 +374,14 @@ vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
     /* panels */
     for (uint32_t t = 0; t < ntiles; t++) {
         uint64_t base = (uint64_t)(first + t) * W * H;
-        uint32_t ox = (t % l.cols) * (l.tile_w + l.gap), oy = (t / l.cols) * (l.tile_h + l.gap);
+        uint32_t ox = (t % l.cols) * (l.tile_w + l.gap),
+                 oy = (t / l.cols) * (l.tile_h + l.label_h + l.gap) + l.label_h;
+        if (l.label_h) { /* the plane's number above its tile, in each panel */
+            char lab[16];
+            snprintf(lab, sizeof lab, "p%u", first + t);
+            for (unsigned p = 0; p < 3; p++)
+                text_at(&c, l.panel_x[p] + ox, l.panel_y + oy - l.label_h + 1, lab, 1);
+        }
         for (uint32_t py = 0; py < l.tile_h; py++) {
             uint32_t ty = py / l.scale * l.step;
             for (uint32_t px = 0; px < l.tile_w; px++) {
@@ -338,14 +443,9 @@ vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
 
     /* the folder is made by the first heatmap that goes in it (a run with
      * nothing to show leaves no folder behind); then written atomically */
-    snprintf(tmp, sizeof tmp, "%s", d->path);
-    char *slash = strrchr(tmp, '/');
-    if (slash && slash != tmp) {
-        *slash = 0;
-        st = vkrr_mkdirs(tmp, err);
-        if (st != VKRR_OK)
-            goto fail;
-    }
+    st = make_parent(d->path, err);
+    if (st != VKRR_OK)
+        goto fail;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", d->path, (long)getpid());
     f = fopen(tmp, "wb");
     if (!f) {

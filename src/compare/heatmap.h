@@ -60,6 +60,9 @@ typedef struct vkrr_heatmap_layout {
     uint32_t cols, rows;        /* tiles per panel */
     uint32_t tile_w, tile_h;    /* tile size in pixels */
     uint32_t gap;               /* pixels between tiles */
+    uint32_t label_h;           /* a strip above each tile for its plane number (grid of 2+) */
+    uint32_t panel_dx;          /* from one panel's left edge to the next: its width, or
+                                 * its caption's when wider (a thin buffer) */
     uint32_t scale;             /* pixels per texel (magnification) */
     uint32_t step;              /* texels per pixel (reduction) */
     uint32_t bar_x, bar_y, bar_w, bar_h;
@@ -73,7 +76,16 @@ vkrr_status vkrr_heatmap_layout_of(const vkrr_heatmap_desc *d, vkrr_heatmap_layo
 void vkrr_heatmap_texel_pixel(const vkrr_heatmap_layout *l, unsigned panel, uint32_t tile,
                               uint32_t x, uint32_t y, uint32_t *px, uint32_t *py);
 
+/* Writes the PNG, or, for a view too small or too thin to be a picture
+ * (vkrr_heatmap_is_table), the table of its values: one line per element
+ * (index, x, y, plane, channel, reference, port, |error|, tab-separated,
+ * '#' header lines) at d->path, which should then end in ".tsv". */
 vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err);
+
+/* Fewer than 64 elements, or a side under 8: a table, not a picture. */
+bool vkrr_heatmap_is_table(const vkrr_view *v);
+/* path's ".png" turned into ".tsv" (in place). */
+void vkrr_heatmap_table_path(char *path);
 
 /* The colour map at t in [0, 1] (clamped). */
 void vkrr_heatmap_color(double t, uint8_t rgb[3]);

@@ -509,6 +509,17 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
             if (is_handle_or_pointer(l, off, &kind, &idx) && off % 8 == 0 && off + 8 <= l->args_bytes) {
                 comp_member(f, l, pa, px, off, kind, idx);
                 off += 8;
+            } else if (off % 8 == 0 && off + 8 <= l->args_bytes && !overlaps_word(l, off) &&
+                       !overlaps_word(l, off + 4) && !ld32(l->args + off) && !ld32(l->args + off + 4) &&
+                       (!px->have || (use_at(px, off) && use_at(px, off)->size == 8))) {
+                /* a zero 8-byte word: a null pointer as the PTX reads it (or, without
+                 * the PTX, perhaps two zero words) */
+                const vkrr_ptx_param_use *u = use_at(px, off);
+                fprintf(f, "    uint64_t arg%u;  // null in this launch: %s\n", off,
+                        !u ? "a null pointer, or two zero uint words"
+                        : u->address ? "a pointer the kernel addresses memory with (PTX)"
+                                     : "the kernel reads it as 64 bits (PTX)");
+                off += 8;
             } else if (off % 4 == 0 && off + 4 <= l->args_bytes && !overlaps_word(l, off)) {
                 fprintf(f, "    uint arg%u;", off);
                 word_comment(f, ld32(l->args + off));

@@ -31,6 +31,68 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* A heatmap's table of values (heatmap.h: a buffer too small or thin for a
+ * picture): the elements, worst first, at most 64 of them, and a link to
+ * the whole file. */
+static void values_table(FILE *f, const char *path)
+{
+    FILE *in = fopen(path, "r");
+    fputs("<a href='heatmaps/", f);
+    esc(f, base_name(path));
+    fputs("'>values</a>", f);
+    if (!in)
+        return;
+    typedef struct row {
+        char text[512]; /* a line of the file */
+        double err;
+    } row;
+    row *rows = NULL;
+    size_t n = 0, cap = 0;
+    char line[512];
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#' || !strncmp(line, "index", 5))
+            continue;
+        line[strcspn(line, "\n")] = 0;
+        const char *e = strrchr(line, '\t');
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            row *nr = realloc(rows, cap * sizeof *nr);
+            if (!nr)
+                break;
+            rows = nr;
+        }
+        snprintf(rows[n].text, sizeof rows[n].text, "%s", line);
+        rows[n].err = e ? strtod(e + 1, NULL) : 0;
+        n++;
+    }
+    fclose(in);
+    for (size_t i = 1; i < n; i++) { /* worst first (insertion: tables are small) */
+        row t = rows[i];
+        size_t j = i;
+        for (; j > 0 && rows[j - 1].err < t.err; j--)
+            rows[j] = rows[j - 1];
+        rows[j] = t;
+    }
+    fputs("<table class='v'><tr><th>i</th><th>x</th><th>y</th><th>plane</th><th>ch</th>"
+          "<th>reference</th><th>port</th><th>|error|</th></tr>", f);
+    for (size_t i = 0; i < n && i < 64; i++) {
+        fputs("<tr>", f);
+        for (char *s = rows[i].text, *t; s; s = t) {
+            t = strchr(s, '\t');
+            if (t)
+                *t++ = 0;
+            fputs("<td>", f);
+            esc(f, s);
+            fputs("</td>", f);
+        }
+        fputs("</tr>", f);
+    }
+    fputs("</table>", f);
+    if (n > 64)
+        fprintf(f, "%zu more in the file", n - 64);
+    free(rows);
+}
+
 /* y of a value on a log scale in [lo, hi] mapped to [top, bottom] */
 static double ylog(double v, double lo, double hi, double top, double bottom)
 {
@@ -220,6 +282,11 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
                 const char *h = c ? r->res[k].chained.heatmap : r->res[k].isolated.heatmap;
                 if (!h[0])
                     continue;
+                size_t hl = strlen(h);
+                if (hl > 4 && !strcmp(h + hl - 4, ".tsv")) { /* too small for a picture */
+                    values_table(f, h);
+                    continue;
+                }
                 fputs("<a href='heatmaps/", f);
                 esc(f, base_name(h));
                 fputs("'><img class='t' alt='heatmap' src='heatmaps/", f);

@@ -172,6 +172,8 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     size_t pl = strlen(path);
     if (chained && pl > 4 && pl + 8 < sizeof path)
         memcpy(path + pl - 4, "-chained.png", 13);
+    if (vkrr_heatmap_is_table(&rr->view)) /* too small or thin to see: its values */
+        vkrr_heatmap_table_path(path);
     uint64_t n = (uint64_t)rr->view.width * rr->view.height * rr->view.planes * rr->view.channels;
     float *buf = n && n < (UINT64_MAX / 3) / sizeof(float) ? malloc(3 * n * sizeof(float)) : NULL;
     vkrr_error herr = {0};
