@@ -53,7 +53,7 @@ rc=0
 "$vkrr" validate "$work/cap" -q --mode isolated --perturb cuda_dldn_rrref_enc1_kernel=64 \
   >"$work/failing.txt" || rc=$?
 [ $rc -eq 1 ] || fail "a perturbed run exited $rc, not 1"
-dir=$(sed -n 's/^heatmaps: //p' "$work/failing.txt")
+dir=$(sed -n 's/^heatmaps: [0-9]* in //p' "$work/failing.txt")
 case $dir in "$XDG_CACHE_HOME"/vkrr/out/cap-*/heatmaps) ;; *) fail "heatmaps went to '$dir'" ;; esac
 ls "$dir"/*.png >/dev/null || fail "no heatmap in $dir"
 [ -z "$(ls -A "$work/cwd")" ] || fail "a command wrote into the current folder: $(ls -A "$work/cwd")"

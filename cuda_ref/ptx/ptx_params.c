@@ -304,6 +304,23 @@ static void step(flow *fl, uint32_t at)
     }
 }
 
+uint32_t vkrr_ptx_entry_params(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_decl *out,
+                               uint32_t cap, bool *found)
+{
+    *found = false;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = &m->funcs[i];
+        if (!f->entry || strcmp(f->name, entry))
+            continue;
+        *found = true;
+        for (uint32_t p = 0; p < f->nparams && p < cap; p++)
+            out[p] = (vkrr_ptx_param_decl){f->params[p].offset, (uint32_t)f->params[p].size,
+                                           f->params[p].align};
+        return f->nparams;
+    }
+    return 0;
+}
+
 static int by_offset(const void *a, const void *b)
 {
     uint32_t x = ((const vkrr_ptx_param_use *)a)->offset, y = ((const vkrr_ptx_param_use *)b)->offset;

@@ -48,6 +48,15 @@ typedef struct vkrr_ptx_param_use {
     bool texture, surface;
 } vkrr_ptx_param_use;
 
+/* An entry's .param declarations, as its PTX lays them out. */
+typedef struct vkrr_ptx_param_decl {
+    uint32_t offset, size, align; /* in the parameter block */
+} vkrr_ptx_param_decl;
+/* At most cap into out; returns how many there are (0 with no such entry,
+ * *found false). */
+uint32_t vkrr_ptx_entry_params(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_decl *out,
+                               uint32_t cap, bool *found);
+
 /* The parameter words of entry (at most cap into out; *n gets how many
  * there are).  VKRR_ERR_MISSING when the module has no such entry. */
 vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_use *out,

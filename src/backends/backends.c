@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend_vk.h"
 #include "cpu_backend.h"
@@ -30,6 +31,9 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
     if (!strcmp(name, "ptx")) {
         if (!d->modules)
             return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "the ptx backend needs a modules folder");
+        struct stat sb;
+        if (stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode)) /* one module file */
+            return vkrr_ptx_backend_create(out, &d->modules, 1, err);
         return vkrr_ptx_backend_create_dir(out, d->modules, err);
     }
     if (!strcmp(name, "cuda"))

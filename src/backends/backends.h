@@ -26,7 +26,8 @@
 
 typedef struct vkrr_backend_desc {
     const char *name;      /* NULL: "vulkan" */
-    const char *modules;   /* ptx: every *.ptx in it; cuda: *.ptx, *.cubin, *.fatbin */
+    const char *modules;   /* ptx: every *.ptx in it, or one .ptx file; cuda: *.ptx,
+                            * *.cubin, *.fatbin */
     const char *device;    /* vulkan: INDEX|NAME (NULL: first discrete GPU, else any);
                             * cuda: an ordinal (NULL: 0) */
     double timeout_s;      /* vulkan: a launch longer is TIMEOUT; 0: 60 */

@@ -19,6 +19,7 @@
 int vkrr_cmd_bench(int argc, char **argv);
 int vkrr_cmd_info(int argc, char **argv);
 int vkrr_cmd_synth(int argc, char **argv);
+int vkrr_cmd_record(int argc, char **argv);
 int vkrr_cmd_validate(int argc, char **argv);
 int vkrr_cmd_bisect(int argc, char **argv);
 int vkrr_cmd_diff(int argc, char **argv);
@@ -82,8 +83,10 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
 #define VKRR_OUT_DEFAULT "${XDG_CACHE_HOME:-~/.cache}/vkrr/out"
 vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir, size_t cap,
                                  vkrr_error *err);
-/* "heatmaps: DIR" when the folder exists (something was written, or --out made it). */
-void vkrr_cli_print_heatmap_dir(const char *dir);
+/* "heatmaps: DIR" when this run wrote a heatmap (or a table of values) of
+ * one of the n results: never a folder of an earlier run's. */
+struct vkrr_launch_result;
+void vkrr_cli_print_heatmap_dir(const char *dir, const struct vkrr_launch_result *res, uint32_t n);
 
 /* The help text of --approx and --hw-tables, for the commands that take them. */
 extern const char vkrr_cli_hw_help[];

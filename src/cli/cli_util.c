@@ -2,6 +2,7 @@
 #include "hash.h"
 #include "hw_model.h"
 #include "mapfile.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -281,9 +282,12 @@ vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir,
     return VKRR_OK;
 }
 
-void vkrr_cli_print_heatmap_dir(const char *dir)
+void vkrr_cli_print_heatmap_dir(const char *dir, const vkrr_launch_result *res, uint32_t n)
 {
-    struct stat sb;
-    if (dir[0] && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-        printf("heatmaps: %s\n", dir);
+    unsigned wrote = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < res[i].nres; k++)
+            wrote += (res[i].res[k].isolated.heatmap[0] != 0) + (res[i].res[k].chained.heatmap[0] != 0);
+    if (dir[0] && wrote)
+        printf("heatmaps: %u in %s\n", wrote, dir);
 }

@@ -215,7 +215,7 @@ int vkrr_cmd_diff(int argc, char **argv)
         printf("first launch that differs: #%llu %s (frame %u, occurrence %u)\n",
                (unsigned long long)res[first].launch->sequence, res[first].launch->kernel,
                res[first].launch->frame, res[first].launch->occurrence);
-    vkrr_cli_print_heatmap_dir(hdir);
+    vkrr_cli_print_heatmap_dir(hdir, res, ca->nlaunches);
     if (json) {
         /* launches only in B have no row; rows of launches only in A are empty */
         uint32_t n = 0;

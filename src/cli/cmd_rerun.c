@@ -216,8 +216,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
                    res[i].note);
             break;
         }
-    if (fails)
-        vkrr_cli_print_heatmap_dir(heatmap_dir);
+    vkrr_cli_print_heatmap_dir(heatmap_dir, res, cap->nlaunches);
     if (a.c.json) {
         if (vkrr_report_json_write(a.c.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
             goto fail;

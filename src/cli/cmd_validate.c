@@ -562,7 +562,7 @@ static int validate_run(const validate_args *args, char **argv)
         if (!a.c.quiet)
             printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
     }
-    vkrr_cli_print_heatmap_dir(heatmap_dir);
+    vkrr_cli_print_heatmap_dir(heatmap_dir, res, done);
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
     info.dispatches = st.pipelines_created + st.pipeline_hits;

@@ -15,6 +15,7 @@ typedef struct command {
 static const command commands[] = {
     {"info", vkrr_cmd_info, "list a capture's launches, frames, resources and sampler state"},
     {"synth", vkrr_cmd_synth, "make a capture: a procedural scene denoised by rrref on the CPU"},
+    {"record", vkrr_cmd_record, "make a capture of one launch of any kernel, run from its PTX"},
     {"validate", vkrr_cmd_validate, "replay every launch through the Vulkan port and compare"},
     {"bisect", vkrr_cmd_bisect, "find the first launch where the chained port diverges, and why"},
     {"diff", vkrr_cmd_diff, "compare two captures of the same frames, launch by launch"},

@@ -301,6 +301,19 @@ static const char *ptr_type(vkrr_dtype t)
     }
 }
 
+/* cuda.glsl's load (or store) of an element of the pointer type of t. */
+static const char *accessor(vkrr_dtype t, bool load)
+{
+    switch (t) {
+    case VKRR_DT_F32: return load ? "vkrr_ld_f" : "vkrr_st_f";
+    case VKRR_DT_F16: case VKRR_DT_BF16: case VKRR_DT_U16: case VKRR_DT_S16:
+    case VKRR_DT_UNORM16: case VKRR_DT_SNORM16: return load ? "vkrr_ld_h" : "vkrr_st_h";
+    case VKRR_DT_E4M3: return load ? "vkrr_ld_e4m3" : "vkrr_st_e4m3";
+    case VKRR_DT_U32: case VKRR_DT_S32: return NULL; /* .v[i] itself */
+    default: return load ? "vkrr_ld_u8" : "vkrr_st_u8";
+    }
+}
+
 static const char *cuformat_name(uint32_t code)
 {
     const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
@@ -327,7 +340,15 @@ static void port_lines(FILE *f, const vkrr_launch *l, const pn_alloc *pa, vkrr_p
             if (planes > 1)
                 fprintf(f, " planes=%llu", (unsigned long long)planes);
         } else {
-            fprintf(f, " width=%llu", (unsigned long long)n);
+            /* a parameter word equal to the count: the kernel's n */
+            uint32_t at = UINT32_MAX;
+            for (uint32_t a = 0; a + 4 <= l->args_bytes && at == UINT32_MAX; a += 4)
+                if (!overlaps_word(l, a) && ld32(l->args + a) == n && n > 1)
+                    at = a;
+            if (at != UINT32_MAX)
+                fprintf(f, " width=u32@%u", at);
+            else
+                fprintf(f, " width=%llu", (unsigned long long)n);
         }
         fputc('\n', f);
         if (r->why[0])
@@ -534,13 +555,30 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
     fprintf(f, "void main()\n{\n"
                "    uvec3 gid = vkrr_global_id(); // blockIdx * blockDim + threadIdx, as CUDA\n");
     /* cuda.glsl's loads and stores take a reference, not a member of the
-     * read-only parameter block: local copies of the outputs to start from */
+     * read-only parameter block: local copies of the outputs to start from,
+     * and of what the PTX shows the kernel reads */
     for (uint32_t p = 0; l->args_bytes && p < l->npointers; p++) {
         const vkrr_pointer *pt = &l->pointers[p];
         const pn_alloc *r = &pa[pt->alloc];
-        if (r->changed && r->owner == (int)p && pt->offset % 8 == 0)
-            fprintf(f, "    %s out%u = vkrr_p.arg%u; // e.g. vkrr_st_*(out%u, i, ...) (cuda.glsl)\n",
-                    ptr_type(r->dtype), pt->offset, pt->offset, pt->offset);
+        const vkrr_ptx_param_use *u = use_at(px, pt->offset);
+        if (r->changed && r->owner == (int)p && pt->offset % 8 == 0) {
+            if (accessor(r->dtype, false))
+                fprintf(f, "    %s out%u = vkrr_p.arg%u; // e.g. %s(out%u, i, ...) (cuda.glsl)\n",
+                        ptr_type(r->dtype), pt->offset, pt->offset, accessor(r->dtype, false), pt->offset);
+            else
+                fprintf(f, "    %s out%u = vkrr_p.arg%u; // e.g. out%u.v[i] = ...\n", ptr_type(r->dtype),
+                        pt->offset, pt->offset, pt->offset);
+        } else if (u && u->address && u->load.count && pt->offset % 8 == 0) {
+            const char *alt;
+            bool settled;
+            vkrr_dtype t = access_dtype(&u->load, &settled, &alt);
+            if (accessor(t, true))
+                fprintf(f, "    %s in%u = vkrr_p.arg%u; // e.g. %s(in%u, i) (cuda.glsl)\n", ptr_type(t),
+                        pt->offset, pt->offset, accessor(t, true), pt->offset);
+            else
+                fprintf(f, "    %s in%u = vkrr_p.arg%u; // e.g. in%u.v[i]\n", ptr_type(t), pt->offset,
+                        pt->offset, pt->offset);
+        }
     }
     fprintf(f, "    // The kernel's body goes here.  Nothing is written yet.\n}\n");
 }

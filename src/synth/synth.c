@@ -1,6 +1,7 @@
 /* synth.c - `vkrr synth` (see synth.h): scene -> rrref on the CPU backend ->
  * capture, written to a temporary sibling directory and renamed at the end. */
 #include "synth.h"
+#include "synth_internal.h"
 
 #include "hw_model.h"
 
@@ -56,14 +57,12 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return remove(path);
 }
 
-static void rmtree(const char *path)
+void vkrr_synth_rmtree(const char *path)
 {
     nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-typedef enum { DIR_MISSING, DIR_EMPTY, DIR_FULL, DIR_NOT_DIR } dir_state;
-
-static dir_state probe_dir(const char *path)
+vkrr_synth_dir_state vkrr_synth_probe_dir(const char *path)
 {
     struct stat sb;
     if (lstat(path, &sb) != 0)
@@ -73,7 +72,7 @@ static dir_state probe_dir(const char *path)
     DIR *d = opendir(path);
     if (!d)
         return DIR_FULL;
-    dir_state st = DIR_EMPTY;
+    vkrr_synth_dir_state st = DIR_EMPTY;
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
@@ -246,7 +245,7 @@ static vkrr_status check_desc(const vkrr_synth_desc *d, vkrr_error *err)
 
 /* Puts tmp where dir is: a missing or empty dir is replaced by rename; a full
  * one (force) is moved aside first and removed once tmp is in place. */
-static vkrr_status install(const char *tmp, const char *dir, vkrr_error *err)
+vkrr_status vkrr_synth_install(const char *tmp, const char *dir, vkrr_error *err)
 {
     if (rename(tmp, dir) == 0)
         return VKRR_OK;
@@ -255,7 +254,7 @@ static vkrr_status install(const char *tmp, const char *dir, vkrr_error *err)
                          strerror(errno));
     char old[4096];
     snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
-    rmtree(old);
+    vkrr_synth_rmtree(old);
     if (rename(dir, old) != 0)
         return vkrr_fail(err, VKRR_ERR_IO, dir, 0, -1, "cannot move the old one aside: %s",
                          strerror(errno));
@@ -265,14 +264,14 @@ static vkrr_status install(const char *tmp, const char *dir, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_IO, dir, 0, -1, "cannot rename %s to it: %s", tmp,
                          strerror(e));
     }
-    rmtree(old);
+    vkrr_synth_rmtree(old);
     return VKRR_OK;
 }
 
 /* run.log's device line: the GPU (name, compute capability), or for the CPU
  * backend the hardware model its approximate instructions followed, so
  * validate picks the same model (README "The capture format"). */
-static void log_device(vkrr_writer *w, const vkrr_backend *be)
+void vkrr_synth_log_device(vkrr_writer *w, const vkrr_backend *be)
 {
     char name[128];
     int ma = -1, mi = -1;
@@ -306,13 +305,13 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     if (strlen(d.dir) > 3000)
         return vkrr_fail(err, VKRR_ERR_USAGE, d.dir, 0, -1, "output path too long");
 
-    dir_state ds = probe_dir(d.dir);
+    vkrr_synth_dir_state ds = vkrr_synth_probe_dir(d.dir);
     if ((ds == DIR_FULL || ds == DIR_NOT_DIR) && !d.force)
         return vkrr_fail(err, VKRR_ERR_USAGE, d.dir, 0, -1,
                          "exists and is not an empty directory (use --force to replace it)");
 
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", d.dir, (long)getpid());
-    rmtree(tmp); /* a leftover of an earlier run with our pid */
+    vkrr_synth_rmtree(tmp); /* a leftover of an earlier run with our pid */
     st = vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = tmp, .log_prefix = "[d4r nvcuda] "},
                           err);
     if (st != VKRR_OK)
@@ -344,7 +343,7 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     }
     if (st != VKRR_OK)
         goto fail;
-    log_device(w, &be);
+    vkrr_synth_log_device(w, &be);
     st = rrref_net_create(&net, &(rrref_net_desc){.width = d.width, .height = d.height,
                                                   .seed = d.seed}, err);
     if (st != VKRR_OK)
@@ -404,7 +403,7 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     w = NULL;
     if (st != VKRR_OK)
         goto fail;
-    st = install(tmp, d.dir, err);
+    st = vkrr_synth_install(tmp, d.dir, err);
     if (st != VKRR_OK)
         goto fail;
     tmp_made = false;
@@ -420,7 +419,7 @@ fail:
     vkrr_scene_frame_free(&sf);
     free(output);
     free(rgb);
-    if (st != VKRR_OK && (tmp_made || probe_dir(tmp) != DIR_MISSING))
-        rmtree(tmp);
+    if (st != VKRR_OK && (tmp_made || vkrr_synth_probe_dir(tmp) != DIR_MISSING))
+        vkrr_synth_rmtree(tmp);
     return st;
 }

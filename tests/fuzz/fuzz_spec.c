@@ -6,6 +6,7 @@
  *                                         vkrr_compare_tol_setting
  *   3 --size WxH                          vkrr_cli_parse_size
  *   4 a count or a number                 vkrr_cli_parse_u64, vkrr_cli_parse_double
+ *   5 vkrr record --arg in:f32:256, f32:2.5, ...   vkrr_record_spec_bytes
  * No crash; a spec that parses holds what its parser promises. */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 #include "cli.h"
 #include "perturb.h"
+#include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, data + 1, size - 1);
     s[size - 1] = 0; /* an argv string ends at its first NUL */
     vkrr_launch l = {.sequence = 5, .kernel = "cuda_dldn_rrref_enc1_kernel", .occurrence = 1};
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0: {
         vkrr_cli_select sel;
         if (vkrr_cli_select_parse(s, &sel)) {
@@ -65,6 +67,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t w = 0, h = 0;
         if (vkrr_cli_parse_size(s, 16384, &w, &h) && (w < 1 || h < 1 || w > 16384 || h > 16384))
             abort();
+        break;
+    }
+    case 5: {
+        uint32_t bytes = 0;
+        vkrr_error err;
+        memset(&err, 0, sizeof err);
+        vkrr_status st = vkrr_record_spec_bytes(s, &bytes, &err);
+        if (st == VKRR_OK ? (bytes != 4 && bytes != 8) : (st != VKRR_ERR_USAGE || !err.msg[0]))
+            abort(); /* a parameter word, or a refusal that says why */
         break;
     }
     default: {

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The README's "Port your first kernel", run as written: its ```sh blocks are
+# the commands (in order), its ```glsl block the edit (applied to the .comp
+# the section names, in place of the backticked line it names), all taken
+# from README.md itself, so the tutorial cannot drift from what passes.
+# /tmp/ in the commands becomes this test's folder.  What must hold: every
+# command before the edit exits 0 except the validate of the unwritten
+# skeleton, which exits 1 (FAIL); after the edit the last validate exits 0
+# with a PASS row naming the edited file.
+# Usage: e2e_tutorial.sh VKRR_BIN WORKDIR
+set -u
+VKRR=$1
+WORK=$2
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$WORK"
+mkdir -p "$WORK"
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh"
+
+python3 - "$ROOT"/README.md "$WORK" <<'PY' || { echo "FAIL: the README section cannot be read" >&2; exit 1; }
+import re, sys
+text = open(sys.argv[1]).read()
+work = sys.argv[2]
+m = re.search(r'^## Port your first kernel\n(.*?)^## ', text, re.S | re.M)
+assert m, 'no "## Port your first kernel" section'
+sec = m.group(1)
+steps = []
+for b in re.finditer(r'```(sh|glsl)\n(.*?)```', sec, re.S):
+    before = sec[:b.start()]
+    if b.group(1) == 'sh':
+        for line in b.group(2).splitlines():
+            if line.strip():
+                steps.append(('run', line.replace('/tmp/', work + '/')))
+    else:
+        comp = re.findall(r'(/tmp/\S+\.comp)', before)[-1].replace('/tmp/', work + '/')
+        old = re.findall(r'`(//[^`]*)`', before)[-1]
+        steps.append(('edit', comp + '\t' + old + '\t' + b.group(2).replace('\n', '\\n')))
+with open(work + '/steps.tsv', 'w') as f:
+    for kind, s in steps:
+        f.write(kind + '\t' + s + '\n')
+PY
+
+cd "$ROOT" || exit 1
+edited=0
+runs=0
+last_rc=0
+while IFS=$'\t' read -r kind a b c; do
+    if [ "$kind" = edit ]; then
+        python3 - "$a" "$b" "$c" <<'PY' || fail "the edit: '$b' is not in $a"
+import sys
+path, old, new = sys.argv[1], sys.argv[2], sys.argv[3].replace('\\n', '\n').rstrip('\n')
+s = open(path).read()
+line = next(l for l in s.splitlines() if l.strip() == old.strip())
+open(path, 'w').write(s.replace(line, new, 1))
+PY
+        edited=1
+        continue
+    fi
+    runs=$((runs + 1))
+    eval "$a" >"$WORK/out-$runs.txt" 2>"$WORK/err-$runs.txt"
+    last_rc=$?
+    e2e_scan_logs "step $runs" "$WORK/err-$runs.txt"
+    case "$a" in
+    *" validate "*)
+        if [ $edited = 0 ]; then
+            [ $last_rc -eq 1 ] || fail "before the edit, '$a' exited $last_rc, want 1 (FAIL): $(cat "$WORK/out-$runs.txt")"
+            grep -q "the port left at their pre-launch bytes where CUDA wrote" "$WORK/out-$runs.txt" ||
+                fail "the skeleton's row does not say what was left"
+        fi ;;
+    *)
+        [ $last_rc -eq 0 ] || fail "'$a' exited $last_rc: $(cat "$WORK/err-$runs.txt")" ;;
+    esac
+done <"$WORK/steps.tsv"
+[ $edited = 1 ] || fail "the section has no edit"
+[ $runs -ge 4 ] || fail "only $runs commands in the section"
+[ $last_rc -eq 0 ] || fail "after the edit the last command exited $last_rc: $(cat "$WORK/out-$runs.txt")"
+grep -qE "^ +1  scale .* PASS +$WORK/first-ports/scale.comp$" "$WORK/out-$runs.txt" ||
+    fail "no PASS row naming the edited port: $(cat "$WORK/out-$runs.txt")"
+
+# vkrr record refuses what does not fit the kernel, naming the argument, and leaves nothing
+rec() { vkrr record "$WORK/bad" --ptx examples/first-port/scale.ptx --grid 4 --block 64 "$@"; }
+rec --kernel scale --arg in:f32:256 >/dev/null 2>"$WORK/r.err"
+[ $? -eq 2 ] && grep -q "scale takes 5 parameters; 1 --arg given" "$WORK/r.err" || fail "too few --arg: $(cat "$WORK/r.err")"
+rec --kernel scale --arg in:f32:256 --arg out:f32:256 --arg f32:x --arg f32:1 --arg u32:1 >/dev/null 2>"$WORK/r.err"
+[ $? -eq 2 ] && grep -q "argument 3 'f32:x': not a number" "$WORK/r.err" || fail "a bad scalar: $(cat "$WORK/r.err")"
+rec --kernel scale --arg u32:1 --arg out:f32:256 --arg f32:1 --arg f32:1 --arg u32:1 >/dev/null 2>"$WORK/r.err"
+[ $? -eq 2 ] && grep -q "argument 1 'u32:1': its size is not the .param's" "$WORK/r.err" || fail "a scalar for a pointer: $(cat "$WORK/r.err")"
+rec --kernel nope >/dev/null 2>"$WORK/r.err"
+[ $? -eq 2 ] && grep -q "no .entry nope" "$WORK/r.err" || fail "a missing kernel: $(cat "$WORK/r.err")"
+ls -d "$WORK"/bad* >/dev/null 2>&1 && fail "a refused record left $(ls -d "$WORK"/bad*)"
+
+if [ $fails -ne 0 ]; then
+    echo "e2e_tutorial: $fails failed" >&2
+    exit 1
+fi
+echo "e2e_tutorial: ok ($runs commands and the edit, from README.md)"
