@@ -122,9 +122,10 @@ grep -q "${K}x.comp: no captured kernel is called ${K}x.*nearest: $K)" "$WORK/p.
 # a run-time port: its file in the row and in the JSON; the others built-in
 vkrr validate "$cap" --ports "$ports" --mode isolated --heatmaps none --json "$WORK/p.json" \
     >"$WORK/p.out" 2>&1 || fail "validate with the real port: $(cat "$WORK/p.out")"
-grep -qE "^ +2  $K .*PASS +$ports/$K.comp$" "$WORK/p.out" || fail "the row does not name the run-time port: $(grep $K "$WORK/p.out")"
+grep -qE "^ +2  $K .*PASS +$ports/$K.comp, $ports/$K.port$" "$WORK/p.out" ||
+    fail "the row does not name the run-time port and its descriptor: $(grep $K "$WORK/p.out")"
 grep -qE "^ +3  cuda_dldn_rrref_input_kernel .*PASS +built-in$" "$WORK/p.out" || fail "a built-in port is not named built-in"
-python3 - "$WORK/p.json" "$ports/$K.comp" <<'PY' || fail "JSON port fields"
+python3 - "$WORK/p.json" "$ports/$K.comp, $ports/$K.port" <<'PY' || fail "JSON port fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
 ports = {l["kernel"]: l["port"] for l in j["launches"]}
@@ -135,12 +136,12 @@ PY
 # --no-builtin: only run-time ports run; a launch without one is NO PORT, never PASS
 vkrr validate "$cap" --ports "$ports" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1 ||
     fail "--no-builtin with one port: exit $?"
-[ "$(grep -cE 'PASS +[^ ]+$' "$WORK/p.out")" = 1 ] || fail "--no-builtin: not exactly one PASS row: $(cat "$WORK/p.out")"
+[ "$(grep -cE '^ +[0-9]+  .* PASS +[^ ]' "$WORK/p.out")" = 1 ] || fail "--no-builtin: not exactly one PASS row: $(cat "$WORK/p.out")"
 grep -q "7 NO PORT" "$WORK/p.out" || fail "--no-builtin: the other launches are not NO PORT"
 vkrr validate "$cap" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1
 [ $? -eq 2 ] || fail "--no-builtin without any port is not exit 2"
 grep -q "NOTHING VALIDATED" "$WORK/p.out" || fail "--no-builtin without any port: no 'NOTHING VALIDATED'"
-grep -qE 'PASS +[^ ]+$' "$WORK/p.out" && fail "--no-builtin without any port reported a PASS row"
+grep -qE '^ +[0-9]+  .* PASS +[^ ]' "$WORK/p.out" && fail "--no-builtin without any port reported a PASS row"
 
 # a port that does not compile: glslang's message with file and line, no table begun
 mkdir -p "$WORK/broken"

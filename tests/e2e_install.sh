@@ -61,6 +61,13 @@ ls "$dir"/*.png >/dev/null || fail "no heatmap in $dir"
 rm -rf "$XDG_CACHE_HOME/vkrr/out"
 "$vkrr" validate "$work/cap" -q --mode isolated >/dev/null
 [ ! -e "$XDG_CACHE_HOME/vkrr/out" ] || fail "a passing run made $XDG_CACHE_HOME/vkrr/out"
+"$vkrr" validate "$work/cap" -q --mode isolated --out "$work/given" >/dev/null
+[ ! -e "$work/given" ] || fail "a passing run made its --out folder"
+touch "$work/afile"
+rc=0
+"$vkrr" validate "$work/cap" -q --mode isolated --out "$work/afile/o" >/dev/null 2>"$work/o.err" || rc=$?
+[ $rc -eq 2 ] && grep -q "heatmaps cannot be written under $work/afile (not a folder)" "$work/o.err" ||
+    fail "an --out under a file is not refused before the run: $(cat "$work/o.err")"
 
 # no build or source path outside the debug information
 objcopy --strip-debug "$vkrr" "$work/vkrr.nodebug"

@@ -76,7 +76,7 @@ done <"$WORK/steps.tsv"
 [ $edited = 1 ] || fail "the section has no edit"
 [ $runs -ge 4 ] || fail "only $runs commands in the section"
 [ $last_rc -eq 0 ] || fail "after the edit the last command exited $last_rc: $(cat "$WORK/out-$runs.txt")"
-grep -qE "^ +1  scale .* PASS +$WORK/first-ports/scale.comp$" "$WORK/out-$runs.txt" ||
+grep -qE "^ +1  scale .* PASS +$WORK/first-ports/scale.comp, $WORK/first-ports/scale.port$" "$WORK/out-$runs.txt" ||
     fail "no PASS row naming the edited port: $(cat "$WORK/out-$runs.txt")"
 
 # vkrr record refuses what does not fit the kernel, naming the argument, and leaves nothing

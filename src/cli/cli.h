@@ -74,12 +74,12 @@ typedef struct vkrr_cli_compare {
 int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
                             vkrr_cli_compare *c);
 
-/* Where heatmaps go: DIR/heatmaps for --out DIR (out non-NULL), made now, so
- * a folder that cannot be made is an error before anything runs; without
- * --out the default, VKRR_OUT_DEFAULT/NAME-HASH/heatmaps (NAME the capture
- * folder's name, HASH of its absolute path), made only when the first
- * heatmap is written, so a run with nothing to show writes nothing and no
- * run leaves a folder in the current directory.  dir gets the path. */
+/* Where heatmaps go: DIR/heatmaps for --out DIR (out non-NULL; a place where
+ * it cannot be made is an error before anything runs), else the default,
+ * VKRR_OUT_DEFAULT/NAME-HASH/heatmaps (NAME the capture folder's name, HASH
+ * of its absolute path).  Either is made only when the first heatmap is
+ * written, so a run with nothing to show makes no folder, and no run leaves
+ * one in the current directory.  dir gets the path. */
 #define VKRR_OUT_DEFAULT "${XDG_CACHE_HOME:-~/.cache}/vkrr/out"
 vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir, size_t cap,
                                  vkrr_error *err);

@@ -260,7 +260,25 @@ vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir,
     if (out) {
         if ((size_t)snprintf(dir, cap, "%s/heatmaps", out) >= cap)
             return vkrr_fail(err, VKRR_ERR_USAGE, out, 0, -1, "--out: the path is too long");
-        return vkrr_mkdirs(dir, err);
+        /* made by the first heatmap; now only: could it be?  The nearest
+         * existing folder on the way must be one we may write in */
+        char probe[PATH_MAX];
+        snprintf(probe, sizeof probe, "%s", dir);
+        struct stat sb;
+        while (stat(probe, &sb) != 0) {
+            char *slash = strrchr(probe, '/');
+            if (!slash) {
+                snprintf(probe, sizeof probe, ".");
+                continue;
+            }
+            *slash = 0;
+            if (!probe[0])
+                snprintf(probe, sizeof probe, "/");
+        }
+        if (!S_ISDIR(sb.st_mode) || access(probe, W_OK | X_OK) != 0)
+            return vkrr_fail(err, VKRR_ERR_IO, out, 0, -1, "--out: heatmaps cannot be written under %s (%s)",
+                             probe, S_ISDIR(sb.st_mode) ? "not writable" : "not a folder");
+        return VKRR_OK;
     }
     /* the default: one folder per capture under the user's cache */
     char abs[PATH_MAX];

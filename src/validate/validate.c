@@ -674,6 +674,16 @@ static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_laun
     const vkrr_backend *b = o->port_backend;
     if (b->source_of)
         b->source_of(b->self, l->kernel, out->port, sizeof out->port);
+    /* and the descriptor it is compared by, when not the built-in one of a
+     * built-in port: "ports/down.comp, ports/down.port" */
+    const vkrr_portdesc *d = NULL;
+    vkrr_error e = {0};
+    bool builtin = !strcmp(out->port, "built-in");
+    if (out->port[0] && o->descs && vkrr_portdesc_set_get(o->descs, l->kernel, &d, &e) == VKRR_OK && d &&
+        !(builtin && strstr(vkrr_portdesc_name(d), "(built in)"))) {
+        size_t n = strlen(out->port);
+        snprintf(out->port + n, sizeof out->port - n, ", %s", vkrr_portdesc_name(d));
+    }
     if (b->has_kernel(b->self, l->kernel))
         return true;
     out->status = VKRR_LAUNCH_NO_PORT;
