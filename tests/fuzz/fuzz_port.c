@@ -9,15 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
+
 #include "portdesc.h"
 
-/* An error that does not name what it must: shown, then the crash. */
-static void bad_error(const vkrr_error *err)
-{
-    fprintf(stderr, "error without its place: status %d, file '%s', line %ld: %s\n", (int)err->status,
-            err->file, err->line, err->msg);
-    abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -27,9 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkrr_error err;
     memset(&err, 0, sizeof err);
     if (vkrr_portdesc_parse(&d, (const char *)data, size, "fuzz.port", &err) != VKRR_OK) {
-        if (err.status == VKRR_OK || strcmp(err.file, "fuzz.port") ||
-            (err.status == VKRR_ERR_PARSE && err.line < 1))
-            bad_error(&err); /* every error names the file (and the line of a bad one) */
+        fuzz_check_refusal(&err, "fuzz.port"); /* names the file (and a bad line) */
         return 0;
     }
     /* The launch: three pointers into two allocations, a surface, a texture. */
@@ -64,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkrr_status st = vkrr_portdesc_eval(d, &l, out, VKRR_PORT_MAX_OUTPUTS, &n, &err);
     if (st != VKRR_OK) {
         if (err.status != st || strcmp(err.file, "fuzz.port") || err.line < 1)
-            bad_error(&err);
+            fuzz_bad_error(&err);
     } else {
         for (uint32_t i = 0; i < n && i < VKRR_PORT_MAX_OUTPUTS; i++) {
             if (out[i].surface)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
+
 #include "compare.h"
 
 static void check(vkrr_tolerance t)
@@ -17,13 +19,6 @@ static void check(vkrr_tolerance t)
         abort();
 }
 
-/* An error that does not name what it must: shown, then the crash. */
-static void bad_error(const vkrr_error *err)
-{
-    fprintf(stderr, "error without its place: status %d, file '%s', line %ld: %s\n", (int)err->status,
-            err->file, err->line, err->msg);
-    abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -33,9 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkrr_error err;
     memset(&err, 0, sizeof err);
     if (vkrr_compare_tol_parse(&r, (const char *)data, size, "fuzz.tol", &err) != VKRR_OK) {
-        if (err.status == VKRR_OK || strcmp(err.file, "fuzz.tol") ||
-            (err.status == VKRR_ERR_PARSE && err.line < 1))
-            bad_error(&err);
+        fuzz_check_refusal(&err, "fuzz.tol"); /* names the file (and a bad line) */
         return 0;
     }
     /* a few queries, chosen by the input's length so that each rule kind is
