@@ -158,6 +158,39 @@ static void unsupported(void)
     vkrr_ptx_module_free(m);
 }
 
+/* An array element as an operand, as tinygrad's PTX renderer writes it
+ * (`mov.u64 %rd2, local0[0];`: the array's address); another index is
+ * refused naming the line rather than guessed. */
+static void array_operand(void)
+{
+    const char *fmt = ".version 7.8\n.target sm_80\n.address_size 64\n"
+                      ".visible .entry r(.param .u64 out)\n{\n .reg .b32 %%r<4>;\n .reg .b64 %%rd<6>;\n"
+                      " .shared .align 4 .b8 local0[256];\n ld.param.u64 %%rd1, [out];\n"
+                      " mov.u32 %%r1, %%tid.x;\n mov.u64 %%rd2, local0[%d];\n mul.wide.u32 %%rd3, %%r1, 4;\n"
+                      " add.s64 %%rd4, %%rd2, %%rd3;\n st.shared.u32 [%%rd4], %%r1;\n bar.sync 0;\n"
+                      " ld.shared.u32 %%r2, [%%rd2+20];\n cvta.to.global.u64 %%rd5, %%rd1;\n"
+                      " st.global.u32 [%%rd5], %%r2;\n ret;\n}\n";
+    char text[1024];
+    snprintf(text, sizeof text, fmt, 0);
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "a.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    uint32_t out = 0;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, &out, sizeof out);
+    CHECK(ptxt_run(m, "r", &a, 1, 32, 0));
+    CHECK_EQ_U64(out, 5); /* thread 5 stored its id at local0 + 20 */
+    vkrr_ptx_module_free(m);
+    snprintf(text, sizeof text, fmt, 3);
+    m = NULL;
+    vkrr_status st = vkrr_ptx_module_load(&m, text, strlen(text), "a.ptx", &err);
+    CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 11 && strstr(err.msg, "indexed by 3"));
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
     char path[4096];
@@ -176,5 +209,6 @@ int main(void)
     fprintf(stderr, "ptx_robust: %u loads succeeded, %u failed cleanly\n", loaded, failed);
     CHECK(loaded > 100 && failed > 1000);
     unsupported();
+    array_operand();
     return test_finish("ptx_robust");
 }

@@ -204,6 +204,21 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
             ps_peek(ps, 1)->kind == TK_INT) {
             ps_next(ps);
             o->ival = (int64_t)ps_next(ps).u;
+        } else if (o->kind == RO_SYM && ps_is_punct(ps_peek(ps, 0), '[') &&
+                   ps_peek(ps, 1)->kind == TK_INT && ps_is_punct(ps_peek(ps, 2), ']')) {
+            /* an array element as an operand (PTX "Arrays as Operands"), as
+             * tinygrad writes `mov.u64 %rd1, local0[0];`: element 0 is the
+             * array's own address.  Another index would need the scaling
+             * PTX gives it, which no test here has confirmed: refused, not
+             * guessed. */
+            ps_next(ps);
+            ptx_tok ix = ps_next(ps);
+            ps_next(ps);
+            if (ix.u != 0)
+                return ps_fail(ps, VKRR_ERR_UNSUPPORTED, ix.line,
+                               "an array operand indexed by %llu (only [0], the array's address, "
+                               "is supported)", (unsigned long long)ix.u),
+                       false;
         }
         return true;
     default:
