@@ -344,6 +344,45 @@ HANDLER(x_fsetp)
     return 0;
 }
 
+/* set.cmp{.bool}{.ftz}.dtype.stype with float sources (cuda_fp16.h's
+ * __heq2, __hlt2, ... emit the f16x2 forms): each comparison (per 16-bit
+ * half for x2 sources), combined with the predicate operand by the bool op,
+ * is written as the destination type's true or false: all ones for .u32 and
+ * .s32 (0xffff a half when the source is x2), 1.0 for .f32, 1.0 (0x3c00, or
+ * bf16's 0x3f80) a half for .f16/.bf16/x2.  in->a cmp, in->b bool op (0 none),
+ * in->c !c, in->d source type, in->e bit0 ftz, bit1 x2 source, bits 2..3 the
+ * destination: 0 integer, 1 f32, 2 f16 (halves), 3 bf16 (halves). */
+HANDLER(x_fset)
+{
+    uint64_t *d = A_(0);
+    const uint64_t *A = A_(1), *B = A_(2);
+    int ty = in->d;
+    bool ftz = in->e & 1, x2 = in->e & 2;
+    unsigned dst = in->e >> 2;
+    uint32_t c = in->b ? w->P[in->o[3]] : 0;
+    if (in->c)
+        c = ~c;
+    PTX_LANES(m, {
+        uint64_t r = 0;
+        for (unsigned h = 0; h < (x2 ? 2u : 1u); h++) {
+            uint64_t a = x2 ? (A[l] >> (16 * h)) & 0xffffu : A[l], b = x2 ? (B[l] >> (16 * h)) & 0xffffu : B[l];
+            if (ftz) {
+                a = flush(a, ty);
+                b = flush(b, ty);
+            }
+            bool t = fcmp(val(a, ty), val(b, ty), in->a);
+            bool cl = (c >> l) & 1;
+            if (in->b)
+                t = in->b == 1 ? t && cl : in->b == 2 ? t || cl : t != cl;
+            uint64_t one = dst == 1 ? 0x3f800000u : dst == 2 ? 0x3c00u : dst == 3 ? 0x3f80u
+                           : x2 ? 0xffffu : 0xffffffffu;
+            r |= (t ? one : 0) << (16 * h);
+        }
+        d[l] = r;
+    });
+    return 0;
+}
+
 /* testp.op: in->a 0 finite 1 infinite 2 number 3 notanumber 4 normal 5 subnormal */
 HANDLER(x_testp)
 {
@@ -496,10 +535,59 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
     return ptx_rest_ok(c) < 0 ? -1 : 1;
 }
 
+/* set with a float source type (the last type modifier); 0: not ours. */
+static int dec_set(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    ptx_type types[2] = {PT_NONE, PT_NONE};
+    unsigned nt = 0;
+    for (unsigned i = 0; i < c->r->nmods; i++) {
+        ptx_type t = ptx_type_from(c->r->mods[i]);
+        if (t != PT_NONE && nt < 2)
+            types[nt++] = t;
+    }
+    if (nt != 2 || float_ty(types[1]) < 0)
+        return 0; /* an integer source: not this decoder's */
+    static const char *const cmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ",
+                                       ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+    static const char *const bools[] = {".and", ".or", ".xor"};
+    int cmp = ptx_take_any(c, cmps, 14), bop = ptx_take_any(c, bools, 3);
+    bool ftz = ptx_take(c, ".ftz");
+    ptx_type dt = ptx_take_type(c), st = ptx_take_type(c);
+    bool x2 = st == PT_F16X2 || st == PT_BF16X2;
+    unsigned dst = dt == PT_F32 ? 1 : dt == PT_F16 || dt == PT_F16X2 ? 2 : dt == PT_BF16 || dt == PT_BF16X2 ? 3
+                 : dt == PT_U32 || dt == PT_S32 || dt == PT_B32 ? 0 : 9;
+    if (cmp < 0 || dst == 9 || st == PT_F64 || (x2 && dst == 1) ||
+        (!x2 && (dt == PT_F16X2 || dt == PT_BF16X2)))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "set form (%s from %s)", ptx_type_name(dt),
+                            ptx_type_name(st));
+    if (ptx_nops(c) != 3u + (bop >= 0))
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "wrong number of operands");
+    if (ptx_set_dst(c, 0, ptx_op(c, 0), dt, false) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), st, false) < 0 ||
+        ptx_set_src(c, 2, ptx_op(c, 2), st, false) < 0)
+        return -1;
+    if (bop >= 0) {
+        bool neg = false;
+        int64_t r = ptx_psrc(c, ptx_op(c, 3), &neg);
+        if (r < 0)
+            return -1;
+        in->o[3] = (uint32_t)r;
+        in->b = (uint8_t)(bop + 1);
+        in->c = neg;
+    }
+    in->a = (uint8_t)cmp;
+    in->d = (uint8_t)float_ty(st);
+    in->e = (uint8_t)((ftz ? 1 : 0) | (x2 ? 2 : 0) | dst << 2);
+    in->fn = x_fset;
+    return ptx_rest_ok(c) < 0 ? -1 : 1;
+}
+
 int ptx_dec_float(ptx_dctx *c)
 {
     const char *op = c->r->op;
     ptx_inst *in = c->in;
+    if (!strcmp(op, "set"))
+        return dec_set(c);
     ptx_type pt = peek_float(c);
     if (pt == PT_NONE)
         return 0;
