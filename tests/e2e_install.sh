@@ -61,8 +61,9 @@ ls "$dir"/*.png >/dev/null || fail "no heatmap in $dir"
 rm -rf "$XDG_CACHE_HOME/vkrr/out"
 "$vkrr" validate "$work/cap" -q --mode isolated >/dev/null
 [ ! -e "$XDG_CACHE_HOME/vkrr/out" ] || fail "a passing run made $XDG_CACHE_HOME/vkrr/out"
-"$vkrr" validate "$work/cap" -q --mode isolated --out "$work/given" >/dev/null
-[ ! -e "$work/given" ] || fail "a passing run made its --out folder"
+"$vkrr" validate "$work/cap" -q --mode isolated --out "$work/given" --json "$work/given/j/r.json" >/dev/null
+[ ! -e "$work/given/heatmaps" ] || fail "a passing run made its heatmaps folder"
+[ -s "$work/given/j/r.json" ] || fail "--json into a folder not made yet was not written"
 touch "$work/afile"
 rc=0
 "$vkrr" validate "$work/cap" -q --mode isolated --out "$work/afile/o" >/dev/null 2>"$work/o.err" || rc=$?

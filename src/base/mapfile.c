@@ -174,6 +174,16 @@ vkrr_status vkrr_write_file_atomic(const char *path, const void *data, size_t si
     if (n < 0 || (size_t)n >= sizeof tmp)
         return vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "path too long");
     vkrr_status st = VKRR_OK;
+    /* the folder the file was asked for in (--json out/r.json) is made with it:
+     * nothing is made before a file goes into it */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        if ((st = vkrr_mkdirs(dir, err)) != VKRR_OK)
+            return st;
+    }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;

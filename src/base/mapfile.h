@@ -55,6 +55,7 @@ vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, 
  * sees a partial file.  A path that is not a regular file (/dev/null,
  * /dev/stdout, a FIFO) is written in place, never replaced; a symlink's target
  * is replaced, not the link. */
+/* (Its folder is made first when missing.) */
 vkrr_status vkrr_write_file_atomic(const char *path, const void *data,
                                    size_t size, vkrr_error *err);
 

@@ -308,9 +308,7 @@ static vkrr_status write_table(const vkrr_heatmap_desc *d, vkrr_error *err)
                     fputc('\n', f);
                 }
     fclose(f);
-    vkrr_status st = make_parent(d->path, err);
-    if (st == VKRR_OK)
-        st = vkrr_write_file_atomic(d->path, buf, len, err);
+    vkrr_status st = vkrr_write_file_atomic(d->path, buf, len, err); /* makes the folder */
     free(buf);
     return st;
 }
