@@ -62,8 +62,12 @@ for t in "${targets[@]}"; do
   limit=(-max_total_time="$secs")
   [ -n "$execs" ] && limit=(-runs="$execs")
   rc=0
+  # the regression inputs too: a crash found once fails here again under clang's sanitizers
+  seeds=("$root/tests/fuzz/corpus/$t")
+  [ -d "$root/tests/fuzz/crashes/$t" ] && [ -n "$(ls -A "$root/tests/fuzz/crashes/$t")" ] &&
+    seeds+=("$root/tests/fuzz/crashes/$t")
   "$build/tests/fuzz/fuzz_$t" "${limit[@]}" -timeout=$timeout -rss_limit_mb=4096 -max_len=$maxlen \
-    -print_final_stats=1 -artifact_prefix="$work/$t/" "$corpus" "$root/tests/fuzz/corpus/$t" \
+    -print_final_stats=1 -artifact_prefix="$work/$t/" "$corpus" "${seeds[@]}" \
     >"$work/$t.log" 2>&1 || rc=$?
   done_line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$work/$t.log" | tail -1 || true)
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$work/$t.log" | grep -oE '[0-9]+$' || true)

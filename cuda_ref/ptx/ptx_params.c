@@ -202,7 +202,7 @@ static void made_by(const flow *fl, uint32_t reg, vkrr_ptx_access *a, int depth)
     }
     if (!bit_move(r))
         return;
-    const ptx_rop *ops = &fl->f->rops[r->ops];
+    const ptx_rop *ops = r->nops ? &fl->f->rops[r->ops] : NULL; /* none: rops may be NULL */
     for (uint32_t i = 1; i < r->nops && !a->cvt[0]; i++) {
         uint32_t src[8];
         for (uint32_t k = 0, n = regs_of(fl->f, &ops[i], src, 8); k < n; k++)
@@ -214,7 +214,7 @@ static void step(flow *fl, uint32_t at)
 {
     const ptx_func *f = fl->f;
     const ptx_raw *r = &f->raw[at];
-    const ptx_rop *ops = &f->rops[r->ops];
+    const ptx_rop *ops = r->nops ? &f->rops[r->ops] : NULL; /* none: rops may be NULL */
     uint32_t dst[8];
     if (!strcmp(r->op, "ld") && has_mod(r, ".param") && r->nops == 2 && ops[1].kind == RO_MEM &&
         ops[1].n && f->rops[ops[1].first].kind == RO_PARAM) {
@@ -272,7 +272,7 @@ static void step(flow *fl, uint32_t at)
             }
             break;
         }
-        for (uint32_t k = 0, n = ld || at_op ? regs_of(f, &ops[0], dst, 8) : 0; k < n; k++) {
+        for (uint32_t k = 0, n = (ld || at_op) && r->nops ? regs_of(f, &ops[0], dst, 8) : 0; k < n; k++) {
             set_addr(fl, dst[k], -1); /* a loaded value is data, not an address */
             fl->def[dst[k]] = (int32_t)at;
         }
