@@ -535,6 +535,27 @@ static int dec_arith(ptx_dctx *c, int op, unsigned n)
     return ptx_rest_ok(c) < 0 ? -1 : 1;
 }
 
+/* The comparisons and boolean ops of setp and set, in->a / in->b order. */
+static const char *const fcmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ",
+                                    ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const fbools[] = {".and", ".or", ".xor"};
+
+/* The predicate operand c of a .and/.or/.xor form into in->o[3], in->b, in->c. */
+static int bool_operand(ptx_dctx *c, int bop, const ptx_rop *op)
+{
+    ptx_inst *in = c->in;
+    if (bop < 0)
+        return 0;
+    bool neg = false;
+    int64_t r = ptx_psrc(c, op, &neg);
+    if (r < 0)
+        return -1;
+    in->o[3] = (uint32_t)r;
+    in->b = (uint8_t)(bop + 1);
+    in->c = neg;
+    return 0;
+}
+
 /* set with a float source type (the last type modifier); 0: not ours. */
 static int dec_set(ptx_dctx *c)
 {
@@ -548,10 +569,7 @@ static int dec_set(ptx_dctx *c)
     }
     if (nt != 2 || float_ty(types[1]) < 0)
         return 0; /* an integer source: not this decoder's */
-    static const char *const cmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ",
-                                       ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-    static const char *const bools[] = {".and", ".or", ".xor"};
-    int cmp = ptx_take_any(c, cmps, 14), bop = ptx_take_any(c, bools, 3);
+    int cmp = ptx_take_any(c, fcmps, 14), bop = ptx_take_any(c, fbools, 3);
     bool ftz = ptx_take(c, ".ftz");
     ptx_type dt = ptx_take_type(c), st = ptx_take_type(c);
     bool x2 = st == PT_F16X2 || st == PT_BF16X2;
@@ -564,17 +582,8 @@ static int dec_set(ptx_dctx *c)
     if (ptx_nops(c) != 3u + (bop >= 0))
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "wrong number of operands");
     if (ptx_set_dst(c, 0, ptx_op(c, 0), dt, false) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), st, false) < 0 ||
-        ptx_set_src(c, 2, ptx_op(c, 2), st, false) < 0)
+        ptx_set_src(c, 2, ptx_op(c, 2), st, false) < 0 || bool_operand(c, bop, ptx_op(c, 3)) < 0)
         return -1;
-    if (bop >= 0) {
-        bool neg = false;
-        int64_t r = ptx_psrc(c, ptx_op(c, 3), &neg);
-        if (r < 0)
-            return -1;
-        in->o[3] = (uint32_t)r;
-        in->b = (uint8_t)(bop + 1);
-        in->c = neg;
-    }
     in->a = (uint8_t)cmp;
     in->d = (uint8_t)float_ty(st);
     in->e = (uint8_t)((ftz ? 1 : 0) | (x2 ? 2 : 0) | dst << 2);
@@ -663,10 +672,7 @@ int ptx_dec_float(ptx_dctx *c)
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     if (!strcmp(op, "setp")) {
-        static const char *const cmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ",
-                                           ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-        static const char *const bools[] = {".and", ".or", ".xor"};
-        int cmp = ptx_take_any(c, cmps, 14), bop = ptx_take_any(c, bools, 3);
+        int cmp = ptx_take_any(c, fcmps, 14), bop = ptx_take_any(c, fbools, 3);
         bool ftz = ptx_take(c, ".ftz");
         ptx_type t = ptx_take_type(c);
         if (cmp < 0 || x2)
@@ -682,15 +688,8 @@ int ptx_dec_float(ptx_dctx *c)
         if (ptx_set_src(c, 4, ptx_op(c, first), t, false) < 0 ||
             ptx_set_src(c, 5, ptx_op(c, first + 1), t, false) < 0)
             return -1;
-        if (bop >= 0) {
-            bool neg = false;
-            int64_t r = ptx_psrc(c, ptx_op(c, first + 2), &neg);
-            if (r < 0)
-                return -1;
-            in->o[3] = (uint32_t)r;
-            in->b = (uint8_t)(bop + 1);
-            in->c = neg;
-        }
+        if (bool_operand(c, bop, ptx_op(c, first + 2)) < 0)
+            return -1;
         in->a = (uint8_t)cmp;
         in->e = ftz;
         in->d = (uint8_t)ty;
