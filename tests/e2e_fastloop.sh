@@ -164,6 +164,10 @@ vkrr validate "$WORK/cap-left" --only 2 --no-hash-check --heatmaps none >"$WORK/
 grep -qE "buffer arg8: .*[1-9][0-9]* CUDA left at their pre-launch bytes where the port wrote" "$WORK/l.out" ||
     fail "CUDA's side of 'left at pre-launch bytes' is not said: $(cat "$WORK/l.out")"
 grep -q "the port left at their pre-launch" "$WORK/l.out" && fail "the port is said to have left bytes it wrote"
+# a chained launch that cannot be judged (its dump changed since capture) is never "every launch within tolerance"
+vkrr validate "$WORK/cap-left" --only 2 --mode both --heatmaps none >"$WORK/l2.out" 2>&1
+grep -q "bisect: no divergence among the chained launches judged (1 not judged" "$WORK/l2.out" ||
+    fail "the bisect line claims every chained launch: $(grep bisect "$WORK/l2.out")"
 
 # progress: a non-terminal stderr gets one line at the end, per-launch lines only with --progress
 vkrr validate "$cap" --mode isolated --heatmaps none >/dev/null 2>"$WORK/prog.err" || fail "validate for progress"

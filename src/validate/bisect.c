@@ -65,6 +65,7 @@ void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect 
     *out = (vkrr_bisect){.first_fail = -1, .first_inexact = -1, .later_culprit = -1};
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];
+        out->unjudged += r->has_chained && unjudged(r->chained_status, r->damaged);
         if (out->first_inexact < 0 && r->has_chained && !unjudged(r->chained_status, r->damaged) &&
             !r->chained_exact)
             out->first_inexact = (int)i;
@@ -117,7 +118,11 @@ static void print_class(FILE *f, const vkrr_bisect *b)
 void vkrr_bisect_print(FILE *f, const vkrr_bisect *b, const vkrr_launch_result *res)
 {
     if (b->first_fail < 0) {
-        fprintf(f, "bisect: no divergence: every chained launch is within tolerance");
+        if (b->unjudged) /* never "every launch" of a run that could not judge some */
+            fprintf(f, "bisect: no divergence among the chained launches judged (%u not judged: "
+                       "no port, skipped or unreadable)", b->unjudged);
+        else
+            fprintf(f, "bisect: no divergence: every chained launch is within tolerance");
         if (b->first_inexact >= 0) {
             fprintf(f, " (first inexact: ");
             name(f, &res[b->first_inexact]);

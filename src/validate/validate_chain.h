@@ -91,6 +91,7 @@ typedef struct vkrr_bisect {
     int first_inexact;  /* first launch whose chained output is not bit-exact; -1 none */
     int later_culprit;  /* the first launch after first_fail that is a culprit too; -1 none */
     unsigned later_culprits; /* how many such launches */
+    unsigned unjudged;  /* chained launches not judged (NO PORT, SKIPPED, unreadable) */
 } vkrr_bisect;
 
 void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect *out);
