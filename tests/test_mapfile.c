@@ -75,10 +75,14 @@ int main(void)
     CHECK(r.n == 9 && !memcmp(r.got, "streamed\n", 9));
     CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
 
-    /* a directory that cannot be written: an error naming the path, no file */
-    snprintf(path, sizeof path, "%s/missing/out.json", dir);
+    /* a folder not made yet is made with the file (--json out/r.json) */
+    snprintf(path, sizeof path, "%s/missing/deeper/out.json", dir);
+    CHECK_EQ_U64(vkrr_write_file_atomic(path, "x", 1, &err), VKRR_OK);
+    CHECK(stat(path, &sb) == 0 && sb.st_size == 1);
+    /* a folder that cannot be: an error naming the path, no file */
+    snprintf(path, sizeof path, "%s/missing/deeper/out.json/under-a-file.json", dir);
     CHECK(vkrr_write_file_atomic(path, "x", 1, &err) != VKRR_OK);
-    CHECK(strstr(err.file, "missing") != NULL);
+    CHECK(strstr(err.file, "out.json") != NULL);
 
     int rc = test_finish("mapfile");
     if (rc == 0)
