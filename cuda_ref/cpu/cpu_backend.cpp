@@ -60,6 +60,7 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
                          "launch %ux%ux%u blocks of %ux%ux%u threads is not a valid CUDA launch",
                          grid.x, grid.y, grid.z, block.x, block.y, block.z);
     }
+    vkrr_host_launch_current(&l); /* the handles its kernel may use (host_launch.h) */
     unsigned nthreads = be->threads;
     if (nthreads > nblocks)
         nthreads = (unsigned)nblocks;
@@ -86,8 +87,13 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
     worker();
     for (unsigned i = 0; i < started; i++)
         extra[i].join();
-    bool fault = __atomic_load_n(&l.fault, __ATOMIC_RELAXED) != 0;
+    vkrr_host_launch_current(NULL);
+    int fault = __atomic_load_n(&l.fault, __ATOMIC_RELAXED);
     vkrr_host_launch_free(&l);
+    if (fault & VKRR_HOST_FAULT_HANDLE)
+        return vkrr_fail(err, VKRR_ERR_FAULT, r->kernel, 0, -1, /* this launch's ERROR */
+                         "the kernel used a texture or surface handle word the capture's manifest "
+                         "does not declare (nothing was read or written through it)");
     if (fault)
         return vkrr_fail(err, VKRR_ERR_DEVICE, r->kernel, 0, -1,
                          "the kernel wrote a surface out of range or with the wrong texel size");

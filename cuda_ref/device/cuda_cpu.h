@@ -36,6 +36,7 @@
 
 #include "approx.h"
 #include "cuda_texture.h"
+#include "host_launch.h"
 #include "fpformat.h"
 
 #define __global__
@@ -159,6 +160,8 @@ typedef vkrr_cusurf cpu_surface;
 static inline float4 cpu_tex2d(cudaTextureObject_t obj, float x, float y)
 {
     float r[4];
+    if (!vkrr_host_tex_ok(obj)) /* a word the capture does not declare a texture */
+        return float4{0, 0, 0, 0};
     vkrr_cutex_sample((const cpu_texture *)(uintptr_t)obj, x, y, r);
     return float4{r[0], r[1], r[2], r[3]};
 }
@@ -182,6 +185,8 @@ template <> inline float tex2D<float>(cudaTextureObject_t obj, float x, float y)
 static inline float4 cpu_tex1dfetch(cudaTextureObject_t obj, int i)
 {
     float r[4];
+    if (!vkrr_host_tex_ok(obj))
+        return float4{0, 0, 0, 0};
     vkrr_cutex_fetch1d((const cpu_texture *)(uintptr_t)obj, i, r);
     return float4{r[0], r[1], r[2], r[3]};
 }
@@ -201,8 +206,9 @@ template <> inline float tex1Dfetch<float>(cudaTextureObject_t obj, int i)
  * size is not the texel size is dropped and flags the surface's fault. */
 template <typename T> inline void surf2Dwrite(T v, cudaSurfaceObject_t obj, int x, int y)
 {
-    vkrr_cusurf_write((const cpu_surface *)(uintptr_t)obj, &v, (unsigned)sizeof(T), x, y,
-                      VKRR_CUSURF_TRAP);
+    if (vkrr_host_surf_ok(obj))
+        vkrr_cusurf_write((const cpu_surface *)(uintptr_t)obj, &v, (unsigned)sizeof(T), x, y,
+                          VKRR_CUSURF_TRAP);
 }
 
 #endif

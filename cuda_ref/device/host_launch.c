@@ -110,3 +110,39 @@ void vkrr_host_launch_free(vkrr_host_launch *hl)
     free(hl->surf);
     memset(hl, 0, sizeof *hl);
 }
+
+static vkrr_host_launch *_Atomic current_launch;
+
+void vkrr_host_launch_current(vkrr_host_launch *hl)
+{
+    current_launch = hl;
+}
+
+/* handle is the address of one of n descriptors of size sz from base */
+static bool handle_in(uint64_t handle, const void *base, uint32_t n, size_t sz)
+{
+    uintptr_t b = (uintptr_t)base, h = (uintptr_t)handle;
+    return base && n && h >= b && h < b + (uintptr_t)n * sz && (h - b) % sz == 0;
+}
+
+static bool handle_check(bool ok)
+{
+    vkrr_host_launch *hl = current_launch;
+    if (!ok && hl)
+        __atomic_fetch_or(&hl->fault, VKRR_HOST_FAULT_HANDLE, __ATOMIC_RELAXED);
+    return ok;
+}
+
+/* Outside a backend launch (a test calling the accessors on descriptors of
+ * its own) there is nothing to check against: the caller's word stands. */
+bool vkrr_host_tex_ok(uint64_t handle)
+{
+    vkrr_host_launch *hl = current_launch;
+    return !hl || handle_check(handle_in(handle, hl->tex, hl->ntex, sizeof *hl->tex));
+}
+
+bool vkrr_host_surf_ok(uint64_t handle)
+{
+    vkrr_host_launch *hl = current_launch;
+    return !hl || handle_check(handle_in(handle, hl->surf, hl->nsurf, sizeof *hl->surf));
+}

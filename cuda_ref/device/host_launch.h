@@ -46,6 +46,18 @@ typedef struct vkrr_host_launch {
 } vkrr_host_launch;
 
 vkrr_status vkrr_host_launch_prepare(const vkrr_replay *r, vkrr_host_launch *hl, vkrr_error *err);
+
+/* The launch the CPU backend runs (one at a time; NULL when none).  A kernel
+ * compiled for the CPU reads a handle word as a pointer to its descriptor,
+ * so a word the capture does not declare as a texture or surface (a damaged
+ * manifest) would be a wild pointer: the accessors check it against the
+ * current launch's descriptors first, and a stranger sets fault bit 2 and
+ * reads zeros / writes nothing (no current launch: nothing to check). */
+#define VKRR_HOST_FAULT_SURFACE 1
+#define VKRR_HOST_FAULT_HANDLE 2
+void vkrr_host_launch_current(vkrr_host_launch *hl);
+bool vkrr_host_tex_ok(uint64_t handle);
+bool vkrr_host_surf_ok(uint64_t handle);
 void vkrr_host_launch_free(vkrr_host_launch *hl); /* accepts a zeroed or freed one */
 
 #ifdef __cplusplus
