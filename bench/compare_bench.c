@@ -1,6 +1,6 @@
 /* compare_bench - how fast vkrr_compare gets through two files.
  *
- *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N] [--hash]
+ *     compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps N] [--hash] [--no-simd]
  *
  * Maps both files (they must have the same size), compares them as one flat
  * view of DTYPE (default f16) N times (default 3), and prints the best run:
@@ -14,7 +14,8 @@
  * (the lowest bit of each such element flipped).
  * --hash: FILE_A is hashed as it is compared (vkrr_compare_hashed, what
  * validate does with a dump the log gives a hash= for); "hashed" is printed
- * after the dtype.
+ * after the dtype.  --no-simd: the f16 scan element by element, as on a CPU
+ * without AVX2 and F16C (vkrr_compare_scan_set_simd); "no simd" is printed.
  * Exit 0 on success, 2 on bad input.
  */
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #include "cuformat.h"
 
 #include "compare.h"
+#include "compare_scan.h"
 #include "mapfile.h"
 
 static double now_s(void)
@@ -54,8 +56,8 @@ static int run(vkrr_dtype t, const char *dt, bool hash, const char *label, const
         if (dt_s < best)
             best = dt_s;
     }
-    printf("compare_bench%s: %zu bytes, dtype %s%s, best %.6f s, %.1f MB/s, pass %d\n", label, bytes,
-           dt, hash ? ", hashed" : "", best, best > 0 ? (double)bytes / best / 1e6 : 0.0,
+    printf("compare_bench%s: %zu bytes, dtype %s%s%s, best %.6f s, %.1f MB/s, pass %d\n", label,
+           bytes, dt, hash ? ", hashed" : "", vkrr_compare_scan_simd() ? "" : ", no simd", best, best > 0 ? (double)bytes / best / 1e6 : 0.0,
            (int)m.pass);
     return 0;
 }
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--hash"))
             hash = true;
+        else if (!strcmp(argv[i], "--no-simd"))
+            vkrr_compare_scan_set_simd(false);
         else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
             dt = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
     }
     vkrr_dtype t = !strcmp(dt, "f16") ? VKRR_DT_F16 : !strcmp(dt, "f32") ? VKRR_DT_F32 : VKRR_DT_BYTES;
     if (!a || !b || reps < 1 || reps > 1000 || (t == VKRR_DT_BYTES && strcmp(dt, "bytes"))) {
-        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000] [--hash]\n");
+        fprintf(stderr, "usage: compare_bench FILE_A FILE_B [--dtype f16|f32|bytes] [--reps 1..1000] [--hash] [--no-simd]\n");
         return 2;
     }
     int rc = 2;

@@ -537,6 +537,109 @@ static void test_scan_against_reference(void)
     }
 }
 
+/* The f16 scan in blocks (compare_scan.c: AVX2 lanes, exact sums, blocks it
+ * does not take left to the element loop, sums made again where they could
+ * have rounded) gives the metrics of the element loop bit for bit, on data
+ * where the lanes take almost every block, where some blocks hold pairs
+ * across binades, NaN, Inf or unwritten elements, where pairs are out of a
+ * ULP or an atol/rtol tolerance, and where sums in another order round
+ * differently (the chunk is summed again: checked sensitive here). */
+static bool metrics_same(const vkrr_metrics *x, const vkrr_metrics *y)
+{
+    return x->count == y->count && x->exact == y->exact && x->exact_pct == y->exact_pct &&
+           x->unwritten == y->unwritten && x->nan_mismatch == y->nan_mismatch &&
+           x->inf_mismatch == y->inf_mismatch && x->out_of_tol == y->out_of_tol &&
+           x->first_bad == y->first_bad && x->max_abs == y->max_abs &&
+           x->max_abs_index == y->max_abs_index && x->max_abs_ref == y->max_abs_ref &&
+           x->max_abs_cand == y->max_abs_cand && x->mean_abs == y->mean_abs &&
+           x->rmse == y->rmse && x->nmse == y->nmse && x->psnr == y->psnr &&
+           x->peak == y->peak && x->ref_min == y->ref_min && x->ref_max == y->ref_max &&
+           x->max_ulp == y->max_ulp && x->within1_ulp_pct == y->within1_ulp_pct &&
+           x->within4_ulp_pct == y->within4_ulp_pct && x->pass == y->pass;
+}
+
+static void test_f16_blocks_bit_identical(void)
+{
+    if (!vkrr_compare_scan_simd()) {
+        printf("compare: f16 blocks: this CPU has no AVX2 with F16C, one path only\n");
+        return;
+    }
+    const uint64_t n = (3u << 20) + 4099; /* several chunks; a last block not of 16 */
+    uint8_t *a = malloc(2 * n), *b = malloc(2 * n);
+    CHECK(a && b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return;
+    }
+    const vkrr_tolerance tols[] = {{.atol = -1, .rtol = -1, .max_ulp = 2},
+                                   {.atol = 1e-3, .rtol = 1e-2, .max_ulp = -1},
+                                   {.atol = -1, .rtol = -1, .max_ulp = -1}};
+    static const uint16_t mixed[3] = {0x7000, 0x3c00, 0x0000}; /* 2^13, 1, subnormal */
+    for (int data = 0; data < 4; data++) {
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t r = rnd();
+            /* 0, 1: smooth values in [2^-3, 8), either sign; 2: values near
+             * 2^13, 1 and subnormal mixed; 3: anything */
+            uint16_t x = data < 2 ? (uint16_t)(((12 + (i >> 9) % 6) << 10) | (r & 0x3ff) | (r & 0x8000))
+                         : data == 2 ? (uint16_t)(mixed[r % 3] | (r >> 2 & 0x3ff))
+                         : (uint16_t)r;
+            uint32_t s = rnd() % 1000;
+            uint16_t y = x;
+            if (data == 2)
+                y = (uint16_t)(x ^ (1 + (rnd() & 0x1ff))); /* hundreds of ULPs in a binade */
+            else if (s < 900)
+                y = (uint16_t)(x ^ (s % 7)); /* 0 to 6 ULPs in a binade */
+            else if (data >= 1 && s < 902)
+                y = (uint16_t)(x + 0x400); /* the next binade */
+            else if (data >= 1 && s < 903)
+                y = (uint16_t)(s & 1 ? 0x7c00 : 0xfe00); /* Inf, NaN */
+            else if (data >= 1 && s < 904)
+                y = 0xffff; /* unwritten */
+            put16(a + 2 * i, x);
+            put16(b + 2 * i, y);
+        }
+        if (data == 2) {
+            /* the sums in four lanes round otherwise than in element order */
+            double seq = 0, lanes[4] = {0};
+            for (uint64_t i = 0; i < (1u << 20); i++) {
+                double d = fabs((double)vkrr_f16_to_f32((uint16_t)(a[2 * i] | a[2 * i + 1] << 8)) -
+                                (double)vkrr_f16_to_f32((uint16_t)(b[2 * i] | b[2 * i + 1] << 8)));
+                seq += d * d;
+                lanes[i % 4] += d * d;
+            }
+            CHECK(seq != (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]));
+        }
+        for (size_t k = 0; k < 2 * sizeof tols / sizeof tols[0]; k++) {
+            vkrr_view v = vkrr_compare_flat_view(VKRR_DT_F16, 2 * n);
+            v.sentinel = k % 2 == 0;
+            vkrr_metrics on, off, hashed;
+            vkrr_error err = {0};
+            vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
+            CHECK(vkrr_compare_scan_set_simd(true));
+            CHECK_EQ_U64(vkrr_compare(&v, a, b, 2 * n, &tols[k / 2], &on, &err), VKRR_OK);
+            CHECK_EQ_U64(vkrr_compare_hashed(&v, a, b, 2 * n, &tols[k / 2], &hc, &hashed, &err),
+                         VKRR_OK);
+            CHECK(!vkrr_compare_scan_set_simd(false));
+            CHECK_EQ_U64(vkrr_compare(&v, a, b, 2 * n, &tols[k / 2], &off, &err), VKRR_OK);
+            vkrr_compare_scan_set_simd(true);
+            if (!metrics_same(&on, &off) || !metrics_same(&hashed, &off))
+                fprintf(stderr,
+                        "    f16 data %d tol %zu: mean %.17g/%.17g/%.17g rmse %.17g/%.17g "
+                        "oot %llu/%llu first %llu/%llu max %g@%llu/%g@%llu\n",
+                        data, k, on.mean_abs, hashed.mean_abs, off.mean_abs, on.rmse, off.rmse,
+                        (unsigned long long)on.out_of_tol, (unsigned long long)off.out_of_tol,
+                        (unsigned long long)on.first_bad, (unsigned long long)off.first_bad,
+                        on.max_abs, (unsigned long long)on.max_abs_index, off.max_abs,
+                        (unsigned long long)off.max_abs_index);
+            CHECK(metrics_same(&on, &off));
+            CHECK(metrics_same(&hashed, &off));
+        }
+    }
+    free(a);
+    free(b);
+}
+
 /* Hashing while comparing: windows walked in file order (gaps hashed by the
  * caller) give the whole buffer's FNV-1a 64, identical or not, across slice
  * boundaries, and the metrics are those of vkrr_compare. */
@@ -635,6 +738,7 @@ int main(void)
     test_tolerance_rules();
     test_scan_against_reference();
     test_hashed();
+    test_f16_blocks_bit_identical();
     throughput();
     return test_finish("compare");
 }

@@ -4,10 +4,12 @@
  * sums what the metrics need (compare.h says the classes and the sums).  It is
  * the hot path of a port that is not bit-identical, so it is written for
  * speed, at memory speed where it can be:
- *   - f16 decodes in registers (a few integer operations, exact); other 1-
- *     and 2-byte types through a table of every code (256 or 65,536 doubles,
- *     built once per type from vkrr_dtype_to_double), never a switch per
- *     element; 4-byte types decode inline.
+ *   - f16 decodes in registers (a few integer operations, exact), and where
+ *     the CPU has AVX2 with F16C, sixteen pairs at a time in blocks whose
+ *     sums are exact (compare_f16.c); other 1- and 2-byte types through a
+ *     table of every code (256 or 65,536 doubles, built once per type from
+ *     vkrr_dtype_to_double), never a switch per element; 4-byte types
+ *     decode inline.
  *   - The reference's statistics (peak, range, sum of squares) of elements
  *     that match or differ numerically are a histogram of the reference's
  *     codes for 1- and 2-byte types, summed once at the end: a matching
@@ -19,8 +21,8 @@
  * sum of squares code by code), not element by element across the whole run: the last bits of mean, RMSE and NMSE may differ
  * from a sequential sum; counts, maxima, positions and ULPs are exact.
  *
- * Memory: per thread, a histogram of the reference's codes (3 KiB, or 768 KiB
- * for 2-byte types: 32-bit counts flushed into 64-bit ones), freed before it
+ * Memory: per thread, a histogram of the reference's codes (6 KiB, or 1.5 MiB
+ * for 2-byte types: four ways of 32-bit counts flushed into 64-bit ones), freed before it
  * returns; VKRR_ERR_NOMEM when that fails.  The tables live for
  * the process (at most 512 KiB per 2-byte type used).
  */
@@ -45,6 +47,9 @@ typedef struct vkrr_scan {
     bool have_ref;
     int64_t ulp_seen;
     uint64_t w1, w4;         /* elements within 1 and 4 ULP (float types) */
+    /* f16, while a chunk is scanned (compare_scan.c, "exact sums") */
+    uint64_t f16_or;          /* the OR of every |difference| in units of 2^-24 */
+    bool f16_inexact;         /* a difference whose square a double rounds */
 } vkrr_scan;
 
 /* Told, in element order, before each slice [lo, hi) of the run is scanned
@@ -61,6 +66,14 @@ typedef struct vkrr_scan_hook {
 vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, uint64_t n,
                               const vkrr_tolerance *tol, bool sentinel,
                               const vkrr_scan_hook *hook, vkrr_scan *out, vkrr_error *err);
+
+/* Whether the f16 scan uses the CPU's vector unit: AVX2 with F16C on x86-64
+ * when the CPU has them (the default), else element by element.  The
+ * metrics are the same bit for bit either way (test_compare compares them);
+ * tests and compare_bench turn it off to compare, while no scan runs.
+ * set returns whether it is on now. */
+bool vkrr_compare_scan_set_simd(bool on);
+bool vkrr_compare_scan_simd(void);
 
 /* The value of every code of a 1- or 2-byte type (NULL for other sizes, or
  * when the table cannot be allocated). */
