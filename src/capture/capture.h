@@ -236,6 +236,12 @@ typedef enum vkrr_capture_hashes {
 } vkrr_capture_hashes;
 vkrr_capture_hashes vkrr_capture_check_hashes(const vkrr_capture *cap, unsigned *probed);
 
+/* The capture's identity (capture_hash.c): FNV-1a 64 of its index (each
+ * launch's number, kernel, frame, shape, arguments, allocations, images) and
+ * the log's hash= of its dumps.  The same capture gives the same value on any
+ * machine and path (`vkrr merge` checks that shards validated one capture). */
+uint64_t vkrr_capture_identity(const vkrr_capture *cap);
+
 /* Finds a launch by (kernel, occurrence); NULL when absent. */
 const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
                                      uint32_t occurrence);

@@ -10,6 +10,7 @@
 #include "capture.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
 
@@ -64,4 +65,43 @@ vkrr_capture_hashes vkrr_capture_check_hashes(const vkrr_capture *cap, unsigned 
     if (probed)
         *probed = tried;
     return verdict;
+}
+
+/* What identifies a capture: its index (every launch's number, kernel,
+ * frame, shape, arguments, allocations and images) and the log's hash= of
+ * its dumps, not its path. */
+uint64_t vkrr_capture_identity(const vkrr_capture *cap)
+{
+    uint64_t h = VKRR_FNV1A64_INIT;
+#define MIX(x) (h = vkrr_fnv1a64_update(h, &(x), sizeof(x)))
+    MIX(cap->nlaunches);
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        const vkrr_launch *l = &cap->launches[i];
+        MIX(l->sequence);
+        h = vkrr_fnv1a64_update(h, l->kernel, strlen(l->kernel) + 1);
+        MIX(l->frame);
+        MIX(l->grid);
+        MIX(l->block);
+        MIX(l->shared_bytes);
+        if (l->args)
+            h = vkrr_fnv1a64_update(h, l->args, l->args_bytes);
+        for (uint32_t a = 0; a < l->nallocs; a++) {
+            MIX(l->allocs[a].base);
+            MIX(l->allocs[a].size);
+            if (l->allocs[a].has_post_hash)
+                MIX(l->allocs[a].post_hash);
+        }
+        for (uint32_t m = 0; m < l->nimages; m++) {
+            const vkrr_image *im = &l->images[m];
+            MIX(im->kind);
+            MIX(im->width);
+            MIX(im->height);
+            MIX(im->format);
+            MIX(im->dump_bytes);
+            if (im->has_dump_hash)
+                MIX(im->dump_hash);
+        }
+    }
+#undef MIX
+    return h;
 }

@@ -14,6 +14,9 @@
 #include "portdesc.h"
 #include "validate.h"
 #include "validate_report.h"
+#include "cli_summary.h"
+#include "shard.h"
+#include "version.h"
 
 static const char rerun_help[] =
     "usage: vkrr rerun CAPDIR [options]\n"
@@ -69,6 +72,7 @@ static const char rerun_help[] =
 typedef struct rerun_args {
     const char *capdir, *backend, *modules;
     vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
+    uint32_t shard, shards; /* --shard K/N; shards 0: all */
 } rerun_args;
 
 static int parse_args(int argc, char **argv, rerun_args *a)
@@ -99,6 +103,11 @@ static int parse_args(int argc, char **argv, rerun_args *a)
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
             a->modules = v;
+        } else if (!strcmp(o, "--shard")) {
+            NEED_VALUE();
+            if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
+                return vkrr_cli_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
+                                            VKRR_SHARD_MAX, v);
         } else if (o[0] == '-') {
             return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
         } else if (!a->capdir) {
@@ -135,6 +144,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_tol_rules *rules = NULL;
     vkrr_backend be = {0};
     vkrr_launch_result *res = NULL;
+    bool *mine = NULL;
     vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
@@ -173,23 +183,43 @@ int vkrr_cmd_rerun(int argc, char **argv)
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
                                .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
                                .standin_bounds = !a.c.tol_given};
-    res = calloc(cap->nlaunches, sizeof *res);
-    if (!res) {
+    res = calloc(cap->nlaunches ? cap->nlaunches : 1, sizeof *res);
+    mine = malloc((cap->nlaunches ? cap->nlaunches : 1) * sizeof *mine);
+    if (!res || !mine) {
         vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
         goto fail;
     }
     printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
            cap->nlaunches, cap->nframes, be.name, a.c.tol_given ? "within tolerance" : "exactly");
-    vkrr_report_info info = {.capture = a.capdir, .backend = be.name, .reference = "capture",
-                             .mode = "isolated", .total = cap->nlaunches,
+    uint32_t n = cap->nlaunches;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        mine[i] = true;
+    if (a.shards) {
+        n = vkrr_shard_plan(cap, NULL, a.shard, a.shards, false, mine);
+        if (n)
+            printf("shard %u/%u: %u of the %u launches, balanced by cost (bytes and threads)\n",
+                   a.shard, a.shards, n, cap->nlaunches);
+        else
+            printf("shard %u/%u: no launch falls to this shard (%u launches); nothing to do\n",
+                   a.shard, a.shards, cap->nlaunches);
+    }
+    vkrr_report_info info = {.capture = a.capdir, .command = "rerun", .version = VKRR_VERSION,
+                             .capture_id = vkrr_capture_identity(cap),
+                             .capture_launches = cap->nlaunches, .shard = a.shard,
+                             .shards = a.shards, .backend = be.name, .reference = "capture",
+                             .mode = "isolated", .total = n,
                              .damage = cap->damage, .ndamage = cap->ndamage,
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet)
         vkrr_report_table_header(stdout, false, false, false);
     unsigned unreadable = 0;
-    for (uint32_t i = 0; i < cap->nlaunches; i++) {
-        if (vkrr_validate_launch(&opts, cap, &cap->launches[i], &res[i], &err) != VKRR_OK)
+    uint32_t done = 0;
+    for (uint32_t at = 0; at < cap->nlaunches; at++) {
+        if (!mine[at])
+            continue;
+        uint32_t i = done++;
+        if (vkrr_validate_launch(&opts, cap, &cap->launches[at], &res[i], &err) != VKRR_OK)
             goto fail;
         info.counts[res[i].status]++;
         info.dispatches += res[i].ran;
@@ -201,34 +231,20 @@ int vkrr_cmd_rerun(int argc, char **argv)
     info.unreadable = unreadable;
     unsigned fails = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT];
     unsigned errors = info.counts[VKRR_LAUNCH_ERROR] + info.counts[VKRR_LAUNCH_NO_PORT];
-    printf("summary: %u launches: %u PASS, %u FAIL, %u NO KERNEL, %u TIMEOUT, %u ERROR -> %s\n",
-           cap->nlaunches, info.counts[VKRR_LAUNCH_PASS], info.counts[VKRR_LAUNCH_FAIL],
-           info.counts[VKRR_LAUNCH_NO_PORT], info.counts[VKRR_LAUNCH_TIMEOUT],
-           info.counts[VKRR_LAUNCH_ERROR], fails ? "FAIL" : errors ? "INCOMPLETE" : "PASS");
-    if (unreadable)
-        printf("could not be read: %u launches (damaged or changed capture files)\n", unreadable);
-    for (uint32_t i = 0; i < cap->nlaunches; i++)
-        if (res[i].status != VKRR_LAUNCH_PASS) {
-            printf("first launch that %s: #%llu %s (frame %u, occurrence %u)%s%s\n",
-                   res[i].status == VKRR_LAUNCH_FAIL ? "differs" : "did not run",
-                   (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
-                   res[i].launch->frame, res[i].launch->occurrence, res[i].note[0] ? ": " : "",
-                   res[i].note);
-            break;
-        }
-    vkrr_cli_print_heatmap_dir(heatmap_dir, res, cap->nlaunches);
+    vkrr_cli_rerun_summary(stdout, &info, res, n);
+    vkrr_cli_print_heatmap_dir(heatmap_dir, res, n);
     if (a.c.json) {
-        if (vkrr_report_json_write(a.c.json, &info, res, cap->nlaunches, &err) != VKRR_OK)
+        if (vkrr_report_json_write(a.c.json, &info, res, n, &err) != VKRR_OK)
             goto fail;
         printf("json: %s\n", a.c.json);
     }
     if (a.c.report) {
-        if (vkrr_report_html_write(a.c.report, &info, res, cap->nlaunches, &err) != VKRR_OK)
+        if (vkrr_report_html_write(a.c.report, &info, res, n, &err) != VKRR_OK)
             goto fail;
         printf("report: %s/index.html\n", a.c.report);
     }
     if (a.c.junit) {
-        if (vkrr_report_junit_write(a.c.junit, &info, res, cap->nlaunches, &err) != VKRR_OK)
+        if (vkrr_report_junit_write(a.c.junit, &info, res, n, &err) != VKRR_OK)
             goto fail;
         printf("junit: %s\n", a.c.junit);
     }
@@ -241,6 +257,7 @@ out:
     for (uint32_t i = 0; res && cap && i < cap->nlaunches; i++)
         vkrr_launch_result_free(&res[i]);
     free(res);
+    free(mine);
     if (be.destroy)
         be.destroy(be.self);
     vkrr_compare_tol_destroy(rules);

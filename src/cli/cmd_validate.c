@@ -11,6 +11,7 @@
 #include "backends.h"
 #include "capture.h"
 #include "cli.h"
+#include "cli_summary.h"
 #include "compare.h"
 #include "hw_model.h"
 #include "portdesc.h"
@@ -19,6 +20,8 @@
 #include "validate_chain.h"
 #include "validate_run.h"
 #include "validate_report.h"
+#include "shard.h"
+#include "version.h"
 
 static const char validate_help[] =
     "usage: vkrr validate CAPDIR [options]\n"
@@ -158,7 +161,9 @@ static const char bisect_help[] =
 
 typedef struct validate_args {
     vkrr_cli_select only[MAX_ONLY];
+    char only_text[1024];   /* the --only values as given, space-separated (JSON "only") */
     unsigned nonly;
+    uint32_t shard, shards; /* --shard K/N; shards 0: all */
     bool mode_given, watch;
     unsigned watch_max;     /* hidden --watch-max N (tests): stop after N runs */
     char **argv;
@@ -168,6 +173,8 @@ typedef struct validate_args {
     bool bisect;
     double timeout;
     bool strict, validation, no_builtin, progress;
+    const vkrr_capture *cap; /* the run's, for mine */
+    bool *mine;             /* --shard: the launches of this shard, by index; NULL: all */
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
@@ -207,6 +214,13 @@ static int parse_args(int argc, char **argv, validate_args *a)
                 return vkrr_cli_usage_error(argv[0], "--only is given more than %d times", MAX_ONLY);
             if (!vkrr_cli_select_parse(v, &a->only[a->nonly++]))
                 return vkrr_cli_usage_error(argv[0], "--only takes KERNEL, KERNEL#OCC or SEQ, not '%s'", v);
+            size_t ol = strlen(a->only_text);
+            snprintf(a->only_text + ol, sizeof a->only_text - ol, "%s%s", ol ? " " : "", v);
+        } else if (!strcmp(o, "--shard") && !bisect) {
+            NEED_VALUE();
+            if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
+                return vkrr_cli_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
+                                            VKRR_SHARD_MAX, v);
         } else if (!strcmp(o, "--watch") && !bisect) {
             a->watch = true;
         } else if (!strcmp(o, "--watch-max") && !bisect) {
@@ -256,6 +270,9 @@ static int parse_args(int argc, char **argv, validate_args *a)
         return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
     if (a->watch && !a->c.ports)
         return vkrr_cli_usage_error(argv[0], "--watch watches the --ports DIR: give one");
+    if (a->watch && a->shards)
+        return vkrr_cli_usage_error(argv[0], "--watch and --shard do not go together (a shard is "
+                                             "a CI job's part of a run)");
     if (a->nonly && !a->mode_given)
         a->mode = "isolated"; /* the fast loop: the launch's own error */
     return 0;
@@ -306,32 +323,18 @@ static void print_guesses(vkrr_portdesc_set *ports, const vkrr_launch_result *re
     }
 }
 
-/* Frames whose chained run needs what an earlier frame could not make (a
- * broken history link): one line each. */
-static void print_broken_frames(const vkrr_launch_result *res, uint32_t n)
-{
-    for (uint32_t i = 0, k; i < n; i = k) {
-        uint32_t frame = res[i].launch->frame, skipped = 0;
-        const vkrr_launch *root = NULL;
-        for (k = i; k < n && res[k].launch->frame == frame; k++)
-            if (res[k].has_chained && res[k].chained_status == VKRR_LAUNCH_SKIPPED &&
-                res[k].skipped_for && res[k].skipped_for->frame < frame) {
-                skipped++;
-                root = root ? root : res[k].skipped_for;
-            }
-        if (skipped)
-            printf("chained: frame %u: %u launches not validated: they need what frame %u "
-                   "could not produce (#%llu %s could not be read)\n",
-                   frame, skipped, root->frame, (unsigned long long)root->sequence, root->kernel);
-    }
-}
-
-static bool is_selected(const validate_args *a, const vkrr_launch *l)
+static bool only_selects(const validate_args *a, const vkrr_launch *l)
 {
     for (unsigned k = 0; k < a->nonly; k++)
         if (vkrr_cli_select_matches(&a->only[k], l))
             return true;
     return a->nonly == 0;
+}
+
+/* Selected: by --only and, with --shard, in this shard (a->mine, by index). */
+static bool is_selected(const validate_args *a, const vkrr_launch *l)
+{
+    return only_selects(a, l) && (!a->mine || a->mine[l - a->cap->launches]);
 }
 
 /* The selected launches' count; VKRR_ERR_USAGE naming an --only that
@@ -360,6 +363,29 @@ static vkrr_status selection(const validate_args *a, const vkrr_capture *cap, ui
                              cap->path);
     }
     return VKRR_OK;
+}
+
+/* --shard K/N: which part of the capture this job validates. */
+static void print_shard(const validate_args *a, const vkrr_capture *cap, uint32_t nsel, bool chn)
+{
+    uint32_t f0 = UINT32_MAX, f1 = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        if (a->mine[i]) {
+            f0 = cap->launches[i].frame < f0 ? cap->launches[i].frame : f0;
+            f1 = cap->launches[i].frame > f1 ? cap->launches[i].frame : f1;
+        }
+    if (!nsel) {
+        printf("shard %u/%u: no launch falls to this shard (%u launches in %u frames%s); "
+               "nothing to do\n", a->shard, a->shards, cap->nlaunches, cap->nframes,
+               chn ? ", split by whole frames" : "");
+        return;
+    }
+    printf("shard %u/%u: %u of the %u launches", a->shard, a->shards, nsel, cap->nlaunches);
+    if (chn)
+        printf(", frames %u-%u; chained mode also runs, unshown, every launch before them (the "
+               "port's history carries from frame to frame)\n", f0, f1);
+    else
+        printf(", balanced by cost (bytes and threads)\n");
 }
 
 /* The run's callbacks: progress before each launch, its row after it. */
@@ -407,6 +433,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
+    bool *mine = NULL;
     rc = 2;
 
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
@@ -428,6 +455,22 @@ static int validate_run(const validate_args *args, char **argv)
     uint32_t nsel;
     if (selection(&a, cap, &nsel, &err) != VKRR_OK)
         goto fail;
+    a.cap = cap;
+    if (a.shards) {
+        bool *sel = malloc((cap->nlaunches ? cap->nlaunches : 1) * sizeof *sel);
+        mine = malloc((cap->nlaunches ? cap->nlaunches : 1) * sizeof *mine);
+        if (!sel || !mine) {
+            free(sel);
+            vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+            goto fail;
+        }
+        for (uint32_t i = 0; i < cap->nlaunches; i++)
+            sel[i] = only_selects(&a, &cap->launches[i]);
+        bool frames = a.bisect || strcmp(a.mode, "isolated");
+        nsel = vkrr_shard_plan(cap, sel, a.shard, a.shards, frames, mine);
+        free(sel);
+        a.mine = mine;
+    }
     /* a bad descriptor stops the run before anything is launched */
     if (a.c.ports && vkrr_ports_dir_check(a.c.ports, cap, &err) != VKRR_OK)
         goto fail;
@@ -496,16 +539,23 @@ static int validate_run(const validate_args *args, char **argv)
            rerun ? rerun_be.name : "",
            a.bisect ? "chained until the first divergence" : iso && chn ? "isolated and chained"
                                                             : iso ? "isolated" : "chained");
-    if (a.nonly)
+    if (a.nonly && !a.shards)
         printf("--only: %u of the %u launches%s\n", nsel, cap->nlaunches,
                chn ? "; chained mode also runs, unshown, every launch before the last of them "
                      "(it reads what they wrote)" : "");
+    if (a.shards)
+        print_shard(&a, cap, nsel, chn);
     for (uint32_t i = 0; i < cap->ndamage; i++) {
         char buf[1400];
         vkrr_error_format(&cap->damage[i], buf, sizeof buf);
         printf("damaged: %s\n", buf);
     }
-    vkrr_report_info info = {.capture = a.capdir, .backend = port_be.name, .device = st.device_name,
+    vkrr_report_info info = {.capture = a.capdir, .command = "validate", .version = VKRR_VERSION,
+                             .capture_id = vkrr_capture_identity(cap),
+                             .capture_launches = cap->nlaunches, .shard = a.shard,
+                             .shards = a.shards, .only = a.nonly ? a.only_text : NULL,
+                             .strict = a.strict,
+                             .backend = port_be.name, .device = st.device_name,
                              .reference = a.ref, .mode = a.bisect ? "chained" : a.mode,
                              .perturb = a.perturb_text, .total = nsel,
                              .damage = cap->damage, .ndamage = cap->ndamage,
@@ -530,39 +580,14 @@ static int validate_run(const validate_args *args, char **argv)
     memcpy(info.chained_counts, run.chained_counts, sizeof info.chained_counts);
     info.unreadable = run.unreadable;
     info.interrupted = run.interrupted;
-    if (!a.bisect) {
-        char counts[200], when[96] = "";
-        if (info.interrupted)
-            snprintf(when, sizeof when, ", interrupted after %u of %u", done, nsel);
-        vkrr_report_counts(counts, sizeof counts, info.counts);
-        bool fails = run.failed || (chn && !iso && run.chained_bad);
-        bool none = vkrr_run_no_port_ran(&run);
-        printf("summary: %u launches%s%s: %s -> %s\n", nsel, iso ? "" : " (chained)", when,
-               counts, fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
-                                    : run.unreadable || cap->ndamage ? "INCOMPLETE" : "PASS");
-        if (iso && chn) {
-            vkrr_report_counts(counts, sizeof counts, info.chained_counts);
-            printf("summary (chained): %s\n", counts);
-        }
+    vkrr_cli_summary sum = {.run = &run, .nsel = nsel, .iso = iso, .chn = chn,
+                            .bisect = a.bisect, .capture_damage = cap->ndamage};
+    vkrr_cli_summary_lines(stdout, &sum);
+    if (!a.bisect)
         print_guesses(ports, res, done);
-    }
-    if (run.unreadable || cap->ndamage)
-        printf("could not be validated: %u launches (damaged or changed capture files, or "
-               "needing what such a launch would have produced)%s\n", run.unreadable,
-               cap->ndamage ? ", and the capture problems listed above" : "");
-    for (uint32_t i = 0; iso && i < done; i++)
-        if (res[i].status == VKRR_LAUNCH_FAIL) {
-            printf("first failing launch: #%llu %s (frame %u, occurrence %u)\n",
-                   (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
-                   res[i].launch->frame, res[i].launch->occurrence);
-            break;
-        }
-    if (chn) {
-        print_broken_frames(res, done);
-        vkrr_bisect_print(stdout, &run.bisect, res);
-        if (!a.c.quiet)
-            printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
-    }
+    vkrr_cli_summary_details(stdout, &sum);
+    if (chn && !a.c.quiet)
+        printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
     vkrr_cli_print_heatmap_dir(heatmap_dir, res, done);
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
@@ -591,7 +616,7 @@ static int validate_run(const validate_args *args, char **argv)
     }
     /* any validation-layer message: the bridge or a port misuses Vulkan, so
      * the results cannot be trusted and the run fails */
-    vkrr_status verdict = vkrr_run_verdict(&rd, &run, cap, a.validation ? st.validation_messages : 0);
+    vkrr_status verdict = vkrr_run_verdict(&rd, &run, cap->ndamage, a.validation ? st.validation_messages : 0);
     if (info.interrupted)
         fprintf(stderr, "vkrr: interrupted after %u of %u launches\n", done, nsel);
     rc = vkrr_status_exit_code(verdict);
@@ -610,6 +635,7 @@ out:
     vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);
     vkrr_capture_close(cap);
+    free(mine);
     return rc;
 }
 

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"validate", vkrr_cmd_validate, "replay every launch through the Vulkan port and compare"},
     {"bisect", vkrr_cmd_bisect, "find the first launch where the chained port diverges, and why"},
     {"diff", vkrr_cmd_diff, "compare two captures of the same frames, launch by launch"},
+    {"merge", vkrr_cmd_merge, "the result files of a run's shards (--shard K/N) made into that run"},
     {"rerun", vkrr_cmd_rerun, "run the original kernels again (from their PTX, on the CPU) and compare"},
     {"port", vkrr_cmd_port, "port new: a kernel's starting port (.comp + .port) from a capture"},
     {"hw", vkrr_cmd_hw, "hw measure: the approximate instructions' tables of this GPU; hw list"},

@@ -300,6 +300,20 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
 {
     fprintf(f, "{\n  \"capture\": ");
     json_str(f, info->capture);
+    fprintf(f, ",\n  \"command\": ");
+    json_str(f, info->command ? info->command : "validate");
+    fprintf(f, ",\n  \"vkrr_version\": ");
+    if (info->version) json_str(f, info->version); else fputs("null", f);
+    fprintf(f, ",\n  \"capture_id\": \"%016llx\", \"capture_launches\": %u",
+            (unsigned long long)info->capture_id, info->capture_launches);
+    fprintf(f, ",\n  \"shard\": ");
+    if (info->shards)
+        fprintf(f, "{\"index\": %u, \"count\": %u}", info->shard, info->shards);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"only\": ");
+    if (info->only) json_str(f, info->only); else fputs("null", f);
+    fprintf(f, ",\n  \"strict\": %s", info->strict ? "true" : "false");
     /* the backend the ports ran on; each launch's "port" names the port itself */
     fprintf(f, ",\n  \"port_backend\": ");
     json_str(f, info->backend);
@@ -393,9 +407,21 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                         r->chained_original_pass ? "true" : "false", (long long)vkrr_report_original_ulp(r));
             else
                 fputs("null", f);
-            if (r->skipped_for)
-                fprintf(f, ", \"skipped_for\": %llu", (unsigned long long)r->skipped_for->sequence);
+            if (r->skipped_for) {
+                const vkrr_launch *sf = r->skipped_for;
+                fprintf(f, ", \"skipped_for\": %llu, \"skipped_for_launch\": {\"sequence\": %llu, "
+                           "\"kernel\": ", (unsigned long long)sf->sequence,
+                        (unsigned long long)sf->sequence);
+                json_str(f, sf->kernel);
+                fprintf(f, ", \"frame\": %u}", sf->frame);
+            }
+            fprintf(f, ", \"chained_worst\": ");
+            if (r->chained_worst >= 0) fprintf(f, "%d", r->chained_worst); else fputs("null", f);
         }
+        fprintf(f, ", \"worst\": ");
+        if (r->worst >= 0) fprintf(f, "%d", r->worst); else fputs("null", f);
+        fprintf(f, ", \"rerun\": %s, \"rerun_matches_capture\": %s", r->rerun ? "true" : "false",
+                r->rerun_matches_capture ? "true" : "false");
         fprintf(f, ", \"port\": ");
         if (r->port[0]) json_str(f, r->port); else fputs("null", f);
         fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",

@@ -28,7 +28,15 @@
  * texture filter; per launch "hw_note" (where that model is not exact for
  * it) and "standins" (the approximate instructions a reference computed with
  * a stand-in, compared within the ISA's bound).  PSNR of identical data
- * is infinite; JSON has no infinity, so it is written as null. */
+ * is infinite; JSON has no infinity, so it is written as null.
+ * What `vkrr merge` needs to make one run of shards (results_read.h): at the
+ * top "command", "vkrr_version", "capture_id" (vkrr_capture_identity, hex),
+ * "capture_launches", "shard": {"index", "count"} or null, "only" (the
+ * --only text or null) and "strict"; per launch "worst" and "chained_worst"
+ * (the index of the resource the row shows, or null), "rerun",
+ * "rerun_matches_capture", and with "skipped_for" also "skipped_for_launch":
+ * {"sequence", "kernel", "frame"}.  The file is then all a table row, the
+ * summary, the bisect verdict, the HTML page and JUnit are made from. */
 #ifndef VKRR_VALIDATE_REPORT_H
 #define VKRR_VALIDATE_REPORT_H
 
@@ -38,6 +46,13 @@
 
 typedef struct vkrr_report_info {
     const char *capture;
+    const char *command;     /* "validate", "rerun" (JSON "command"; NULL: "validate") */
+    const char *version;     /* vkrr's version (JSON "vkrr_version"), NULL: none */
+    uint64_t capture_id;     /* vkrr_capture_identity: one capture on any machine (0: none) */
+    uint32_t capture_launches; /* launches in the capture, selected or not */
+    uint32_t shard, shards;  /* --shard K/N (K 1-based); shards 0: not sharded */
+    const char *only;        /* the --only selection as given, space-separated; NULL: all */
+    bool strict;             /* --strict: a kernel with no port is a failure */
     const char *backend;     /* the ports' backend, by name (JSON "port") */
     const char *device;      /* device name or NULL */
     const char *reference;   /* "capture", "cpu", "cuda" */

@@ -9,7 +9,7 @@ static bool is_selected(const vkrr_run_desc *d, const vkrr_launch *l)
     return !d->selected || d->selected(d->ctx, l);
 }
 
-static void tally(const vkrr_run_desc *d, vkrr_run *run, const vkrr_launch_result *r)
+void vkrr_run_tally(const vkrr_run_desc *d, vkrr_run *run, const vkrr_launch_result *r)
 {
     bool iso = d->isolated, chn = d->chained;
     if (iso) {
@@ -90,7 +90,7 @@ vkrr_status vkrr_run_capture(const vkrr_run_desc *d, const vkrr_capture *cap, vk
             break;
         if (d->chained && (s = vkrr_chain_run(chain, &d->opts, at, r, err)) != VKRR_OK)
             break;
-        tally(d, out, r);
+        vkrr_run_tally(d, out, r);
         bool cbad = d->chained && vkrr_chain_result_bad(r);
         if (d->bisect && cbad && (s = add_isolated(d, cap, l, r, err)) != VKRR_OK)
             break;
@@ -117,7 +117,7 @@ void vkrr_run_free(vkrr_run *r)
     memset(r, 0, sizeof *r);
 }
 
-vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, const vkrr_capture *cap,
+vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, uint32_t capture_damage,
                              unsigned extra_failures)
 {
     unsigned bad = extra_failures;
@@ -127,7 +127,7 @@ vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, const vk
         bad += r->failed + (d->chained && !d->isolated ? r->chained_bad : 0);
     return r->interrupted              ? VKRR_ERR_INTERRUPTED
            : bad                       ? VKRR_ERR_MISMATCH
-           : r->unreadable || cap->ndamage || vkrr_run_no_port_ran(r) ? VKRR_ERR_INCOMPLETE
+           : r->unreadable || capture_damage || vkrr_run_no_port_ran(r) ? VKRR_ERR_INCOMPLETE
                                        : VKRR_OK;
 }
 

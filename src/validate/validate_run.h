@@ -6,7 +6,7 @@
  *     vkrr_run run;
  *     if (vkrr_run_capture(&d, cap, &run, &err) != VKRR_OK) ...;  // stops everything
  *     ... run.res[0 .. run.done), run.counts, run.bisect ...
- *     status = vkrr_run_verdict(&run, cap, 0);
+ *     status = vkrr_run_verdict(&d, &run, cap->ndamage, 0);
  *     vkrr_run_free(&run);
  *
  * Selection: launches d.selected() accepts (NULL: all).  In chained mode the
@@ -57,11 +57,15 @@ typedef struct vkrr_run {
 vkrr_status vkrr_run_capture(const vkrr_run_desc *d, const vkrr_capture *cap, vkrr_run *out,
                              vkrr_error *err);
 void vkrr_run_free(vkrr_run *r); /* accepts a zeroed one */
-/* What the run adds up to, with extra failures the caller found (validation
- * layer messages): VKRR_ERR_INTERRUPTED, VKRR_ERR_MISMATCH (a failure of the
+/* A finished launch's result added to the run's counts (vkrr_run_capture
+ * does it; `vkrr merge` does it for results read back). */
+void vkrr_run_tally(const vkrr_run_desc *d, vkrr_run *run, const vkrr_launch_result *r);
+/* What the run adds up to, with the capture's problems no launch owns
+ * (cap->ndamage) and extra failures the caller found (validation layer
+ * messages): VKRR_ERR_INTERRUPTED, VKRR_ERR_MISMATCH (a failure of the
  * port), VKRR_ERR_INCOMPLETE (launches or capture parts not validated), else
  * VKRR_OK. */
-vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, const vkrr_capture *cap,
+vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, uint32_t capture_damage,
                              unsigned extra_failures);
 /* True when launches were selected and not one had a port to run: nothing
  * was validated, which is never a pass (the verdict is INCOMPLETE). */

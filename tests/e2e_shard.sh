@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# e2e_shard: a run split into shards (--shard K/N, as a CI matrix runs it) and
+# merged (vkrr merge) is the run itself: the same rows in the JSON (every
+# field of every launch but its wall time, heatmaps by file name), the same
+# table, summary and bisect verdict, the same exit code; isolated (launches
+# balanced by cost), chained and both (whole frames), a failing port
+# (--perturb), `vkrr rerun` too.  Each launch is in exactly one shard.  A
+# shard with nothing to do says so and exits 0.  Files of different
+# captures, overlapping shards and a missing shard are exit 2 naming them.
+# Usage: e2e_shard.sh VKRR_BIN WORKDIR
+set -u
+VKRR=$1
+WORK=$2
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh"
+cap=$WORK/cap
+vkrr synth "$cap" --size 24x16 --frames 3 >/dev/null 2>&1 || fail "synth"
+
+# Same rows (JSON), ignoring what says how rather than what: wall times,
+# the folder a heatmap was written to, the shard, dispatch counts (a shard
+# also runs, unshown, the frames before its own), the capture's path.
+same_json() { # WHOLE MERGED WHAT
+    python3 - "$1" "$2" "$3" <<'EOF' || fail "$3: the merged JSON is not the run's"
+import json, os, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+what = sys.argv[3]
+def norm(x, key=None):
+    if isinstance(x, dict):
+        return {k: norm(v, k) for k, v in x.items() if k not in ("seconds",)}
+    if isinstance(x, list):
+        return [norm(v) for v in x]
+    if key == "heatmap" and isinstance(x, str):
+        return os.path.basename(x)
+    return x
+bad = 0
+for k in a:
+    if k in ("shard", "launches", "capture"):
+        continue
+    va, vb = norm(a[k]), norm(b.get(k))
+    if k == "summary":
+        va = dict(va); vb = dict(vb)
+        va.pop("dispatches"); vb.pop("dispatches")
+    if va != vb:
+        print(f"{what}: top-level {k}: {va} != {vb}"); bad += 1
+if len(a["launches"]) != len(b["launches"]):
+    print(f"{what}: {len(a['launches'])} launches, merged {len(b['launches'])}"); bad += 1
+for la, lb in zip(a["launches"], b["launches"]):
+    if norm(la) != norm(lb):
+        diff = [k for k in la if norm(la[k], k) != norm(lb.get(k), k)]
+        print(f"{what}: launch {la['sequence']} differs in {diff}"); bad += 1
+print(f"{what}: {len(a['launches'])} launches compared, {bad} differences")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# The table and the lines after it, as a person reads them (not the lines
+# that name files or say how the run went).
+text() { grep -v -e '^json:' -e '^report:' -e '^junit:' -e '^validate ' -e '^rerun ' -e '^merge:' \
+    -e '^shard ' -e '^port:' -e '^chain:' -e '^heatmaps' -e 'heatmap: ' "$1"; }
+
+# CMD NAME MODE-ARGS...: the whole run, 3 shards, the merge; all compared
+check() {
+    local cmd=$1 name=$2
+    shift 2
+    local d=$WORK/$name
+    mkdir -p "$d"
+    vkrr $cmd "$cap" "$@" --out "$d/whole" --json "$d/whole.json" --junit "$d/whole.xml" \
+        >"$d/whole.out" 2>"$d/whole.err"
+    local rc_whole=$?
+    local seen=""
+    for k in 1 2 3; do
+        vkrr $cmd "$cap" "$@" --shard $k/3 --out "$d/s$k" --json "$d/s$k/result.json" \
+            >"$d/s$k.out" 2>"$d/s$k.err"
+        local rc=$?
+        [ $rc -le 1 ] || fail "$name: shard $k/3 exit $rc: $(cat "$d/s$k.err")"
+        seen="$seen $(python3 -c "import json; print(' '.join(str(l['sequence']) for l in json.load(open('$d/s$k/result.json'))['launches']))")"
+    done
+    # every launch in exactly one shard
+    local all dup
+    all=$(echo $seen | tr ' ' '\n' | sort -n | tr '\n' ' ')
+    dup=$(echo $seen | tr ' ' '\n' | sort -n | uniq -d | tr '\n' ' ')
+    [ -z "$dup" ] || fail "$name: launches in two shards: $dup"
+    want=$(python3 -c "import json; print(' '.join(str(l['sequence']) for l in json.load(open('$d/whole.json'))['launches']))" | tr ' ' '\n' | sort -n | tr '\n' ' ')
+    [ "$all" = "$want" ] || fail "$name: the shards hold [$all], the run [$want]"
+    vkrr merge "$d/s1/result.json" "$d/s2/result.json" "$d/s3/result.json" --json "$d/merged.json" \
+        --junit "$d/merged.xml" --report "$d/report" >"$d/merged.out" 2>"$d/merged.err"
+    local rc_merged=$?
+    [ $rc_merged = $rc_whole ] || fail "$name: merge exit $rc_merged, the run's $rc_whole: $(cat "$d/merged.err")"
+    same_json "$d/whole.json" "$d/merged.json" "$name"
+    diff <(text "$d/whole.out") <(text "$d/merged.out") >"$d/text.diff" ||
+        fail "$name: the merged table and summary differ from the run's: $(head -20 "$d/text.diff")"
+    diff <(sed 's/time="[^"]*"//' "$d/whole.xml") <(sed 's/time="[^"]*"//' "$d/merged.xml") >/dev/null ||
+        fail "$name: the merged JUnit differs from the run's"
+    [ -f "$d/report/index.html" ] || fail "$name: no merged report"
+    for h in $(grep -o "heatmaps/[^']*\.png" "$d/report/index.html" | sort -u); do
+        [ -f "$d/report/$h" ] || fail "$name: the report links $h, which was not copied in"
+    done
+    echo "$name: run exit $rc_whole, merged exit $rc_merged"
+}
+
+check validate isolated --mode isolated
+check validate both-failing --perturb "cuda_dldn_rrref_enc1_kernel#1=3"
+check validate chained --mode chained --heatmaps all
+check rerun rerun --backend cpu
+
+# more shards than frames: the empty ones say so, exit 0, and merge
+d=$WORK/five
+mkdir -p "$d"
+files=""
+for k in 1 2 3 4 5; do
+    vkrr validate "$cap" --shard $k/5 --heatmaps none --json "$d/s$k.json" >"$d/s$k.out" 2>&1
+    rc=$?
+    if grep -q "no launch falls to this shard" "$d/s$k.out"; then
+        [ $rc = 0 ] || fail "an empty shard exits $rc"
+        empty=1
+    fi
+    files="$files $d/s$k.json"
+done
+[ "${empty:-0}" = 1 ] || fail "5 shards of 3 frames: no shard said it had nothing to do"
+vkrr validate "$cap" --heatmaps none --json "$d/whole.json" >/dev/null 2>&1
+vkrr merge $files --json "$d/merged.json" >"$d/merged.out" 2>&1 || fail "merge of 5: $(cat "$d/merged.out")"
+same_json "$d/whole.json" "$d/merged.json" "five shards"
+
+# what is not one run's shards
+s=$WORK/isolated
+vkrr merge "$s/s1/result.json" "$s/s3/result.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "shard 2/3 missing" "$WORK/m.err" ||
+    fail "a missing shard: exit $rc, $(cat "$WORK/m.err")"
+vkrr merge "$s/s1/result.json" "$s/s1/result.json" "$s/s2/result.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "both shard 1/3: overlapping" "$WORK/m.err" ||
+    fail "overlapping shards: exit $rc, $(cat "$WORK/m.err")"
+vkrr synth "$WORK/other" --size 24x16 --frames 2 >/dev/null 2>&1
+vkrr validate "$WORK/other" --mode isolated --shard 2/3 --heatmaps none --json "$WORK/other.json" >/dev/null 2>&1
+vkrr merge "$s/s1/result.json" "$WORK/other.json" "$s/s3/result.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "other.json are results of different captures" "$WORK/m.err" ||
+    fail "different captures: exit $rc, $(cat "$WORK/m.err")"
+vkrr merge "$s/s1/result.json" "$WORK/both-failing/s2/result.json" "$s/s3/result.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "results of different modes" "$WORK/m.err" ||
+    fail "different modes: exit $rc, $(cat "$WORK/m.err")"
+echo '{"capture": "x"' >"$WORK/cut.json"
+vkrr merge "$WORK/cut.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "cut.json:[0-9]*: not valid JSON: the text ends inside an object" "$WORK/m.err" ||
+    fail "a cut file: exit $rc, $(cat "$WORK/m.err")"
+vkrr validate "$cap" --shard 4/3 >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "\-\-shard takes K/N" "$WORK/m.err" || fail "--shard 4/3: exit $rc, $(cat "$WORK/m.err")"
+
+[ $fails = 0 ] && echo "e2e_shard: ok" || echo "e2e_shard: $fails failures"
+[ $fails = 0 ]
