@@ -346,8 +346,16 @@ vkrr_status vkrr_results_read(const char *path, vkrr_results *out, vkrr_error *e
     vkrr_status s = vkrr_mapfile_open(&m, path, VKRR_MAPFILE_ANY_SIZE, err);
     if (s != VKRR_OK)
         return s;
-    s = vkrr_json_parse((const char *)m.data, m.size, path, &out->doc, err);
+    s = vkrr_results_parse((const char *)m.data, m.size, path, out, err);
     vkrr_mapfile_close(&m);
+    return s;
+}
+
+vkrr_status vkrr_results_parse(const char *text, size_t len, const char *path, vkrr_results *out,
+                               vkrr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    vkrr_status s = vkrr_json_parse(text, len, path, &out->doc, err);
     if (s != VKRR_OK)
         return s;
     if (!(out->path = strdup(path))) {

@@ -36,6 +36,9 @@ typedef struct vkrr_results {
 } vkrr_results;
 
 vkrr_status vkrr_results_read(const char *path, vkrr_results *out, vkrr_error *err);
+/* The same from text[0, len) (path names it in errors). */
+vkrr_status vkrr_results_parse(const char *text, size_t len, const char *path, vkrr_results *out,
+                               vkrr_error *err);
 void vkrr_results_free(vkrr_results *r); /* accepts a zeroed one */
 
 #endif
