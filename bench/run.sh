@@ -54,20 +54,18 @@ mkdir -p "$WORK"
 FRAMES=3
 if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; fi
 
-now() { date +%s.%N; }
 # A figure, not a verdict: a launch that is slow on a busy machine must still
 # finish (validate's default per-launch timeout is 60 s).
 TMO="--timeout 1800"
-# Wall seconds of one command; its output goes to LOG.
-wall() { local log=$1 t0 t1; shift; t0=$(now); "$@" >"$log" 2>&1; t1=$(now); calc "$t1 - $t0"; }
-calc() { python3 -c "import sys; print($1)"; }
+# shellcheck source=bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 base_cap=$WORK/cap-16x16
 "$VKRR" synth "$base_cap" --size 16x16 --frames $FRAMES >/dev/null 2>&1 ||
     { echo "synth 16x16 failed" >&2; exit 1; }
 base_rss_kb=$(/usr/bin/time -v "$VKRR" validate "$base_cap" $TMO --heatmaps none -q --out "$WORK/vout-16x16" \
     2>"$WORK/validate-16x16.time" >"$WORK/validate-16x16.out";
-    sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-16x16.time")
+    time_rss "$WORK/validate-16x16.time")
 echo "baseline: validate peak RSS on a 16x16 capture: $base_rss_kb kB"
 
 for size in $SIZES; do
@@ -82,42 +80,15 @@ for size in $SIZES; do
     /usr/bin/time -v "$VKRR" validate "$cap" $TMO --heatmaps none --out "$WORK/vout-$size" \
         >"$WORK/validate-$size.out" 2>"$WORK/validate-$size.time"
     vrc=$?
-    val_wall=$(python3 - "$WORK/validate-$size.time" <<'PY'
-import sys
-for line in open(sys.argv[1]):
-    if "Elapsed (wall clock) time" in line:
-        t = line.rsplit(": ", 1)[1].strip().split(":")
-        s = 0.0
-        for part in t:
-            s = s * 60 + float(part)
-        print(s)
-PY
-)
-    val_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/validate-$size.time")
+    val_wall=$(time_wall "$WORK/validate-$size.time")
+    val_rss_kb=$(time_rss "$WORK/validate-$size.time")
 
     "$VKRR" bench "$cap" $TMO --runs $RUNS --json "$WORK/bench-$size.json" >"$WORK/bench-$size.out" 2>&1
     brc=$?
     bench_ms=$(python3 -c "import json; v=json.load(open('$WORK/bench-$size.json'))['vulkan_total_ms']; print(v if v is not None else 'nan')" 2>/dev/null || echo nan)
 
     "$VKRR" info "$cap" --json >"$WORK/info-$size.json"
-    read -r big_bytes big_seq big_kernel < <(python3 - "$WORK/info-$size.json" <<'PY'
-import json, sys
-def bpc(f):
-    if f in (1, 8, 192, 193, 194, 198, 199, 200): return 1
-    if f in (2, 9, 16, 195, 196, 197, 201, 202, 203): return 2
-    if f in (3, 10, 32): return 4
-    return 0
-best = (0, 0, "-")
-for l in json.load(open(sys.argv[1]))["launches"]:
-    b = 2 * sum(a["size"] for a in l["allocs"])
-    for im in l["images"]:
-        tb = 16 if im["format"] == 80 else bpc(im["format"]) * im["channels"]
-        b += im["width"] * im["height"] * tb
-    if b > best[0]:
-        best = (b, l["sequence"], l["kernel"])
-print(*best)
-PY
-)
+    read -r big_bytes big_seq big_kernel < <(largest_launch "$WORK/info-$size.json")
 
     big=$(ls -S "$cap"/dump/* | head -1)
     cp "$big" "$WORK/copy.bin"

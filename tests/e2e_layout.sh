@@ -3,7 +3,8 @@
 #   - src/ has no source file at its root (each stage is a folder);
 #   - no source file in src/, vkbridge/, cuda_ref/ is over 800 lines;
 #   - the folders' #include picture has no circle (a folder's files include
-#     only headers of folders before it);
+#     only headers of folders before it), and inside a folder no file calls
+#     a file that calls it back;
 #   - every document (*.md, by its path from the repository root) that a
 #     source file, shader, script or CMake file names exists;
 #   - no command (src/cli) includes a backend's own header: backends are
@@ -68,6 +69,68 @@ for n in sorted(edges):
         if c:
             fail.append('include circle between folders: ' + ' -> '.join(c))
             break
+
+# Inside a folder, files call down too: no .c file calls a function defined
+# in another .c file of its folder that calls it back (through any chain).
+# Read from the source: definitions with external linkage at column 0
+# (a name, its parameters, then '{'), and the identifiers each file uses.
+def strip_c(text):
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', text)
+head_re = re.compile(r'^([A-Za-z_][^;{}()=#\n]*?)\b([A-Za-z_]\w*)\s*\(', re.M)
+ident_re = re.compile(r'[A-Za-z_]\w*')
+def definitions(code):
+    out = set()
+    for m in head_re.finditer(code):
+        if re.search(r'\b(static|typedef|return)\b', m.group(1)):
+            continue
+        depth, i = 0, m.end() - 1
+        while i < len(code):  # past the balanced parameter list
+            depth += {'(': 1, ')': -1}.get(code[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        nxt = re.match(r'[^;{]*([;{])', code[i:], re.S)
+        if nxt and nxt.group(1) == '{':
+            out.add(m.group(2))
+    return out
+call_cycles = 0
+for folder, files in sorted(folders.items()):
+    cfiles = sorted(f for f in files if f.endswith('.c'))
+    code = {f: strip_c(open(os.path.join(root, folder, f), errors='replace').read()) for f in cfiles}
+    owner = {}
+    for f in cfiles:
+        for name in definitions(code[f]):
+            owner.setdefault(name, f)
+    calls = {f: {} for f in cfiles}
+    for f in cfiles:
+        for name in set(ident_re.findall(code[f])):
+            g = owner.get(name)
+            if g and g != f:
+                calls[f].setdefault(g, name)
+    state, stack = {}, []
+    def visit2(n):
+        state[n] = 1
+        stack.append(n)
+        for m2 in sorted(calls[n]):
+            if state.get(m2) == 1:
+                return stack[stack.index(m2):] + [m2]
+            if not state.get(m2):
+                c2 = visit2(m2)
+                if c2:
+                    return c2
+        stack.pop()
+        state[n] = 2
+        return None
+    for n in cfiles:
+        if not state.get(n):
+            c2 = visit2(n)
+            if c2:
+                path = ' -> '.join(f'{a} ({calls[a][b]})' for a, b in zip(c2, c2[1:])) + f' -> {c2[-1]}'
+                fail.append(f'{folder}: files call each other: {path}')
+                call_cycles += 1
+                break
 
 # Documents named in comments: paths with a folder, such as docs/architecture.md.
 doc = re.compile(r'(?<![%\w./-])([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.md)')

@@ -10,14 +10,6 @@
 
 #include "approx.h"
 
-vkrr_status vkrr_vk_check(VkResult r, const char *what, vkrr_error *err)
-{
-    if (r == VK_SUCCESS)
-        return VKRR_OK;
-    return vkrr_fail(err, r == VK_ERROR_DEVICE_LOST ? VKRR_ERR_DEVICE : VKRR_ERR_DEVICE, NULL, 0, -1,
-                     "%s: %s", what, vkrr_vk_result_name(r));
-}
-
 static vkrr_status make_dummies(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
 {
     static const VkFormat tex_format[3] = {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UINT,

@@ -107,10 +107,9 @@ double vkrr_vk_launch_gpu_ms(vkrr_vk_ctx *vk, const vkrr_vk_dev *d);
 
 /* ---- between the files above ---- */
 
+/* vktables.c */
 /* VKRR_OK, or VKRR_ERR_DEVICE naming what failed and the VkResult. */
 vkrr_status vkrr_vk_check(VkResult r, const char *what, vkrr_error *err);
-
-/* vktables.c */
 extern const VkFormat vkrr_vk_surf_view_format[5]; /* bindings 4..8, by texel size */
 uint32_t vkrr_vk_table_size(uint32_t binding);     /* descriptors in a binding */
 /* The image format of replay image i, the view format it is bound with and

@@ -8,6 +8,15 @@
 
 #include "cuformat.h"
 
+/* Here, below the files that call it (vkdev.c, vkrecord.c, this one), so
+ * that no file of vkbridge calls one that calls it back. */
+vkrr_status vkrr_vk_check(VkResult r, const char *what, vkrr_error *err)
+{
+    if (r == VK_SUCCESS)
+        return VKRR_OK;
+    return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "%s: %s", what, vkrr_vk_result_name(r));
+}
+
 /* Integer view formats of the surface bindings 4..8, by texel size. */
 const VkFormat vkrr_vk_surf_view_format[5] = {VK_FORMAT_R8_UINT, VK_FORMAT_R16_UINT,
                                              VK_FORMAT_R32_UINT, VK_FORMAT_R32G32_UINT,

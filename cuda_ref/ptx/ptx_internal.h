@@ -287,6 +287,18 @@ typedef struct ptx_dref {
     uint32_t pc;
     uint8_t field, use, def;
 } ptx_dref;
+
+/* Decode state of one function (behind ptx_dctx): made by ptx_decode.c's
+ * driver, kept up by ptx_operand.c's helpers. */
+typedef struct ptx_dstate {
+    ptx_dctx c;
+    ptx_dref *refs;
+    uint32_t nrefs, caprefs;
+    uint32_t *pidx;          /* register id -> P index (predicates) */
+    uint32_t capconst;
+    uint32_t sink;           /* P index that '_' destinations write */
+    bool nomem;
+} ptx_dstate;
 int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs);
 
 /* Family decoders: return 1 when they own the opcode and decoded it, 0 when

@@ -1,6 +1,8 @@
 /* ptx_parse.h - the parser's private state, shared by ptx_parse.c (module
- * level: directives, variables, functions) and ptx_parse_body.c (function
- * bodies: operands, instructions, labels, scopes).  Not an API. */
+ * level: directives, functions), ptx_parse_body.c (function bodies:
+ * operands, instructions, labels, scopes), ptx_parse_decl.c (variables,
+ * registers, parameters) and ptx_parse_tok.c (tokens, symbols, scopes),
+ * each calling only those after it in that list.  Not an API. */
 #ifndef VKRR_PTX_PARSE_H
 #define VKRR_PTX_PARSE_H
 
@@ -51,6 +53,7 @@ bool ps_take_int(parser *ps, uint64_t *v);
 void ps_skip_line(parser *ps, uint32_t line);
 bool ps_reg_decl(parser *ps, const ptx_tok *at);
 bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern);
+bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes, bool entry);
 bool ps_body(parser *ps);
 
 #endif

@@ -1,0 +1,306 @@
+/* ptx_parse_decl.c - declarations: variables (with their initializers),
+ * registers (.reg, ranges like %r<8>) and parameter lists, for module scope
+ * and function bodies alike.  Called by ptx_parse.c and ptx_parse_body.c;
+ * calls down only (ptx_parse_tok.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_parse.h"
+
+/* [.align N] [.vN] .type: the declaration prefix of variables and params.
+ * Also skips .ptr .space .align N (kernel pointer params). */
+static bool decl_type(parser *ps, uint32_t *align, ptx_type *type, unsigned *vec)
+{
+    *align = 0;
+    *type = PT_NONE;
+    *vec = 1;
+    while (!ps->failed) {
+        const ptx_tok *t = ps_peek(ps, 0);
+        if (t->kind != TK_DOT)
+            break;
+        char w[32];
+        if (t->len >= sizeof w)
+            return FAIL(ps, t, "unknown directive '%.*s'", (int)t->len, t->s), false;
+        memcpy(w, t->s, t->len);
+        w[t->len] = 0;
+        if (!strcmp(w, ".align")) {
+            ps_next(ps);
+            uint64_t a;
+            if (!ps_take_int(ps, &a))
+                return false;
+            if (a == 0 || (a & (a - 1)) || a > 4096)
+                return FAIL(ps, t, "bad alignment %llu", (unsigned long long)a), false;
+            if (*type == PT_NONE) /* after the type it is a .ptr's pointee alignment */
+                *align = (uint32_t)a;
+            continue;
+        }
+        if (!strcmp(w, ".v2") || !strcmp(w, ".v4") || !strcmp(w, ".v8")) {
+            *vec = (unsigned)(w[2] - '0');
+            ps_next(ps);
+            continue;
+        }
+        if (!strcmp(w, ".ptr") || !strcmp(w, ".global") || !strcmp(w, ".shared") ||
+            !strcmp(w, ".const") || !strcmp(w, ".local")) {
+            if (*type == PT_NONE && strcmp(w, ".ptr"))
+                break; /* a state space before the type: not ours */
+            ps_next(ps);
+            continue;
+        }
+        ptx_type ty = ptx_type_from(w);
+        if (ty == PT_NONE || *type != PT_NONE)
+            break;
+        *type = ty;
+        ps_next(ps);
+    }
+    if (*type == PT_NONE && !ps->failed) {
+        const ptx_tok *t = ps_peek(ps, 0);
+        FAIL(ps, t, "expected a type, found '%.*s'", (int)t->len, t->s);
+    }
+    return !ps->failed;
+}
+
+/* NAME [ '[' N ']' ...]: returns elements (0 for '[]'), sets *unsized. */
+static bool decl_name(parser *ps, ptx_tok *name, uint64_t *elems, bool *unsized)
+{
+    *name = ps_next(ps);
+    if (name->kind != TK_IDENT)
+        return FAIL(ps, name, "expected a name"), false;
+    *elems = 1;
+    *unsized = false;
+    while (ps_is_punct(ps_peek(ps, 0), '[')) {
+        ps_next(ps);
+        if (ps_is_punct(ps_peek(ps, 0), ']')) {
+            ps_next(ps);
+            *unsized = true;
+            continue;
+        }
+        uint64_t n;
+        if (!ps_take_int(ps, &n) || !ps_expect(ps, ']'))
+            return false;
+        if (n == 0 || n > (1ull << 32) || *elems > (1ull << 32) / n)
+            return FAIL(ps, name, "array size out of range"), false;
+        *elems *= n;
+    }
+    return true;
+}
+
+/* One initializer value into dst (elem bytes, type t). */
+static bool init_value(parser *ps, uint8_t *dst, unsigned elem, ptx_type t)
+{
+    bool neg = false;
+    if (ps_is_punct(ps_peek(ps, 0), '-')) {
+        ps_next(ps);
+        neg = true;
+    }
+    ptx_tok v = ps_next(ps);
+    uint64_t bits;
+    if (v.kind == TK_INT) {
+        bits = neg ? 0 - v.u : v.u;
+        if (t == PT_F32) {
+            float f = neg ? -(float)v.u : (float)v.u;
+            bits = ptx_fb(f);
+        } else if (t == PT_F64) {
+            bits = ptx_db(neg ? -(double)v.u : (double)v.u);
+        }
+    } else if (v.kind == TK_F32 || v.kind == TK_F64 || v.kind == TK_DEC) {
+        double d = v.kind == TK_F32 ? (double)ptx_f(v.u) : v.kind == TK_F64 ? ptx_d(v.u) : v.d;
+        if (neg)
+            d = -d;
+        if (t == PT_F32)
+            bits = ptx_fb((float)d);
+        else if (t == PT_F64)
+            bits = ptx_db(d);
+        else
+            return FAIL(ps, &v, "a float initializer for a %s variable", ptx_type_name(t)), false;
+    } else if (v.kind == TK_IDENT) {
+        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, v.line,
+                       "initializers holding addresses ('%.*s') are not supported", (int)v.len, v.s),
+               false;
+    } else {
+        return FAIL(ps, &v, "bad initializer value"), false;
+    }
+    memcpy(dst, &bits, elem);
+    return true;
+}
+
+static bool initializer(parser *ps, ptx_var *var, unsigned elem)
+{
+    uint64_t n = 0, max = elem ? var->size / elem : 0;
+    var->init = ptx_arena_alloc(&ps->m->arena, var->size ? var->size : 1);
+    if (!var->init)
+        return ps_fail(ps, VKRR_ERR_NOMEM, ps->lx.line, "out of memory"), false;
+    int depth = 0;
+    do {
+        while (ps_is_punct(ps_peek(ps, 0), '{')) {
+            ps_next(ps);
+            depth++;
+        }
+        const ptx_tok *t = ps_peek(ps, 0);
+        if (n >= max)
+            return FAIL(ps, t, "too many initializer values for '%s'", var->name), false;
+        if (!init_value(ps, var->init + n * elem, elem, var->type))
+            return false;
+        n++;
+        while (depth > 0 && ps_is_punct(ps_peek(ps, 0), '}')) {
+            ps_next(ps);
+            depth--;
+        }
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    } while (!ps->failed);
+    if (depth != 0)
+        return FAIL(ps, ps_peek(ps, 0), "unbalanced braces in an initializer"), false;
+    return !ps->failed;
+}
+
+/* .global/.const/.shared/.local/.param variable (after the space word). */
+bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
+{
+    uint32_t align;
+    ptx_type type;
+    unsigned vec;
+    if (!decl_type(ps, &align, &type, &vec))
+        return false;
+    if (type == PT_PRED || type == PT_B128)
+        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "variables of type %s", ptx_type_name(type)),
+               false;
+    do {
+        ptx_tok name;
+        uint64_t elems;
+        bool unsized;
+        if (!decl_name(ps, &name, &elems, &unsized))
+            return false;
+        unsigned elem = ptx_type_bits(type) / 8u * vec;
+        if (!ptx_grow((void **)&ps->m->vars, &ps->m->capvars, ps->m->nvars, sizeof *ps->m->vars))
+            return ps_fail(ps, VKRR_ERR_NOMEM, at->line, "out of memory"), false;
+        ptx_var *v = &ps->m->vars[ps->m->nvars];
+        v->name = ps_dup(ps, name.s, name.len);
+        v->space = (uint8_t)space;
+        v->type = type;
+        v->align = align ? align : elem;
+        v->size = unsized ? 0 : elems * elem;
+        v->dynamic = unsized;
+        v->func = ps->f ? ps->fidx : -1;
+        if (unsized && !(space == SP_SHARED && is_extern))
+            return FAIL(ps, &name, "'%s[]' without a size", v->name), false;
+        if (ps_is_punct(ps_peek(ps, 0), '=')) {
+            ps_next(ps);
+            if (space != SP_GLOBAL && space != SP_CONST)
+                return FAIL(ps, &name, "only .global and .const variables take initializers"), false;
+            if (!initializer(ps, v, elem))
+                return false;
+        }
+        if (ps_sym_here(ps, name.s, name.len))
+            return FAIL(ps, &name, "'%s' is declared twice", v->name), false;
+        if (!ps_sym_add(ps, v->name, name.len, SK_VAR, ps->m->nvars, 0))
+            return false;
+        ps->m->nvars++;
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    } while (!ps->failed);
+    return ps_expect(ps, ';');
+}
+
+/* .reg .type names; */
+bool ps_reg_decl(parser *ps, const ptx_tok *at)
+{
+    uint32_t align;
+    ptx_type type;
+    unsigned vec;
+    if (!decl_type(ps, &align, &type, &vec))
+        return false;
+    if (vec != 1)
+        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "vector registers (.reg .v%u)", vec), false;
+    if (type == PT_B128 || type == PT_B8 || type == PT_U8 || type == PT_S8)
+        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "%s registers", ptx_type_name(type)), false;
+    ptx_func *f = ps->f;
+    do {
+        ptx_tok name = ps_next(ps);
+        uint64_t count = 1;
+        bool range = false;
+        if (name.kind != TK_IDENT)
+            return FAIL(ps, &name, "expected a register name"), false;
+        if (ps_is_punct(ps_peek(ps, 0), '<')) {
+            ps_next(ps);
+            if (!ps_take_int(ps, &count) || !ps_expect(ps, '>'))
+                return false;
+            if (count > (1u << 20))
+                return FAIL(ps, &name, "too many registers"), false;
+            range = true;
+        }
+        if (ps_sym_here(ps, name.s, name.len))
+            return FAIL(ps, &name, "'%.*s' is declared twice", (int)name.len, name.s), false;
+        uint32_t first = f->nregs;
+        for (uint64_t i = 0; i < count; i++) {
+            if (!ptx_grow((void **)&f->regs, &f->capregs, f->nregs, sizeof *f->regs))
+                return ps_fail(ps, VKRR_ERR_NOMEM, at->line, "out of memory"), false;
+            f->regs[f->nregs].type = type;
+            f->regs[f->nregs].bits = (uint8_t)(type == PT_PRED ? 1 : ptx_type_bits(type));
+            f->nregs++;
+        }
+        if (f->nregs > (1u << 24))
+            return FAIL(ps, &name, "too many registers"), false;
+        const char *nm = ps_dup(ps, name.s, name.len);
+        if (!nm || !ps_sym_add(ps, nm, name.len, range ? SK_RANGE : SK_REG, first, (uint32_t)count))
+            return false;
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    } while (!ps->failed);
+    return ps_expect(ps, ';');
+}
+
+/* ( .param ... , ... ) */
+bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes, bool entry)
+{
+    ptx_param tmp[256];
+    uint32_t n = 0, off = 0;
+    if (!ps_expect(ps, '('))
+        return false;
+    while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), ')')) {
+        ptx_tok d = ps_next(ps);
+        if (!ps_is_word(&d, TK_DOT, ".param") && !ps_is_word(&d, TK_DOT, ".reg"))
+            return FAIL(ps, &d, "expected .param"), false;
+        if (ps_is_word(&d, TK_DOT, ".reg"))
+            return ps_fail(ps, VKRR_ERR_UNSUPPORTED, d.line, ".reg parameters"), false;
+        uint32_t align;
+        ptx_type type;
+        unsigned vec;
+        if (!decl_type(ps, &align, &type, &vec))
+            return false;
+        ptx_tok name;
+        uint64_t elems;
+        bool unsized;
+        if (!decl_name(ps, &name, &elems, &unsized))
+            return false;
+        if (unsized || n == 256 || type == PT_PRED)
+            return FAIL(ps, &name, "bad parameter"), false;
+        uint64_t size = elems * ptx_type_bits(type) / 8u * vec;
+        uint32_t a = align ? align : (uint32_t)(ptx_type_bits(type) / 8u * vec);
+        if (a == 0)
+            a = 1;
+        off = (off + a - 1) & ~(a - 1);
+        if (size > 32768 || off + size > 32768)
+            return FAIL(ps, &name, "parameters larger than 32 KiB"), false;
+        tmp[n] = (ptx_param){ps_dup(ps, name.s, name.len), a, size, off, type};
+        if (entry && !ps_sym_add(ps, tmp[n].name, name.len, SK_PARAM, n, 0))
+            return false;
+        off += (uint32_t)size;
+        n++;
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    }
+    if (!ps_expect(ps, ')'))
+        return false;
+    *out = ptx_arena_alloc(&ps->m->arena, sizeof **out * (n ? n : 1));
+    if (!*out)
+        return ps_fail(ps, VKRR_ERR_NOMEM, ps->lx.line, "out of memory"), false;
+    memcpy(*out, tmp, sizeof *tmp * n);
+    *nout = n;
+    *bytes = off;
+    return true;
+}
