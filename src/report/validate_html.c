@@ -388,6 +388,11 @@ static void junit(FILE *f, const vkrr_report_info *info, const vkrr_launch_resul
     if (info->interrupted)
         fprintf(f, "<property name=\"interrupted\" value=\"the first %u of %u launches\"/>", n,
                 info->total);
+    if (info->capture_id)
+        fprintf(f, "<property name=\"capture_id\" value=\"%016llx\"/>",
+                (unsigned long long)info->capture_id);
+    if (info->shards)
+        fprintf(f, "<property name=\"shard\" value=\"%u/%u\"/>", info->shard, info->shards);
     fputs("</properties>\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const vkrr_launch_result *r = &res[i];

@@ -7,6 +7,7 @@
  *   3 --size WxH                          vkrr_cli_parse_size
  *   4 a count or a number                 vkrr_cli_parse_u64, vkrr_cli_parse_double
  *   5 vkrr record --arg in:f32:256, f32:2.5, ...   vkrr_record_spec_bytes
+ *   6 --shard K/N                         vkrr_cli_shard_parse
  * No crash; a spec that parses holds what its parser promises. */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_summary.h"
+#include "shard.h"
 #include "perturb.h"
 #include "record.h"
 
@@ -28,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, data + 1, size - 1);
     s[size - 1] = 0; /* an argv string ends at its first NUL */
     vkrr_launch l = {.sequence = 5, .kernel = "cuda_dldn_rrref_enc1_kernel", .occurrence = 1};
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
     case 0: {
         vkrr_cli_select sel;
         if (vkrr_cli_select_parse(s, &sel)) {
@@ -76,6 +79,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vkrr_status st = vkrr_record_spec_bytes(s, &bytes, &err);
         if (st == VKRR_OK ? (bytes != 4 && bytes != 8) : (st != VKRR_ERR_USAGE || !err.msg[0]))
             abort(); /* a parameter word, or a refusal that says why */
+        break;
+    }
+    case 6: {
+        uint32_t k = 0, n = 0;
+        if (vkrr_cli_shard_parse(s, &k, &n) && (k < 1 || k > n || n > VKRR_SHARD_MAX))
+            abort();
         break;
     }
     default: {
