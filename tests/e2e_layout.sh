@@ -48,27 +48,32 @@ for folder, files in folders.items():
             if m and m.group(1) in home and home[m.group(1)] != folder:
                 edges[folder].add(home[m.group(1)])
 
-# Depth-first search for a circle; report the first one found, as a path.
-state, stack = {}, []
-def visit(n):
-    state[n] = 1
-    stack.append(n)
-    for m in sorted(edges[n]):
-        if state.get(m) == 1:
-            return stack[stack.index(m):] + [m]
-        if not state.get(m):
-            c = visit(m)
+# Depth-first search for a circle in a graph (node -> its successors);
+# the first one found, as a path, or None.
+def circle(edges):
+    state, stack = {}, []
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(edges[n]):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if not state.get(m):
+                c = visit(m)
+                if c:
+                    return c
+        stack.pop()
+        state[n] = 2
+        return None
+    for n in sorted(edges):
+        if not state.get(n):
+            c = visit(n)
             if c:
                 return c
-    stack.pop()
-    state[n] = 2
     return None
-for n in sorted(edges):
-    if not state.get(n):
-        c = visit(n)
-        if c:
-            fail.append('include circle between folders: ' + ' -> '.join(c))
-            break
+c = circle(edges)
+if c:
+    fail.append('include circle between folders: ' + ' -> '.join(c))
 
 # Inside a folder, files call down too: no .c file calls a function defined
 # in another .c file of its folder that calls it back (through any chain).
@@ -95,7 +100,6 @@ def definitions(code):
         if nxt and nxt.group(1) == '{':
             out.add(m.group(2))
     return out
-call_cycles = 0
 for folder, files in sorted(folders.items()):
     cfiles = sorted(f for f in files if f.endswith('.c'))
     code = {f: strip_c(open(os.path.join(root, folder, f), errors='replace').read()) for f in cfiles}
@@ -109,28 +113,10 @@ for folder, files in sorted(folders.items()):
             g = owner.get(name)
             if g and g != f:
                 calls[f].setdefault(g, name)
-    state, stack = {}, []
-    def visit2(n):
-        state[n] = 1
-        stack.append(n)
-        for m2 in sorted(calls[n]):
-            if state.get(m2) == 1:
-                return stack[stack.index(m2):] + [m2]
-            if not state.get(m2):
-                c2 = visit2(m2)
-                if c2:
-                    return c2
-        stack.pop()
-        state[n] = 2
-        return None
-    for n in cfiles:
-        if not state.get(n):
-            c2 = visit2(n)
-            if c2:
-                path = ' -> '.join(f'{a} ({calls[a][b]})' for a, b in zip(c2, c2[1:])) + f' -> {c2[-1]}'
-                fail.append(f'{folder}: files call each other: {path}')
-                call_cycles += 1
-                break
+    c2 = circle(calls)
+    if c2:
+        path = ' -> '.join(f'{a} ({calls[a][b]})' for a, b in zip(c2, c2[1:])) + f' -> {c2[-1]}'
+        fail.append(f'{folder}: files call each other: {path}')
 
 # Documents named in comments: paths with a folder, such as docs/architecture.md.
 doc = re.compile(r'(?<![%\w./-])([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.md)')
