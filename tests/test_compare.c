@@ -2,6 +2,7 @@
  * sentinel classification, the tolerance file and flag precedence. */
 #include "compare.h"
 #include "compare_scan.h"
+#include "perturb.h"
 #include "replay.h"
 #include "testutil.h"
 
@@ -640,6 +641,65 @@ static void test_f16_blocks_bit_identical(void)
     free(b);
 }
 
+/* 8-byte types: f64 with ULPs and its default tolerance, s64 and u64 exact,
+ * a distance between 64-bit integers taken in integers (2^60 + 1 against
+ * 2^60 is 1 apart, which doubles alone would call 0), the names, the
+ * sentinel of an all-0xFF element. */
+static void test_64bit(void)
+{
+    vkrr_dtype t;
+    CHECK(vkrr_dtype_parse("f64", &t) && t == VKRR_DT_F64 && vkrr_dtype_size(t) == 8 &&
+          vkrr_dtype_is_float(t));
+    CHECK(vkrr_dtype_parse("s64", &t) && t == VKRR_DT_S64 && !vkrr_dtype_is_float(t));
+    CHECK(vkrr_dtype_parse("u64", &t) && t == VKRR_DT_U64 && !strcmp(vkrr_dtype_name(t), "u64"));
+    double a[4] = {1.0, -2.5, 1e300, 0.0}, b[4];
+    memcpy(b, a, sizeof a);
+    uint64_t bits;
+    memcpy(&bits, &b[0], 8);
+    bits += 3; /* 3 ULPs above 1.0 */
+    memcpy(&b[0], &bits, 8);
+    vkrr_view v = vkrr_compare_flat_view(VKRR_DT_F64, sizeof a);
+    vkrr_metrics m;
+    vkrr_error err = {0};
+    CHECK_EQ_U64(vkrr_compare(&v, a, b, sizeof a, NULL, &m, &err), VKRR_OK);
+    CHECK(m.count == 4 && m.exact == 3 && m.max_ulp == 3 && m.max_abs_index == 0 &&
+          m.max_abs == ldexp(3.0, -52) && m.pass); /* 3 ULP <= f64's default 4 */
+    b[1] = 2.5; /* sign flip: far out */
+    CHECK_EQ_U64(vkrr_compare(&v, a, b, sizeof a, NULL, &m, &err), VKRR_OK);
+    CHECK(!m.pass && m.out_of_tol == 1 && m.first_bad == 1 && m.max_abs == 5.0);
+    CHECK(vkrr_dtype_ulp_index(VKRR_DT_F64, &b[1]) == -vkrr_dtype_ulp_index(VKRR_DT_F64, &a[1]));
+
+    int64_t s[3] = {INT64_C(1) << 60, -5, INT64_MIN}, sc[3];
+    memcpy(sc, s, sizeof s);
+    sc[0] += 1;
+    v = vkrr_compare_flat_view(VKRR_DT_S64, sizeof s);
+    CHECK_EQ_U64(vkrr_compare(&v, s, sc, sizeof s, NULL, &m, &err), VKRR_OK);
+    CHECK(m.exact == 2 && m.out_of_tol == 1 && m.max_abs == 1.0 && m.max_abs_index == 0 && !m.pass);
+    sc[0] = s[0];
+    sc[2] = INT64_MAX; /* the whole range apart: 2^64 - 1, rounded */
+    CHECK_EQ_U64(vkrr_compare(&v, s, sc, sizeof s, NULL, &m, &err), VKRR_OK);
+    CHECK(m.max_abs == ldexp(1.0, 64) && m.max_abs_index == 2);
+
+    uint64_t u[2] = {UINT64_MAX - 1, 7}, uc[2] = {UINT64_MAX, 7};
+    v = vkrr_compare_flat_view(VKRR_DT_U64, sizeof u);
+    CHECK_EQ_U64(vkrr_compare(&v, u, uc, sizeof u, NULL, &m, &err), VKRR_OK);
+    CHECK(m.max_abs == 1.0 && m.out_of_tol == 1 && m.unwritten == 0);
+    v.sentinel = true; /* a surface's: an all-0xFF element was never written */
+    CHECK_EQ_U64(vkrr_compare(&v, u, uc, sizeof u, NULL, &m, &err), VKRR_OK);
+    CHECK(m.unwritten == 1 && m.out_of_tol == 0 && m.first_bad == 0);
+
+    /* --perturb moves 64-bit elements too */
+    double one = 1.0;
+    vkrr_perturb_element(VKRR_DT_F64, &one, 2);
+    CHECK(one == 1.0 + ldexp(2.0, -52));
+    uint64_t top = UINT64_MAX - 1;
+    vkrr_perturb_element(VKRR_DT_U64, &top, 5);
+    CHECK(top == UINT64_MAX);
+    int64_t low = INT64_MIN + 1;
+    vkrr_perturb_element(VKRR_DT_S64, &low, -3);
+    CHECK(low == INT64_MIN);
+}
+
 /* Hashing while comparing: windows walked in file order (gaps hashed by the
  * caller) give the whole buffer's FNV-1a 64, identical or not, across slice
  * boundaries, and the metrics are those of vkrr_compare. */
@@ -739,6 +799,7 @@ int main(void)
     test_scan_against_reference();
     test_hashed();
     test_f16_blocks_bit_identical();
+    test_64bit();
     throughput();
     return test_finish("compare");
 }

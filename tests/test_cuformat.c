@@ -148,7 +148,8 @@ static void test_dtypes(void)
         CHECK_EQ_U64(back, t);
     }
     vkrr_dtype d;
-    CHECK(!vkrr_dtype_parse("f64", &d));
+    CHECK(!vkrr_dtype_parse("f128", &d) && !vkrr_dtype_parse("f6", &d));
+    CHECK(vkrr_dtype_parse("i64", &d) && d == VKRR_DT_S64);
     CHECK(!vkrr_dtype_parse(NULL, &d));
     CHECK(vkrr_dtype_is_float(VKRR_DT_E4M3) && vkrr_dtype_is_float(VKRR_DT_BF16));
     CHECK(!vkrr_dtype_is_float(VKRR_DT_UNORM8) && !vkrr_dtype_is_float(VKRR_DT_BYTES));

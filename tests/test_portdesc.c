@@ -74,12 +74,14 @@ static void check_views(void)
         "output arg8 e5m2 offset=i32@56+u64@48-92 width=0x10 planes=2 max_ulp=off atol=0.5\n"
         "output arg16 f16 rtol=1e-3\n"
         "output arg16 bytes\n"
-        "output arg8 i32 width=3\n";
+        "output arg8 i32 width=3\n"
+        "output arg8 i64 width=1\n"
+        "output arg8 f64 width=2 max_ulp=8\n";
     if (!CHECK(eval(text, &f, o, &n, &err) == VKRR_OK)) {
         vkrr_error_print(&err, stderr);
         return;
     }
-    CHECK_EQ_U64(n, 6);
+    CHECK_EQ_U64(n, 8);
     /* planar: channels become planes of one channel; offset adds the delta */
     CHECK(!o[0].surface && o[0].arg == 0 && o[0].index == 0 && o[0].line == 3);
     CHECK(o[0].view.dtype == VKRR_DT_F16 && o[0].view.offset == 64 && o[0].view.width == 20 &&
@@ -99,6 +101,10 @@ static void check_views(void)
     CHECK(o[3].tol.has_rtol && o[3].tol.rtol == 1e-3);
     CHECK(o[4].surface && o[4].view.channels == 8 && o[4].view.dtype == VKRR_DT_BYTES);
     CHECK(o[5].view.dtype == VKRR_DT_S32 && vkrr_view_bytes(&o[5].view) == 12);
+    /* 64-bit elements */
+    CHECK(o[6].view.dtype == VKRR_DT_S64 && vkrr_view_bytes(&o[6].view) == 8);
+    CHECK(o[7].view.dtype == VKRR_DT_F64 && vkrr_view_bytes(&o[7].view) == 16 &&
+          o[7].tol.has_max_ulp && o[7].tol.max_ulp == 8);
     /* one descriptor, another launch: the words are read again */
     put32(f.args + 32, 40);
     CHECK(eval(text, &f, o, &n, &err) == VKRR_OK);
@@ -106,7 +112,8 @@ static void check_views(void)
     vkrr_portdesc *d = NULL;
     CHECK(vkrr_portdesc_parse(&d, text, strlen(text), "k.port", &err) == VKRR_OK);
     uint32_t args[8];
-    CHECK(d && vkrr_portdesc_args(d, args, 8) == 6 && args[0] == 0 && args[3] == 16 && args[5] == 8);
+    CHECK(d && vkrr_portdesc_args(d, args, 8) == 8 && args[0] == 0 && args[3] == 16 && args[5] == 8 &&
+          args[7] == 8);
     vkrr_portdesc_destroy(d);
 }
 

@@ -22,6 +22,8 @@ static const struct {
     [VKRR_DT_S32] = {"s32", 4},         [VKRR_DT_UNORM8] = {"unorm8", 1},
     [VKRR_DT_SNORM8] = {"snorm8", 1},   [VKRR_DT_UNORM16] = {"unorm16", 2},
     [VKRR_DT_SNORM16] = {"snorm16", 2}, [VKRR_DT_E5M2] = {"e5m2", 1},
+    [VKRR_DT_F64] = {"f64", 8},         [VKRR_DT_S64] = {"s64", 8},
+    [VKRR_DT_U64] = {"u64", 8},
 };
 
 const char *vkrr_dtype_name(vkrr_dtype t)
@@ -31,8 +33,9 @@ const char *vkrr_dtype_name(vkrr_dtype t)
 
 bool vkrr_dtype_parse(const char *name, vkrr_dtype *out)
 {
-    /* CUDA code says int32_t: i8/i16/i32 are the signed types too */
-    static const char *const alias[][2] = {{"i8", "s8"}, {"i16", "s16"}, {"i32", "s32"}};
+    /* CUDA code says int32_t: i8/i16/i32/i64 are the signed types too */
+    static const char *const alias[][2] = {{"i8", "s8"}, {"i16", "s16"}, {"i32", "s32"},
+                                           {"i64", "s64"}};
     for (unsigned i = 0; name && i < sizeof alias / sizeof alias[0]; i++)
         if (!strcmp(name, alias[i][0]))
             name = alias[i][1];
@@ -53,7 +56,7 @@ unsigned vkrr_dtype_size(vkrr_dtype t)
 bool vkrr_dtype_is_float(vkrr_dtype t)
 {
     return t == VKRR_DT_F16 || t == VKRR_DT_BF16 || t == VKRR_DT_F32 || t == VKRR_DT_E4M3 ||
-           t == VKRR_DT_E5M2;
+           t == VKRR_DT_E5M2 || t == VKRR_DT_F64;
 }
 
 /* ---- scalar conversions ------------------------------------------------- */
@@ -93,6 +96,21 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p)
     case VKRR_DT_SNORM8: return fmax(-1.0, (int8_t)b[0] / 127.0);
     case VKRR_DT_UNORM16: return ld16(p) / 65535.0;
     case VKRR_DT_SNORM16: return fmax(-1.0, (int16_t)ld16(p) / 32767.0);
+    case VKRR_DT_F64: {
+        double d;
+        memcpy(&d, p, 8);
+        return d;
+    }
+    case VKRR_DT_S64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    case VKRR_DT_U64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
     case VKRR_DT_BYTES:
     default: return b[0];
     }
@@ -101,6 +119,12 @@ double vkrr_dtype_to_double(vkrr_dtype t, const void *p)
 int64_t vkrr_dtype_ulp_index(vkrr_dtype t, const void *p)
 {
     uint32_t bits, signbit;
+    if (t == VKRR_DT_F64) {
+        uint64_t b;
+        memcpy(&b, p, 8);
+        int64_t mag = (int64_t)(b & ~(1ull << 63));
+        return b >> 63 ? -mag : mag;
+    }
     switch (t) {
     case VKRR_DT_F16:
     case VKRR_DT_BF16: bits = ld16(p); signbit = 0x8000u; break;

@@ -45,16 +45,20 @@ typedef enum vkrr_dtype {
     VKRR_DT_UNORM16,
     VKRR_DT_SNORM16,
     VKRR_DT_E5M2,      /* fp8 1-5-2: the top byte of an f16 (Inf 0x7c, NaN 0x7d..0x7f) */
+    VKRR_DT_F64,
+    VKRR_DT_S64,
+    VKRR_DT_U64,
     VKRR_DT_COUNT
 } vkrr_dtype;
 
 const char *vkrr_dtype_name(vkrr_dtype t);           /* "f16", "e4m3", ... */
-bool vkrr_dtype_parse(const char *name, vkrr_dtype *out); /* also i8, i16, i32 for s8.. */
+bool vkrr_dtype_parse(const char *name, vkrr_dtype *out); /* also i8 .. i64 for s8 .. s64 */
 unsigned vkrr_dtype_size(vkrr_dtype t);              /* bytes per element; 1 for BYTES */
-bool vkrr_dtype_is_float(vkrr_dtype t);              /* has ULPs: f16, bf16, f32, e4m3, e5m2 */
+bool vkrr_dtype_is_float(vkrr_dtype t);              /* has ULPs: f16, bf16, f32, f64, e4m3, e5m2 */
 
-/* Exact value of one element at p (little-endian), as double.  NaN and Inf
- * come through as NaN and Inf. */
+/* Value of one element at p (little-endian), as double: exact, but for s64
+ * and u64 beyond 2^53 (rounded to nearest).  NaN and Inf come through as NaN
+ * and Inf. */
 double vkrr_dtype_to_double(vkrr_dtype t, const void *p);
 
 /* Ordered integer position of a float code, so that |a - b| is the distance

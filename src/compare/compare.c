@@ -16,6 +16,7 @@ vkrr_tolerance vkrr_tolerance_default(vkrr_dtype t)
     case VKRR_DT_F16:
     case VKRR_DT_BF16: return (vkrr_tolerance){.atol = -1, .rtol = -1, .max_ulp = 2};
     case VKRR_DT_F32: return (vkrr_tolerance){.atol = 1e-6, .rtol = 1e-5, .max_ulp = 4};
+    case VKRR_DT_F64: return (vkrr_tolerance){.atol = 1e-12, .rtol = 1e-10, .max_ulp = 4};
     case VKRR_DT_E4M3:
     case VKRR_DT_E5M2: return (vkrr_tolerance){.atol = -1, .rtol = -1, .max_ulp = 1};
     default: return (vkrr_tolerance){.atol = -1, .rtol = -1, .max_ulp = -1};

@@ -109,6 +109,64 @@ static void scan_word32(const scanctx *k, vkrr_scan *p0, uint64_t lo, uint64_t h
     *p0 = q;
 }
 
+static inline double dec64(vkrr_dtype t, uint64_t v)
+{
+    if (t == VKRR_DT_F64) {
+        double d;
+        memcpy(&d, &v, 8);
+        return d;
+    }
+    return t == VKRR_DT_S64 ? (double)(int64_t)v : (double)v;
+}
+
+/* 8-byte types, as 4-byte ones; an integer pair's distance is taken in
+ * integers (exact, then rounded to a double: two values past 2^53 that
+ * differ by 1 are 1 apart, not 0), an f64 pair's ULPs in 64-bit
+ * sign-magnitude (saturated). */
+static void scan_word64(const scanctx *k, vkrr_scan *p0, uint64_t lo, uint64_t hi)
+{
+    const vkrr_dtype t = k->dtype;
+    vkrr_scan q = *p0, *p = &q;
+    for (uint64_t i = lo; i < hi; i++) {
+        uint64_t x, y;
+        memcpy(&x, k->a + 8 * i, 8);
+        memcpy(&y, k->b + 8 * i, 8);
+        double r = dec64(t, x);
+        if (x == y) {
+            p->exact++;
+            ref_stat(p, r);
+            continue;
+        }
+        double c = dec64(t, y);
+        bool exact;
+        /* special() sees a 32-bit code: the sentinel's when y is all 0xFF */
+        uint32_t ys = y == UINT64_MAX ? (uint32_t)k->sentinel : (uint32_t)k->sentinel + 1u;
+        if (special(p, i, ys, k->sentinel, r, c, &exact)) {
+            if (exact) {
+                p->exact++;
+                ref_stat(p, r);
+            }
+            continue;
+        }
+        ref_stat(p, r);
+        double d;
+        int64_t ulp = -1;
+        if (t == VKRR_DT_F64) {
+            d = fabs(r - c);
+            __int128 ix = (int64_t)(x & ~(1ull << 63)), iy = (int64_t)(y & ~(1ull << 63));
+            __int128 u = (x >> 63 ? -ix : ix) - (y >> 63 ? -iy : iy);
+            u = u < 0 ? -u : u;
+            ulp = u > INT64_MAX ? INT64_MAX : (int64_t)u;
+        } else {
+            uint64_t ox = t == VKRR_DT_S64 ? x ^ (1ull << 63) : x; /* order-preserving */
+            uint64_t oy = t == VKRR_DT_S64 ? y ^ (1ull << 63) : y;
+            d = (double)(ox > oy ? ox - oy : oy - ox);
+        }
+        numeric_d(k, p, i, r, c, d, ulp);
+    }
+    *p0 = q;
+}
+
 /* ---- chunks, threads, merge ----------------------------------------------- */
 
 typedef struct worker {
@@ -154,8 +212,10 @@ static void *work(void *arg)
                 vkrr_scan_f16(k, p, w->hist, s, e);
             else if (k->size == 2)
                 scan_table16(k, p, w->hist, s, e);
-            else
+            else if (k->size == 4)
                 scan_word32(k, p, s, e);
+            else
+                scan_word64(k, p, s, e);
         }
         if (k->simd)
             vkrr_scan_f16_sums(k, p, lo, hi);
@@ -235,9 +295,10 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
                  .atol = tol->atol > 0 ? tol->atol : 0,
                  .rtol = tol->rtol > 0 ? tol->rtol : 0};
     k.max_ulp = k.flt ? tol->max_ulp : -1;
-    k.signbit = 1u << (8 * k.size - 1);
-    /* no code of 4 bytes or fewer is 2^32: without a sentinel nothing matches it */
-    k.sentinel = !sentinel ? 1ull << 32 : k.size == 4 ? 0xffffffffu : k.size == 2 ? 0xffffu : 0xffu;
+    k.signbit = k.size <= 4 ? 1u << (8 * k.size - 1) : 0; /* 8 bytes: scan_word64's own */
+    /* no code of 4 bytes or fewer is 2^32: without a sentinel nothing matches
+     * it (scan_word64 maps an all-0xFF element onto the 4-byte sentinel) */
+    k.sentinel = !sentinel ? 1ull << 32 : k.size >= 4 ? 0xffffffffu : k.size == 2 ? 0xffffu : 0xffu;
     k.codes = k.size <= 2 ? 1u << (8 * k.size) : 0;
     k.f16 = t == VKRR_DT_F16;
     k.simd = k.f16 && vkrr_compare_scan_simd();

@@ -93,11 +93,11 @@ static inline bool special(vkrr_scan *p, uint64_t i, uint32_t y, uint64_t sentin
     return false;
 }
 
-/* A numeric pair that differs; ulp < 0: no ULP distance. */
-static inline void numeric(const scanctx *k, vkrr_scan *p, uint64_t i, double r, double c,
-                           int64_t ulp)
+/* A numeric pair that differs, d apart (64-bit integers: taken in integers,
+ * then rounded); ulp < 0: no ULP distance. */
+static inline void numeric_d(const scanctx *k, vkrr_scan *p, uint64_t i, double r, double c,
+                             double d, int64_t ulp)
 {
-    double d = fabs(r - c);
     p->nnum++;
     p->sum_abs += d;
     p->sum_sq += d * d;
@@ -119,6 +119,12 @@ static inline void numeric(const scanctx *k, vkrr_scan *p, uint64_t i, double r,
         p->oot++;
         note_bad(p, i);
     }
+}
+
+static inline void numeric(const scanctx *k, vkrr_scan *p, uint64_t i, double r, double c,
+                           int64_t ulp)
+{
+    numeric_d(k, p, i, r, c, fabs(r - c), ulp);
 }
 
 static inline int64_t ulp_of(const scanctx *k, uint32_t x, uint32_t y)

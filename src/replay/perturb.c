@@ -118,6 +118,18 @@ void vkrr_perturb_element(vkrr_dtype t, void *elem, int64_t ulps)
     case VKRR_DT_S32:
         store(p, 4, (uint64_t)clamp64(add_sat((int32_t)bits, ulps), INT32_MIN, INT32_MAX));
         return;
+    case VKRR_DT_S64:
+        store(p, 8, (uint64_t)add_sat((int64_t)bits, ulps));
+        return;
+    case VKRR_DT_U64: /* saturating at 0 and at 2^64 - 1 */
+        store(p, 8, ulps < 0 ? (bits < (uint64_t)-(ulps + 1) + 1 ? 0 : bits - ((uint64_t)-(ulps + 1) + 1))
+                             : (bits > UINT64_MAX - (uint64_t)ulps ? UINT64_MAX : bits + (uint64_t)ulps));
+        return;
+    case VKRR_DT_F64:
+        if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+            return;
+        sign = 1ull << 63, maxmag = 0x7fefffffffffffffull;
+        break;
     default:
         return; /* opaque bytes have no order to move along */
     }
