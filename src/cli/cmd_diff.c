@@ -154,7 +154,7 @@ int vkrr_cmd_diff(int argc, char **argv)
     }
     printf("diff %s (reference) vs %s: %u and %u launches\n", pa, pb, ca->nlaunches, cb->nlaunches);
     if (!quiet)
-        vkrr_report_table_header(stdout, false, false, false);
+        vkrr_report_table_header(stdout, false, false, NULL);
     unsigned differ = 0, only = 0, same = 0;
     int first = -1;
     vkrr_report_info info = {.capture = pa, .backend = pb, .reference = "capture", .mode = "diff"};

@@ -343,9 +343,9 @@ int vkrr_cmd_merge(int argc, char **argv)
     for (uint32_t i = 0; i < info.ndamage; i++)
         printf("damaged: %s\n", info.damage[i].msg);
     vkrr_report_model_line(stdout, &info);
-    bool port = !rerun;
+    bool port = true; /* validate's port, rerun's descriptor */
     if (!a.quiet)
-        vkrr_report_table_header(stdout, orig && !rerun, chn, port);
+        vkrr_report_table_header(stdout, orig && !rerun, chn, rerun ? "compared by" : "port");
     for (uint32_t i = 0; i < n; i++) {
         bool cbad = chn && vkrr_chain_result_bad(&res[i]);
         if (!a.quiet || res[i].status != VKRR_LAUNCH_PASS || cbad ||

@@ -43,12 +43,16 @@ static const char rerun_help[] =
     "  --heatmaps WHICH     failing (default), all, or none\n"
     "  -q, --quiet          only failing rows and the summary\n"
     "\n"
-    "comparison: exact by default (a rerun of the same kernel on the same inputs\n"
-    "should give the same bytes: the approximate instructions and the bilinear\n"
-    "texture filter follow the hardware model below, measured on the GPU).  Where\n"
-    "the model has no exact law (lg2/tanh.approx.f32 off f16 inputs, div.approx,\n"
-    "the f64 approximations), the launch's row says so and its outputs are compared\n"
-    "within the PTX ISA's bound of that instruction.  To allow more:\n"
+    "comparison: as vkrr validate compares a port: an output a .port descriptor\n"
+    "names (built-in, or --ports DIR over them) in its window, its type and its\n"
+    "tolerance, the rest of each allocation byte for byte; the last column names\n"
+    "the descriptor a launch was compared by.  The approximate instructions and\n"
+    "the bilinear texture filter follow the hardware model below, measured on the\n"
+    "GPU, so a correct rerun is exact within it.  Where the model has no exact law\n"
+    "(lg2/tanh.approx.f32 off f16 inputs, div.approx, the f64 approximations), the\n"
+    "launch's row says so and its outputs are compared within the PTX ISA's bound\n"
+    "of that instruction.\n"
+    "  --exact              every output bit for bit, whatever the descriptors allow\n"
     "  --tolerance FILE     per-kernel rules (as vkrr validate --help describes), on\n"
     "                       top of the per-type defaults (f16 2 ULP, f32 4 ULP, ...)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
@@ -76,6 +80,7 @@ typedef struct rerun_args {
     const char *capdir, *backend, *modules;
     vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
     uint32_t shard, shards; /* --shard K/N; shards 0: all */
+    bool exact;             /* --exact */
 } rerun_args;
 
 static int parse_args(int argc, char **argv, rerun_args *a)
@@ -106,6 +111,8 @@ static int parse_args(int argc, char **argv, rerun_args *a)
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
             a->modules = v;
+        } else if (!strcmp(o, "--exact")) {
+            a->exact = true;
         } else if (!strcmp(o, "--shard")) {
             NEED_VALUE();
             if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
@@ -122,7 +129,10 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
-    if (!a->c.tol_given) /* exact: every criterion off */
+    if (a->exact && a->c.tol_given)
+        return vkrr_cli_usage_error(argv[0], "--exact and a tolerance (--tolerance, --atol, --rtol, "
+                                             "--max-ulp) contradict each other");
+    if (a->exact) /* every criterion off */
         a->c.flags = (vkrr_tol_override){true, true, true, -1, -1, -1};
     return 0;
 }
@@ -193,7 +203,11 @@ int vkrr_cmd_rerun(int argc, char **argv)
         goto fail;
     }
     printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
-           cap->nlaunches, cap->nframes, be.name, a.c.tol_given ? "within tolerance" : "exactly");
+           cap->nlaunches, cap->nframes, be.name,
+           a.exact ? "exactly (--exact)"
+           : a.c.tol_given ? "within the tolerances given"
+                           : "as validate compares (the .port descriptors' windows, types and "
+                             "tolerances; each row's last column)");
     uint32_t n = cap->nlaunches;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
         mine[i] = true;
@@ -215,7 +229,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet)
-        vkrr_report_table_header(stdout, false, false, false);
+        vkrr_report_table_header(stdout, false, false, "compared by");
     unsigned unreadable = 0;
     uint32_t done = 0;
     for (uint32_t at = 0; at < cap->nlaunches; at++) {
@@ -228,7 +242,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         info.dispatches += res[i].ran;
         unreadable += res[i].damaged;
         if (!a.c.quiet || res[i].status != VKRR_LAUNCH_PASS)
-            vkrr_report_table_row(stdout, &res[i], false, false, false);
+            vkrr_report_table_row(stdout, &res[i], false, false, true);
         fflush(stdout);
     }
     info.unreadable = unreadable;

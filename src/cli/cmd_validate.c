@@ -568,7 +568,7 @@ static int validate_run(const validate_args *args, char **argv)
                              .hw_model = vkrr_hw_model_name(hw), .hw_note = vkrr_hw_model_note(hw)};
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet && !a.bisect)
-        vkrr_report_table_header(stdout, rerun, chn, true);
+        vkrr_report_table_header(stdout, rerun, chn, "port");
     run_view view = {&a, isatty(fileno(stderr)), rerun, chn, now_s()};
     vkrr_run_desc rd = {.opts = opts, .isolated = iso, .chained = chn, .bisect = a.bisect,
                         .strict = a.strict, .selected = view_selected, .before = view_before,

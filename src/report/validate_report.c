@@ -59,7 +59,7 @@ void vkrr_report_model_line(FILE *f, const vkrr_report_info *info)
     fputc('\n', f);
 }
 
-void vkrr_report_table_header(FILE *f, bool rerun, bool chained, bool port)
+void vkrr_report_table_header(FILE *f, bool rerun, bool chained, const char *last)
 {
     fprintf(f, "%8s  %-32s %5s  %-14s %10s %8s %8s  %-7s", "seq", "kernel", "frame",
             "worst", "max abs", "max ULP", "PSNR dB", "status");
@@ -70,8 +70,8 @@ void vkrr_report_table_header(FILE *f, bool rerun, bool chained, bool port)
         fprintf(f, "  %12s %14s", "ULP vs rerun", "rerun vs cap");
     if (rerun && chained)
         fprintf(f, "  %13s", "ch vs orig");
-    if (port)
-        fprintf(f, "  port");
+    if (last)
+        fprintf(f, "  %s", last);
     fputc('\n', f);
 }
 

@@ -84,8 +84,9 @@ int64_t vkrr_report_original_ulp(const vkrr_launch_result *r);
 
 /* chained: add the chained columns (max ULP, PSNR, status, role); rerun
  * and chained: also the port against the original on the chained inputs. */
-/* port: a last column names the port that ran each launch (validate). */
-void vkrr_report_table_header(FILE *f, bool rerun, bool chained, bool port);
+/* last: the heading of a last column, each row's r->port (validate: "port",
+ * the port that ran it; rerun: "compared by", the descriptor), NULL: none. */
+void vkrr_report_table_header(FILE *f, bool rerun, bool chained, const char *last);
 void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained, bool port);
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n);

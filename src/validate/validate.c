@@ -667,8 +667,9 @@ static bool damaged_at_open(const vkrr_launch *l, vkrr_launch_result *out)
     return true;
 }
 
-/* Records which port runs l (out->port: its file, or "built-in"); false,
- * with out NO PORT, when none does. */
+/* Records which port runs l (out->port: its file, or "built-in"), or, run by
+ * a backend of the original kernels (rerun: no port file), the descriptor
+ * its outputs are compared by; false, with out NO PORT, when none runs. */
 static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_launch_result *out)
 {
     const vkrr_backend *b = o->port_backend;
@@ -683,6 +684,9 @@ static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_laun
         !(builtin && strstr(vkrr_portdesc_name(d), "(built in)"))) {
         size_t n = strlen(out->port);
         snprintf(out->port + n, sizeof out->port - n, ", %s", vkrr_portdesc_name(d));
+    } else if (!b->source_of && o->descs && vkrr_portdesc_set_get(o->descs, l->kernel, &d, &e) == VKRR_OK &&
+               d) {
+        snprintf(out->port, sizeof out->port, "%s", vkrr_portdesc_name(d));
     }
     if (b->has_kernel(b->self, l->kernel))
         return true;
