@@ -116,7 +116,7 @@ fi
 # 6. the hardware model against the GPU capture
 if [ -d "$gpu_cap" ] && has_cmd rerun; then
   for be in ptx cpu; do
-    timeout 300 "$vkrr" rerun "$gpu_cap" --backend "$be" --heatmaps none -q --json "$out/rerun-$be.json"; rc=$?
+    timeout 300 "$vkrr" rerun "$gpu_cap" --backend "$be" --exact --heatmaps none -q --json "$out/rerun-$be.json"; rc=$?
     [ $rc -eq 0 ] && note "rerun --backend $be (exact)" ok || fail "rerun --backend $be (exact)" "exit $rc, see $out/rerun-$be.json"
   done
   timeout 300 "$vkrr" validate "$gpu_cap" --mode both --ref ptx --heatmaps none -q --json "$out/validate-both.json"; rc=$?

@@ -90,7 +90,8 @@ static void test_synth_capture(const char *root)
     CHECK(html && strstr(html, "hardware model sm_90, measured"));
     free(html);
     /* the stand-ins vkrr used before it measured a GPU: not what the capture holds */
-    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --approx rounded -q", cap);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --approx rounded --exact -q",
+             cap);
     CHECK_EQ_U64(vkrr(args, &o), 1);
     CHECK(o && strstr(o, "hardware model: rounded"));
     free(o);
@@ -200,9 +201,10 @@ static void test_standin(const char *root)
     if (!CHECK(vkrr_writer_close(w, &err) == VKRR_OK))
         vkrr_error_print(&err, stderr);
     free(ptx);
-    /* typed: lg2's launch passes within the bound and says so; ex2's fails */
-    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --json '%s/s.json'",
-             cap, root);
+    /* typed and otherwise exact: lg2's launch passes within the bound and
+     * says so; ex2's fails */
+    snprintf(args, sizeof args,
+             "rerun '%s' --buffer-type f32 --exact --heatmaps none --json '%s/s.json'", cap, root);
     CHECK_EQ_U64(vkrr(args, &o), 1);
     CHECK(o && strstr(o, "1 PASS, 1 FAIL"));
     CHECK(o && strstr(o, "model: the reference computed lg2.approx.f32 with a stand-in"));
