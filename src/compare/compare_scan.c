@@ -274,6 +274,60 @@ static void add_hist(const scanctx *k, vkrr_scan *s, const uint64_t *hist)
     }
 }
 
+/* Histograms are kept for the next compare (at most VKRR_SCAN_MAX_THREADS
+ * of each size): allocating and freeing 1.5 MiB a thread a compare cost
+ * page faults and, on free, the kernel's TLB shootdowns across threads,
+ * which made a compare of a few MB twice as slow as its scan. */
+typedef struct hist_bufs {
+    uint32_t *hist;
+    uint64_t *total;
+} hist_bufs;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static hist_bufs pool[2][VKRR_SCAN_MAX_THREADS]; /* [codes == 65536] */
+static unsigned npool[2];
+
+/* w's histogram, zeroed (a kept one is: flush leaves hist zero). */
+static bool hist_take(worker *w, uint32_t codes)
+{
+    int big = codes > 256;
+    pthread_mutex_lock(&pool_lock);
+    hist_bufs b = npool[big] ? pool[big][--npool[big]] : (hist_bufs){0};
+    pthread_mutex_unlock(&pool_lock);
+    if (b.hist) {
+        memset(b.total, 0, codes * sizeof *b.total);
+    } else if (!(b.hist = calloc((size_t)codes * HIST_WAYS, sizeof *b.hist)) ||
+               !(b.total = calloc(codes, sizeof *b.total))) {
+        free(b.hist);
+        return false;
+    }
+    w->hist = b.hist;
+    w->total = b.total;
+    return true;
+}
+
+/* Back to the pool when there is room (hist zero: flushed), else freed. */
+static void hist_give(worker *w, uint32_t codes)
+{
+    if (!w->hist)
+        return;
+    int big = codes > 256;
+    bool kept = false;
+    if (w->since_flush == 0) {
+        pthread_mutex_lock(&pool_lock);
+        if (npool[big] < VKRR_SCAN_MAX_THREADS) {
+            pool[big][npool[big]++] = (hist_bufs){w->hist, w->total};
+            kept = true;
+        }
+        pthread_mutex_unlock(&pool_lock);
+    }
+    if (!kept) {
+        free(w->hist);
+        free(w->total);
+    }
+    w->hist = NULL;
+    w->total = NULL;
+}
+
 static unsigned thread_count(uint64_t nchunks)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -325,8 +379,7 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
         k.parts[c] = (vkrr_scan){.first_bad = UINT64_MAX, .max_idx = UINT64_MAX};
     for (unsigned i = 0; i < nt; i++) {
         w[i] = (worker){.k = &k, .hook = hook, .first = i, .step = nt};
-        if (k.codes && (!(w[i].hist = calloc((size_t)k.codes * HIST_WAYS, sizeof *w[i].hist)) ||
-                        !(w[i].total = calloc(k.codes, sizeof *w[i].total)))) {
+        if (k.codes && !hist_take(&w[i], k.codes)) {
             st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for a histogram");
             goto done;
         }
@@ -360,8 +413,7 @@ vkrr_status vkrr_compare_scan(vkrr_dtype t, const uint8_t *a, const uint8_t *b, 
     *out = s;
 done:
     for (unsigned i = 0; i < nt; i++) {
-        free(w[i].hist);
-        free(w[i].total);
+        hist_give(&w[i], k.codes);
     }
     free(k.parts);
     return st;

@@ -22,9 +22,10 @@
  * from a sequential sum; counts, maxima, positions and ULPs are exact.
  *
  * Memory: per thread, a histogram of the reference's codes (6 KiB, or 1.5 MiB
- * for 2-byte types: four ways of 32-bit counts flushed into 64-bit ones), freed before it
- * returns; VKRR_ERR_NOMEM when that fails.  The tables live for
- * the process (at most 512 KiB per 2-byte type used).
+ * for 2-byte types: four ways of 32-bit counts flushed into 64-bit ones),
+ * kept for the next compare (at most VKRR_SCAN_MAX_THREADS of each size);
+ * VKRR_ERR_NOMEM when one cannot be had.  The tables live for the process
+ * (at most 512 KiB per 2-byte type used).
  */
 #ifndef VKRR_COMPARE_SCAN_H
 #define VKRR_COMPARE_SCAN_H
