@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# bench/run.sh BUILD_DIR [--quick] [--work DIR]   (BENCH_PTX=1: the PTX interpreter ratio in --quick too)
+# bench/run.sh BUILD_DIR [--quick] [--compare-only] [--work DIR]   (BENCH_PTX=1: the PTX
+# interpreter ratio in --quick too; --compare-only: only the compare lines, on
+# one frame a size)
 #
 # Figures (never pass/fail) on rrref captures made here by `vkrr synth`,
 # 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only).  Per size:
@@ -30,13 +32,14 @@
 #                                    sum of the frame's per-dispatch medians, all frames
 # Needs /usr/bin/time (Debian package `time`, in scripts/deps.sh) and python3.
 set -u
-BUILD=${1:?usage: bench/run.sh BUILD_DIR [--quick] [--work DIR]}
+BUILD=${1:?usage: bench/run.sh BUILD_DIR [--quick] [--compare-only] [--work DIR]}
 shift
-QUICK=0
+QUICK=0 COMPARE_ONLY=0
 WORK=
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) QUICK=1 ;;
+    --compare-only) COMPARE_ONLY=1 ;;
     --work) WORK=$2; shift ;;
     *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -59,6 +62,49 @@ if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; else SIZES="1280x720 1920x1080"
 TMO="--timeout 1800"
 # shellcheck source=bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+
+# The compare lines of a capture: vkrr_compare (compare_bench) over cmp on
+# its largest dump file and an identical copy, then on data that differs.
+compare_figures() {
+    local cap=$1 big cmp_line cmp_bytes cb_mbs cb1_mbs cball_mbs cbh_mbs best_cmp c0 c1 d cmp_mbs
+    big=$(ls -S "$cap"/dump/* | head -1)
+    cp "$big" "$WORK/copy.bin"
+    cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
+    cmp_bytes=$(stat -c %s "$big")
+    cb_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cb1_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing 1%: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cball_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing all: .* \([0-9.]*\) MB\/s.*/\1/p')
+    cbh_mbs=$("$CB" "$big" "$WORK/copy.bin" --reps 3 --hash | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
+    best_cmp=
+    for r in 1 2 3; do
+        c0=$(now)
+        cmp "$big" "$WORK/copy.bin" >/dev/null
+        c1=$(now)
+        d=$(calc "$c1 - $c0")
+        if [ -z "$best_cmp" ] || [ "$(calc "$d < $best_cmp")" = True ]; then best_cmp=$d; fi
+    done
+    cmp_mbs=$(calc "$cmp_bytes / $best_cmp / 1e6")
+    rm -f "$WORK/copy.bin"
+    printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
+        "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
+    printf 'compare / cmp throughput, 1%% of elements differ: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cb1_mbs / $cmp_mbs)")" "$cb1_mbs" "$cmp_mbs"
+    printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
+        "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
+    printf 'compare+hash / cmp throughput: %s  (compare_bench --hash %s MB/s)\n' \
+        "$(calc "'%.3f' % ($cbh_mbs / $cmp_mbs)")" "$cbh_mbs"
+}
+
+if [ $COMPARE_ONLY = 1 ]; then
+    for size in $SIZES; do
+        cap=$WORK/cap-$size
+        echo "== $size, 1 frame: compare only =="
+        "$VKRR" synth "$cap" --size "$size" --frames 1 >"$WORK/synth-$size.out" 2>&1 ||
+            { echo "synth failed:"; cat "$WORK/synth-$size.out"; exit 1; }
+        compare_figures "$cap"
+    done
+    exit 0
+fi
 
 base_cap=$WORK/cap-16x16
 "$VKRR" synth "$base_cap" --size 16x16 --frames $FRAMES >/dev/null 2>&1 ||
@@ -90,24 +136,7 @@ for size in $SIZES; do
     "$VKRR" info "$cap" --json >"$WORK/info-$size.json"
     read -r big_bytes big_seq big_kernel < <(largest_launch "$WORK/info-$size.json")
 
-    big=$(ls -S "$cap"/dump/* | head -1)
-    cp "$big" "$WORK/copy.bin"
-    cmp_line=$("$CB" "$big" "$WORK/copy.bin" --reps 3)
-    cmp_bytes=$(stat -c %s "$big")
-    cb_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
-    cb1_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing 1%: .* \([0-9.]*\) MB\/s.*/\1/p')
-    cball_mbs=$(echo "$cmp_line" | sed -n 's/^compare_bench differing all: .* \([0-9.]*\) MB\/s.*/\1/p')
-    cbh_mbs=$("$CB" "$big" "$WORK/copy.bin" --reps 3 --hash | sed -n 's/^compare_bench: .* \([0-9.]*\) MB\/s.*/\1/p')
-    best_cmp=
-    for r in 1 2 3; do
-        c0=$(now)
-        cmp "$big" "$WORK/copy.bin" >/dev/null
-        c1=$(now)
-        d=$(calc "$c1 - $c0")
-        if [ -z "$best_cmp" ] || [ "$(calc "$d < $best_cmp")" = True ]; then best_cmp=$d; fi
-    done
-    cmp_mbs=$(calc "$cmp_bytes / $best_cmp / 1e6")
-    rm -f "$WORK/copy.bin"
+    compare_figures "$cap"
 
     printf 'validate wall / bench dispatch: %s  (validate %.3f s, exit %d; bench dispatch total %s ms, exit %d)\n' \
         "$(calc "'%.1f' % ($val_wall / ($bench_ms / 1000.0)) if $bench_ms == $bench_ms and $bench_ms > 0 else 'nan'")" \
@@ -118,14 +147,6 @@ for size in $SIZES; do
     printf 'validate RSS above baseline / largest launch bytes: %s  (peak RSS %s kB - baseline %s kB)\n' \
         "$(calc "'%.2f' % (($val_rss_kb - $base_rss_kb) * 1024.0 / $big_bytes) if $big_bytes > 0 else 'nan'")" \
         "$val_rss_kb" "$base_rss_kb"
-    printf 'compare / cmp throughput: %s  (compare_bench %s MB/s, cmp %.1f MB/s, %s bytes, %s)\n' \
-        "$(calc "'%.3f' % ($cb_mbs / $cmp_mbs)")" "$cb_mbs" "$cmp_mbs" "$cmp_bytes" "$(basename "$big")"
-    printf 'compare / cmp throughput, 1%% of elements differ: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
-        "$(calc "'%.3f' % ($cb1_mbs / $cmp_mbs)")" "$cb1_mbs" "$cmp_mbs"
-    printf 'compare / cmp throughput, every element differs: %s  (compare_bench %s MB/s, cmp %.1f MB/s)\n' \
-        "$(calc "'%.3f' % ($cball_mbs / $cmp_mbs)")" "$cball_mbs" "$cmp_mbs"
-    printf 'compare+hash / cmp throughput: %s  (compare_bench --hash %s MB/s)\n' \
-        "$(calc "'%.3f' % ($cbh_mbs / $cmp_mbs)")" "$cbh_mbs"
     first_kernel=$(python3 -c "import json; print(json.load(open('$WORK/info-$size.json'))['launches'][0]['kernel'])")
     iso_s=$(wall "$WORK/iso-$size.out" "$VKRR" validate "$cap" $TMO --mode isolated --heatmaps none -q)
     both_s=$(wall "$WORK/both-$size.out" "$VKRR" validate "$cap" $TMO --mode both --heatmaps none -q)
