@@ -129,6 +129,20 @@ typedef struct vkrr_ptx_launch {
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
                          vkrr_error *err);
 
+/* Branch coverage: from vkrr_ptx_coverage_on, every run of m records, for
+ * each conditional branch (bra under a guard) of its functions, whether it
+ * was reached, taken and fallen through by some lane (the counts are kept by
+ * the module, across runs, under threads).  vkrr_ptx_coverage lists the
+ * conditional branches of entry in PTX order: at most cap in out, the count
+ * returned (0 for an unknown entry or coverage off). */
+typedef struct vkrr_ptx_branch {
+    uint32_t line;      /* its PTX line */
+    bool ran, taken, fell;
+} vkrr_ptx_branch;
+vkrr_status vkrr_ptx_coverage_on(vkrr_ptx_module *m, vkrr_error *err);
+uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_branch *out,
+                           uint32_t cap);
+
 /* The "ptx" backend (see the top of this file).  Every module is loaded once,
  * here; a path that cannot be read fails the create, a module that does not
  * parse fails only the launches of the kernels it declares. */
@@ -137,6 +151,8 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
 /* The same with every *.ptx file of dir (in name order); VKRR_ERR_MISSING
  * when dir has none. */
 vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err);
+/* Coverage on in every module of a ptx backend: its `coverage` op answers. */
+vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *be, vkrr_error *err);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,40 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     return st;
 }
 
+static uint32_t ptx_coverage(void *self, const char *kernel, vkrr_branch_cov *out, uint32_t cap,
+                             const char **module)
+{
+    const vkrr_ptx_module *m = find_module(self, kernel);
+    vkrr_ptx_branch b[256];
+    uint32_t n = m ? vkrr_ptx_coverage(m, kernel, b, 256) : 0;
+    if (n > 256) { /* many branches: ask again with room for all */
+        vkrr_ptx_branch *all = malloc(n * sizeof *all);
+        if (!all)
+            return 0;
+        n = vkrr_ptx_coverage(m, kernel, all, n);
+        for (uint32_t i = 0; i < n && i < cap; i++)
+            out[i] = (vkrr_branch_cov){all[i].line, all[i].ran, all[i].taken, all[i].fell};
+        free(all);
+    } else {
+        for (uint32_t i = 0; i < n && i < cap; i++)
+            out[i] = (vkrr_branch_cov){b[i].line, b[i].ran, b[i].taken, b[i].fell};
+    }
+    *module = m ? m->name : "";
+    return n;
+}
+
+vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *out, vkrr_error *err)
+{
+    ptx_backend *be = out->self;
+    for (uint32_t i = 0; i < be->nmods; i++) {
+        vkrr_status st = vkrr_ptx_coverage_on(be->mods[i], err);
+        if (st != VKRR_OK)
+            return st;
+    }
+    out->coverage = ptx_coverage;
+    return VKRR_OK;
+}
+
 static void ptx_destroy(void *self)
 {
     ptx_backend *be = self;

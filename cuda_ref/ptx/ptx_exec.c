@@ -298,6 +298,11 @@ static int run_warp(ptx_warp *w)
             goto timeout;
         switch (in->kind) {
         case K_BRA:
+            if (rt->f->cov && in->guard >= 0) /* a conditional branch: which ways it went */
+                __atomic_fetch_or(&rt->f->cov[pc],
+                                  (uint8_t)(PTX_COV_RAN | (m ? PTX_COV_TAKEN : 0) |
+                                            (w->active & ~m ? PTX_COV_FELL : 0)),
+                                  __ATOMIC_RELAXED);
             if (m == w->active) {
                 w->pc = in->target;
                 if (w->live & ~w->active)

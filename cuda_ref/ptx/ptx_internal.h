@@ -180,6 +180,7 @@ typedef struct ptx_func {
     ptx_inst *code;
     uint32_t ncode;
     uint32_t npreds;
+    uint8_t *cov;          /* vkrr_ptx_coverage_on: per pc, PTX_COV_* bits; NULL: off */
     uint32_t nsreg, nconst, nslots;
     uint8_t sreg_of[SR_COUNT + 1]; /* slot of each used special register (0xff: unused) */
     uint8_t sreg_at[SR_COUNT + 1]; /* slot -> special register */
@@ -339,6 +340,9 @@ typedef struct ptx_region_rt {
     uintptr_t lo, hi;
     bool writable;
 } ptx_region_rt;
+
+/* What a conditional branch did, over every run since coverage was on. */
+enum { PTX_COV_RAN = 1, PTX_COV_TAKEN = 2, PTX_COV_FELL = 4 };
 
 struct ptx_rt {
     const vkrr_ptx_module *m;

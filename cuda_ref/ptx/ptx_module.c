@@ -19,6 +19,7 @@ static void free_funcs(vkrr_ptx_module *m)
         free(f->const_val);
         free(f->const_var);
         free(f->var_off);
+        free(f->cov);
     }
     free(m->funcs);
     free(m->vars);
@@ -176,6 +177,38 @@ static const ptx_func *find_entry(const vkrr_ptx_module *m, const char *entry)
         if (m->funcs[i].entry && m->funcs[i].defined && !strcmp(m->funcs[i].name, entry))
             return &m->funcs[i];
     return NULL;
+}
+
+vkrr_status vkrr_ptx_coverage_on(vkrr_ptx_module *m, vkrr_error *err)
+{
+    for (uint32_t i = 0; m && i < m->nfuncs; i++) {
+        ptx_func *f = &m->funcs[i];
+        if (f->cov || !f->code)
+            continue;
+        if (!(f->cov = calloc(f->ncode ? f->ncode : 1, 1)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "no memory for coverage");
+    }
+    return VKRR_OK;
+}
+
+uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_branch *out,
+                           uint32_t cap)
+{
+    const ptx_func *f = find_entry(m, entry);
+    uint32_t n = 0;
+    if (!f || !f->cov)
+        return 0;
+    for (uint32_t pc = 0; pc < f->nraw && pc < f->ncode; pc++) {
+        const ptx_inst *in = &f->code[pc];
+        if (in->kind != K_BRA || in->guard < 0)
+            continue;
+        uint8_t c = __atomic_load_n(&f->cov[pc], __ATOMIC_RELAXED);
+        if (n < cap)
+            out[n] = (vkrr_ptx_branch){f->raw[pc].line, c & PTX_COV_RAN, c & PTX_COV_TAKEN,
+                                       c & PTX_COV_FELL};
+        n++;
+    }
+    return n;
 }
 
 bool vkrr_ptx_module_has_entry(const vkrr_ptx_module *m, const char *entry)

@@ -32,9 +32,12 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
         if (!d->modules)
             return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "the ptx backend needs a modules folder");
         struct stat sb;
-        if (stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode)) /* one module file */
-            return vkrr_ptx_backend_create(out, &d->modules, 1, err);
-        return vkrr_ptx_backend_create_dir(out, d->modules, err);
+        vkrr_status st = stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode) /* one module file */
+                             ? vkrr_ptx_backend_create(out, &d->modules, 1, err)
+                             : vkrr_ptx_backend_create_dir(out, d->modules, err);
+        if (st == VKRR_OK && d->coverage && (st = vkrr_ptx_backend_coverage_on(out, err)) != VKRR_OK)
+            out->destroy(out->self);
+        return st;
     }
     if (!strcmp(name, "cuda"))
         return vkrr_cuda_backend_create(out, &(vkrr_cuda_desc){.module_dir = d->modules,

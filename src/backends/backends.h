@@ -34,6 +34,7 @@ typedef struct vkrr_backend_desc {
     const char *ports_dir; /* vulkan: ports over the built-in ones; NULL: none */
     bool no_builtin;       /* vulkan: ports_dir's ports only */
     bool validation;       /* vulkan: the Khronos validation layer */
+    bool coverage;         /* ptx: record which ways each conditional branch went */
 } vkrr_backend_desc;
 
 vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err);

@@ -53,6 +53,10 @@ static const char rerun_help[] =
     "launch's row says so and its outputs are compared within the PTX ISA's bound\n"
     "of that instruction.\n"
     "  --exact              every output bit for bit, whatever the descriptors allow\n"
+    "\n"
+    "  --coverage           (ptx) after the summary, per kernel: how many directions of\n"
+    "                       its conditional branches the capture's launches took, and\n"
+    "                       each direction none took, at its PTX line\n"
     "  --tolerance FILE     per-kernel rules (as vkrr validate --help describes), on\n"
     "                       top of the per-type defaults (f16 2 ULP, f32 4 ULP, ...)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
@@ -81,6 +85,7 @@ typedef struct rerun_args {
     vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
     uint32_t shard, shards; /* --shard K/N; shards 0: all */
     bool exact;             /* --exact */
+    bool coverage;          /* --coverage */
 } rerun_args;
 
 static int parse_args(int argc, char **argv, rerun_args *a)
@@ -113,6 +118,8 @@ static int parse_args(int argc, char **argv, rerun_args *a)
             a->modules = v;
         } else if (!strcmp(o, "--exact")) {
             a->exact = true;
+        } else if (!strcmp(o, "--coverage")) {
+            a->coverage = true;
         } else if (!strcmp(o, "--shard")) {
             NEED_VALUE();
             if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
@@ -129,6 +136,9 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
+    if (a->coverage && strcmp(a->backend, "ptx"))
+        return vkrr_cli_usage_error(argv[0], "--coverage is the PTX interpreter's: it needs --backend "
+                                             "ptx (the default), not %s", a->backend);
     if (a->exact && a->c.tol_given)
         return vkrr_cli_usage_error(argv[0], "--exact and a tolerance (--tolerance, --atol, --rtol, "
                                              "--max-ulp) contradict each other");
@@ -137,12 +147,42 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     return 0;
 }
 
+/* --coverage: per kernel rerun, how many ways of its conditional branches
+ * some launch went, then each way none did, at its PTX line. */
+static void print_coverage(const vkrr_backend *be, const vkrr_launch_result *res, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const char *k = res[i].launch->kernel;
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(res[j].launch->kernel, k);
+        if (seen || !be->coverage)
+            continue;
+        const char *mod = "";
+        uint32_t nb = be->coverage(be->self, k, NULL, 0, &mod);
+        vkrr_branch_cov *b = nb ? malloc(nb * sizeof *b) : NULL;
+        if (nb && !b)
+            continue;
+        nb = be->coverage(be->self, k, b, nb, &mod);
+        uint32_t ways = 0;
+        for (uint32_t q = 0; q < nb; q++)
+            ways += b[q].taken + b[q].fell;
+        printf("coverage: %s: branches: %u of %u directions taken\n", k, ways, 2 * nb);
+        for (uint32_t q = 0; q < nb; q++)
+            if (!b[q].taken || !b[q].fell)
+                printf("coverage:   %s:%u: %s\n", mod, b[q].line,
+                       !b[q].ran ? "never reached" : !b[q].taken ? "never taken" : "never fell through");
+        free(b);
+    }
+}
+
 static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_error *err)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/modules", a->capdir);
     return vkrr_backend_open(&(vkrr_backend_desc){.name = a->backend,
-                                                  .modules = a->modules ? a->modules : dir},
+                                                  .modules = a->modules ? a->modules : dir,
+                                                  .coverage = a->coverage},
                              be, err);
 }
 
@@ -249,6 +289,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
     unsigned fails = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT];
     unsigned errors = info.counts[VKRR_LAUNCH_ERROR] + info.counts[VKRR_LAUNCH_NO_PORT];
     vkrr_cli_rerun_summary(stdout, &info, res, n);
+    if (a.coverage)
+        print_coverage(&be, res, n);
     vkrr_cli_print_heatmap_dir(heatmap_dir, res, n);
     if (a.c.json) {
         if (vkrr_report_json_write(a.c.json, &info, res, n, &err) != VKRR_OK)

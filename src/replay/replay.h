@@ -152,6 +152,12 @@ typedef struct vkrr_backend_stats {
     unsigned device_recreated;    /* times the device was rebuilt after it was lost */
 } vkrr_backend_stats;
 
+/* What one conditional branch of an original kernel did (coverage). */
+typedef struct vkrr_branch_cov {
+    uint32_t line;           /* in the kernel's module */
+    bool ran, taken, fell;   /* reached; taken, fallen through by some lane */
+} vkrr_branch_cov;
+
 typedef struct vkrr_backend {
     const char *name;        /* "vulkan", "cpu", "ptx", "cuda" */
     void *self;
@@ -171,6 +177,11 @@ typedef struct vkrr_backend {
     /* what runs kernel, for the record (provenance): a port's file
      * ("ports/down.comp") or "built-in"; false (out "") when nothing does */
     bool (*source_of)(void *self, const char *kernel, char *out, size_t cap);
+    /* the original kernel's conditional branches over every run() so far,
+     * with coverage asked for (the ptx backend): at most cap in out, the count
+     * returned; *module names the file they are in */
+    uint32_t (*coverage)(void *self, const char *kernel, vkrr_branch_cov *out, uint32_t cap,
+                         const char **module);
     /* the NVIDIA GPU it runs on (name, compute capability); false: not one */
     bool (*device)(void *self, char *name, size_t cap, int *cc_major, int *cc_minor);
     void (*stats)(void *self, vkrr_backend_stats *out);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# e2e_coverage: `vkrr rerun --coverage` says which ways the original's
+# conditional branches went over a capture's launches, and names each way
+# none went at its PTX line.  The tutorial's kernel (examples/first-port)
+# guards `i < n`: recorded with as many threads as elements, the guard's
+# branch (to the early exit) is never taken; with 6 threads too many it is.
+# --coverage is the PTX interpreter's alone.
+# Usage: e2e_coverage.sh VKRR_BIN WORKDIR
+set -u
+VKRR=$1
+WORK=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh"
+rec() { # OUTDIR N
+    vkrr record "$1" --ptx "$SRC/examples/first-port/scale.ptx" --kernel scale --grid 4 --block 64 \
+        --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 --arg f32:-1 --arg u32:"$2" >/dev/null 2>&1 ||
+        fail "record n=$2"
+}
+line=$(grep -n "bra" "$SRC/examples/first-port/scale.ptx" | head -1 | cut -d: -f1)
+
+rec "$WORK/exact" 256
+vkrr rerun "$WORK/exact" --coverage --heatmaps none >"$WORK/exact.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/exact.out")"
+grep -q "^coverage: scale: branches: 1 of 2 directions taken$" "$WORK/exact.out" ||
+    fail "n = 256: $(grep coverage "$WORK/exact.out")"
+grep -q "^coverage:   .*scale.ptx:$line: never taken$" "$WORK/exact.out" ||
+    fail "the untaken branch at scale.ptx:$line is not named: $(grep coverage "$WORK/exact.out")"
+
+rec "$WORK/over" 250
+vkrr rerun "$WORK/over" --coverage --heatmaps none >"$WORK/over.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/over.out")"
+grep -q "^coverage: scale: branches: 2 of 2 directions taken$" "$WORK/over.out" ||
+    fail "n = 250: $(grep coverage "$WORK/over.out")"
+grep -q "never" "$WORK/over.out" && fail "n = 250 names an untaken way: $(grep never "$WORK/over.out")"
+
+vkrr rerun "$WORK/exact" --coverage --backend cpu >"$WORK/cpu.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "needs --backend ptx" "$WORK/cpu.out" || fail "--coverage --backend cpu: exit $rc"
+
+[ $fails = 0 ] && echo "e2e_coverage: ok" || echo "e2e_coverage: $fails failures"
+[ $fails = 0 ]
