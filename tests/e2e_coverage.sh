@@ -4,7 +4,9 @@
 # none went at its PTX line.  The tutorial's kernel (examples/first-port)
 # guards `i < n`: recorded with as many threads as elements, the guard's
 # branch (to the early exit) is never taken; with 6 threads too many it is.
-# --coverage is the PTX interpreter's alone.
+# With .file/.loc in the PTX (nvcc -lineinfo) the source line is named, and
+# its text shown when the file is at hand.  --coverage is the PTX
+# interpreter's alone.
 # Usage: e2e_coverage.sh VKRR_BIN WORKDIR
 set -u
 VKRR=$1
@@ -36,6 +38,24 @@ vkrr rerun "$WORK/over" --coverage --heatmaps none >"$WORK/over.out" 2>&1 || fai
 grep -q "^coverage: scale: branches: 2 of 2 directions taken$" "$WORK/over.out" ||
     fail "n = 250: $(grep coverage "$WORK/over.out")"
 grep -q "never" "$WORK/over.out" && fail "n = 250 names an untaken way: $(grep never "$WORK/over.out")"
+
+# with nvcc -lineinfo's .file and .loc (added here by hand to the same PTX):
+# the branch's source line, and its text, the source being at hand
+mkdir -p "$WORK/src"
+cp "$SRC/examples/first-port/scale.cu" "$WORK/src/"
+src_line=$(grep -n "if (i < n)" "$WORK/src/scale.cu" | cut -d: -f1)
+awk -v f="$WORK/src/scale.cu" -v l="$src_line" '
+    /^\.address_size/ { print; print ".file\t1 \"" f "\""; next }
+    /setp\.ge\.u32/ { print "\t.loc\t1 " l " 5"; print; next }
+    { print }' "$SRC/examples/first-port/scale.ptx" >"$WORK/src/scale.ptx"
+vkrr record "$WORK/loc" --ptx "$WORK/src/scale.ptx" --kernel scale --grid 4 --block 64 \
+    --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 --arg f32:-1 --arg u32:256 >/dev/null 2>&1 ||
+    fail "record of the PTX with .loc"
+vkrr rerun "$WORK/loc" --coverage --heatmaps none >"$WORK/loc.out" 2>&1 || fail "rerun --coverage (.loc): $(cat "$WORK/loc.out")"
+grep -q "^coverage:   .*scale.ptx:[0-9]* ($WORK/src/scale.cu:$src_line): never taken$" "$WORK/loc.out" ||
+    fail "the source line is not named: $(grep coverage "$WORK/loc.out")"
+grep -q "^coverage:     | if (i < n)$" "$WORK/loc.out" ||
+    fail "the source text is not shown: $(grep coverage "$WORK/loc.out")"
 
 vkrr rerun "$WORK/exact" --coverage --backend cpu >"$WORK/cpu.out" 2>&1
 rc=$?

@@ -138,6 +138,8 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
 typedef struct vkrr_ptx_branch {
     uint32_t line;      /* its PTX line */
     bool ran, taken, fell;
+    const char *src;    /* the source file of the .loc before it (nvcc -lineinfo), or NULL */
+    uint32_t src_line;
 } vkrr_ptx_branch;
 vkrr_status vkrr_ptx_coverage_on(vkrr_ptx_module *m, vkrr_error *err);
 uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_branch *out,

@@ -79,11 +79,13 @@ static uint32_t ptx_coverage(void *self, const char *kernel, vkrr_branch_cov *ou
             return 0;
         n = vkrr_ptx_coverage(m, kernel, all, n);
         for (uint32_t i = 0; i < n && i < cap; i++)
-            out[i] = (vkrr_branch_cov){all[i].line, all[i].ran, all[i].taken, all[i].fell};
+            out[i] = (vkrr_branch_cov){all[i].line, all[i].ran, all[i].taken, all[i].fell,
+                                       all[i].src, all[i].src_line};
         free(all);
     } else {
         for (uint32_t i = 0; i < n && i < cap; i++)
-            out[i] = (vkrr_branch_cov){b[i].line, b[i].ran, b[i].taken, b[i].fell};
+            out[i] = (vkrr_branch_cov){b[i].line, b[i].ran, b[i].taken, b[i].fell, b[i].src,
+                                       b[i].src_line};
     }
     *module = m ? m->name : "";
     return n;

@@ -142,6 +142,7 @@ typedef struct ptx_raw {
     int32_t guard;         /* predicate register id, -1 none */
     uint8_t guard_neg;
     int8_t pipe;           /* operand index followed by '|', -1 none */
+    uint32_t src_file, src_line; /* the .loc before it (nvcc -lineinfo); 0: none */
 } ptx_raw;
 
 typedef struct ptx_reg {
@@ -204,6 +205,11 @@ struct vkrr_ptx_module {
     uint64_t const_bytes;    /* module .const variables */
     uint8_t *global_image;   /* initial contents (arena) */
     uint8_t *const_image;
+    struct ptx_srcfile {     /* .file N "path": the sources .loc points into */
+        uint32_t index;
+        const char *path;    /* arena */
+    } *srcfiles;
+    uint32_t nsrcfiles, capsrcfiles;
 };
 
 vkrr_status ptx_parse(vkrr_ptx_module *m, const char *text, size_t len, vkrr_error *err);

@@ -23,6 +23,7 @@ static void free_funcs(vkrr_ptx_module *m)
     }
     free(m->funcs);
     free(m->vars);
+    free(m->srcfiles);
 }
 
 void vkrr_ptx_module_free(vkrr_ptx_module *m)
@@ -203,9 +204,13 @@ uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx
         if (in->kind != K_BRA || in->guard < 0)
             continue;
         uint8_t c = __atomic_load_n(&f->cov[pc], __ATOMIC_RELAXED);
+        const char *src = NULL;
+        for (uint32_t s = 0; s < m->nsrcfiles && f->raw[pc].src_line; s++)
+            if (m->srcfiles[s].index == f->raw[pc].src_file)
+                src = m->srcfiles[s].path;
         if (n < cap)
             out[n] = (vkrr_ptx_branch){f->raw[pc].line, c & PTX_COV_RAN, c & PTX_COV_TAKEN,
-                                       c & PTX_COV_FELL};
+                                       c & PTX_COV_FELL, src, src ? f->raw[pc].src_line : 0};
         n++;
     }
     return n;

@@ -81,6 +81,7 @@ static bool function(parser *ps, bool entry, const ptx_tok *at)
     ptx_func *f = &m->funcs[idx];
     ps->f = f;
     ps->fidx = idx;
+    ps->loc_file = ps->loc_line = 0;
     f->entry = entry;
     f->line = at->line;
     f->rets = rets;
@@ -146,8 +147,9 @@ static bool module_item(parser *ps)
         return false;
     if (t.kind != TK_DOT)
         return FAIL(ps, &t, "expected a directive, found '%.*s'", (int)t.len, t.s), false;
-    if (ps_is_word(&t, TK_DOT, ".version") || ps_is_word(&t, TK_DOT, ".address_size") ||
-        ps_is_word(&t, TK_DOT, ".file") || ps_is_word(&t, TK_DOT, ".loc")) {
+    if (ps_is_word(&t, TK_DOT, ".file") || ps_is_word(&t, TK_DOT, ".loc"))
+        return ps_file_loc(ps, &t);
+    if (ps_is_word(&t, TK_DOT, ".version") || ps_is_word(&t, TK_DOT, ".address_size")) {
         ps_skip_line(ps, t.line);
         return true;
     }

@@ -32,6 +32,7 @@ typedef struct parser {
     int depth;
     ptx_func *f;     /* function being parsed */
     int32_t fidx;
+    uint32_t loc_file, loc_line; /* the last .loc in the function being parsed */
 } parser;
 
 
@@ -51,6 +52,10 @@ void ps_scope_pop(parser *ps);
 int32_t ps_reg_lookup(parser *ps, const char *name, uint32_t len);
 bool ps_take_int(parser *ps, uint64_t *v);
 void ps_skip_line(parser *ps, uint32_t line);
+/* .file N "path" [, ...] and .loc F L [C] [, ...] (after the directive's
+ * word): recorded (the module's source files, the parser's current place),
+ * the rest of the line skipped. */
+bool ps_file_loc(parser *ps, const ptx_tok *d);
 bool ps_reg_decl(parser *ps, const ptx_tok *at);
 bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern);
 bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes, bool entry);

@@ -239,6 +239,8 @@ static bool instruction(parser *ps)
     r.pipe = -1;
     ptx_tok t = ps_next(ps);
     r.line = t.line;
+    r.src_file = ps->loc_file;
+    r.src_line = ps->loc_line;
     if (ps_is_punct(&t, '@')) {
         if (ps_is_punct(ps_peek(ps, 0), '!')) {
             ps_next(ps);
@@ -353,7 +355,8 @@ bool ps_body(parser *ps)
                 if (!ps_expect(ps, ';'))
                     return false;
             } else if (ps_is_word(&d, TK_DOT, ".loc") || ps_is_word(&d, TK_DOT, ".file")) {
-                ps_skip_line(ps, d.line);
+                if (!ps_file_loc(ps, &d))
+                    return false;
             } else {
                 return ps_fail(ps, VKRR_ERR_UNSUPPORTED, d.line, "directive '%.*s' in a function body",
                                (int)d.len, d.s),

@@ -137,6 +137,30 @@ bool ps_take_int(parser *ps, uint64_t *v)
     return true;
 }
 
+bool ps_file_loc(parser *ps, const ptx_tok *d)
+{
+    bool file = ps_is_word(d, TK_DOT, ".file");
+    const ptx_tok *n = ps_peek(ps, 0);
+    if (n->line == d->line && n->kind == TK_INT) {
+        uint32_t idx = (uint32_t)ps_next(ps).u;
+        const ptx_tok *v = ps_peek(ps, 0);
+        if (file && v->line == d->line && v->kind == TK_STRING) {
+            vkrr_ptx_module *m = ps->m;
+            ptx_tok path = ps_next(ps);
+            char *p = ps_dup(ps, path.s, path.len);
+            if (!p || !ptx_grow((void **)&m->srcfiles, &m->capsrcfiles, m->nsrcfiles,
+                                sizeof *m->srcfiles))
+                return ps_fail(ps, VKRR_ERR_NOMEM, d->line, "out of memory"), false;
+            m->srcfiles[m->nsrcfiles++] = (struct ptx_srcfile){idx, p};
+        } else if (!file && v->line == d->line && v->kind == TK_INT) {
+            ps->loc_file = idx;
+            ps->loc_line = (uint32_t)ps_next(ps).u;
+        }
+    }
+    ps_skip_line(ps, d->line);
+    return !ps->failed;
+}
+
 /* Skips the rest of a line-oriented directive (.version, .target, .file, .loc). */
 void ps_skip_line(parser *ps, uint32_t line)
 {

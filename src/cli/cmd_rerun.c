@@ -147,6 +147,38 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     return 0;
 }
 
+/* Line n (1-based) of a source file, as the PTX names it (a relative path:
+ * from the current folder, else beside the module), trimmed; false when it
+ * cannot be read. */
+static bool source_line(const char *src, const char *module, uint32_t n, char *out, size_t cap)
+{
+    FILE *f = fopen(src, "r");
+    if (!f && src[0] != '/') {
+        char path[4096];
+        const char *slash = strrchr(module, '/');
+        snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - module) : 1,
+                 slash ? module : ".", src);
+        f = fopen(path, "r");
+    }
+    if (!f)
+        return false;
+    char line[1024];
+    bool got = false;
+    for (uint32_t i = 1; fgets(line, sizeof line, f); i += strchr(line, '\n') != NULL) {
+        if (i == n) {
+            const char *s = line;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            size_t l = strcspn(s, "\r\n");
+            snprintf(out, cap, "%.*s", (int)l, s);
+            got = true;
+            break;
+        }
+    }
+    fclose(f);
+    return got;
+}
+
 /* --coverage: per kernel rerun, how many ways of its conditional branches
  * some launch went, then each way none did, at its PTX line. */
 static void print_coverage(const vkrr_backend *be, const vkrr_launch_result *res, uint32_t n)
@@ -168,10 +200,18 @@ static void print_coverage(const vkrr_backend *be, const vkrr_launch_result *res
         for (uint32_t q = 0; q < nb; q++)
             ways += b[q].taken + b[q].fell;
         printf("coverage: %s: branches: %u of %u directions taken\n", k, ways, 2 * nb);
-        for (uint32_t q = 0; q < nb; q++)
-            if (!b[q].taken || !b[q].fell)
-                printf("coverage:   %s:%u: %s\n", mod, b[q].line,
-                       !b[q].ran ? "never reached" : !b[q].taken ? "never taken" : "never fell through");
+        for (uint32_t q = 0; q < nb; q++) {
+            if (b[q].taken && b[q].fell)
+                continue;
+            printf("coverage:   %s:%u", mod, b[q].line);
+            if (b[q].src)
+                printf(" (%s:%u)", b[q].src, b[q].src_line);
+            printf(": %s\n", !b[q].ran ? "never reached" : !b[q].taken ? "never taken"
+                                                                        : "never fell through");
+            char text[256];
+            if (b[q].src && source_line(b[q].src, mod, b[q].src_line, text, sizeof text))
+                printf("coverage:     | %s\n", text);
+        }
         free(b);
     }
 }

@@ -156,6 +156,8 @@ typedef struct vkrr_backend_stats {
 typedef struct vkrr_branch_cov {
     uint32_t line;           /* in the kernel's module */
     bool ran, taken, fell;   /* reached; taken, fallen through by some lane */
+    const char *src;         /* its source file (the PTX's .loc), NULL: none */
+    uint32_t src_line;
 } vkrr_branch_cov;
 
 typedef struct vkrr_backend {
