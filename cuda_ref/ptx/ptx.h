@@ -26,6 +26,7 @@
  *
  * What it does: parses the whole module (directives, .entry/.func with
  * .param, .reg, .local, .shared, .global/.const variables with initializers,
+ * calls and recursion, printf and assert,
  * predicates, labels, .maxntid/.reqntid/...), decodes each function once into
  * a compact instruction array (operands are register-file slots; immediates
  * and special registers are slots too; registers are packed by liveness),
@@ -46,8 +47,9 @@
  *
  * Does NOT: run an instruction, modifier, state space or type it does not
  * implement: that is VKRR_ERR_UNSUPPORTED naming the instruction and
- * FILE:LINE, at load time for the function using it (the other functions of
- * the module still run); recursion, indirect calls and brx.idx; textures
+ * FILE:LINE, at load time for the kernel using it (the other kernels of
+ * the module still run; a .func no kernel calls fails nothing); indirect
+ * calls and brx.idx; textures
  * other than 2D; clusters, mbarrier, TMA, tcgen05/wgmma.
  *
  * Errors: malformed PTX -> VKRR_ERR_PARSE (file and line); unsupported ->
@@ -124,6 +126,9 @@ typedef struct vkrr_ptx_launch {
     uint64_t max_steps;             /* warp instructions before VKRR_ERR_FAULT; 0: 2^40 */
     unsigned *standins;             /* out, optional: the VKRR_STANDIN_* bits (src/hw/approx.h)
                                      * of the stand-ins the launch computed with */
+    char **printf_out;              /* out, optional: the launch's printf output in thread order
+                                     * (block, thread, call; malloc'd, the caller frees; NULL
+                                     * when it printed nothing), set also when the launch fails */
 } vkrr_ptx_launch;
 
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,

@@ -12,7 +12,8 @@
 /* ---- control flow --------------------------------------------------------------- */
 static int find_label(ptx_dctx *c, const char *name)
 {
-    for (uint32_t i = 0; i < c->f->nlabels; i++)
+    const ptx_seg *s = &c->f->segs[c->seg];
+    for (uint32_t i = s->lab0; i < s->lab1; i++)
         if (!strcmp(c->f->labels[i].name, name))
             return (int)c->f->labels[i].at;
     return -1;
@@ -32,7 +33,7 @@ static int dec_control(ptx_dctx *c)
         int at = find_label(c, t->name);
         if (at < 0)
             return ptx_dec_fail(c, VKRR_ERR_PARSE, "label '%s' is not defined in '%s'", t->name,
-                                c->f->name);
+                                c->m->funcs[c->f->segs[c->seg].func].name);
         in->kind = K_BRA;
         in->target = (uint32_t)at;
         return ptx_rest_ok(c) < 0 ? -1 : 1;
@@ -41,9 +42,12 @@ static int dec_control(ptx_dctx *c)
         ptx_take(c, ".uni");
         if (ptx_nops(c) != 0)
             return ptx_dec_fail(c, VKRR_ERR_PARSE, "%s takes no operands", op);
-        if (!c->f->entry && !strcmp(op, "ret"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "ret from a .func (calls)");
-        in->kind = K_EXIT;
+        if (c->seg > 0 && !strcmp(op, "ret")) {
+            in->kind = K_RET;
+            in->imm = c->seg;
+        } else {
+            in->kind = K_EXIT;
+        }
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     if (!strcmp(op, "trap")) {
@@ -54,8 +58,10 @@ static int dec_control(ptx_dctx *c)
         return ptx_dec_warpsync(c);
     if (!strcmp(op, "bar") || !strcmp(op, "barrier"))
         return dec_bar(c);
-    if (!strcmp(op, "call") || !strcmp(op, "brx") || !strcmp(op, "callp"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s is not implemented (function calls)", op);
+    if (!strcmp(op, "call"))
+        return ptx_dec_call(c);
+    if (!strcmp(op, "brx") || !strcmp(op, "callp"))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s is not implemented", op);
     return 0;
 }
 
@@ -173,16 +179,20 @@ static bool layout_module(vkrr_ptx_module *m)
     return true;
 }
 
-/* This function's shared and local windows: the module-scope shared/local
- * variables it names plus its own, in declaration order; dynamic shared
- * memory after the static part (16-byte aligned). */
+/* This program's shared and local windows: the module-scope shared/local
+ * variables it names plus its functions' own, in declaration order; dynamic
+ * shared memory after the static part (16-byte aligned).  A recursive
+ * function's .local/.param variables live in its frames instead (offsets
+ * from the frame, var_frame); the thread's call stack follows the static
+ * part of the local window. */
 static int layout_function(ptx_dctx *c)
 {
     vkrr_ptx_module *m = c->m;
     ptx_func *f = c->f;
     bool *used = calloc(m->nvars ? m->nvars : 1, 1);
     f->var_off = calloc(m->nvars ? m->nvars : 1, sizeof *f->var_off);
-    if (!used || !f->var_off) {
+    f->var_frame = calloc(m->nvars ? m->nvars : 1, 1);
+    if (!used || !f->var_off || !f->var_frame) {
         free(used);
         return -1;
     }
@@ -190,10 +200,14 @@ static int layout_function(ptx_dctx *c)
         if (f->rops[i].kind == RO_SYM && f->rops[i].id < m->nvars)
             used[f->rops[i].id] = true;
     uint64_t sh = 0, lo = 0, dyn_align = 16;
+    bool recursion = false;
     for (uint32_t i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
-        if (!used[i] || (v->func >= 0 && v->func != (int32_t)(f - m->funcs)))
-            continue;
+        int32_t seg = v->func >= 0 ? f->seg_of[v->func] : -1;
+        if (v->func >= 0 && seg < 0)
+            continue; /* another function's, not linked here */
+        if (!used[i] && !(seg > 0 && v->param))
+            continue; /* a callee's parameters are written by its calls */
         if (v->space == SP_SHARED && !v->dynamic) {
             sh = align_up(sh, v->align);
             f->var_off[i] = sh;
@@ -202,6 +216,17 @@ static int layout_function(ptx_dctx *c)
             f->uses_dynamic_shared = true;
             if (v->align > dyn_align)
                 dyn_align = v->align;
+        } else if (v->space == SP_LOCAL && seg > 0 && f->segs[seg].recursive) {
+            ptx_seg *s = &f->segs[seg];
+            uint64_t at = align_up(s->frame_locals, v->align);
+            if (at + v->size > (1u << 20)) {
+                free(used);
+                return -2;
+            }
+            f->var_off[i] = at;
+            f->var_frame[i] = 1;
+            s->frame_locals = (uint32_t)(at + v->size);
+            recursion = true;
         } else if (v->space == SP_LOCAL) {
             lo = align_up(lo, v->align);
             f->var_off[i] = lo;
@@ -212,9 +237,12 @@ static int layout_function(ptx_dctx *c)
     for (uint32_t i = 0; i < m->nvars; i++)
         if (used[i] && m->vars[i].space == SP_SHARED && m->vars[i].dynamic)
             f->var_off[i] = f->shared_static;
-    f->local_bytes = align_up(lo, 16);
+    f->local_static = align_up(lo, 16);
+    /* the call stack: a record a call, and a recursive call's frame */
+    f->local_bytes = f->local_static + (recursion ? PTX_STACK_BYTES
+                                                  : f->nsegs > 1 ? 16u * f->nsegs : 0u);
     free(used);
-    if (f->shared_static > (1u << 20) || f->local_bytes > (1u << 20)) {
+    if (f->shared_static > (1u << 20) || f->local_static > (1u << 20)) {
         c->r = f->nraw ? &f->raw[0] : NULL;
         return -2;
     }
@@ -234,6 +262,8 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
     f->status = VKRR_OK;
     bool used[32];
     c->mod_used = used;
+    if (ptx_link(m, f) < 0)
+        goto fail;
     s.pidx = calloc(f->nregs ? f->nregs : 1, sizeof *s.pidx);
     f->code = calloc(f->nraw + 1, sizeof *f->code);
     if (!s.pidx || !f->code)
@@ -259,13 +289,17 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
         c->r = r;
         c->in = in;
         c->pc = pc;
+        if (pc == f->segs[c->seg].pc1)
+            c->seg++;
         memset(used, 0, sizeof used);
         in->guard = -1;
         if (r->guard >= 0) {
             in->guard = (int32_t)s.pidx[r->guard];
             in->gneg = r->guard_neg;
         }
-        int got = dec_control(c);
+        int got = ptx_dec_frame(c);
+        if (got == 0)
+            got = dec_control(c);
         if (got == 0)
             got = dec_nop(c);
         if (got == 0)
@@ -298,7 +332,7 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
     f->code[f->ncode].kind = K_EXIT;
     f->code[f->ncode].guard = -1;
     f->ncode++;
-    if (ptx_finalize_slots(f, s.refs, s.nrefs) < 0)
+    if (ptx_frames(c, s.refs, s.nrefs, s.pidx) < 0)
         goto nomem;
     free(s.refs);
     free(s.pidx);

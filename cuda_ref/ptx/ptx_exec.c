@@ -297,12 +297,34 @@ static int run_warp(ptx_warp *w)
         if (++steps > limit)
             goto timeout;
         switch (in->kind) {
+        case K_CALL: {
+            int deep = m ? ptx_call_enter(w, in, m, pc) : -1;
+            if (deep >= 0) {
+                char msg[300];
+                ptx_call_overflow(w, in, (unsigned)deep, msg, sizeof msg);
+                ptx_fault(w, in, deep, VKRR_ERR_FAULT, "%s", msg);
+                goto fault;
+            }
+            goto branch; /* lanes m to the callee, the others on */
+        }
+        case K_RET:
+            if (m) {
+                ptx_call_leave(w, in, m); /* each lane to its own return address */
+                w->active &= ~m;
+            }
+            w->pc = pc + 1;
+            if (w->active)
+                continue;
+            if (!pick(w))
+                goto out;
+            continue;
         case K_BRA:
             if (rt->f->cov && in->guard >= 0) /* a conditional branch: which ways it went */
                 __atomic_fetch_or(&rt->f->cov[pc],
                                   (uint8_t)(PTX_COV_RAN | (m ? PTX_COV_TAKEN : 0) |
                                             (w->active & ~m ? PTX_COV_FELL : 0)),
                                   __ATOMIC_RELAXED);
+        branch:
             if (m == w->active) {
                 w->pc = in->target;
                 if (w->live & ~w->active)
@@ -513,41 +535,6 @@ static int run_cta(ptx_cta *cta)
     }
 }
 
-static uint64_t sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr,
-                           unsigned l)
-{
-    const uint32_t *b = rt->l->block, *g = rt->l->grid;
-    uint32_t t = w->index * 32u + l;
-    switch (sr) {
-    case SR_TID_X: return t % b[0];
-    case SR_TID_Y: return (t / b[0]) % b[1];
-    case SR_TID_Z: return t / (b[0] * b[1]);
-    case SR_NTID_X: return b[0];
-    case SR_NTID_Y: return b[1];
-    case SR_NTID_Z: return b[2];
-    case SR_CTAID_X: return cta->ctaid[0];
-    case SR_CTAID_Y: return cta->ctaid[1];
-    case SR_CTAID_Z: return cta->ctaid[2];
-    case SR_NCTAID_X: return g[0];
-    case SR_NCTAID_Y: return g[1];
-    case SR_NCTAID_Z: return g[2];
-    case SR_LANEID: return l;
-    case SR_WARPID: return w->index;
-    case SR_NWARPID: return cta->nwarps;
-    case SR_SMID: return 0;
-    case SR_NSMID: return 1;
-    case SR_GRIDID: return 0;
-    case SR_LANEMASK_EQ: return 1u << l;
-    case SR_LANEMASK_LE: return l == 31 ? 0xffffffffu : (2u << l) - 1u;
-    case SR_LANEMASK_LT: return (1u << l) - 1u;
-    case SR_LANEMASK_GE: return ~((1u << l) - 1u) & 0xffffffffu;
-    case SR_LANEMASK_GT: return l == 31 ? 0u : ~((2u << l) - 1u) & 0xffffffffu;
-    case SR_DYN_SMEM: return rt->l->shared_bytes;
-    case SR_TOTAL_SMEM: return rt->shared_bytes;
-    default: return 0;
-    }
-}
-
 typedef struct worker {
     ptx_rt *rt;
     pthread_t th;
@@ -609,7 +596,12 @@ static void *worker_main(void *arg)
         memset(cta.bar_count, 0, sizeof cta.bar_count);
         memset(cta.bar_red_op, 0xff, sizeof cta.bar_red_op);
         memset(cta.shared, 0, rt->shared_bytes);
-        memset(local, 0, (size_t)nwarps * 32u * rt->local_bytes);
+        if (rt->local_static == rt->local_bytes) {
+            memset(local, 0, (size_t)nwarps * 32u * rt->local_bytes);
+        } else { /* the variables start zeroed; the call stack is written before it is read */
+            for (size_t k = 0; k < (size_t)nwarps * 32u; k++)
+                memset(local + k * rt->local_bytes, 0, rt->local_static);
+        }
         for (uint32_t i = 0; i < nwarps; i++) {
             ptx_warp *w = &cta.warps[i];
             uint32_t n = nthreads - i * 32u;
@@ -618,10 +610,14 @@ static void *worker_main(void *arg)
             w->pc = 0;
             w->blocked = w->parked = w->cc = 0;
             w->clock = 0;
+            for (unsigned lane = 0; lane < 32; lane++) {
+                w->fp[lane] = w->sp[lane] = (uint32_t)rt->local_static;
+                w->depth[lane] = 0;
+            }
             for (uint32_t s = 0; s < f->nsreg; s++) {
                 uint64_t *d = PTX_R(w, s);
                 for (unsigned lane = 0; lane < 32; lane++)
-                    d[lane] = sreg_value(rt, &cta, w, f->sreg_at[s], lane);
+                    d[lane] = ptx_sreg_value(rt, &cta, w, f->sreg_at[s], lane);
             }
         }
         if (run_cta(&cta) < 0)
@@ -646,6 +642,8 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
                          vkrr_error *err)
 {
     const ptx_func *f = NULL;
+    if (l && l->printf_out)
+        *l->printf_out = NULL;
     for (uint32_t i = 0; m && entry && i < m->nfuncs; i++)
         if (m->funcs[i].entry && m->funcs[i].defined && !strcmp(m->funcs[i].name, entry))
             f = &m->funcs[i];
@@ -733,6 +731,7 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
         rt->consts[i] = v;
     }
     rt->local_bytes = f->local_bytes;
+    rt->local_static = f->local_static;
     rt->shared_bytes = shared;
     rt->max_steps = l->max_steps ? l->max_steps : (1ull << 40);
     unsigned threads = l->threads ? l->threads : 2;
@@ -755,6 +754,11 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
             pthread_join(ws[i].th, NULL);
     if (l->standins)
         *l->standins = f->standins | atomic_load(&rt->standins);
+    {
+        char *text = ptx_prints_collect(&rt->prints, l->printf_out != NULL);
+        if (l->printf_out)
+            *l->printf_out = text;
+    }
     if (atomic_load(&rt->failed)) {
         st = rt->err.status;
         if (err)

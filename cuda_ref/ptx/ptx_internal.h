@@ -92,6 +92,8 @@ typedef struct ptx_var {
     uint64_t size;        /* bytes; 0 for .extern .shared x[] (dynamic) */
     uint8_t *init;        /* size bytes, or NULL (zeros) */
     bool dynamic;         /* .extern .shared NAME[] */
+    bool param;           /* a .func's .param or one declared in a body: per-thread
+                           * memory, laid out and addressed as .local */
     int32_t func;         /* declaring function, -1 for module scope */
     uint64_t offset;      /* module .global/.const: offset in the module image */
 } ptx_var;
@@ -111,6 +113,7 @@ enum {
     SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
     SR_LANEMASK_EQ, SR_LANEMASK_LE, SR_LANEMASK_LT, SR_LANEMASK_GE, SR_LANEMASK_GT,
     SR_DYN_SMEM, SR_TOTAL_SMEM, SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+    SR_FRAME, /* not PTX's: the lane's current frame (recursive functions' variables) */
     SR_COUNT
 };
 int ptx_sreg_lookup(const char *base, size_t blen, const char *comp, size_t clen);
@@ -155,6 +158,39 @@ typedef struct ptx_label {
     uint32_t at;           /* index of the raw instruction that follows it */
 } ptx_label;
 
+/* A function linked into an entry's program (ptx_link.c): the entry is
+ * segment 0, each .func it calls (transitively) one more, its instructions,
+ * registers and labels appended to the entry's. */
+typedef struct ptx_seg {
+    int32_t func;            /* module function index */
+    uint32_t pc0, pc1;       /* its instructions, the last an implicit ret */
+    uint32_t lab0, lab1;     /* its labels */
+    uint32_t reg0, reg1;     /* its registers */
+    bool recursive;          /* on a cycle of calls: each call gets a frame of its own */
+    uint32_t frame_locals;   /* recursive: bytes of its .local/.param variables in the frame */
+    uint32_t frame_bytes;    /* the frame a call pushes: a call record, then locals and the
+                              * callee's registers saved (recursive) */
+    uint32_t *save_slots, nsave;   /* recursive: the R slots of its registers */
+    uint32_t *save_preds, npsave;  /* and its predicates */
+} ptx_seg;
+
+/* One copy a call makes: an argument into the callee's parameter, or a
+ * result out of the callee's.  Offsets are in the thread's local window,
+ * from its current frame when *_frame (the variable is a recursive
+ * function's). */
+typedef struct ptx_copy {
+    uint32_t src, dst, bytes;
+    uint8_t src_frame, dst_frame;
+} ptx_copy;
+
+enum { PTX_BI_NONE, PTX_BI_VPRINTF, PTX_BI_ASSERTFAIL };
+typedef struct ptx_call {
+    uint32_t seg;            /* callee segment */
+    uint8_t builtin;         /* PTX_BI_*: a CUDA runtime function run here */
+    uint32_t args0, nargs;   /* copies[] into the callee's parameters */
+    uint32_t rets0, nrets;   /* copies[] out of its results */
+} ptx_call;
+
 typedef struct ptx_inst ptx_inst;
 typedef struct ptx_func {
     char *name;
@@ -163,6 +199,7 @@ typedef struct ptx_func {
     uint32_t nparams, params_bytes;
     ptx_param *rets;
     uint32_t nrets;
+    uint32_t *param_var, *ret_var; /* .func with a body: its params and results as variables */
     uint32_t maxntid[3], reqntid[3];
     uint32_t line;         /* of its .entry/.func */
     /* parse output */
@@ -189,8 +226,19 @@ typedef struct ptx_func {
     int32_t *const_var;    /* nconst: add this module variable's launch address, -1 none */
     uint64_t local_bytes;  /* per thread */
     uint64_t shared_static;
-    uint64_t *var_off;     /* per module variable: offset in this kernel's shared/local window */
+    uint64_t *var_off;     /* per module variable: offset in this kernel's shared/local window,
+                            * or in its function's frame when var_frame */
+    uint8_t *var_frame;    /* per module variable: 1 when frame-relative (a recursive function's) */
     bool uses_dynamic_shared;
+    /* linking (ptx_link.c): the functions of this entry's program */
+    ptx_seg *segs;
+    uint32_t nsegs;
+    int32_t *seg_of;       /* per module function: its segment, -1 when not linked */
+    ptx_call *calls;
+    uint32_t ncalls, capcalls;
+    ptx_copy *copies;
+    uint32_t ncopies, capcopies;
+    uint64_t local_static; /* per thread: the variables; the call stack follows, to local_bytes */
 } ptx_func;
 
 struct vkrr_ptx_module {
@@ -221,7 +269,7 @@ typedef struct ptx_warp ptx_warp;
  * after ptx_fault(). */
 typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
 
-enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP };
+enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP, K_CALL, K_RET };
 enum { F_TARGET = 1 };           /* a branch target: lanes may meet here */
 
 /* K_SYNC's target for the pre-.sync forms (vote.ballot.b32, shfl.bfly.b32):
@@ -247,6 +295,7 @@ typedef struct ptx_dctx {
     const ptx_raw *r;
     ptx_inst *in;
     uint32_t pc;
+    uint32_t seg;                  /* the linked function pc is in (ptx_seg) */
     bool *mod_used;                /* per modifier of r */
     vkrr_error *err;
 } ptx_dctx;
@@ -306,7 +355,22 @@ typedef struct ptx_dstate {
     uint32_t sink;           /* P index that '_' destinations write */
     bool nomem;
 } ptx_dstate;
-int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs);
+/* Slots for every field; group[r] (NULL: one group) keeps registers of
+ * different groups out of one slot; *reg_slot_out (optional, the caller
+ * frees) receives each register's slot, UINT32_MAX when never used. */
+int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs, const uint32_t *group,
+                       uint32_t **reg_slot_out);
+/* ptx_link.c: links the functions an entry calls into its arrays (segments);
+ * after decoding, its slots (one group a function) and the frames of its
+ * recursive functions. */
+int ptx_link(vkrr_ptx_module *m, ptx_func *f);
+int ptx_frames(ptx_dctx *c, const ptx_dref *refs, uint32_t nrefs, const uint32_t *pidx);
+uint32_t ptx_seg_at(const ptx_func *f, uint32_t pc);
+bool ptx_var_in_frame(const ptx_dctx *c, uint32_t var);
+/* A recursive program's call stack, per thread. */
+#define PTX_STACK_BYTES 16384u
+/* A call's record on the stack, before the callee's frame. */
+#define PTX_CALL_RECORD 16u
 
 /* Family decoders: return 1 when they own the opcode and decoded it, 0 when
  * the opcode is not theirs, -1 after failing. */
@@ -319,9 +383,29 @@ int ptx_dec_mem(ptx_dctx *c);
 int ptx_dec_warp(ptx_dctx *c);
 int ptx_dec_mma(ptx_dctx *c);
 int ptx_dec_tex(ptx_dctx *c);
+int ptx_dec_call(ptx_dctx *c);   /* call (ptx_call.c) */
+int ptx_dec_frame(ptx_dctx *c);  /* mov/cvta of a recursive function's variable */
 
 /* ---- execution ----------------------------------------------------------- */
 typedef struct ptx_rt ptx_rt;
+/* A growable string and a launch's printf output (ptx_prints.c). */
+typedef struct ptx_strbuf {
+    char *p;
+    size_t n, cap;
+    bool nomem;
+} ptx_strbuf;
+typedef struct ptx_prints {
+    struct ptx_print *v;
+    uint32_t n, cap;
+    uint64_t seq, bytes;
+    bool cut;
+} ptx_prints;
+void ptx_strbuf_put(ptx_strbuf *b, const char *s, size_t n);
+/* Keeps text (taking its buffer) as thread's output; the caller locks. */
+void ptx_prints_add(ptx_prints *p, uint64_t cta, uint32_t thread, ptx_strbuf *text);
+/* The output in thread order (malloc'd; NULL when none or !keep); frees
+ * the records either way. */
+char *ptx_prints_collect(ptx_prints *p, bool keep);
 typedef struct ptx_cta ptx_cta;
 
 struct ptx_warp {
@@ -335,6 +419,8 @@ struct ptx_warp {
     uint32_t cc;                  /* carry flags (add.cc ...) */
     uint32_t lpc[32];
     uint8_t lbar[32];             /* barrier a blocked lane waits at */
+    uint32_t fp[32], sp[32];      /* each lane's current frame and stack top (ptx_call.c) */
+    uint32_t depth[32];           /* and how many calls deep it is */
     uint8_t *local;               /* 32 * local_bytes */
     ptx_cta *cta;
     uint32_t index;
@@ -361,7 +447,9 @@ struct ptx_rt {
     uint64_t *consts;              /* f->nconst, launch addresses patched in */
     uint8_t *globals, *constmem;   /* this launch's module variables */
     uint64_t local_bytes, shared_bytes;
+    uint64_t local_static;         /* the variables; the call stack is the rest (not zeroed) */
     uint64_t max_steps;
+    ptx_prints prints;             /* printf output (ptx_runtime.c), under lock */
     atomic_uint_fast64_t next_cta;
     atomic_int failed;
     atomic_uint standins;          /* VKRR_STANDIN_* the launch met (approx.h) */
@@ -386,6 +474,17 @@ struct ptx_cta {
  * instruction, FILE:LINE and, when lane >= 0, the thread.  Returns -1. */
 int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Calls (ptx_call.c): lanes m enter the call at pc (-1, or the lane whose
+ * stack cannot hold the call); lanes m return (each lane's lpc set). */
+int ptx_call_enter(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc);
+void ptx_call_leave(ptx_warp *w, const ptx_inst *in, uint32_t m);
+/* The CUDA runtime's device functions (ptx_runtime.c), as call handlers. */
+int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m);
+int ptx_bi_assertfail(ptx_warp *w, const ptx_inst *in, uint32_t m);
+/* Lane l's call overflowed its stack: the message (ptx_call.c). */
+void ptx_call_overflow(const ptx_warp *w, const ptx_inst *in, unsigned l, char *buf, size_t cap);
+uint64_t ptx_sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr, unsigned l);
 
 /* Memory: a host pointer for `bytes` bytes at address a in state space sp
  * (SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST) for

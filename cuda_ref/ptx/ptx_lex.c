@@ -1,5 +1,5 @@
 /* ptx_lex.c - PTX tokens, plus the small tables every stage shares (types,
- * special registers) and the module arena. */
+ * special registers: names, and values in a launch) and the module arena. */
 #include <stdlib.h>
 
 #include "ptx_internal.h"
@@ -107,6 +107,7 @@ static const char *const sreg_names[SR_COUNT] = {
     "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
     "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
     "%dynamic_smem_size", "%total_smem_size", "%clock", "%clock64", "%globaltimer",
+    "%<frame>", /* never in PTX text ('<' ends a name) */
 };
 
 const char *ptx_sreg_name(int sr) { return sr >= 0 && sr < SR_COUNT ? sreg_names[sr] : "?"; }
@@ -123,6 +124,42 @@ int ptx_sreg_lookup(const char *base, size_t blen, const char *comp, size_t clen
         if (!strcmp(sreg_names[i], buf))
             return i;
     return -1;
+}
+
+uint64_t ptx_sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr,
+                           unsigned l)
+{
+    const uint32_t *b = rt->l->block, *g = rt->l->grid;
+    uint32_t t = w->index * 32u + l;
+    switch (sr) {
+    case SR_TID_X: return t % b[0];
+    case SR_TID_Y: return (t / b[0]) % b[1];
+    case SR_TID_Z: return t / (b[0] * b[1]);
+    case SR_NTID_X: return b[0];
+    case SR_NTID_Y: return b[1];
+    case SR_NTID_Z: return b[2];
+    case SR_CTAID_X: return cta->ctaid[0];
+    case SR_CTAID_Y: return cta->ctaid[1];
+    case SR_CTAID_Z: return cta->ctaid[2];
+    case SR_NCTAID_X: return g[0];
+    case SR_NCTAID_Y: return g[1];
+    case SR_NCTAID_Z: return g[2];
+    case SR_LANEID: return l;
+    case SR_WARPID: return w->index;
+    case SR_NWARPID: return cta->nwarps;
+    case SR_SMID: return 0;
+    case SR_NSMID: return 1;
+    case SR_GRIDID: return 0;
+    case SR_LANEMASK_EQ: return 1u << l;
+    case SR_LANEMASK_LE: return l == 31 ? 0xffffffffu : (2u << l) - 1u;
+    case SR_LANEMASK_LT: return (1u << l) - 1u;
+    case SR_LANEMASK_GE: return ~((1u << l) - 1u) & 0xffffffffu;
+    case SR_LANEMASK_GT: return l == 31 ? 0u : ~((2u << l) - 1u) & 0xffffffffu;
+    case SR_DYN_SMEM: return rt->l->shared_bytes;
+    case SR_TOTAL_SMEM: return rt->shared_bytes;
+    case SR_FRAME: return rt->local_static;
+    default: return 0;
+    }
 }
 
 /* ---- lexer ---------------------------------------------------------------- */

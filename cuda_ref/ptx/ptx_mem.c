@@ -243,6 +243,19 @@ static unsigned take_space(ptx_dctx *c)
     static const unsigned code[] = {SP_GLOBAL, SP_SHARED, SP_SHARED, SP_LOCAL, SP_PARAM,
                                     SP_PARAM, SP_CONST, SP_NONE, SP_NONE};
     int k = ptx_take_any(c, sp, 9);
+    if (k == 4 || k == 5 || k == 7) {
+        /* a .param variable of a body or a .func (a call's argument or
+         * result) is per-thread memory, laid out as .local */
+        const ptx_rop *a = NULL;
+        for (unsigned i = 0; i < ptx_nops(c); i++)
+            if (ptx_op(c, i)->kind == RO_MEM)
+                a = ptx_op(c, i);
+        const ptx_rop *b = a && a->n == 1 ? &c->f->rops[a->first] : NULL;
+        if (b && b->kind == RO_SYM && b->id < c->m->nvars && c->m->vars[b->id].param)
+            return SP_LOCAL;
+        if (k == 7)
+            return UINT32_MAX;
+    }
     if (k >= 7)
         return UINT32_MAX;
     return k < 0 ? SP_GENERIC : code[k];
@@ -258,6 +271,11 @@ static int mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *
     if (b->kind == RO_INT) {
         *off += (uint64_t)b->ival;
         return ptx_set_slot(c, field, ptx_const_slot(c, 0), true, false);
+    }
+    if (b->kind == RO_SYM && ptx_var_in_frame(c, b->id)) {
+        /* a recursive function's variable: from the lane's current frame */
+        *off += c->f->var_off[b->id] + (uint64_t)b->ival;
+        return ptx_set_slot(c, field, (int64_t)(TAG_SREG | SR_FRAME), true, false);
     }
     if (b->kind == RO_REG) {
         unsigned bits = ptx_reg_bits(c, b);

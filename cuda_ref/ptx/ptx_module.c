@@ -19,7 +19,16 @@ static void free_funcs(vkrr_ptx_module *m)
         free(f->const_val);
         free(f->const_var);
         free(f->var_off);
+        free(f->var_frame);
         free(f->cov);
+        for (uint32_t k = 0; k < f->nsegs; k++) {
+            free(f->segs[k].save_slots);
+            free(f->segs[k].save_preds);
+        }
+        free(f->segs);
+        free(f->seg_of);
+        free(f->calls);
+        free(f->copies);
     }
     free(m->funcs);
     free(m->vars);

@@ -173,11 +173,20 @@ int64_t ptx_const_slot(ptx_dctx *c, uint64_t v)
     return (int64_t)(TAG_CONST | f->nconst++);
 }
 
+bool ptx_var_in_frame(const ptx_dctx *c, uint32_t var)
+{
+    return c->f->var_frame && var < c->m->nvars && c->f->var_frame[var];
+}
+
 static int64_t var_slot(ptx_dctx *c, uint32_t var, int64_t add)
 {
     ptx_func *f = c->f;
     ptx_dstate *s = st_of(c);
     const ptx_var *v = &c->m->vars[var];
+    if (ptx_var_in_frame(c, var))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
+                            "the address of '%s', a variable of a recursive function, in %s "
+                            "(ld, st, mov and cvta.local take it)", v->name, c->r->op);
     if (v->space == SP_SHARED || v->space == SP_LOCAL)
         return ptx_const_slot(c, f->var_off[var] + (uint64_t)add);
     if (v->space != SP_GLOBAL && v->space != SP_CONST)

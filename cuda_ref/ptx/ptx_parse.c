@@ -88,7 +88,7 @@ static bool function(parser *ps, bool entry, const ptx_tok *at)
     f->nrets = nrets;
     f->maxntid[0] = f->maxntid[1] = f->maxntid[2] = 0;
     if (ps_is_punct(ps_peek(ps, 0), '(')) {
-        if (!ps_param_list(ps, &f->params, &f->nparams, &f->params_bytes, true))
+        if (!ps_param_list(ps, &f->params, &f->nparams, &f->params_bytes, entry))
             return false;
     }
     for (;;) {
@@ -127,7 +127,7 @@ static bool function(parser *ps, bool entry, const ptx_tok *at)
             return FAIL(ps, &name, "'%s' is defined twice", f->name), false;
         ps_next(ps);
         f->defined = true;
-        ok = ps_body(ps);
+        ok = (entry || ps_func_param_vars(ps, f)) && ps_body(ps);
     } else {
         const ptx_tok *t = ps_peek(ps, 0);
         return FAIL(ps, t, "expected '{' or ';' after '%s'", f->name), false;

@@ -59,6 +59,7 @@ bool ps_file_loc(parser *ps, const ptx_tok *d);
 bool ps_reg_decl(parser *ps, const ptx_tok *at);
 bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern);
 bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes, bool entry);
+bool ps_func_param_vars(parser *ps, ptx_func *f);
 bool ps_body(parser *ps);
 
 #endif

@@ -347,8 +347,8 @@ bool ps_body(parser *ps)
                 if (!ps_var_decl(ps, SP_SHARED, &d, false))
                     return false;
             } else if (ps_is_word(&d, TK_DOT, ".param")) {
-                return ps_fail(ps, VKRR_ERR_UNSUPPORTED, d.line, "function calls (.param in a body)"),
-                       false;
+                if (!ps_var_decl(ps, SP_PARAM, &d, false))
+                    return false;
             } else if (ps_is_word(&d, TK_DOT, ".pragma")) {
                 while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), ';') && ps_peek(ps, 0)->kind != TK_EOF)
                     ps_next(ps);

@@ -183,6 +183,9 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
         v->size = unsized ? 0 : elems * elem;
         v->dynamic = unsized;
         v->func = ps->f ? ps->fidx : -1;
+        v->param = space == SP_PARAM;
+        if (space == SP_PARAM)
+            v->space = SP_LOCAL; /* a call's argument or result: per-thread memory */
         if (unsized && !(space == SP_SHARED && is_extern))
             return FAIL(ps, &name, "'%s[]' without a size", v->name), false;
         if (ps_is_punct(ps_peek(ps, 0), '=')) {
@@ -251,6 +254,41 @@ bool ps_reg_decl(parser *ps, const ptx_tok *at)
         ps_next(ps);
     } while (!ps->failed);
     return ps_expect(ps, ';');
+}
+
+/* A .func's parameters and results become variables of its body (the
+ * per-thread memory a call copies arguments into and results out of):
+ * their names resolve to them, and ld.param/st.param address them. */
+static bool param_vars(parser *ps, const ptx_param *p, uint32_t n, uint32_t **out)
+{
+    *out = ptx_arena_alloc(&ps->m->arena, sizeof **out * (n ? n : 1));
+    if (!*out)
+        return ps_fail(ps, VKRR_ERR_NOMEM, ps->lx.line, "out of memory"), false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!ptx_grow((void **)&ps->m->vars, &ps->m->capvars, ps->m->nvars, sizeof *ps->m->vars))
+            return ps_fail(ps, VKRR_ERR_NOMEM, ps->lx.line, "out of memory"), false;
+        ptx_var *v = &ps->m->vars[ps->m->nvars];
+        memset(v, 0, sizeof *v);
+        v->name = p[i].name;
+        v->space = SP_LOCAL;
+        v->param = true;
+        v->type = p[i].type;
+        v->align = p[i].align;
+        v->size = p[i].size;
+        v->func = ps->fidx;
+        if (ps_sym_here(ps, v->name, (uint32_t)strlen(v->name)))
+            return FAIL(ps, ps_peek(ps, 0), "'%s' is declared twice", v->name), false;
+        if (!ps_sym_add(ps, v->name, (uint32_t)strlen(v->name), SK_VAR, ps->m->nvars, 0))
+            return false;
+        (*out)[i] = ps->m->nvars++;
+    }
+    return true;
+}
+
+bool ps_func_param_vars(parser *ps, ptx_func *f)
+{
+    return param_vars(ps, f->rets, f->nrets, &f->ret_var) &&
+           param_vars(ps, f->params, f->nparams, &f->param_var);
 }
 
 /* ( .param ... , ... ) */

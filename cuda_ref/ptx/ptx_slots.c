@@ -5,7 +5,8 @@
  * over basic blocks; a register's interval is the linear span of everywhere
  * it is live, and two registers share a slot only when one interval ends
  * strictly before the other begins (so no instruction ever reads and writes
- * one slot as two different registers). */
+ * one slot as two different registers), and both belong to one function of
+ * the program (ptx_link.c: a call then clobbers none of its caller's). */
 #include <stdlib.h>
 
 #include "ptx_internal.h"
@@ -20,14 +21,15 @@ static uint32_t *field_ptr(ptx_inst *in, unsigned field)
 
 /* Packs registers into slots by live interval (see the top of this file).
  * reg_slot[r] = slot index relative to the register base, or UINT32_MAX. */
-static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs, uint32_t *reg_slot)
+static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs,
+                               const uint32_t *group, uint32_t *reg_slot)
 {
     uint32_t n = f->ncode, nr = f->nregs;
     uint32_t *lo = malloc(sizeof *lo * (nr ? nr : 1)), *hi = malloc(sizeof *hi * (nr ? nr : 1));
     uint32_t *leader = calloc(n + 1, sizeof *leader), *blk = malloc(sizeof *blk * (n + 1));
     uint32_t nslot = 0;
     uint64_t *bits = NULL;
-    uint32_t *order = NULL, *slot_end = NULL;
+    uint32_t *order = NULL, *slot_end = NULL, *slot_group = NULL;
     if (!lo || !hi || !leader || !blk)
         goto identity;
     for (uint32_t r = 0; r < nr; r++)
@@ -47,7 +49,7 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
         const ptx_inst *in = &f->code[pc];
         if (in->flags & F_TARGET)
             leader[pc] = 1;
-        if (in->kind == K_BRA || in->kind == K_EXIT || in->kind == K_TRAP)
+        if (in->kind == K_BRA || in->kind == K_EXIT || in->kind == K_TRAP || in->kind == K_RET)
             leader[pc + 1] = 1;
         if (in->kind == K_BRA)
             leader[in->target] = 1;
@@ -106,7 +108,8 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
             uint32_t last = bstart[b + 1] - 1;
             const ptx_inst *in = &f->code[last];
             uint32_t succ[2], ns = 0;
-            bool falls = !(in->kind == K_EXIT || in->kind == K_TRAP || in->kind == K_BRA) ||
+            bool falls = !(in->kind == K_EXIT || in->kind == K_TRAP || in->kind == K_BRA ||
+                           in->kind == K_RET) ||
                          in->guard >= 0;
             if (in->kind == K_BRA)
                 succ[ns++] = blk[in->target];
@@ -154,7 +157,8 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
      * has ended strictly before the next one starts */
     order = malloc(sizeof *order * (nr ? nr : 1));
     slot_end = malloc(sizeof *slot_end * (nr ? nr : 1));
-    if (!order || !slot_end)
+    slot_group = malloc(sizeof *slot_group * (nr ? nr : 1));
+    if (!order || !slot_end || !slot_group)
         goto identity;
     uint32_t no = 0;
     for (uint32_t r = 0; r < nr; r++)
@@ -185,7 +189,7 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
         uint32_t r = order[i], s = UINT32_MAX;
         for (uint32_t k = 0; k < nslot; k++) {
             uint32_t cand = (hint + k) % nslot;
-            if (slot_end[cand] < lo[r]) {
+            if (slot_end[cand] < lo[r] && (!group || slot_group[cand] == group[r])) {
                 s = cand;
                 break;
             }
@@ -193,6 +197,7 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
         if (s == UINT32_MAX)
             s = nslot++;
         slot_end[s] = hi[r];
+        slot_group[s] = group ? group[r] : 0;
         reg_slot[r] = s;
         hint = s + 1;
     }
@@ -203,6 +208,7 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
     free(bits);
     free(order);
     free(slot_end);
+    free(slot_group);
     return nslot;
 identity:
     free(lo);
@@ -212,12 +218,14 @@ identity:
     free(bits);
     free(order);
     free(slot_end);
+    free(slot_group);
     for (uint32_t r = 0; r < nr; r++)
         reg_slot[r] = r;
     return nr;
 }
 
-int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs)
+int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs, const uint32_t *group,
+                       uint32_t **reg_slot_out)
 {
     memset(f->sreg_of, 0xff, sizeof f->sreg_of);
     /* special registers first */
@@ -234,7 +242,7 @@ int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs)
     uint32_t *reg_slot = malloc(sizeof *reg_slot * (f->nregs ? f->nregs : 1));
     if (!reg_slot)
         return -1;
-    uint32_t nreg_slots = pack_registers(f, refs, nrefs, reg_slot);
+    uint32_t nreg_slots = pack_registers(f, refs, nrefs, group, reg_slot);
     uint32_t base = f->nsreg + f->nconst;
     for (uint32_t i = 0; i < nrefs; i++) {
         uint32_t *p = field_ptr(&f->code[refs[i].pc], refs[i].field);
@@ -246,7 +254,14 @@ int ptx_finalize_slots(ptx_func *f, const ptx_dref *refs, uint32_t nrefs)
         else
             *p = base + reg_slot[id];
     }
-    free(reg_slot);
+    if (reg_slot_out) {
+        for (uint32_t r = 0; r < f->nregs; r++)
+            if (reg_slot[r] != UINT32_MAX)
+                reg_slot[r] += base;
+        *reg_slot_out = reg_slot;
+    } else {
+        free(reg_slot);
+    }
     f->nslots = base + nreg_slots;
     if (f->nslots == 0)
         f->nslots = 1;

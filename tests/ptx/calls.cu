@@ -1,0 +1,85 @@
+// calls.cu - device functions the PTX interpreter must call rather than
+// inline: __noinline__ functions taking and returning scalars and a struct,
+// recursion (with a pointer into the caller's frame, and deep enough to
+// overflow), the math library's f64 sin/cos (whose large-argument path is a
+// call, __internal_trig_reduction_slowpathd), printf and assert.
+// test_ptx_calls runs them against host C.
+#include <cassert>
+#include <cstdio>
+
+struct pair {
+    int a;
+    float b;
+    double c;
+};
+
+extern "C" __device__ __noinline__ pair mk(int x, float y)
+{
+    pair p;
+    p.a = x * 3;
+    p.b = y * 0.5f;
+    p.c = x + (double)y;
+    return p;
+}
+
+// adds the caller's array into its own, then recurses with a pointer to it
+extern "C" __device__ __noinline__ int sumdown(const int *acc, int n)
+{
+    int mine[4] = {n, n * 2, n * 3, n * 4};
+    if (n == 0) {
+        int s = 0;
+        for (int i = 0; i < 4; i++)
+            s += acc[i] * (i + 1);
+        return s;
+    }
+    for (int i = 0; i < 4; i++)
+        mine[i] += acc[i];
+    return sumdown(mine, n - 1) + mine[n & 3];
+}
+
+extern "C" __device__ __noinline__ unsigned fib(unsigned n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+extern "C" __device__ __noinline__ unsigned deep(volatile unsigned *p, unsigned n)
+{
+    return n == 0 ? *p : deep(p, n - 1) + n;
+}
+
+extern "C" __global__ void calls(int *out, float *fout, double *dout, const double *din, unsigned n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    pair p = mk((int)i, (float)i + 0.25f);
+    out[4 * i] = p.a;
+    fout[i] = p.b;
+    int z[4] = {1, 2, 3, 4};
+    out[4 * i + 1] = sumdown(z, (int)(i % 6));
+    out[4 * i + 2] = (int)fib(i % 12);
+    out[4 * i + 3] = 0;
+    dout[3 * i] = sin(din[i]);
+    dout[3 * i + 1] = cos(din[i]);
+    dout[3 * i + 2] = p.c;
+}
+
+extern "C" __global__ void recurse(unsigned *out, unsigned depth)
+{
+    out[threadIdx.x] = deep(out + threadIdx.x, depth + threadIdx.x);
+}
+
+extern "C" __global__ void say(int *out, unsigned n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && (i % 3) != 1)
+        out[i] = printf("t%u: %d %5.2f|%-4x|%s %lld %c %e %p%%\n", i, -(int)i, 1.5 * i, i, "ok",
+                        (long long)i << 40, 'a' + (int)(i % 26), (double)i / 7.0, (void *)0);
+}
+
+extern "C" __global__ void check(int *out, unsigned n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(i != n);
+    out[i] = (int)i;
+}

@@ -1,0 +1,221 @@
+/* test_ptx_calls: function calls on the PTX interpreter, on nvcc's own PTX
+ * (tests/ptx/calls.cu), each result computed here in C:
+ *   - __noinline__ functions with scalar arguments and a struct result;
+ *   - recursion: fib (registers live across a call into the same function),
+ *     sumdown (each call's local array, passed by pointer to the next: frames
+ *     must not overlap), and a recursion too deep for the stack: an ERROR
+ *     naming the function, never a wrong answer;
+ *   - f64 sin and cos, whose large-argument path the math library calls
+ *     (__internal_trig_reduction_slowpathd): within the 2 ULP the CUDA
+ *     Programming Guide gives them, against the host's libm (itself within 1);
+ *   - printf: the text the host's printf makes of the same format and
+ *     values, in thread order, and its return value (the argument count);
+ *   - assert: the launch fails with the assertion's text, file and thread.
+ * And on PTX written here: a function the kernel never calls may hold an
+ * instruction the interpreter does not implement without failing the
+ * kernel; the kernel that does call it fails, naming the line. */
+#include <stdio.h>
+
+#include "ptx_testutil.h"
+
+#define N 96u
+
+static int c_sumdown(const int *acc, int n)
+{
+    int mine[4] = {n, n * 2, n * 3, n * 4};
+    if (n == 0) {
+        int s = 0;
+        for (int i = 0; i < 4; i++)
+            s += acc[i] * (i + 1);
+        return s;
+    }
+    for (int i = 0; i < 4; i++)
+        mine[i] += acc[i];
+    return c_sumdown(mine, n - 1) + mine[n & 3];
+}
+
+static unsigned c_fib(unsigned n) { return n < 2 ? n : c_fib(n - 1) + c_fib(n - 2); }
+
+static int64_t ulps(double a, double b)
+{
+    int64_t x, y;
+    memcpy(&x, &a, 8);
+    memcpy(&y, &b, 8);
+    if (x < 0)
+        x = INT64_MIN - x;
+    if (y < 0)
+        y = INT64_MIN - y;
+    return x > y ? x - y : y - x;
+}
+
+static void test_calls(const vkrr_ptx_module *m)
+{
+    static int out[4 * N];
+    static float fout[N];
+    static double dout[3 * N], din[N];
+    static const double big[] = {1e6, -3.5e9, 1e22, 6.0e300, 1.0e15 + 0.5, 4.0e7, 1e100, -2e200};
+    for (unsigned i = 0; i < N; i++)
+        din[i] = i % 3 == 0 ? big[(i / 3) % 8] * (1.0 + i / 1000.0) : (double)i * 0.37 - 9.0;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_ptr(&a, fout, sizeof fout);
+    ptxt_ptr(&a, dout, sizeof dout);
+    ptxt_ptr(&a, din, sizeof din);
+    ptxt_u32(&a, N);
+    if (!ptxt_run(m, "calls", &a, 3, 40, 0)) /* 120 threads, the last 24 return early */
+        return;
+    unsigned bad = 0;
+    int64_t worst = 0;
+    for (unsigned i = 0; i < N; i++) {
+        int z[4] = {1, 2, 3, 4};
+        bool ok = out[4 * i] == (int)(3 * i) && fout[i] == ((float)i + 0.25f) * 0.5f &&
+                  out[4 * i + 1] == c_sumdown(z, (int)(i % 6)) &&
+                  out[4 * i + 2] == (int)c_fib(i % 12) &&
+                  dout[3 * i + 2] == (double)i + (double)((float)i + 0.25f);
+        int64_t us = ulps(dout[3 * i], sin(din[i])), uc = ulps(dout[3 * i + 1], cos(din[i]));
+        if (us > worst)
+            worst = us;
+        if (uc > worst)
+            worst = uc;
+        ok = ok && us <= 3 && uc <= 3;
+        if (!ok && bad++ < 6)
+            fprintf(stderr, "  thread %u: %d %g %d %d | sin(%.17g) %.17g (%lld ulp) cos %.17g (%lld ulp)\n",
+                    i, out[4 * i], (double)fout[i], out[4 * i + 1], out[4 * i + 2], din[i],
+                    dout[3 * i], (long long)us, dout[3 * i + 1], (long long)uc);
+    }
+    printf("calls: %u threads, %u wrong; f64 sin/cos worst %lld ulp from the host's libm\n", N, bad,
+           (long long)worst);
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void test_recursion_depth(const vkrr_ptx_module *m)
+{
+    static unsigned out[64];
+    for (unsigned i = 0; i < 64; i++)
+        out[i] = 1000u * i;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_u32(&a, 20);
+    if (!ptxt_run(m, "recurse", &a, 1, 64, 0))
+        return;
+    unsigned bad = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        unsigned d = 20 + i;
+        if (out[i] != 1000u * i + d * (d + 1) / 2 && bad++ < 4)
+            fprintf(stderr, "  recurse thread %u: %u\n", i, out[i]);
+    }
+    CHECK_EQ_U64(bad, 0);
+    /* far deeper than a thread's stack: an error naming the function */
+    ptxt_args b = {0};
+    ptxt_ptr(&b, out, sizeof out);
+    ptxt_u32(&b, 100000);
+    vkrr_error err = {0};
+    vkrr_status st = ptxt_run_ex(m, "recurse", &b, 1, 32, 0, NULL, 0, NULL, 0, &err);
+    printf("recursion 100000 deep: %s\n", err.msg);
+    CHECK(st == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "nested too deep") && strstr(err.msg, "'deep'"));
+}
+
+static void test_printf(const vkrr_ptx_module *m)
+{
+    static int out[80];
+    memset(out, 0xff, sizeof out);
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_u32(&a, 70);
+    char *text = NULL;
+    vkrr_ptx_launch l = {.grid = {2, 1, 1}, .block = {40, 1, 1}, .params = a.bytes,
+                         .params_bytes = a.n, .regions = a.regions, .nregions = a.nregions,
+                         .max_steps = 1u << 26, .printf_out = &text};
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_run(m, "say", &l, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        free(text);
+        return;
+    }
+    char want[16384];
+    size_t n = 0;
+    for (unsigned i = 0; i < 70; i++)
+        if (i % 3 != 1)
+            n += (size_t)snprintf(want + n, sizeof want - n, "t%u: %d %5.2f|%-4x|%s %lld %c %e %p%%\n",
+                                  i, -(int)i, 1.5 * i, i, "ok", (long long)i << 40,
+                                  'a' + (int)(i % 26), (double)i / 7.0, (void *)0);
+    bool same = text && !strcmp(text, want);
+    if (!same)
+        fprintf(stderr, "  printf gave:\n%s\n  want:\n%.400s\n", text ? text : "(nothing)", want);
+    CHECK(same);
+    unsigned bad = 0;
+    for (unsigned i = 0; i < 80; i++)
+        if (out[i] != (i < 70 && i % 3 != 1 ? 9 : -1))
+            bad++;
+    CHECK_EQ_U64(bad, 0); /* printf returned its 9 arguments */
+    printf("printf: %zu bytes from %u threads, as the host formats them\n", n, 47u);
+    free(text);
+}
+
+static void test_assert(const vkrr_ptx_module *m)
+{
+    static int out[64];
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_u32(&a, 37);
+    vkrr_error err = {0};
+    vkrr_status st = ptxt_run_ex(m, "check", &a, 2, 32, 0, NULL, 0, NULL, 0, &err);
+    printf("assert: %s\n", err.msg);
+    CHECK(st == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "Assertion `i != n` failed.") && strstr(err.msg, "calls.cu") &&
+          strstr(err.msg, "thread (5,0,0) of block (1,0,0)"));
+}
+
+/* A function nobody calls may hold anything; one that is called may not. */
+static void test_uncalled(void)
+{
+    static const char text[] =
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".func (.param .b32 r) odd(.param .b32 x)\n{\n .reg .b32 %r<2>;\n"
+        " ld.param.b32 %r0, [x];\n wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%r0];\n"
+        " st.param.b32 [r], %r0;\n ret;\n}\n"
+        ".func (.param .b32 r) twice(.param .b32 x)\n{\n .reg .b32 %r<2>;\n"
+        " ld.param.b32 %r0, [x];\n add.s32 %r1, %r0, %r0;\n st.param.b32 [r], %r1;\n}\n"
+        ".visible .entry uses_odd(.param .u64 p)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n"
+        " ld.param.u64 %rd0, [p];\n mov.u32 %r0, 7;\n"
+        " { .param .b32 a; .param .b32 b; st.param.b32 [a], %r0;\n"
+        "   call.uni (b), odd, (a); ld.param.b32 %r1, [b]; }\n st.global.u32 [%rd0], %r1;\n}\n"
+        ".visible .entry plain(.param .u64 p)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n"
+        " ld.param.u64 %rd0, [p];\n mov.u32 %r0, 21;\n"
+        " { .param .b32 a; .param .b32 b; st.param.b32 [a], %r0;\n"
+        "   call (b), twice, (a); ld.param.b32 %r1, [b]; }\n st.global.u32 [%rd0], %r1;\n}\n";
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, text, sizeof text - 1, "uncalled.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    uint32_t v = 0;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, &v, sizeof v);
+    CHECK(ptxt_run(m, "plain", &a, 1, 1, 0));
+    CHECK_EQ_U64(v, 42);
+    vkrr_status st = ptxt_run_ex(m, "uses_odd", &a, 1, 1, 0, NULL, 0, NULL, 0, &err);
+    printf("uses_odd: %s\n", err.msg);
+    CHECK(st == VKRR_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "wmma") != NULL && err.line == 8);
+    vkrr_ptx_module_free(m);
+}
+
+int main(void)
+{
+    static const unsigned sms[] = {80, 89};
+    for (unsigned k = 0; k < 2; k++) {
+        vkrr_ptx_module *m = ptxt_load("calls", sms[k]);
+        if (!m)
+            continue;
+        test_calls(m);
+        test_recursion_depth(m);
+        test_printf(m);
+        test_assert(m);
+        vkrr_ptx_module_free(m);
+    }
+    test_uncalled();
+    return test_finish("ptx_calls");
+}
