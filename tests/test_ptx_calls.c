@@ -13,9 +13,14 @@
  *   - assert: the launch fails with the assertion's text, file and thread.
  * And on PTX written here: a function the kernel never calls may hold an
  * instruction the interpreter does not implement without failing the
- * kernel; the kernel that does call it fails, naming the line. */
+ * kernel; the kernel that does call it fails, naming the line.
+ * And `vkrr rerun` on a capture of `say` and `check` written here: what the
+ * kernel printed under its row, in --json, in --report; the assertion an
+ * ERROR row with the GPU's message while the other launch passes. */
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "capture_write.h"
 #include "ptx_testutil.h"
 
 #define N 96u
@@ -203,6 +208,95 @@ static void test_uncalled(void)
     vkrr_ptx_module_free(m);
 }
 
+/* A capture of say (70 threads print, out[] gets printf's return value)
+ * and check (thread 37 fails its assert). */
+static bool say_capture(const char *dir, const char *ptx, size_t len)
+{
+    vkrr_error err = {0};
+    vkrr_writer *w = NULL;
+    if (!CHECK(vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = dir, .log_prefix = "[d4r nvcuda] "},
+                                &err) == VKRR_OK))
+        return false;
+    const char *k[] = {"say", "check"};
+    static int pre[80], post[80], cpost[64];
+    memset(pre, 0xff, sizeof pre);
+    for (unsigned i = 0; i < 80; i++)
+        post[i] = i < 70 && i % 3 != 1 ? 9 : -1;
+    for (unsigned i = 0; i < 64; i++)
+        cpost[i] = (int)i;
+    const uint64_t base = 0x7f0000000000ull;
+    uint8_t args[16] = {0};
+    memcpy(args, &base, 8);
+    uint32_t n = 70;
+    memcpy(args + 8, &n, 4);
+    vkrr_alloc_record a1 = {base, sizeof pre, pre, post}, a2 = {base, sizeof cpost, pre, cpost};
+    vkrr_pointer_record ptr = {0, 0, 0};
+    vkrr_launch_record say = {.kernel = "say", .grid = {2, 1, 1}, .block = {40, 1, 1}, .args = args,
+                              .args_bytes = 12, .allocs = &a1, .nallocs = 1, .pointers = &ptr,
+                              .npointers = 1};
+    uint8_t cargs[16];
+    memcpy(cargs, args, 16);
+    n = 37;
+    memcpy(cargs + 8, &n, 4);
+    vkrr_launch_record check = {.kernel = "check", .grid = {2, 1, 1}, .block = {32, 1, 1},
+                                .args = cargs, .args_bytes = 12, .allocs = &a2, .nallocs = 1,
+                                .pointers = &ptr, .npointers = 1};
+    bool ok = CHECK(vkrr_writer_module(w, "calls.ptx", ptx, len, k, 2, &err) == VKRR_OK) &&
+              CHECK(vkrr_writer_launch(w, &say, NULL, &err) == VKRR_OK) &&
+              CHECK(vkrr_writer_launch(w, &check, NULL, &err) == VKRR_OK);
+    if (!CHECK(vkrr_writer_close(w, &err) == VKRR_OK) || !ok) {
+        vkrr_error_print(&err, stderr);
+        return false;
+    }
+    return true;
+}
+
+static void test_rerun_capture(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/calls.sm80.ptx", VKRR_PTX_KERNEL_DIR);
+    size_t len = 0;
+    char *ptx = test_read_file(path, &len);
+    char *root = test_tmpdir("ptx_calls");
+    char cap[4096], cmd[12288];
+    snprintf(cap, sizeof cap, "%s/say", root);
+    if (!CHECK(ptx && say_capture(cap, ptx, len))) {
+        free(ptx);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "rerun '%s' --heatmaps none --json '%s/r.json' --report '%s/html'", cap,
+             root, root);
+    char *o = NULL, *e = NULL;
+    int rc = test_run_vkrr(cmd, &o, &e);
+    CHECK_EQ_U64(rc, 2); /* say passes, check is an ERROR */
+    CHECK(o && strstr(o, "1 PASS, 0 FAIL") && strstr(o, "1 ERROR"));
+    CHECK(o && strstr(o, "printf: t0: 0  0.00|0   |ok 0 a 0.000000e+00 (nil)%") &&
+          strstr(o, "printf: ... 39 more lines"));
+    CHECK(o && strstr(o, "Assertion `i != n` failed.") && strstr(o, "thread (5,0,0) of block (1,0,0)"));
+    if (o)
+        fprintf(rc != 2 ? stderr : stdout, "%s%s", o, rc != 2 && e ? e : "");
+    snprintf(path, sizeof path, "%s/r.json", root);
+    char *json = test_read_file(path, &len);
+    CHECK(json && strstr(json, "\"printf\": \"t0: 0  0.00|0   |ok 0 a 0.000000e+00 (nil)%\\nt2: -2"));
+    CHECK(json && strstr(json, "t69: -69 103.50|45  |ok 75866302316544 r 9.857143e+00 (nil)%\\n\""));
+    snprintf(path, sizeof path, "%s/html/index.html", root);
+    char *html = test_read_file(path, &len);
+    CHECK(html && strstr(html, "<summary>printf</summary><pre>t0: 0"));
+    /* merge reads it back */
+    snprintf(cmd, sizeof cmd, "merge '%s/r.json'", root);
+    char *mo = NULL;
+    test_run_vkrr(cmd, &mo, NULL);
+    CHECK(mo && strstr(mo, "printf: t0: 0  0.00|0   |ok"));
+    free(mo);
+    free(o);
+    free(e);
+    free(json);
+    free(html);
+    free(ptx);
+    test_rmtree(root);
+    free(root);
+}
+
 int main(void)
 {
     static const unsigned sms[] = {80, 89};
@@ -217,5 +311,6 @@ int main(void)
         vkrr_ptx_module_free(m);
     }
     test_uncalled();
+    test_rerun_capture();
     return test_finish("ptx_calls");
 }

@@ -12,6 +12,7 @@
 typedef struct ptx_backend {
     vkrr_ptx_module **mods;
     uint32_t nmods;
+    char *printed; /* the last launch's printf output */
 } ptx_backend;
 
 static const vkrr_ptx_module *find_module(const ptx_backend *be, const char *kernel)
@@ -29,9 +30,12 @@ static bool ptx_has_kernel(void *self, const char *kernel)
 
 static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
 {
-    const ptx_backend *be = self;
+    ptx_backend *be = self;
     const vkrr_ptx_module *m = find_module(be, r->kernel);
     r->standins = 0;
+    free(be->printed);
+    be->printed = NULL;
+    r->printed = NULL;
     if (!m)
         return vkrr_fail(err, VKRR_ERR_NO_PORT, r->kernel, 0, -1,
                          "no PTX module given to the ptx backend has an .entry named %s",
@@ -60,8 +64,10 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         .surfaces = hl.surf,
         .nsurfaces = hl.nsurf,
         .standins = &r->standins,
+        .printf_out = &be->printed,
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
+    r->printed = be->printed;
     free(regions);
     vkrr_host_launch_free(&hl);
     return st;
@@ -111,6 +117,7 @@ static void ptx_destroy(void *self)
     for (uint32_t i = 0; i < be->nmods; i++)
         vkrr_ptx_module_free(be->mods[i]);
     free(be->mods);
+    free(be->printed);
     free(be);
 }
 

@@ -98,6 +98,9 @@ typedef struct vkrr_replay {
      * instructions a backend that models the GPU (cpu, ptx) could only
      * compute with a stand-in in this run; 0 from the others */
     unsigned standins;
+    /* out: the launch's printf output (ptx backend), owned by the backend
+     * until its next run; NULL when it printed nothing */
+    const char *printed;
 } vkrr_replay;
 
 /* The output a backend left: post when the caller gave one, else post_view. */

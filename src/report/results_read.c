@@ -262,6 +262,11 @@ static void read_launch(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i
     x->damaged = get_bool(r, o, "damaged");
     copy_str(x->note, sizeof x->note, get_str(r, o, "note", false));
     copy_str(x->hw_note, sizeof x->hw_note, get_str(r, o, "hw_note", false));
+    const char *printed = get_str(r, o, "printf", true);
+    if (printed && printed[0] && !(x->printed = strdup(printed)) && !r->failed) {
+        r->failed = true;
+        vkrr_fail(r->err, VKRR_ERR_NOMEM, r->path, 0, -1, "out of memory");
+    }
     const vkrr_json *si = need(r, o, "standins", VKRR_JSON_ARRAY);
     for (uint32_t k = 0; si && k < si->n; k++)
         for (unsigned b = 0; b < 4; b++) {
@@ -396,8 +401,10 @@ vkrr_status vkrr_results_parse(const char *text, size_t len, const char *path, v
 
 void vkrr_results_free(vkrr_results *r)
 {
-    for (uint32_t i = 0; r->res && i < r->n; i++)
+    for (uint32_t i = 0; r->res && i < r->n; i++) {
         free(r->res[i].res);
+        free(r->res[i].printed);
+    }
     free(r->res);
     free(r->launches);
     free(r->stubs);

@@ -299,6 +299,11 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
             fputs(r->note[0] ? "<br>model: " : "model: ", f);
             esc(f, r->hw_note);
         }
+        if (r->printed) {
+            fputs("<details><summary>printf</summary><pre>", f);
+            esc(f, r->printed);
+            fputs("</pre></details>", f);
+        }
         fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table>\n</body></html>\n", f);

@@ -101,6 +101,28 @@ static void original_cell(FILE *f, const vkrr_launch_result *r)
     fprintf(f, "  %8s %-4s", nan ? "NaN/Inf" : u, r->chained_original_pass ? "ok" : "BAD");
 }
 
+/* What the kernel printed, under its row: the first lines, then how many
+ * more (all of it is in the JSON and HTML reports). */
+static void print_printed(FILE *f, const char *s)
+{
+    enum { SHOWN = 8 };
+    if (!s || !*s)
+        return;
+    unsigned lines = 0, total = 0;
+    for (const char *p = s; *p; total++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (lines < SHOWN) {
+            fprintf(f, "%8s  printf: %.*s\n", "", (int)(n > 200 ? 200 : n), p);
+            lines++;
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (total > lines)
+        fprintf(f, "%8s  printf: ... %u more lines (all in --json and --report)\n", "",
+                total - lines);
+}
+
 void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, bool chained, bool port)
 {
     const vkrr_launch *l = r->launch;
@@ -159,6 +181,7 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         fprintf(f, "%8s  model: %s\n", "", r->hw_note);
     if (r->perturbed)
         fprintf(f, "%8s  note: perturbed on purpose (--perturb)\n", "");
+    print_printed(f, r->printed);
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
         const vkrr_comparison *c = &x->chained, *o = &x->chained_original;
@@ -212,6 +235,10 @@ static void json_str(FILE *f, const char *s)
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
         else
@@ -430,6 +457,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         json_str(f, r->note);
         fprintf(f, ", \"hw_note\": ");
         json_str(f, r->hw_note);
+        fprintf(f, ", \"printf\": ");
+        if (r->printed) json_str(f, r->printed); else fputs("null", f);
         fprintf(f, ", \"standins\": [");
         for (unsigned b = 0, k = 0; b < 4; b++)
             if (r->standins & (1u << b)) {

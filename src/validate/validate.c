@@ -33,6 +33,16 @@ void vkrr_launch_result_free(vkrr_launch_result *r)
     free(r->res);
     r->res = NULL;
     r->nres = 0;
+    free(r->printed);
+    r->printed = NULL;
+}
+
+/* Keeps what the kernel printed in this run of r (the first backend that
+ * printed: the port, then the original). */
+static void keep_printed(vkrr_launch_result *out, const vkrr_replay *r)
+{
+    if (!out->printed && r->printed && r->printed[0])
+        out->printed = strdup(r->printed);
 }
 
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
@@ -709,8 +719,10 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     if (s != VKRR_OK)
         return s;
     double t0 = now_s();
+    r->printed = NULL;
     s = vkrr_validate_run(o->port_backend, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = now_s() - t0;
+    keep_printed(out, r);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
     out->ran = true;
@@ -728,7 +740,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         return VKRR_OK;
     if (!port_of(o, l, out))
         return VKRR_OK;
-    vkrr_replay pr, rr;
+    vkrr_replay pr = {0}, rr = {0};
     vkrr_replay_storage *pst = NULL, *rst = NULL;
     vkrr_launch_status rs = VKRR_LAUNCH_PASS;
     launch_outputs lo;
@@ -739,6 +751,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     s = run_on(o->port_backend, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
                sizeof out->note, err);
     out->seconds = now_s() - t0;
+    keep_printed(out, &pr);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
     out->ran = true;
@@ -748,6 +761,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         char note[512] = "";
         bool rdamaged = false;
         s = run_on(o->rerun, cap, l, &rr, &rst, &rs, &rdamaged, note, sizeof note, err);
+        keep_printed(out, &rr);
         if (s != VKRR_OK)
             goto done;
         if (rs != VKRR_LAUNCH_PASS) {

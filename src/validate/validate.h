@@ -145,6 +145,8 @@ typedef struct vkrr_launch_result {
                                  * its comparisons were within the ISA's bound (see opts) */
     char hw_note[512];          /* where the hardware model is not exact for this launch:
                                  * stand-ins, texture filtering not measured; "" when exact */
+    char *printed;              /* what the kernel printed (printf) when a backend that runs
+                                 * the original (ptx) ran it; malloc'd, NULL when nothing */
 } vkrr_launch_result;
 
 typedef struct vkrr_validate_opts {
