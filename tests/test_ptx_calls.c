@@ -10,7 +10,11 @@
  *     Programming Guide gives them, against the host's libm (itself within 1);
  *   - printf: the text the host's printf makes of the same format and
  *     values, in thread order, and its return value (the argument count);
- *   - assert: the launch fails with the assertion's text, file and thread.
+ *   - assert: the launch fails with the assertion's text, file and thread;
+ *   - calls through function pointers from a table a __device__ initializer
+ *     fills, a different function in neighbouring lanes, a pointer
+ *     initialized to a variable's element (generic(gvals)+8), and a pointer
+ *     that is no function: a fault naming it.
  * And on PTX written here: a function the kernel never calls may hold an
  * instruction the interpreter does not implement without failing the
  * kernel; the kernel that does call it fails, naming the line.
@@ -172,6 +176,44 @@ static void test_assert(const vkrr_ptx_module *m)
           strstr(err.msg, "thread (5,0,0) of block (1,0,0)"));
 }
 
+static void test_pointers(const vkrr_ptx_module *m)
+{
+    enum { NP = 50 };
+    static int out[2 * NP], a[NP], b[NP];
+    for (int i = 0; i < NP; i++)
+        a[i] = i * 7 - 100, b[i] = 3 * i + 1;
+    for (int bad = -1; bad <= 5; bad += 6) {
+        memset(out, 0, sizeof out);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, out, sizeof out);
+        ptxt_ptr(&args, a, sizeof a);
+        ptxt_ptr(&args, b, sizeof b);
+        ptxt_u32(&args, NP);
+        ptxt_u32(&args, (uint32_t)bad);
+        vkrr_error err = {0};
+        vkrr_status st = ptxt_run_ex(m, "fptr", &args, 2, 32, 0, NULL, 0, NULL, 0, &err);
+        if (bad >= 0) {
+            printf("function pointer to data: %s\n", err.msg);
+            CHECK(st == VKRR_ERR_FAULT && strstr(err.msg, "not the address of a function") &&
+                  strstr(err.msg, "thread (5,0,0)"));
+            continue;
+        }
+        if (!CHECK(st == VKRR_OK)) {
+            vkrr_error_print(&err, stderr);
+            continue;
+        }
+        unsigned wrong = 0;
+        for (int i = 0; i < NP; i++) {
+            int f = i % 3 == 0 ? a[i] + b[i] : i % 3 == 1 ? a[i] * b[i] : a[i] - b[i];
+            int g = i & 1 ? a[i] + 3 : a[i] * 3;
+            if ((out[i] != f + 3 || out[i + NP] != g) && wrong++ < 4)
+                fprintf(stderr, "  fptr %d: %d %d\n", i, out[i], out[i + NP]);
+        }
+        printf("function pointers: %d threads, %u wrong\n", NP, wrong);
+        CHECK_EQ_U64(wrong, 0);
+    }
+}
+
 /* A function nobody calls may hold anything; one that is called may not. */
 static void test_uncalled(void)
 {
@@ -308,6 +350,7 @@ int main(void)
         test_recursion_depth(m);
         test_printf(m);
         test_assert(m);
+        test_pointers(m);
         vkrr_ptx_module_free(m);
     }
     test_uncalled();

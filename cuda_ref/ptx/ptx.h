@@ -48,8 +48,8 @@
  * Does NOT: run an instruction, modifier, state space or type it does not
  * implement: that is VKRR_ERR_UNSUPPORTED naming the instruction and
  * FILE:LINE, at load time for the kernel using it (the other kernels of
- * the module still run; a .func no kernel calls fails nothing); indirect
- * calls and brx.idx; textures
+ * the module still run; a .func no kernel calls fails nothing); brx.idx;
+ * textures
  * other than 2D; clusters, mbarrier, TMA, tcgen05/wgmma.
  *
  * Errors: malformed PTX -> VKRR_ERR_PARSE (file and line); unsupported ->

@@ -298,14 +298,21 @@ static int run_warp(ptx_warp *w)
             goto timeout;
         switch (in->kind) {
         case K_CALL: {
-            int deep = m ? ptx_call_enter(w, in, m, pc) : -1;
-            if (deep >= 0) {
-                char msg[300];
-                ptx_call_overflow(w, in, (unsigned)deep, msg, sizeof msg);
-                ptx_fault(w, in, deep, VKRR_ERR_FAULT, "%s", msg);
+            char why[300];
+            int bad = m ? ptx_call_enter(w, in, m, pc, why, sizeof why) : -1;
+            if (bad >= 0) {
+                ptx_fault(w, in, bad, VKRR_ERR_FAULT, "%s", why);
                 goto fault;
             }
-            goto branch; /* lanes m to the callee, the others on */
+            if (!in->a)
+                goto branch; /* lanes m to the callee, the others on */
+            w->active &= ~m; /* through a pointer: each lane to its own callee */
+            w->pc = pc + 1;
+            if (w->active)
+                continue;
+            if (!pick(w))
+                goto out;
+            continue;
         }
         case K_RET:
             if (m) {
@@ -708,6 +715,15 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
         memcpy(rt->params, l->params, l->params_bytes);
     memcpy(rt->globals, m->global_image, m->global_bytes);
     memcpy(rt->constmem, m->const_image, m->const_bytes);
+    for (uint32_t i = 0; i < m->nrelocs; i++) { /* initializers holding addresses */
+        const ptx_reloc *x = &m->relocs[i];
+        const ptx_var *v = &m->vars[x->var], *t = x->func ? NULL : &m->vars[x->target];
+        uint64_t a = x->func ? ptx_fn_addr(x->target)
+                             : (uint64_t)(uintptr_t)(t->space == SP_GLOBAL ? rt->globals
+                                                                          : rt->constmem) + t->offset;
+        a += (uint64_t)x->addend;
+        memcpy((v->space == SP_GLOBAL ? rt->globals : rt->constmem) + v->offset + x->at, &a, 8);
+    }
     for (uint32_t i = 0; i < l->nregions; i++)
         if (l->regions[i].size)
             rt->regions[rt->nregions++] = (ptx_region_rt){(uintptr_t)l->regions[i].base,

@@ -174,21 +174,23 @@ typedef struct ptx_seg {
     uint32_t *save_preds, npsave;  /* and its predicates */
 } ptx_seg;
 
-/* One copy a call makes: an argument into the callee's parameter, or a
- * result out of the callee's.  Offsets are in the thread's local window,
- * from its current frame when *_frame (the variable is a recursive
- * function's). */
+/* The caller's side of a call's argument or result: its .param variable,
+ * at off in the thread's local window (from the caller's frame when frame:
+ * a recursive function's variable); the callee's side is the callee's own
+ * parameter variables (ptx_func.param_var, ret_var). */
 typedef struct ptx_copy {
-    uint32_t src, dst, bytes;
-    uint8_t src_frame, dst_frame;
+    uint32_t off, bytes;
+    uint8_t frame;
 } ptx_copy;
 
 enum { PTX_BI_NONE, PTX_BI_VPRINTF, PTX_BI_ASSERTFAIL };
 typedef struct ptx_call {
     uint32_t seg;            /* callee segment */
     uint8_t builtin;         /* PTX_BI_*: a CUDA runtime function run here */
-    uint32_t args0, nargs;   /* copies[] into the callee's parameters */
-    uint32_t rets0, nrets;   /* copies[] out of its results */
+    bool indirect;           /* through a register (o[0]): the callee is each lane's; copies
+                              * hold the caller's side only */
+    uint32_t args0, nargs;   /* copies[]: the arguments */
+    uint32_t rets0, nrets;   /* copies[]: where the results go */
 } ptx_call;
 
 typedef struct ptx_inst ptx_inst;
@@ -241,6 +243,21 @@ typedef struct ptx_func {
     uint64_t local_static; /* per thread: the variables; the call stack follows, to local_bytes */
 } ptx_func;
 
+/* An initializer word holding an address (`.global .u64 t[2] = {f, g};`,
+ * `= generic(x)+8`): patched into each launch's copy of the image. */
+typedef struct ptx_reloc {
+    uint32_t var;            /* the initialized variable */
+    uint64_t at;             /* byte offset in it */
+    bool func;               /* target: a function (its address, ptx_fn_addr) or a variable */
+    uint32_t target;
+    int64_t addend;
+} ptx_reloc;
+
+/* Function addresses (mov.u64 %rd, f; tables of them): values no data
+ * address takes, one a function; a call through a register decodes them. */
+#define PTX_FN_BASE 0xfc00000000000000ull
+static inline uint64_t ptx_fn_addr(uint32_t f) { return PTX_FN_BASE + 16ull * f; }
+
 struct vkrr_ptx_module {
     char *name;
     ptx_arena arena;
@@ -253,6 +270,8 @@ struct vkrr_ptx_module {
     uint64_t const_bytes;    /* module .const variables */
     uint8_t *global_image;   /* initial contents (arena) */
     uint8_t *const_image;
+    ptx_reloc *relocs;       /* initializers holding addresses */
+    uint32_t nrelocs, caprelocs;
     struct ptx_srcfile {     /* .file N "path": the sources .loc points into */
         uint32_t index;
         const char *path;    /* arena */
@@ -475,15 +494,16 @@ struct ptx_cta {
 int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Calls (ptx_call.c): lanes m enter the call at pc (-1, or the lane whose
- * stack cannot hold the call); lanes m return (each lane's lpc set). */
-int ptx_call_enter(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc);
+/* Calls (ptx_call.c): lanes m enter the call at pc, each lane's lpc set to
+ * its callee (-1, or the lane that cannot make the call, why saying why:
+ * its stack is full, its function pointer is not a function's); lanes m
+ * return (each lane's lpc set). */
+int ptx_call_enter(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc, char *why,
+                   size_t cap);
 void ptx_call_leave(ptx_warp *w, const ptx_inst *in, uint32_t m);
 /* The CUDA runtime's device functions (ptx_runtime.c), as call handlers. */
 int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m);
 int ptx_bi_assertfail(ptx_warp *w, const ptx_inst *in, uint32_t m);
-/* Lane l's call overflowed its stack: the message (ptx_call.c). */
-void ptx_call_overflow(const ptx_warp *w, const ptx_inst *in, unsigned l, char *buf, size_t cap);
 uint64_t ptx_sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr, unsigned l);
 
 /* Memory: a host pointer for `bytes` bytes at address a in state space sp

@@ -17,21 +17,55 @@
 
 #include "ptx_internal.h"
 
-/* The functions segment s names in a call (or whose address it takes). */
+/* A call's target operand: the first that is not a parenthesised list. */
+static const ptx_rop *call_target(const ptx_func *f, const ptx_raw *r)
+{
+    for (uint32_t i = 0; i < r->nops; i++)
+        if (f->rops[r->ops + i].kind != RO_PAREN)
+            return &f->rops[r->ops + i];
+    return NULL;
+}
+
+/* The functions segment s names (calls, or takes the address of); true when
+ * it calls through a register. */
 static bool calls_of(const ptx_func *f, const ptx_seg *s, uint32_t nfuncs, bool *out)
 {
-    bool any = false;
+    bool indirect = false;
     for (uint32_t pc = s->pc0; pc < s->pc1; pc++) {
         const ptx_raw *r = &f->raw[pc];
         for (uint32_t i = 0; i < r->nops; i++) {
             const ptx_rop *o = &f->rops[r->ops + i];
-            if (o->kind == RO_FUNC && o->id < nfuncs) {
+            if (o->kind == RO_FUNC && o->id < nfuncs)
                 out[o->id] = true;
-                any = true;
+        }
+        if (!strcmp(r->op, "call")) {
+            const ptx_rop *t = call_target(f, r);
+            indirect = indirect || (t && t->kind == RO_REG);
+        }
+    }
+    return indirect;
+}
+
+/* The functions whose address the module takes anywhere (in a function,
+ * not as a call's target, or in an initializer): what a call through a
+ * register may reach. */
+static void address_taken(const vkrr_ptx_module *m, bool *out)
+{
+    for (uint32_t i = 0; i < m->nrelocs; i++)
+        if (m->relocs[i].func && m->relocs[i].target < m->nfuncs)
+            out[m->relocs[i].target] = true;
+    for (uint32_t g = 0; g < m->nfuncs; g++) {
+        const ptx_func *f = &m->funcs[g];
+        for (uint32_t pc = 0; pc < f->nraw; pc++) {
+            const ptx_raw *r = &f->raw[pc];
+            const ptx_rop *t = strcmp(r->op, "call") ? NULL : call_target(f, r);
+            for (uint32_t i = 0; i < r->nops; i++) {
+                const ptx_rop *o = &f->rops[r->ops + i];
+                if (o != t && o->kind == RO_FUNC && o->id < m->nfuncs)
+                    out[o->id] = true;
             }
         }
     }
-    return any;
 }
 
 /* An implicit ret at the end of a function (falling off the end returns). */
@@ -133,7 +167,7 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f)
     f->seg_of = malloc(sizeof *f->seg_of * nf);
     f->segs = calloc(nf + 1, sizeof *f->segs);
     bool *callees = calloc(nf, 1);
-    bool *edge = NULL;
+    bool *edge = NULL, *taken = NULL;
     if (!f->seg_of || !f->segs || !callees)
         goto nomem;
     for (uint32_t i = 0; i < nf; i++)
@@ -146,11 +180,16 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f)
     f->segs[0].reg1 = f->nregs;
     f->segs[0].lab1 = f->nlabels;
     f->nsegs = 1;
-    /* breadth first: each new segment's callees after it */
+    /* breadth first: each new segment's callees after it; a call through a
+     * register may reach any function whose address is taken */
     for (uint32_t s = 0; s < f->nsegs; s++) {
         memset(callees, 0, nf);
-        if (!calls_of(f, &f->segs[s], nf, callees))
-            continue;
+        if (calls_of(f, &f->segs[s], nf, callees)) {
+            if (!taken && (!(taken = calloc(nf, 1)) || (address_taken(m, taken), false)))
+                goto nomem;
+            for (uint32_t g = 0; g < nf; g++)
+                callees[g] = callees[g] || taken[g];
+        }
         for (uint32_t g = 0; g < nf; g++) {
             const ptx_func *gf = &m->funcs[g];
             if (!callees[g] || f->seg_of[g] >= 0 || gf->entry || !gf->defined)
@@ -169,7 +208,9 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f)
             goto nomem;
         for (uint32_t s = 0; s < n; s++) {
             memset(callees, 0, nf);
-            calls_of(f, &f->segs[s], nf, callees);
+            if (calls_of(f, &f->segs[s], nf, callees) && taken)
+                for (uint32_t g = 0; g < nf; g++)
+                    callees[g] = callees[g] || taken[g];
             for (uint32_t g = 0; g < nf; g++)
                 if (callees[g] && f->seg_of[g] >= 0)
                     edge[(size_t)s * n + (uint32_t)f->seg_of[g]] = true;
@@ -178,10 +219,12 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f)
     }
     free(callees);
     free(edge);
+    free(taken);
     return 0;
 nomem:
     free(callees);
     free(edge);
+    free(taken);
     vkrr_fail(&f->err, VKRR_ERR_NOMEM, m->name, (long)f->line, -1, "out of memory linking '%s'",
               f->name);
     return -1;
@@ -284,7 +327,8 @@ static int builtin_of(const char *name)
     return PTX_BI_NONE;
 }
 
-/* call{.uni} [(results),] function [, (arguments)] */
+/* call{.uni} [(results),] function [, (arguments)]; through a register:
+ * call [(results),] %rd [, (arguments)], prototype. */
 int ptx_dec_call(ptx_dctx *c)
 {
     ptx_func *f = c->f;
@@ -299,57 +343,50 @@ int ptx_dec_call(ptx_dctx *c)
     target = ptx_op(c, i++);
     if (i < n && ptx_op(c, i)->kind == RO_PAREN)
         args = ptx_op(c, i++);
-    if (!target || i != n)
-        return ptx_dec_fail(c, i < n && target && target->kind == RO_REG
-                                   ? VKRR_ERR_UNSUPPORTED : VKRR_ERR_PARSE,
-                            i < n ? "indirect calls (through a register, with a prototype)"
-                                  : "call needs a function");
-    if (target->kind == RO_REG)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "indirect calls (through a register)");
-    if (target->kind != RO_FUNC || target->id >= c->m->nfuncs)
+    bool indirect = target && target->kind == RO_REG;
+    if (indirect && i < n && ptx_op(c, i)->kind == RO_NAME)
+        i++; /* the prototype: the callee's own declaration is checked at the call */
+    if (!target || i != n || (target->kind != RO_FUNC && !indirect) ||
+        (!indirect && target->id >= c->m->nfuncs))
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "call needs a function");
-    const ptx_func *g = &c->m->funcs[target->id];
-    if (g->entry)
+    const ptx_func *g = indirect ? NULL : &c->m->funcs[target->id];
+    if (g && g->entry)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "'%s' is an .entry: it cannot be called", g->name);
-    int bi = g->defined ? PTX_BI_NONE : builtin_of(g->name);
-    if (!g->defined && bi == PTX_BI_NONE)
+    int bi = !g || g->defined ? PTX_BI_NONE : builtin_of(g->name);
+    if (g && !g->defined && bi == PTX_BI_NONE)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
                             "'%s' is declared but not defined in this module (calls into other "
                             "modules are not linked)", g->name);
     uint32_t nargs = args ? args->n : 0, nrets = rets ? rets->n : 0;
-    if (nargs != g->nparams || nrets != g->nrets)
+    if (g && (nargs != g->nparams || nrets != g->nrets))
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "'%s' takes %u arguments and %u results, the call "
                                                "passes %u and %u",
                             g->name, g->nparams, g->nrets, nargs, nrets);
     if (!ptx_grow((void **)&f->calls, &f->capcalls, f->ncalls, sizeof *f->calls))
         return ptx_dec_fail(c, VKRR_ERR_NOMEM, "out of memory");
-    ptx_call call = {.builtin = (uint8_t)bi, .args0 = f->ncopies, .nargs = nargs};
-    int32_t seg = f->seg_of[target->id];
-    call.seg = seg >= 0 ? (uint32_t)seg : 0;
+    ptx_call call = {.builtin = (uint8_t)bi, .indirect = indirect, .args0 = f->ncopies,
+                     .nargs = nargs, .nrets = nrets};
+    if (g && f->seg_of[target->id] >= 0)
+        call.seg = (uint32_t)f->seg_of[target->id];
     for (unsigned k = 0; k < nargs + nrets; k++) {
         bool arg = k < nargs;
         unsigned j = arg ? k : k - nargs;
-        const ptx_param *p = arg ? &g->params[j] : &g->rets[j];
         const ptx_rop *o = &f->rops[(arg ? args : rets)->first + j];
-        ptx_copy cp = {.bytes = (uint32_t)p->size};
-        uint32_t off = 0;
-        uint8_t frame = 0;
-        if (caller_var(c, o, p->size, &off, &frame) < 0)
-            return -1;
-        uint32_t gv = bi ? 0 : (arg ? g->param_var : g->ret_var)[j];
-        uint32_t goff = bi ? 0 : (uint32_t)f->var_off[gv];
-        uint8_t gframe = bi ? 0 : ptx_var_in_frame(c, gv);
-        if (arg) {
-            cp.src = off, cp.src_frame = frame, cp.dst = goff, cp.dst_frame = gframe;
-        } else {
-            cp.src = goff, cp.src_frame = gframe, cp.dst = off, cp.dst_frame = frame;
+        ptx_copy cp = {0};
+        uint64_t bytes = 0;
+        if (g) {
+            bytes = (arg ? g->params : g->rets)[j].size;
+        } else if (o->kind == RO_SYM && o->id < c->m->nvars) {
+            bytes = c->m->vars[o->id].size - (uint64_t)o->ival; /* checked against the callee */
         }
-        if (!arg && k == nargs)
+        if (caller_var(c, o, bytes, &cp.off, &cp.frame) < 0)
+            return -1;
+        cp.bytes = (uint32_t)bytes;
+        if (k == nargs)
             call.rets0 = f->ncopies;
         if (add_copy(c, cp) < 0)
             return -1;
     }
-    call.nrets = nrets;
     if (!nrets)
         call.rets0 = f->ncopies;
     in->imm = f->ncalls;
@@ -359,6 +396,9 @@ int ptx_dec_call(ptx_dctx *c)
         return 1;
     }
     in->kind = K_CALL;
+    in->a = indirect;
+    if (indirect)
+        return ptx_set_src(c, 0, target, PT_U64, false) < 0 ? -1 : 1;
     in->target = f->segs[call.seg].pc0;
     return 1;
 }

@@ -33,6 +33,7 @@ static void free_funcs(vkrr_ptx_module *m)
     free(m->funcs);
     free(m->vars);
     free(m->srcfiles);
+    free(m->relocs);
 }
 
 void vkrr_ptx_module_free(vkrr_ptx_module *m)

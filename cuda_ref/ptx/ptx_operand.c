@@ -297,7 +297,10 @@ int64_t ptx_src(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_ok)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "parameters of a .func");
         return ptx_const_slot(c, c->f->params[o->id].offset + (uint64_t)o->ival);
     case RO_FUNC:
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "function addresses");
+        if (t != PT_U64 && t != PT_B64 && t != PT_S64)
+            return ptx_dec_fail(c, VKRR_ERR_PARSE, "the address of a function as a %s",
+                                ptx_type_name(t));
+        return ptx_const_slot(c, ptx_fn_addr(o->id));
     case RO_NAME:
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "'%s' is not declared", o->name);
     default:

@@ -349,6 +349,13 @@ bool ps_body(parser *ps)
             } else if (ps_is_word(&d, TK_DOT, ".param")) {
                 if (!ps_var_decl(ps, SP_PARAM, &d, false))
                     return false;
+            } else if (ps_is_word(&d, TK_DOT, ".callprototype")) {
+                /* LABEL: .callprototype (...) _ (...); the callee's own
+                 * declaration is what a call through a pointer checks */
+                while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), ';') && ps_peek(ps, 0)->kind != TK_EOF)
+                    ps_next(ps);
+                if (!ps_expect(ps, ';'))
+                    return false;
             } else if (ps_is_word(&d, TK_DOT, ".pragma")) {
                 while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), ';') && ps_peek(ps, 0)->kind != TK_EOF)
                     ps_next(ps);

@@ -85,8 +85,49 @@ static bool decl_name(parser *ps, ptx_tok *name, uint64_t *elems, bool *unsized)
     return true;
 }
 
-/* One initializer value into dst (elem bytes, type t). */
-static bool init_value(parser *ps, uint8_t *dst, unsigned elem, ptx_type t)
+/* An address in an initializer: NAME, NAME+N or generic(NAME)+N, of a
+ * variable or a function; recorded for the launch to patch. */
+static bool init_address(parser *ps, const ptx_tok *v, uint32_t var, uint64_t at, unsigned elem)
+{
+    ptx_tok name = *v;
+    bool generic = ps_is_word(v, TK_IDENT, "generic") && ps_is_punct(ps_peek(ps, 0), '(');
+    if (generic) {
+        ps_next(ps);
+        name = ps_next(ps);
+        if (name.kind != TK_IDENT || !ps_expect(ps, ')'))
+            return FAIL(ps, &name, "expected generic(NAME)"), false;
+    }
+    const sym *s = ps_sym_find(ps, name.s, name.len, -1);
+    if (!s || (s->kind != SK_VAR && s->kind != SK_FUNC))
+        return FAIL(ps, &name, "'%.*s' in an initializer is not a declared variable or function",
+                    (int)name.len, name.s), false;
+    if (elem != 8)
+        return FAIL(ps, &name, "an address in a %u-byte initializer element (64-bit addresses)",
+                    elem), false;
+    if (s->kind == SK_VAR && ps->m->vars[s->id].space != SP_GLOBAL &&
+        ps->m->vars[s->id].space != SP_CONST)
+        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, name.line,
+                       "the address of '%.*s' (not .global or .const) in an initializer",
+                       (int)name.len, name.s), false;
+    int64_t add = 0;
+    while (ps_is_punct(ps_peek(ps, 0), '+') || ps_is_punct(ps_peek(ps, 0), '-')) {
+        bool minus = ps_next(ps).punct == '-';
+        uint64_t k;
+        if (!ps_take_int(ps, &k))
+            return false;
+        add += minus ? -(int64_t)k : (int64_t)k;
+    }
+    vkrr_ptx_module *m = ps->m;
+    if (!ptx_grow((void **)&m->relocs, &m->caprelocs, m->nrelocs, sizeof *m->relocs))
+        return ps_fail(ps, VKRR_ERR_NOMEM, name.line, "out of memory"), false;
+    m->relocs[m->nrelocs++] = (ptx_reloc){var, at, s->kind == SK_FUNC, s->id, add};
+    return true;
+}
+
+/* One initializer value into dst (elem bytes, type t): element `at` bytes
+ * into variable var. */
+static bool init_value(parser *ps, uint8_t *dst, unsigned elem, ptx_type t, uint32_t var,
+                       uint64_t at)
 {
     bool neg = false;
     if (ps_is_punct(ps_peek(ps, 0), '-')) {
@@ -113,10 +154,8 @@ static bool init_value(parser *ps, uint8_t *dst, unsigned elem, ptx_type t)
             bits = ptx_db(d);
         else
             return FAIL(ps, &v, "a float initializer for a %s variable", ptx_type_name(t)), false;
-    } else if (v.kind == TK_IDENT) {
-        return ps_fail(ps, VKRR_ERR_UNSUPPORTED, v.line,
-                       "initializers holding addresses ('%.*s') are not supported", (int)v.len, v.s),
-               false;
+    } else if (v.kind == TK_IDENT && !neg) {
+        return init_address(ps, &v, var, at, elem);
     } else {
         return FAIL(ps, &v, "bad initializer value"), false;
     }
@@ -139,7 +178,8 @@ static bool initializer(parser *ps, ptx_var *var, unsigned elem)
         const ptx_tok *t = ps_peek(ps, 0);
         if (n >= max)
             return FAIL(ps, t, "too many initializer values for '%s'", var->name), false;
-        if (!init_value(ps, var->init + n * elem, elem, var->type))
+        if (!init_value(ps, var->init + n * elem, elem, var->type, (uint32_t)(var - ps->m->vars),
+                        n * elem))
             return false;
         n++;
         while (depth > 0 && ps_is_punct(ps_peek(ps, 0), '}')) {

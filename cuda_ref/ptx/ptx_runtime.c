@@ -21,7 +21,7 @@ static uint64_t arg_word(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k
     const ptx_call *call = &rt->f->calls[in->imm];
     const ptx_copy *cp = &rt->f->copies[call->args0 + k];
     uint64_t v = 0;
-    memcpy(&v, w->local + (size_t)l * rt->local_bytes + (cp->src_frame ? w->fp[l] : 0) + cp->src,
+    memcpy(&v, w->local + (size_t)l * rt->local_bytes + (cp->frame ? w->fp[l] : 0) + cp->off,
            cp->bytes < 8 ? cp->bytes : 8);
     return v;
 }
@@ -190,7 +190,7 @@ int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m)
         if (call->nrets) { /* printf returns the number of arguments it took */
             const ptx_copy *cp = &f->copies[call->rets0];
             int32_t r = nargs;
-            memcpy(w->local + (size_t)l * rt->local_bytes + (cp->dst_frame ? w->fp[l] : 0) + cp->dst,
+            memcpy(w->local + (size_t)l * rt->local_bytes + (cp->frame ? w->fp[l] : 0) + cp->off,
                    &r, cp->bytes < 4 ? cp->bytes : 4);
         }
     });

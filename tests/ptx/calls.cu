@@ -2,7 +2,9 @@
 // inline: __noinline__ functions taking and returning scalars and a struct,
 // recursion (with a pointer into the caller's frame, and deep enough to
 // overflow), the math library's f64 sin/cos (whose large-argument path is a
-// call, __internal_trig_reduction_slowpathd), printf and assert.
+// call, __internal_trig_reduction_slowpathd), printf and assert, calls
+// through function pointers (a table of them in a __device__ initializer,
+// divergent per lane) and a pointer initialized to a variable's element.
 // test_ptx_calls runs them against host C.
 #include <cassert>
 #include <cstdio>
@@ -82,4 +84,25 @@ extern "C" __global__ void check(int *out, unsigned n)
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     assert(i != n);
     out[i] = (int)i;
+}
+
+typedef int (*op_t)(int, int);
+extern "C" __device__ __noinline__ int add_op(int a, int b) { return a + b; }
+extern "C" __device__ __noinline__ int mul_op(int a, int b) { return a * b; }
+extern "C" __device__ int sub_op(int a, int b) { return a - b; }
+__device__ op_t table[3] = {add_op, mul_op, sub_op};
+__device__ int gvals[4] = {1, 2, 3, 4};
+__device__ int *gptr = &gvals[2];
+
+extern "C" __global__ void fptr(int *out, const int *a, const int *b, int n, int bad)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    op_t f = table[i % 3];
+    if (i == bad)
+        f = (op_t)(unsigned long long)a; // not a function: the launch faults
+    out[i] = f(a[i], b[i]) + *gptr;
+    op_t g = (i & 1) ? add_op : mul_op;
+    out[i + n] = g(a[i], 3);
 }
