@@ -25,6 +25,7 @@ int vkrr_cmd_bisect(int argc, char **argv);
 int vkrr_cmd_diff(int argc, char **argv);
 int vkrr_cmd_port(int argc, char **argv);
 int vkrr_cmd_rerun(int argc, char **argv);
+int vkrr_cmd_stress(int argc, char **argv);
 int vkrr_cmd_merge(int argc, char **argv);
 int vkrr_cmd_hw(int argc, char **argv);
 

@@ -61,7 +61,7 @@ static const vkrr_ptx_param_use *use_at(const pn_ptx *px, uint32_t off)
  * conversion around it; *settled false when the PTX leaves it open (bits
  * moved without a conversion that names a format), alt then says what else
  * it could be. */
-static vkrr_dtype access_dtype(const vkrr_ptx_access *a, bool *settled, const char **alt)
+vkrr_dtype vkrr_port_access_dtype(const vkrr_ptx_access *a, bool *settled, const char **alt)
 {
     const char *e = a->elem, *c = a->cvt;
     *settled = true;
@@ -253,7 +253,7 @@ static void retype(const vkrr_launch *l, pn_alloc *r, const pn_ptx *px)
         return;
     const char *alt;
     bool settled;
-    vkrr_dtype t = access_dtype(a, &settled, &alt);
+    vkrr_dtype t = vkrr_port_access_dtype(a, &settled, &alt);
     char how[200];
     access_text(a, "after", how, sizeof how);
     if (settled)
@@ -410,7 +410,7 @@ static void ptx_pointer_member(FILE *f, uint32_t off, const vkrr_ptx_param_use *
     const vkrr_ptx_access *a = u->store.count ? &u->store : u->atomic.count ? &u->atomic : &u->load;
     const char *alt;
     bool settled;
-    vkrr_dtype t = access_dtype(a, &settled, &alt);
+    vkrr_dtype t = vkrr_port_access_dtype(a, &settled, &alt);
     bool rd = u->load.count, wr = u->store.count || u->atomic.count;
     fprintf(f, "    %s arg%u;%*s// pointer: %s; %s%s\n", ptr_type(t), off,
             off < 10 ? 2 : off < 100 ? 1 : 0, "", where,
@@ -571,7 +571,7 @@ static void comp_text(FILE *f, const vkrr_capture *cap, const vkrr_launch *l, co
         } else if (u && u->address && u->load.count && pt->offset % 8 == 0) {
             const char *alt;
             bool settled;
-            vkrr_dtype t = access_dtype(&u->load, &settled, &alt);
+            vkrr_dtype t = vkrr_port_access_dtype(&u->load, &settled, &alt);
             if (accessor(t, true))
                 fprintf(f, "    %s in%u = vkrr_p.arg%u; // e.g. %s(in%u, i) (cuda.glsl)\n", ptr_type(t),
                         pt->offset, pt->offset, accessor(t, true), pt->offset);

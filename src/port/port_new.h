@@ -49,4 +49,12 @@ vkrr_status vkrr_port_skeleton_make(const vkrr_capture *cap, const vkrr_launch *
                                     const char *how, vkrr_port_skeleton *out, vkrr_error *err);
 void vkrr_port_skeleton_free(vkrr_port_skeleton *s); /* accepts a zeroed one */
 
+/* The element type a PTX access reads or writes, from its type and the
+ * conversion around it (ptx_params.h); *settled false when the PTX leaves
+ * it open (bits moved without a conversion naming a format), alt then says
+ * what else it could be.  `port new` and `stress` use it. */
+#include "compare.h"
+#include "ptx_params.h"
+vkrr_dtype vkrr_port_access_dtype(const vkrr_ptx_access *a, bool *settled, const char **alt);
+
 #endif

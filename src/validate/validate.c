@@ -273,7 +273,7 @@ static const vkrr_port_output *surface_output(const launch_outputs *lo, uint32_t
     return NULL;
 }
 
-static vkrr_view surface_view(const vkrr_image *im)
+vkrr_view vkrr_surface_view(const vkrr_image *im)
 {
     return (vkrr_view){
         .dtype = vkrr_cuformat_dtype(im->format, false),
@@ -307,7 +307,7 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const launch_outputs *l
     for (uint32_t i = 0; i < l->nimages && i < r->nimages; i++)
         if (l->images[i].kind == VKRR_IMAGE_SURFACE && vkrr_replay_image_out(&r->images[i])) {
             const vkrr_port_output *d = surface_output(lo, i);
-            vkrr_view v = d ? d->view : surface_view(&l->images[i]);
+            vkrr_view v = d ? d->view : vkrr_surface_view(&l->images[i]);
             vkrr_perturb_view(&v, vkrr_replay_image_out(&r->images[i]),
                               vkrr_replay_image_bytes(&r->images[i]), u);
         }
@@ -459,7 +459,7 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         rr->output = true; /* a surface is written, never read, by a launch */
         rr->offset = im->offset;
         const vkrr_port_output *desc = surface_output(lo, i);
-        rr->view = desc ? desc->view : surface_view(im);
+        rr->view = desc ? desc->view : vkrr_surface_view(im);
         rr->view.sentinel = true; /* surfaces start as the sentinel (replay.h) */
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
         const void *pp = vkrr_replay_image_out(&port->images[i]);

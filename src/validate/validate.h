@@ -170,6 +170,9 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
                                  vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
 
+/* How a surface's texels are compared when no descriptor names it: its
+ * CUDA array's format and shape. */
+vkrr_view vkrr_surface_view(const vkrr_image *im);
 /* Fills r->hw_note for l and r->standins (called by every comparison). */
 void vkrr_validate_hw_note(vkrr_launch_result *r, const vkrr_launch *l);
 /* "; "-separated: adds one sentence to r->note (cut when it is full). */

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# e2e_stress: `vkrr stress` finds a port's bug on a path the capture never
+# took.  tests/stress/clampk.cu clamps x to lim before halving it; recorded
+# with lim 8 and inputs in [-4, 4), the clamp never runs, so a port that
+# forgets it PASSes validate, and rerun --coverage names the branch no
+# input took.  stress must then exit 1 with a minimised reproducer capture
+# that validate FAILs and rerun PASSes; the same seed must make the same
+# reproducer; a correct port survives hundreds of inputs (exit 0); bad
+# usage is exit 2 naming what is wrong.
+# Usage: e2e_stress.sh VKRR_BIN WORKDIR
+set -u
+VKRR=$1
+WORK=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+# shellcheck source=e2e-lib.sh
+. "$(dirname "$0")/e2e-lib.sh"
+
+cap=$WORK/cap
+vkrr record "$cap" --ptx "$SRC/tests/stress/clampk.ptx" --kernel clampk --grid 4 --block 64 \
+    --arg in:f32:256 --arg out:f32:256 --arg f32:8 --arg u32:250 >/dev/null 2>&1 || fail "record"
+vkrr port new clampk "$cap" --out "$WORK/bad" >/dev/null 2>&1 || fail "port new"
+cp -r "$WORK/bad" "$WORK/good"
+# the port body: bad forgets the clamp, good has it (as the PTX rounds: no fma)
+python3 - "$WORK/bad/clampk.comp" "$WORK/good/clampk.comp" <<'PY' || fail "the skeleton has no body line"
+import sys
+old = "// The kernel's body goes here.  Nothing is written yet."
+head = "uint i = gid.x;\n    if (i < vkrr_p.arg20) {\n        precise float v = vkrr_ld_f(in0, i);\n"
+clamp = ("        float lim = uintBitsToFloat(vkrr_p.arg16);\n"
+         "        if (v > lim) {\n            precise float t = lim;\n"
+         "            for (int k = 0; k < 4; k++)\n                t = t * 0.75 + lim * 0.25;\n"
+         "            v = t;\n        }\n")
+tail = "        vkrr_st_f(out8, i, v * 0.5);\n    }"
+for path, body in ((sys.argv[1], head + tail), (sys.argv[2], head + clamp + tail)):
+    s = open(path).read()
+    assert old in s
+    open(path, "w").write(s.replace(old, body))
+PY
+
+vkrr validate "$cap" --ports "$WORK/bad" --heatmaps none >"$WORK/v.out" 2>&1 ||
+    fail "validate of the capture (its inputs never reach the bug) should pass: $(cat "$WORK/v.out")"
+vkrr rerun "$cap" --coverage --heatmaps none >"$WORK/cov.out" 2>&1 || fail "rerun --coverage"
+grep -q "clampk: branches: 3 of 4 directions taken" "$WORK/cov.out" &&
+    grep -q "clampk.ptx:[0-9]*: never fell through" "$WORK/cov.out" ||
+    fail "coverage does not name the clamp's branch: $(grep coverage "$WORK/cov.out")"
+
+vkrr stress "$cap" --ports "$WORK/bad" --runs 400 --seed 7 --out "$WORK/out" >"$WORK/s1.out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "stress of the bad port: exit $rc, not 1: $(cat "$WORK/s1.out")"
+grep -q "DISAGREE: arg8 (f32" "$WORK/s1.out" || fail "no disagreement on arg8: $(cat "$WORK/s1.out")"
+grep -q "on 1 changed input element: arg0\[" "$WORK/s1.out" || fail "not minimised to one element: $(cat "$WORK/s1.out")"
+repro=$(sed -n 's/^    reproducer: \([^ ]*\) .*/\1/p' "$WORK/s1.out")
+[ -n "$repro" ] && [ -d "$repro" ] || fail "no reproducer folder: $(cat "$WORK/s1.out")"
+vkrr validate "$repro" --ports "$WORK/bad" --heatmaps none >"$WORK/rv.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "FAIL" "$WORK/rv.out" || fail "validate of the reproducer: exit $rc, not 1: $(cat "$WORK/rv.out")"
+vkrr rerun "$repro" --heatmaps none >"$WORK/rr.out" 2>&1 || fail "rerun of the reproducer: $(cat "$WORK/rr.out")"
+vkrr validate "$repro" --ports "$WORK/good" --heatmaps none >/dev/null 2>&1 || fail "the good port fails the reproducer"
+
+# the same seed, the same search and reproducer (under a new name: the old one stays)
+vkrr stress "$cap" --ports "$WORK/bad" --runs 400 --seed 7 --out "$WORK/out" >"$WORK/s2.out" 2>&1
+grep -v "reproducer:" "$WORK/s1.out" >"$WORK/s1.cut"
+grep -v "reproducer:" "$WORK/s2.out" >"$WORK/s2.cut"
+cmp -s "$WORK/s1.cut" "$WORK/s2.cut" || fail "the same seed gave another run: $(diff "$WORK/s1.cut" "$WORK/s2.cut")"
+[ -d "$repro" ] && [ -d "$repro-2" ] || fail "a second run should keep the first reproducer and add $repro-2"
+cmp -s "$repro/replay/replay-000001-clampk/alloc-0.bin" "$repro-2/replay/replay-000001-clampk/alloc-0.bin" ||
+    fail "the same seed wrote different inputs"
+
+vkrr stress "$cap" --ports "$WORK/good" --runs 300 --out "$WORK/out-good" >"$WORK/g.out" 2>&1 ||
+    fail "stress of the good port: $(cat "$WORK/g.out")"
+grep -q "300 inputs into 1 of its allocations.*no disagreement" "$WORK/g.out" || fail "good: $(cat "$WORK/g.out")"
+[ ! -e "$WORK/out-good" ] || fail "a run without a disagreement wrote into its --out"
+
+# usage: exit 2, named
+usage() { # WHAT ARGS...
+    local what=$1
+    shift
+    vkrr stress "$@" >"$WORK/u.out" 2>&1
+    local rc=$?
+    [ $rc = 2 ] && grep -qF -- "$what" "$WORK/u.out" || fail "stress $*: exit $rc, wanted 2 naming '$what': $(cat "$WORK/u.out")"
+}
+usage "--runs takes a count" "$cap" --runs 0
+usage "unknown option '--bogus'" "$cap" --bogus
+usage "no launch of the capture matches --only" "$cap" --only nosuchkernel --ports "$WORK/good"
+usage "needs CAPDIR"
+vkrr stress --help >"$WORK/h.out" 2>&1 && grep -q "minimised" "$WORK/h.out" || fail "--help"
+
+[ $fails = 0 ] && echo "e2e_stress: ok" || echo "e2e_stress: $fails failures"
+[ $fails = 0 ]
