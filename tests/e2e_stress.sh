@@ -75,6 +75,30 @@ vkrr stress "$cap" --ports "$WORK/good" --runs 300 --out "$WORK/out-good" >"$WOR
 grep -q "300 inputs into 1 of its allocations.*no disagreement" "$WORK/g.out" || fail "good: $(cat "$WORK/g.out")"
 [ ! -e "$WORK/out-good" ] || fail "a run without a disagreement wrote into its --out"
 
+# the .port's input lines bound what stress feeds the kernel: inputs kept
+# within [-4, 4] never reach the clamp; a fixed input is never changed
+cp -r "$WORK/bad" "$WORK/bounded"
+echo "input arg0 f32 finite range -4 4" >>"$WORK/bounded/clampk.port"
+vkrr stress "$cap" --ports "$WORK/bounded" --runs 300 --out "$WORK/out-b" >"$WORK/b.out" 2>&1 ||
+    fail "inputs within range -4 4 cannot reach the clamp: $(cat "$WORK/b.out")"
+cp -r "$WORK/bad" "$WORK/fixed"
+echo "input arg0 fixed" >>"$WORK/fixed/clampk.port"
+vkrr stress "$cap" --ports "$WORK/fixed" --runs 50 --out "$WORK/out-f" >"$WORK/f.out" 2>&1 &&
+    grep -q "not stressed: nothing to change" "$WORK/f.out" || fail "input fixed: $(cat "$WORK/f.out")"
+cp -r "$WORK/bad" "$WORK/badline"
+echo "input arg0 range 5 1" >>"$WORK/badline/clampk.port"
+vkrr stress "$cap" --ports "$WORK/badline" --runs 5 >"$WORK/bl.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "clampk.port:[0-9]*: .*LO <= HI" "$WORK/bl.out" || fail "a bad input line: exit $rc: $(cat "$WORK/bl.out")"
+
+# rrref (textures, surfaces, several inputs a launch): each built-in port
+# survives a few inputs, every launch stressed or said why not
+vkrr synth "$WORK/syn" --size 16x16 --frames 1 >/dev/null 2>&1 || fail "synth"
+vkrr stress "$WORK/syn" --runs 8 --out "$WORK/out-syn" >"$WORK/syn.out" 2>&1 ||
+    fail "stress of rrref's ports: $(cat "$WORK/syn.out")"
+[ "$(grep -c "no disagreement\|not stressed" "$WORK/syn.out")" = 8 ] ||
+    fail "rrref: not every launch stressed or explained: $(cat "$WORK/syn.out")"
+
 # usage: exit 2, named
 usage() { # WHAT ARGS...
     local what=$1

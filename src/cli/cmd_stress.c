@@ -209,7 +209,7 @@ int vkrr_cmd_stress(int argc, char **argv)
                           .runs = a.runs, .seed = a.seed, .out_dir = dir,
                           .progress = isatty(fileno(stderr)) != 0};
     double t0 = now_s();
-    uint32_t found = 0, errors = 0, done = 0;
+    uint32_t found = 0, errors = 0, done = 0, nothing = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         const vkrr_launch *l = &cap->launches[i];
         if (!selected(&a, l))
@@ -233,6 +233,11 @@ int vkrr_cmd_stress(int argc, char **argv)
         done++;
         if (st != VKRR_OK)
             goto fail;
+        if (r.nothing) {
+            printf("  #%llu %s: %s\n", (unsigned long long)l->sequence, name, r.note);
+            nothing++;
+            continue;
+        }
         if (r.note[0] && !r.disagree) {
             printf("  #%llu %s: ERROR: %s\n", (unsigned long long)l->sequence, name, r.note);
             errors++;
@@ -255,8 +260,9 @@ int vkrr_cmd_stress(int argc, char **argv)
                 printf("    note: %s\n", r.note);
         }
     }
-    printf("summary: %u launch%s stressed, %u disagreement%s, %u could not be\n", done,
-           done == 1 ? "" : "es", found, found == 1 ? "" : "s", errors);
+    printf("summary: %u launch%s stressed, %u disagreement%s; %u with nothing to change, %u "
+           "could not run\n", done - nothing - errors, done - nothing - errors == 1 ? "" : "es",
+           found, found == 1 ? "" : "s", nothing, errors);
     rc = found ? 1 : errors ? 2 : 0;
     goto out;
 fail:

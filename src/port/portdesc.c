@@ -50,7 +50,16 @@ struct vkrr_portdesc {
     char *name;
     pd_output *out;
     uint32_t n;
+    vkrr_port_input *in;   /* input lines (vkrr stress's bounds) */
+    uint32_t nin;
 };
+
+uint32_t vkrr_portdesc_inputs(const vkrr_portdesc *d, vkrr_port_input *out, uint32_t cap)
+{
+    for (uint32_t i = 0; i < d->nin && i < cap; i++)
+        out[i] = d->in[i];
+    return d->nin;
+}
 
 const char *vkrr_portdesc_name(const vkrr_portdesc *d)
 {
@@ -75,6 +84,7 @@ void vkrr_portdesc_destroy(vkrr_portdesc *d)
         return;
     free(d->name);
     free(d->out);
+    free(d->in);
     free(d);
 }
 
@@ -325,7 +335,7 @@ static vkrr_status parse_line(char *text, pd_output *o, bool *empty, const char 
         return VKRR_OK;
     if (strcmp(tok[0], "output"))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                         "'%s': a line is 'output argOFF TYPE [key=value ...]'", tok[0]);
+                         "'%s': a line is 'output argOFF TYPE [key=value ...]' (or 'input argOFF ...')", tok[0]);
     memset(o, 0, sizeof *o);
     o->line = line;
     char *end = NULL;
@@ -357,6 +367,52 @@ typedef struct pd_parse {
     uint32_t cap;
 } pd_parse;
 
+/* input argOFF [TYPE] [finite] [fixed] [range LO HI]: what vkrr stress may
+ * feed the kernel through that pointer. */
+static vkrr_status parse_input(vkrr_portdesc *d, char **tok, int nt, long line, vkrr_error *err)
+{
+    vkrr_port_input in = {.line = line};
+    char *end = NULL;
+    if (nt < 3 || strncmp(tok[1], "arg", 3) || tok[1][3] < '0' || tok[1][3] > '9')
+        return vkrr_fail(err, VKRR_ERR_PARSE, d->name, line, -1,
+                         "a line is 'input argOFF [TYPE] [finite] [fixed] [range LO HI]'");
+    errno = 0;
+    unsigned long off = strtoul(tok[1] + 3, &end, 10);
+    if (errno || *end || off >= VKRR_ARGS_MAX_BYTES)
+        return vkrr_fail(err, VKRR_ERR_PARSE, d->name, line, -1,
+                         "'%s': the offset is not a decimal below 4096", tok[1]);
+    in.arg = (uint32_t)off;
+    for (int i = 2; i < nt; i++) {
+        if (!strcmp(tok[i], "finite")) {
+            in.finite = true;
+        } else if (!strcmp(tok[i], "fixed")) {
+            in.fixed = true;
+        } else if (!strcmp(tok[i], "range")) {
+            char *e1 = NULL, *e2 = NULL;
+            if (i + 2 >= nt)
+                return vkrr_fail(err, VKRR_ERR_PARSE, d->name, line, -1, "range needs LO HI");
+            in.lo = strtod(tok[i + 1], &e1);
+            in.hi = strtod(tok[i + 2], &e2);
+            if (*e1 || *e2 || !(in.lo <= in.hi))
+                return vkrr_fail(err, VKRR_ERR_PARSE, d->name, line, -1,
+                                 "'range %s %s': two numbers, LO <= HI", tok[i + 1], tok[i + 2]);
+            in.has_range = true;
+            i += 2;
+        } else if (!in.typed && vkrr_dtype_parse(tok[i], &in.dtype)) {
+            in.typed = true;
+        } else {
+            return vkrr_fail(err, VKRR_ERR_PARSE, d->name, line, -1,
+                             "'%s': an input takes a type, finite, fixed or range LO HI", tok[i]);
+        }
+    }
+    vkrr_port_input *n = realloc(d->in, (d->nin + 1) * sizeof *n);
+    if (!n)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, d->name, line, -1, "out of memory");
+    d->in = n;
+    d->in[d->nin++] = in;
+    return VKRR_OK;
+}
+
 static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
 {
     pd_parse *p = ctx;
@@ -366,6 +422,17 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
     const char *s = line + strspn(line, " \t");
     if (!strncmp(s, "# GUESS", 7) && d->n && !d->out[d->n - 1].guess_line)
         d->out[d->n - 1].guess_line = lineno; /* the output above it rests on a guess */
+    if (!strncmp(s, "input", 5) && (s[5] == ' ' || s[5] == '\t')) {
+        char *tok[32];
+        int nt = 0;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t && nt < 32;
+             t = strtok_r(NULL, " \t\r", &save))
+            tok[nt++] = t;
+        return parse_input(d, tok, nt, lineno, err);
+    }
     vkrr_status st = parse_line(line, &o, &empty, d->name, lineno, err);
     if (st != VKRR_OK || empty)
         return st;

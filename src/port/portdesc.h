@@ -39,6 +39,11 @@
  *     output arg16 f16 width=u32@24 height=u32@28 planes=8 max_ulp=2
  *     output arg32 f16                        # a HALF x4 surface
  *
+ * and, for `vkrr stress` only, what it may feed the kernel (see below):
+ *
+ *     input arg0 f32 finite range -4 4
+ *     input arg8 fixed
+ *
  * Errors (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2) name the file, the line
  * and the field: a line that does not parse; at evaluation against a launch,
  * a word or argument past the parameter block, an argument that is neither a
@@ -101,6 +106,24 @@ typedef struct vkrr_port_output {
 vkrr_status vkrr_portdesc_eval(const vkrr_portdesc *d, const vkrr_launch *l,
                                vkrr_port_output *out, uint32_t cap, uint32_t *n,
                                vkrr_error *err);
+
+/* What `vkrr stress` may feed a kernel through one pointer argument:
+ *
+ *     input argOFF [TYPE] [finite] [fixed] [range LO HI]
+ *
+ * TYPE: the element type its data is changed in (else the PTX's load type);
+ * finite: no NaN or Inf; range: values within [LO, HI]; fixed: never changed
+ * (indices, sizes, anything a kernel trusts). */
+typedef struct vkrr_port_input {
+    uint32_t arg;
+    bool typed;            /* dtype given */
+    vkrr_dtype dtype;
+    bool finite, fixed, has_range;
+    double lo, hi;
+    long line;
+} vkrr_port_input;
+/* The input lines, in file order: at most cap into out; returns how many. */
+uint32_t vkrr_portdesc_inputs(const vkrr_portdesc *d, vkrr_port_input *out, uint32_t cap);
 
 /* The argument offsets a descriptor names, in file order (no launch needed). */
 uint32_t vkrr_portdesc_args(const vkrr_portdesc *d, uint32_t *args, uint32_t cap);

@@ -28,6 +28,8 @@ typedef struct input {
     unsigned es;
     uint64_t n;              /* elements */
     double lo, hi;           /* the captured finite values' range */
+    bool finite, bounded;    /* the .port's input line: no NaN/Inf; within [blo, bhi] */
+    double blo, bhi;
 } input;
 
 typedef struct change {
@@ -162,8 +164,24 @@ static uint32_t specials(vkrr_dtype t, uint64_t *out)
     return n;
 }
 
-/* One new value for element idx of input x (its current bits cur). */
+static uint64_t mutate_free(stress *s, const input *x, uint64_t cur);
+
+/* One new value for element idx of input x (its current bits cur), within
+ * what the .port's input line allows. */
 static uint64_t mutate_value(stress *s, const input *x, uint64_t cur)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        uint64_t b = mutate_free(s, x, cur);
+        double v = vkrr_dtype_to_double(x->t, &b);
+        if ((!x->finite || isfinite(v)) && (!x->bounded || (v >= x->blo && v <= x->bhi)))
+            return b;
+    }
+    double u = (double)(next(&s->rng) >> 11) * 0x1p-53;
+    return x->bounded ? encode(x->t, x->blo + u * (x->bhi - x->blo))
+                      : encode(x->t, x->lo + u * (x->hi - x->lo));
+}
+
+static uint64_t mutate_free(stress *s, const input *x, uint64_t cur)
 {
     uint64_t sp[32];
     uint32_t nsp = specials(x->t, sp);
@@ -221,9 +239,14 @@ static uint32_t ptx_uses(const vkrr_capture *cap, const vkrr_launch *l, vkrr_ptx
     return n;
 }
 
-static void add_input(stress *s, uint32_t a, uint32_t arg, uint64_t from, vkrr_dtype t)
+static void add_input(stress *s, uint32_t a, uint32_t arg, uint64_t from, vkrr_dtype t,
+                      const vkrr_port_input *bound)
 {
     const vkrr_alloc *al = &s->l->allocs[a];
+    if (bound && bound->fixed)
+        return;
+    if (bound && bound->typed && bound->dtype != VKRR_DT_BYTES)
+        t = bound->dtype;
     unsigned es = vkrr_dtype_size(t);
     if (s->nin == MAX_INPUTS || from >= al->size || (al->size - from) / es == 0)
         return;
@@ -231,7 +254,12 @@ static void add_input(stress *s, uint32_t a, uint32_t arg, uint64_t from, vkrr_d
         if (s->in[i].alloc == a)
             return; /* one reading of an allocation: the first pointer's */
     input *x = &s->in[s->nin++];
-    *x = (input){a, arg, from, t, es, (al->size - from) / es, 0, 0};
+    *x = (input){a, arg, from, t, es, (al->size - from) / es, 0, 0, false, false, 0, 0};
+    if (bound) {
+        x->finite = bound->finite;
+        x->bounded = bound->has_range;
+        x->blo = bound->lo, x->bhi = bound->hi;
+    }
     bool any = false;
     for (uint64_t k = 0; k < x->n; k++) {
         double v = vkrr_dtype_to_double(t, s->pre[a] + from + k * es);
@@ -252,13 +280,24 @@ static void find_inputs(stress *s)
     const vkrr_launch *l = s->l;
     vkrr_ptx_param_use u[256];
     uint32_t nu = ptx_uses(s->cap, l, u, 256);
+    vkrr_port_input b[64];
+    uint32_t nb = 0;
+    const vkrr_portdesc *d = NULL;
+    vkrr_error e = {0};
+    if (s->o->descs && vkrr_portdesc_set_get(s->o->descs, l->kernel, &d, &e) == VKRR_OK && d &&
+        (nb = vkrr_portdesc_inputs(d, b, 64)) > 64)
+        nb = 64;
     for (uint32_t p = 0; p < l->npointers; p++) {
         const vkrr_pointer *pt = &l->pointers[p];
+        const vkrr_port_input *bound = NULL;
+        for (uint32_t k = 0; k < nb; k++)
+            if (b[k].arg == pt->offset)
+                bound = &b[k];
         if (!s->pre[pt->alloc])
             continue;
         if (!nu) { /* no PTX to read: f32 words, else bytes */
             add_input(s, pt->alloc, pt->offset, 0,
-                      l->allocs[pt->alloc].size % 4 ? VKRR_DT_U8 : VKRR_DT_F32);
+                      l->allocs[pt->alloc].size % 4 ? VKRR_DT_U8 : VKRR_DT_F32, bound);
             continue;
         }
         for (uint32_t k = 0; k < nu; k++)
@@ -268,7 +307,7 @@ static void find_inputs(stress *s)
                 vkrr_dtype t = vkrr_port_access_dtype(&u[k].load, &settled, &alt);
                 if (t == VKRR_DT_BYTES)
                     t = VKRR_DT_U8;
-                add_input(s, pt->alloc, pt->offset, pt->delta % vkrr_dtype_size(t), t);
+                add_input(s, pt->alloc, pt->offset, pt->delta % vkrr_dtype_size(t), t, bound);
             }
     }
 }
@@ -587,6 +626,7 @@ static vkrr_status setup(stress *s, vkrr_stress_result *res, vkrr_error *err)
     vkrr_status st = vkrr_replay_from_capture(s->cap, l, &s->r, &s->st, err);
     if (st != VKRR_OK)
         return st;
+    s->r.pre_done = NULL; /* one replay, run many times: every pre stays mapped */
     s->work = calloc(l->nallocs + 1, sizeof *s->work);
     s->pre = calloc(l->nallocs + 1, sizeof *s->pre);
     s->opost = calloc(l->nallocs + 1, sizeof *s->opost);
@@ -674,8 +714,10 @@ vkrr_status vkrr_stress_launch(const vkrr_stress_opts *o, const vkrr_capture *ca
         goto out;
     }
     if (!s->nin) {
-        snprintf(res->note, sizeof res->note, "no input to change: the kernel reads no memory "
-                                              "its pointers lead to");
+        res->nothing = true;
+        snprintf(res->note, sizeof res->note, "not stressed: nothing to change (the kernel loads "
+                                              "through none of its pointers, or its .port's input "
+                                              "lines fix them; textures are not changed yet)");
         goto out;
     }
     double t0 = now_s();

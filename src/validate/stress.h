@@ -64,6 +64,7 @@ typedef struct vkrr_stress_result {
     uint32_t dirs_taken;           /* ... and every input together */
     uint32_t dirs_total;           /* directions of the kernel's conditional branches */
     bool disagree;
+    bool nothing;                  /* no input stress changes (note says why): not an error */
     uint32_t changed;              /* elements the reproducer's inputs change */
     char reproducer[4096];         /* its capture folder; "" when none was written */
     char detail[1024];             /* which output differs, where, the values */
