@@ -28,16 +28,28 @@ line=$(grep -n "bra" "$SRC/examples/first-port/scale.ptx" | head -1 | cut -d: -f
 
 rec "$WORK/exact" 256
 vkrr rerun "$WORK/exact" --coverage --heatmaps none >"$WORK/exact.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/exact.out")"
-grep -q "^coverage: scale: branches: 1 of 2 directions taken$" "$WORK/exact.out" ||
+grep -q "^coverage: scale: branches: 1 of 2 directions taken; instructions: \([0-9]*\) of \1 ran$" "$WORK/exact.out" ||
     fail "n = 256: $(grep coverage "$WORK/exact.out")"
 grep -q "^coverage:   .*scale.ptx:$line: never taken$" "$WORK/exact.out" ||
     fail "the untaken branch at scale.ptx:$line is not named: $(grep coverage "$WORK/exact.out")"
 
 rec "$WORK/over" 250
 vkrr rerun "$WORK/over" --coverage --heatmaps none >"$WORK/over.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/over.out")"
-grep -q "^coverage: scale: branches: 2 of 2 directions taken$" "$WORK/over.out" ||
+grep -q "^coverage: scale: branches: 2 of 2 directions taken; instructions: \([0-9]*\) of \1 ran$" "$WORK/over.out" ||
     fail "n = 250: $(grep coverage "$WORK/over.out")"
 grep -q "never" "$WORK/over.out" && fail "n = 250 names an untaken way: $(grep never "$WORK/over.out")"
+
+# the same in --json
+vkrr rerun "$WORK/exact" --coverage --heatmaps none --json "$WORK/exact.json" >/dev/null 2>&1 || fail "rerun --coverage --json"
+python3 - "$WORK/exact.json" "$line" <<'PY' || fail "--json has no coverage: $(cat "$WORK/exact.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["coverage"]
+assert len(c) == 1 and c[0]["kernel"] == "scale", c
+assert c[0]["branch_directions"] == {"taken": 1, "total": 2}, c
+assert c[0]["instructions"]["ran"] == c[0]["instructions"]["total"] > 0, c
+m = c[0]["missed"]
+assert len(m) == 1 and m[0]["kind"] == "branch" and m[0]["line"] == int(sys.argv[2]) and m[0]["what"] == "never taken", m
+PY
 
 # with nvcc -lineinfo's .file and .loc (added here by hand to the same PTX):
 # the branch's source line, and its text, the source being at hand

@@ -45,8 +45,15 @@ vkrr validate "$cap" --ports "$WORK/bad" --heatmaps none >"$WORK/v.out" 2>&1 ||
     fail "validate of the capture (its inputs never reach the bug) should pass: $(cat "$WORK/v.out")"
 vkrr rerun "$cap" --coverage --heatmaps none >"$WORK/cov.out" 2>&1 || fail "rerun --coverage"
 grep -q "clampk: branches: 3 of 4 directions taken" "$WORK/cov.out" &&
-    grep -q "clampk.ptx:[0-9]*: never fell through" "$WORK/cov.out" ||
+    grep -q "clampk.ptx:[0-9]*: never fell through" "$WORK/cov.out" &&
+    grep -q "clampk.ptx:[0-9]*-[0-9]*: 9 instructions never ran" "$WORK/cov.out" ||
     fail "coverage does not name the clamp's branch: $(grep coverage "$WORK/cov.out")"
+
+vkrr validate "$cap" --ports "$WORK/bad" --ref ptx --coverage --heatmaps none >"$WORK/vc.out" 2>&1 &&
+    grep -q "clampk: branches: 3 of 4 directions taken; instructions: 23 of 32 ran" "$WORK/vc.out" ||
+    fail "validate --ref ptx --coverage: $(cat "$WORK/vc.out")"
+vkrr validate "$cap" --ports "$WORK/bad" --coverage >"$WORK/vc2.out" 2>&1
+[ $? = 2 ] && grep -q "needs --ref ptx" "$WORK/vc2.out" || fail "validate --coverage without --ref ptx"
 
 vkrr stress "$cap" --ports "$WORK/bad" --runs 400 --seed 7 --out "$WORK/out" >"$WORK/s1.out" 2>&1
 rc=$?
@@ -94,7 +101,9 @@ rc=$?
 # rrref (textures, surfaces, several inputs a launch): each built-in port
 # survives a few inputs, every launch stressed or said why not
 vkrr synth "$WORK/syn" --size 16x16 --frames 1 >/dev/null 2>&1 || fail "synth"
-vkrr stress "$WORK/syn" --runs 8 --out "$WORK/out-syn" >"$WORK/syn.out" 2>&1 ||
+mods=$WORK/syn/modules # a build without nvcc records no modules: the checked-in PTX
+[ -d "$mods" ] || mods=$SRC/tests/ptx/checked_in/rrref
+vkrr stress "$WORK/syn" --modules "$mods" --runs 8 --out "$WORK/out-syn" >"$WORK/syn.out" 2>&1 ||
     fail "stress of rrref's ports: $(cat "$WORK/syn.out")"
 [ "$(grep -c "no disagreement\|not stressed" "$WORK/syn.out")" = 8 ] ||
     fail "rrref: not every launch stressed or explained: $(cat "$WORK/syn.out")"

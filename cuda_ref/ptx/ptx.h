@@ -146,6 +146,17 @@ typedef struct vkrr_ptx_branch {
     const char *src;    /* the source file of the .loc before it (nvcc -lineinfo), or NULL */
     uint32_t src_line;
 } vkrr_ptx_branch;
+/* Instructions of entry (and of the functions it calls) none of the runs
+ * reached: *ran of *total ran; the spans of consecutive instructions that
+ * never ran, in PTX order (at most cap in out, the count returned). */
+typedef struct vkrr_ptx_span {
+    uint32_t line0, line1;  /* PTX lines of its first and last instruction */
+    uint32_t count;         /* instructions in it */
+    const char *src;        /* the .loc source of its first, or NULL */
+    uint32_t src_line;
+} vkrr_ptx_span;
+uint32_t vkrr_ptx_instr_coverage(const vkrr_ptx_module *m, const char *entry, uint32_t *ran,
+                                 uint32_t *total, vkrr_ptx_span *out, uint32_t cap);
 vkrr_status vkrr_ptx_coverage_on(vkrr_ptx_module *m, vkrr_error *err);
 uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_branch *out,
                            uint32_t cap);

@@ -97,6 +97,23 @@ static uint32_t ptx_coverage(void *self, const char *kernel, vkrr_branch_cov *ou
     return n;
 }
 
+static uint32_t ptx_instr_coverage(void *self, const char *kernel, uint32_t *ran, uint32_t *total,
+                                   vkrr_span_cov *out, uint32_t cap)
+{
+    const vkrr_ptx_module *m = find_module(self, kernel);
+    *ran = *total = 0;
+    if (!m)
+        return 0;
+    vkrr_ptx_span *s = malloc((cap ? cap : 1) * sizeof *s);
+    if (!s)
+        return 0;
+    uint32_t n = vkrr_ptx_instr_coverage(m, kernel, ran, total, s, cap);
+    for (uint32_t i = 0; i < n && i < cap; i++)
+        out[i] = (vkrr_span_cov){s[i].line0, s[i].line1, s[i].count, s[i].src, s[i].src_line};
+    free(s);
+    return n;
+}
+
 vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *out, vkrr_error *err)
 {
     ptx_backend *be = out->self;
@@ -106,6 +123,7 @@ vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *out, vkrr_error *err)
             return st;
     }
     out->coverage = ptx_coverage;
+    out->instr_coverage = ptx_instr_coverage;
     return VKRR_OK;
 }
 

@@ -264,10 +264,17 @@ static int bar_arrive(ptx_warp *w, const ptx_inst *in, uint32_t m, uint32_t pc)
 }
 
 /* Runs the warp until none of its lanes can run. 0, or -1 after a fault. */
+static inline void cov_ran(uint8_t *cov, size_t pc)
+{
+    if (!(__atomic_load_n(&cov[pc], __ATOMIC_RELAXED) & PTX_COV_RAN))
+        __atomic_fetch_or(&cov[pc], (uint8_t)PTX_COV_RAN, __ATOMIC_RELAXED);
+}
+
 static int run_warp(ptx_warp *w)
 {
     ptx_rt *rt = w->cta->rt;
     const ptx_inst *code = rt->f->code;
+    uint8_t *cov = rt->f->cov; /* coverage: each instruction some lane ran */
     uint64_t steps = w->cta->steps, limit = rt->max_steps;
     if (!w->active && !pick(w))
         return 0;
@@ -282,6 +289,8 @@ static int run_warp(ptx_warp *w)
             }
             if (in->kind != K_PLAIN)
                 break;
+            if (m && cov)
+                cov_ran(cov, (size_t)(in - code));
             if (m && in->fn(w, in, m))
                 goto fault;
             in++;
@@ -296,6 +305,8 @@ static int run_warp(ptx_warp *w)
         w->pc = pc;
         if (++steps > limit)
             goto timeout;
+        if (m && cov)
+            cov_ran(cov, pc);
         switch (in->kind) {
         case K_CALL: {
             char why[300];

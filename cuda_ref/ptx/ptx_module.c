@@ -226,6 +226,54 @@ uint32_t vkrr_ptx_coverage(const vkrr_ptx_module *m, const char *entry, vkrr_ptx
     return n;
 }
 
+static const char *src_of(const vkrr_ptx_module *m, const ptx_raw *r)
+{
+    for (uint32_t s = 0; s < m->nsrcfiles && r->src_line; s++)
+        if (m->srcfiles[s].index == r->src_file)
+            return m->srcfiles[s].path;
+    return NULL;
+}
+
+uint32_t vkrr_ptx_instr_coverage(const vkrr_ptx_module *m, const char *entry, uint32_t *ran,
+                                 uint32_t *total, vkrr_ptx_span *out, uint32_t cap)
+{
+    const ptx_func *f = find_entry(m, entry);
+    uint32_t n = 0;
+    *ran = *total = 0;
+    if (!f || !f->cov)
+        return 0;
+    bool open = false;
+    for (uint32_t pc = 0; pc < f->nraw && pc < f->ncode; pc++) {
+        bool implicit = false; /* the ret ptx_link.c adds at each function's end */
+        for (uint32_t s = 0; s < f->nsegs; s++)
+            implicit = implicit || pc + 1 == f->segs[s].pc1;
+        if (implicit)
+            continue;
+        ++*total;
+        bool r = __atomic_load_n(&f->cov[pc], __ATOMIC_RELAXED) & PTX_COV_RAN;
+        *ran += r;
+        if (r) {
+            open = false;
+            continue;
+        }
+        const ptx_raw *raw = &f->raw[pc];
+        if (open) { /* the span before goes on */
+            if (n - 1 < cap) {
+                out[n - 1].line1 = raw->line;
+                out[n - 1].count++;
+            }
+            continue;
+        }
+        if (n < cap) {
+            const char *src = src_of(m, raw);
+            out[n] = (vkrr_ptx_span){raw->line, raw->line, 1, src, src ? raw->src_line : 0};
+        }
+        n++;
+        open = true;
+    }
+    return n;
+}
+
 bool vkrr_ptx_module_has_entry(const vkrr_ptx_module *m, const char *entry)
 {
     return find_entry(m, entry) != NULL;

@@ -15,6 +15,7 @@
 #include "validate.h"
 #include "validate_report.h"
 #include "cli_summary.h"
+#include "cli_coverage.h"
 #include "shard.h"
 #include "version.h"
 
@@ -55,8 +56,10 @@ static const char rerun_help[] =
     "  --exact              every output bit for bit, whatever the descriptors allow\n"
     "\n"
     "  --coverage           (ptx) after the summary, per kernel: how many directions of\n"
-    "                       its conditional branches the capture's launches took, and\n"
-    "                       each direction none took, at its PTX line\n"
+    "                       its conditional branches and how many of its instructions\n"
+    "                       the capture's launches reached, and each direction and run\n"
+    "                       of instructions none reached, at its PTX line (and source\n"
+    "                       line with nvcc -lineinfo); in --json and --report too\n"
     "  --tolerance FILE     per-kernel rules (as vkrr validate --help describes), on\n"
     "                       top of the per-type defaults (f16 2 ULP, f32 4 ULP, ...)\n"
     "  --atol X, --rtol X, --max-ulp N   override every rule\n"
@@ -147,75 +150,6 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     return 0;
 }
 
-/* Line n (1-based) of a source file, as the PTX names it (a relative path:
- * from the current folder, else beside the module), trimmed; false when it
- * cannot be read. */
-static bool source_line(const char *src, const char *module, uint32_t n, char *out, size_t cap)
-{
-    FILE *f = fopen(src, "r");
-    if (!f && src[0] != '/') {
-        char path[4096];
-        const char *slash = strrchr(module, '/');
-        snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - module) : 1,
-                 slash ? module : ".", src);
-        f = fopen(path, "r");
-    }
-    if (!f)
-        return false;
-    char line[1024];
-    bool got = false;
-    for (uint32_t i = 1; fgets(line, sizeof line, f); i += strchr(line, '\n') != NULL) {
-        if (i == n) {
-            const char *s = line;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            size_t l = strcspn(s, "\r\n");
-            snprintf(out, cap, "%.*s", (int)l, s);
-            got = true;
-            break;
-        }
-    }
-    fclose(f);
-    return got;
-}
-
-/* --coverage: per kernel rerun, how many ways of its conditional branches
- * some launch went, then each way none did, at its PTX line. */
-static void print_coverage(const vkrr_backend *be, const vkrr_launch_result *res, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        const char *k = res[i].launch->kernel;
-        bool seen = false;
-        for (uint32_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(res[j].launch->kernel, k);
-        if (seen || !be->coverage)
-            continue;
-        const char *mod = "";
-        uint32_t nb = be->coverage(be->self, k, NULL, 0, &mod);
-        vkrr_branch_cov *b = nb ? malloc(nb * sizeof *b) : NULL;
-        if (nb && !b)
-            continue;
-        nb = be->coverage(be->self, k, b, nb, &mod);
-        uint32_t ways = 0;
-        for (uint32_t q = 0; q < nb; q++)
-            ways += b[q].taken + b[q].fell;
-        printf("coverage: %s: branches: %u of %u directions taken\n", k, ways, 2 * nb);
-        for (uint32_t q = 0; q < nb; q++) {
-            if (b[q].taken && b[q].fell)
-                continue;
-            printf("coverage:   %s:%u", mod, b[q].line);
-            if (b[q].src)
-                printf(" (%s:%u)", b[q].src, b[q].src_line);
-            printf(": %s\n", !b[q].ran ? "never reached" : !b[q].taken ? "never taken"
-                                                                        : "never fell through");
-            char text[256];
-            if (b[q].src && source_line(b[q].src, mod, b[q].src_line, text, sizeof text))
-                printf("coverage:     | %s\n", text);
-        }
-        free(b);
-    }
-}
-
 static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_error *err)
 {
     char dir[4096];
@@ -241,6 +175,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
     char heatmap_dir[4096] = "";
+    vkrr_kernel_coverage *cov = NULL;
+    uint32_t ncov = 0;
     rc = 2;
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         goto fail;
@@ -329,8 +265,12 @@ int vkrr_cmd_rerun(int argc, char **argv)
     unsigned fails = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT];
     unsigned errors = info.counts[VKRR_LAUNCH_ERROR] + info.counts[VKRR_LAUNCH_NO_PORT];
     vkrr_cli_rerun_summary(stdout, &info, res, n);
-    if (a.coverage)
-        print_coverage(&be, res, n);
+    if (a.coverage) {
+        cov = vkrr_cli_coverage(&be, res, n, &ncov);
+        vkrr_cli_coverage_print(stdout, cov, ncov);
+        info.coverage = cov;
+        info.ncoverage = ncov;
+    }
     vkrr_cli_print_heatmap_dir(heatmap_dir, res, n);
     if (a.c.json) {
         if (vkrr_report_json_write(a.c.json, &info, res, n, &err) != VKRR_OK)
@@ -357,6 +297,7 @@ out:
         vkrr_launch_result_free(&res[i]);
     free(res);
     free(mine);
+    vkrr_cli_coverage_free(cov, ncov);
     if (be.destroy)
         be.destroy(be.self);
     vkrr_compare_tol_destroy(rules);

@@ -21,6 +21,7 @@
 #include "validate_run.h"
 #include "validate_report.h"
 #include "shard.h"
+#include "cli_coverage.h"
 #include "version.h"
 
 static const char validate_help[] =
@@ -99,6 +100,10 @@ static const char validate_help[] =
     "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX\n"
     "                       interpreter on this CPU (any kernel, no GPU, no source)\n"
     "  --modules DIR        CUDA modules (*.ptx, *.cubin, *.fatbin) for --ref cuda/ptx\n"
+    "  --coverage           (--ref ptx) after the summary, per kernel: the directions of\n"
+    "                       its branches and the instructions the original reached over\n"
+    "                       the run, each one none reached at its PTX (and source) line;\n"
+    "                       in --json and --report too (vkrr rerun --coverage, vkrr stress)\n"
     "\n"
     "tolerance (defaults per type: f16 2 ULP, f32 4 ULP or 1e-6 + 1e-5*|ref|, f64 4 ULP\n"
     "or 1e-12 + 1e-10*|ref|, e4m3 1 ULP, integers (u8 .. u64, i8 .. i64) and bytes exact):\n"
@@ -179,6 +184,7 @@ typedef struct validate_args {
     bool bisect;
     double timeout;
     bool strict, validation, no_builtin, progress;
+    bool coverage;          /* --coverage (with --ref ptx) */
     const vkrr_capture *cap; /* the run's, for mine */
     bool *mine;             /* --shard: the launches of this shard, by index; NULL: all */
 } validate_args;
@@ -240,6 +246,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
             if (!vkrr_perturb_parse(v, &a->perturb))
                 return vkrr_cli_usage_error(argv[0], "--perturb takes KERNEL[#OCC]=ULPS, not '%s'", v);
             a->perturb_text = v;
+        } else if (!strcmp(o, "--coverage")) {
+            a->coverage = true;
         } else if (!strcmp(o, "--ref")) {
             NEED_VALUE();
             if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "ptx"))
@@ -276,6 +284,9 @@ static int parse_args(int argc, char **argv, validate_args *a)
         return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
     if (a->watch && !a->c.ports)
         return vkrr_cli_usage_error(argv[0], "--watch watches the --ports DIR: give one");
+    if (a->coverage && strcmp(a->ref, "ptx"))
+        return vkrr_cli_usage_error(argv[0], "--coverage is the PTX interpreter's: it needs --ref "
+                                             "ptx, not %s", a->ref);
     if (a->watch && a->shards)
         return vkrr_cli_usage_error(argv[0], "--watch and --shard do not go together (a shard is "
                                              "a CI job's part of a run)");
@@ -433,6 +444,8 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port_be = {0}, rerun_be = {0};
+    vkrr_kernel_coverage *cov = NULL;
+    uint32_t ncov = 0;
     vkrr_run run = {0};
     vkrr_cli_signals signals;
     bool signals_caught = false;
@@ -501,7 +514,8 @@ static int validate_run(const validate_args *args, char **argv)
     char modules[4096];
     snprintf(modules, sizeof modules, "%s/modules", a.capdir);
     if (strcmp(a.ref, "capture") &&
-        vkrr_backend_open(&(vkrr_backend_desc){.name = a.ref, .modules = a.modules ? a.modules : modules},
+        vkrr_backend_open(&(vkrr_backend_desc){.name = a.ref, .modules = a.modules ? a.modules : modules,
+                                                .coverage = a.coverage},
                           &rerun_be, &err) != VKRR_OK)
         goto fail;
     vkrr_backend_stats st = {.device_name = ""};
@@ -594,6 +608,12 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_cli_summary_details(stdout, &sum);
     if (chn && !a.c.quiet)
         printf("chain: at most %.1f MiB of intermediate state held\n", run.chain_peak / 1048576.0);
+    if (a.coverage) {
+        cov = vkrr_cli_coverage(&rerun_be, res, done, &ncov);
+        vkrr_cli_coverage_print(stdout, cov, ncov);
+        info.coverage = cov;
+        info.ncoverage = ncov;
+    }
     vkrr_cli_print_heatmap_dir(heatmap_dir, res, done);
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
@@ -633,6 +653,7 @@ out:
     if (signals_caught)
         vkrr_cli_interrupts_done(&signals);
     vkrr_run_free(&run);
+    vkrr_cli_coverage_free(cov, ncov);
     if (port_be.destroy)
         port_be.destroy(port_be.self);
     if (rerun_be.destroy)

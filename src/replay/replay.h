@@ -155,6 +155,14 @@ typedef struct vkrr_backend_stats {
     unsigned device_recreated;    /* times the device was rebuilt after it was lost */
 } vkrr_backend_stats;
 
+/* A run of instructions of an original kernel none of the runs reached. */
+typedef struct vkrr_span_cov {
+    uint32_t line0, line1;   /* PTX lines of its first and last instruction */
+    uint32_t count;          /* instructions in it */
+    const char *src;         /* the source of its first (the PTX's .loc), NULL: none */
+    uint32_t src_line;
+} vkrr_span_cov;
+
 /* What one conditional branch of an original kernel did (coverage). */
 typedef struct vkrr_branch_cov {
     uint32_t line;           /* in the kernel's module */
@@ -187,6 +195,10 @@ typedef struct vkrr_backend {
      * returned; *module names the file they are in */
     uint32_t (*coverage)(void *self, const char *kernel, vkrr_branch_cov *out, uint32_t cap,
                          const char **module);
+    /* and its instructions: *ran of *total reached; the spans none reached
+     * (at most cap in out, the count returned) */
+    uint32_t (*instr_coverage)(void *self, const char *kernel, uint32_t *ran, uint32_t *total,
+                               vkrr_span_cov *out, uint32_t cap);
     /* the NVIDIA GPU it runs on (name, compute capability); false: not one */
     bool (*device)(void *self, char *name, size_t cap, int *cc_major, int *cc_minor);
     void (*stats)(void *self, vkrr_backend_stats *out);

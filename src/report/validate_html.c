@@ -183,6 +183,45 @@ static void metric_cells(FILE *f, const vkrr_launch_result *r, bool chained)
             vkrr_launch_status_name(st));
 }
 
+/* --coverage: per kernel, what its launches reached and each thing none did. */
+static void coverage_html(FILE *f, const vkrr_kernel_coverage *c, uint32_t n)
+{
+    if (!c)
+        return;
+    fputs("<h2>Coverage of the original kernels</h2>\n", f);
+    for (uint32_t i = 0; i < n; i++, c++) {
+        fputs("<h3>", f);
+        esc(f, c->kernel);
+        fprintf(f, "</h3>\n<p>branch directions taken: %u of %u; instructions run: %u of %u "
+                   "(<code>", c->dirs_taken, c->dirs_total, c->ran, c->instructions);
+        esc(f, c->module);
+        fputs("</code>)</p>\n", f);
+        if (!c->nmiss)
+            continue;
+        fputs("<table><thead><tr><th>PTX line</th><th>never</th><th>source</th></tr></thead>"
+              "<tbody>\n", f);
+        for (uint32_t k = 0; k < c->nmiss; k++) {
+            const vkrr_cov_miss *x = &c->miss[k];
+            if (x->span)
+                fprintf(f, "<tr><td>%u-%u</td><td>%u instructions ran</td><td>", x->line0, x->line1,
+                        x->count);
+            else
+                fprintf(f, "<tr><td>%u</td><td>%s</td><td>", x->line0, x->what + 6);
+            if (x->src[0]) {
+                esc(f, x->src);
+                fprintf(f, ":%u", x->src_line);
+                if (x->text[0]) {
+                    fputs(" <code>", f);
+                    esc(f, x->text);
+                    fputs("</code>", f);
+                }
+            }
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</tbody></table>\n", f);
+    }
+}
+
 static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res, uint32_t n)
 {
     vkrr_bisect b;
@@ -306,7 +345,9 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         }
         fputs("</td></tr>\n", f);
     }
-    fputs("</tbody></table>\n</body></html>\n", f);
+    fputs("</tbody></table>\n", f);
+    coverage_html(f, info->coverage, info->ncoverage);
+    fputs("</body></html>\n", f);
 }
 
 static vkrr_status write_mem(const char *path, void (*fn)(FILE *, const vkrr_report_info *,

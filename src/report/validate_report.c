@@ -322,6 +322,44 @@ static void json_comparison(FILE *f, const vkrr_comparison *c, bool heatmap)
     json_metrics(f, &c->m);
 }
 
+/* "coverage": [{kernel, module, branches: {taken, total}, instructions:
+ * {ran, total}, missed: [...]}] */
+static void json_coverage(FILE *f, const vkrr_kernel_coverage *c, uint32_t n)
+{
+    fprintf(f, ",\n  \"coverage\": [");
+    for (uint32_t i = 0; i < n; i++, c++) {
+        fprintf(f, "%s\n    {\"kernel\": ", i ? "," : "");
+        json_str(f, c->kernel);
+        fprintf(f, ", \"module\": ");
+        json_str(f, c->module);
+        fprintf(f, ", \"branch_directions\": {\"taken\": %u, \"total\": %u}, "
+                   "\"instructions\": {\"ran\": %u, \"total\": %u}, \"missed\": [",
+                c->dirs_taken, c->dirs_total, c->ran, c->instructions);
+        for (uint32_t k = 0; k < c->nmiss; k++) {
+            const vkrr_cov_miss *x = &c->miss[k];
+            fprintf(f, "%s{\"kind\": \"%s\", \"line\": %u", k ? ", " : "",
+                    x->span ? "instructions" : "branch", x->line0);
+            if (x->span)
+                fprintf(f, ", \"last_line\": %u, \"count\": %u", x->line1, x->count);
+            else {
+                fprintf(f, ", \"what\": ");
+                json_str(f, x->what);
+            }
+            fprintf(f, ", \"source\": ");
+            if (x->src[0]) {
+                json_str(f, x->src);
+                fprintf(f, ", \"source_line\": %u, \"text\": ", x->src_line);
+                json_str(f, x->text);
+            } else {
+                fputs("null", f);
+            }
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ]", f);
+}
+
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n)
 {
@@ -358,6 +396,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     } else {
         fputs("null", f);
     }
+    if (info->coverage)
+        json_coverage(f, info->coverage, info->ncoverage);
     unsigned reused = 0;
     for (uint32_t i = 0; i < n; i++)
         reused += res[i].chained_reused;

@@ -44,6 +44,27 @@
 
 #include "validate.h"
 
+/* --coverage: what the original kernels did over every launch of a run
+ * (the ptx backend's coverage): per kernel, its conditional branches'
+ * directions and its instructions, with each direction and each span of
+ * instructions none reached (lines in the kernel's PTX module; the source's
+ * where the PTX carries .loc, with the line's text when the file was at hand). */
+typedef struct vkrr_cov_miss {
+    bool span;               /* instructions [line0, line1] none reached; else a branch */
+    uint32_t line0, line1, count;
+    const char *what;        /* a branch: "never reached", "never taken", "never fell through" */
+    char src[512];           /* "" when the PTX has no .loc for it */
+    uint32_t src_line;
+    char text[256];          /* the source line, "" when not at hand */
+} vkrr_cov_miss;
+typedef struct vkrr_kernel_coverage {
+    char kernel[256], module[512];
+    uint32_t dirs_taken, dirs_total;   /* branch directions */
+    uint32_t ran, instructions;        /* instructions */
+    vkrr_cov_miss *miss;               /* branches first, then spans */
+    uint32_t nmiss;
+} vkrr_kernel_coverage;
+
 typedef struct vkrr_report_info {
     const char *capture;
     const char *command;     /* "validate", "rerun" (JSON "command"; NULL: "validate") */
@@ -68,6 +89,8 @@ typedef struct vkrr_report_info {
     uint32_t ndamage;
     const char *hw_model;    /* the hardware model's name (src/hw/hw_model.h), NULL: none used */
     const char *hw_note;     /* why that model, "" or NULL */
+    const vkrr_kernel_coverage *coverage; /* --coverage, per kernel; NULL: not asked */
+    uint32_t ncoverage;
 } vkrr_report_info;
 
 /* "hardware model: sm_90, measured (NOTE)" and a newline; nothing when
