@@ -724,17 +724,7 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
         goto nomem;
     if (l->params_bytes)
         memcpy(rt->params, l->params, l->params_bytes);
-    memcpy(rt->globals, m->global_image, m->global_bytes);
-    memcpy(rt->constmem, m->const_image, m->const_bytes);
-    for (uint32_t i = 0; i < m->nrelocs; i++) { /* initializers holding addresses */
-        const ptx_reloc *x = &m->relocs[i];
-        const ptx_var *v = &m->vars[x->var], *t = x->func ? NULL : &m->vars[x->target];
-        uint64_t a = x->func ? ptx_fn_addr(x->target)
-                             : (uint64_t)(uintptr_t)(t->space == SP_GLOBAL ? rt->globals
-                                                                          : rt->constmem) + t->offset;
-        a += (uint64_t)x->addend;
-        memcpy((v->space == SP_GLOBAL ? rt->globals : rt->constmem) + v->offset + x->at, &a, 8);
-    }
+    ptx_module_data(m, rt->globals, rt->constmem);
     for (uint32_t i = 0; i < l->nregions; i++)
         if (l->regions[i].size)
             rt->regions[rt->nregions++] = (ptx_region_rt){(uintptr_t)l->regions[i].base,

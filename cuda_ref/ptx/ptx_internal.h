@@ -257,6 +257,10 @@ typedef struct ptx_reloc {
  * address takes, one a function; a call through a register decodes them. */
 #define PTX_FN_BASE 0xfc00000000000000ull
 static inline uint64_t ptx_fn_addr(uint32_t f) { return PTX_FN_BASE + 16ull * f; }
+/* A launch's copy of the module's .global and .const variables: the images,
+ * relocations patched in (ptx_data.c). */
+struct vkrr_ptx_module;
+void ptx_module_data(const struct vkrr_ptx_module *m, uint8_t *globals, uint8_t *constmem);
 
 struct vkrr_ptx_module {
     char *name;
