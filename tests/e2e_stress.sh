@@ -79,7 +79,7 @@ cmp -s "$repro/replay/replay-000001-clampk/alloc-0.bin" "$repro-2/replay/replay-
 
 vkrr stress "$cap" --ports "$WORK/good" --runs 300 --out "$WORK/out-good" >"$WORK/g.out" 2>&1 ||
     fail "stress of the good port: $(cat "$WORK/g.out")"
-grep -q "300 inputs into 1 of its allocations.*no disagreement" "$WORK/g.out" || fail "good: $(cat "$WORK/g.out")"
+grep -q "300 inputs into 1 of its buffers and textures.*no disagreement" "$WORK/g.out" || fail "good: $(cat "$WORK/g.out")"
 [ ! -e "$WORK/out-good" ] || fail "a run without a disagreement wrote into its --out"
 
 # the .port's input lines bound what stress feeds the kernel: inputs kept
@@ -107,6 +107,8 @@ vkrr stress "$WORK/syn" --modules "$mods" --runs 8 --out "$WORK/out-syn" >"$WORK
     fail "stress of rrref's ports: $(cat "$WORK/syn.out")"
 [ "$(grep -c "no disagreement\|not stressed" "$WORK/syn.out")" = 8 ] ||
     fail "rrref: not every launch stressed or explained: $(cat "$WORK/syn.out")"
+grep -q "expo0_kernel: 8 inputs into 1 of its buffers and textures" "$WORK/syn.out" ||
+    fail "rrref's expo0 reads only textures: their texels are its inputs: $(cat "$WORK/syn.out")"
 
 # usage: exit 2, named
 usage() { # WHAT ARGS...

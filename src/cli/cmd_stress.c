@@ -25,8 +25,10 @@ static const char stress_help[] =
     "(the .port descriptors' windows, types and tolerances), until they disagree.\n"
     "\n"
     "What changes: the data the launch's pointers lead to that the kernel reads (its\n"
-    "PTX says which, and in which element type); never a pointer, a size, the grid\n"
-    "or a texture.  Each input changes 1 to 4 elements of one kept earlier (at first\n"
+    "PTX says which, and in which element type) and its textures' texels; never a\n"
+    "pointer, a size, the grid or a texture's descriptor.  A .port's `input` lines\n"
+    "bound it (a type, finite, range LO HI, fixed).  Each input changes 1 to 4\n"
+    "elements of one kept earlier (at first\n"
     "the captured one): a special value of the element's type (+-0, +-Inf, NaN, the\n"
     "largest finite, subnormals, 1, -1, f16's 65504 and e4m3's 448 and their\n"
     "neighbours), a value within the captured range, the value negated, one ULP\n"
@@ -243,7 +245,7 @@ int vkrr_cmd_stress(int argc, char **argv)
             errors++;
             continue;
         }
-        printf("  #%llu %s: %llu inputs into %u of its allocations, %u kept; branch directions "
+        printf("  #%llu %s: %llu inputs into %u of its buffers and textures, %u kept; branch directions "
                "taken %u of %u (the captured inputs: %u)%s\n",
                (unsigned long long)l->sequence, name, (unsigned long long)r.runs, r.mutable_inputs,
                r.kept, r.dirs_taken, r.dirs_total, r.dirs_captured,

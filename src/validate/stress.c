@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "capture_write.h"
+#include "cuformat.h"
 #include "fpformat.h"
 #include "port_new.h"
 #include "ptx.h"
@@ -21,7 +22,7 @@
 #define MAX_KEPT 256
 
 typedef struct input {
-    uint32_t alloc;          /* into l->allocs */
+    uint32_t alloc;          /* the slot of its data: l->allocs[alloc], or past them a texture's */
     uint32_t arg;            /* the pointer's parameter offset (for messages) */
     uint64_t from;           /* byte where the pointer points (elements from there) */
     vkrr_dtype t;
@@ -51,8 +52,9 @@ typedef struct stress {
     vkrr_replay_storage *st;
     input in[MAX_INPUTS];
     uint32_t nin;
-    uint8_t **work;          /* per allocation: the inputs being run (a copy of pre) */
-    const uint8_t **pre;     /* per allocation: the captured pre */
+    uint32_t nslots;         /* the allocations, then the images (textures' contents) */
+    uint8_t **work;          /* per slot: the inputs being run (a copy of pre) */
+    const uint8_t **pre;     /* per slot: the captured pre; NULL: none (surfaces) */
     uint8_t **opost;         /* per allocation with a dump: the original's output */
     uint8_t **oimg;          /* per surface: the original's output */
     vkrr_port_output outs[VKRR_PORT_MAX_OUTPUTS];
@@ -239,22 +241,28 @@ static uint32_t ptx_uses(const vkrr_capture *cap, const vkrr_launch *l, vkrr_ptx
     return n;
 }
 
+static uint64_t slot_size(const stress *s, uint32_t k)
+{
+    return k < s->l->nallocs ? s->l->allocs[k].size
+                             : vkrr_replay_image_bytes(&s->r.images[k - s->l->nallocs]);
+}
+
 static void add_input(stress *s, uint32_t a, uint32_t arg, uint64_t from, vkrr_dtype t,
                       const vkrr_port_input *bound)
 {
-    const vkrr_alloc *al = &s->l->allocs[a];
+    uint64_t size = slot_size(s, a);
     if (bound && bound->fixed)
         return;
     if (bound && bound->typed && bound->dtype != VKRR_DT_BYTES)
         t = bound->dtype;
     unsigned es = vkrr_dtype_size(t);
-    if (s->nin == MAX_INPUTS || from >= al->size || (al->size - from) / es == 0)
+    if (s->nin == MAX_INPUTS || !s->pre[a] || from >= size || (size - from) / es == 0)
         return;
     for (uint32_t i = 0; i < s->nin; i++)
         if (s->in[i].alloc == a)
             return; /* one reading of an allocation: the first pointer's */
     input *x = &s->in[s->nin++];
-    *x = (input){a, arg, from, t, es, (al->size - from) / es, 0, 0, false, false, 0, 0};
+    *x = (input){a, arg, from, t, es, (size - from) / es, 0, 0, false, false, 0, 0};
     if (bound) {
         x->finite = bound->finite;
         x->bounded = bound->has_range;
@@ -309,6 +317,18 @@ static void find_inputs(stress *s)
                     t = VKRR_DT_U8;
                 add_input(s, pt->alloc, pt->offset, pt->delta % vkrr_dtype_size(t), t, bound);
             }
+    }
+    /* textures' contents, in their CUDA array's channel type */
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        const vkrr_image *im = &l->images[i];
+        if (im->kind != VKRR_IMAGE_TEXTURE || im->resource != VKRR_TEXRES_ARRAY)
+            continue;
+        const vkrr_port_input *bound = NULL;
+        for (uint32_t k = 0; k < nb; k++)
+            if (b[k].arg == im->offset)
+                bound = &b[k];
+        vkrr_dtype t = vkrr_cuformat_dtype(im->format, true); /* the stored values */
+        add_input(s, l->nallocs + i, im->offset, 0, t == VKRR_DT_BYTES ? VKRR_DT_U8 : t, bound);
     }
 }
 
@@ -539,7 +559,7 @@ static vkrr_status write_reproducer(stress *s, vkrr_stress_result *res, vkrr_err
         ir[i] = (vkrr_image_record){.offset = im->offset, .kind = im->kind, .handle = h,
                                     .width = im->width, .height = im->height,
                                     .channels = im->channels, .format = im->format,
-                                    .post = tex ? s->r.images[i].pre : s->oimg[i]};
+                                    .post = tex ? s->work[l->nallocs + i] : s->oimg[i]};
     }
     vkrr_launch_record rec = {.kernel = l->kernel, .grid = {l->grid[0], l->grid[1], l->grid[2]},
                               .block = {l->block[0], l->block[1], l->block[2]},
@@ -627,8 +647,9 @@ static vkrr_status setup(stress *s, vkrr_stress_result *res, vkrr_error *err)
     if (st != VKRR_OK)
         return st;
     s->r.pre_done = NULL; /* one replay, run many times: every pre stays mapped */
-    s->work = calloc(l->nallocs + 1, sizeof *s->work);
-    s->pre = calloc(l->nallocs + 1, sizeof *s->pre);
+    s->nslots = l->nallocs + l->nimages;
+    s->work = calloc(s->nslots + 1, sizeof *s->work);
+    s->pre = calloc(s->nslots + 1, sizeof *s->pre);
     s->opost = calloc(l->nallocs + 1, sizeof *s->opost);
     s->oimg = calloc(l->nimages + 1, sizeof *s->oimg);
     if (!s->work || !s->pre || !s->opost || !s->oimg)
@@ -647,6 +668,16 @@ static vkrr_status setup(stress *s, vkrr_stress_result *res, vkrr_error *err)
             !(s->opost[a] = malloc(size ? size : 1)))
             return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
     }
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        uint64_t size = vkrr_replay_image_bytes(&s->r.images[i]);
+        if (l->images[i].kind != VKRR_IMAGE_TEXTURE || !s->r.images[i].pre)
+            continue;
+        s->pre[l->nallocs + i] = s->r.images[i].pre;
+        if (!(s->work[l->nallocs + i] = malloc(size ? size : 1)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
+        memcpy(s->work[l->nallocs + i], s->r.images[i].pre, size);
+        s->r.images[i].pre = s->work[l->nallocs + i];
+    }
     for (uint32_t i = 0; i < l->nimages; i++)
         if (l->images[i].kind == VKRR_IMAGE_SURFACE && !l->images[i].dump_damaged &&
             !(s->oimg[i] = malloc(vkrr_replay_image_bytes(&s->r.images[i]) + 1)))
@@ -664,12 +695,12 @@ static vkrr_status setup(stress *s, vkrr_stress_result *res, vkrr_error *err)
 
 static void teardown(stress *s)
 {
-    for (uint32_t a = 0; a < s->l->nallocs; a++) {
+    for (uint32_t a = 0; a < s->nslots; a++)
         if (s->work)
             free(s->work[a]);
+    for (uint32_t a = 0; a < s->l->nallocs; a++)
         if (s->opost)
             free(s->opost[a]);
-    }
     for (uint32_t i = 0; s->oimg && i < s->l->nimages; i++)
         free(s->oimg[i]);
     free(s->work);
@@ -716,8 +747,8 @@ vkrr_status vkrr_stress_launch(const vkrr_stress_opts *o, const vkrr_capture *ca
     if (!s->nin) {
         res->nothing = true;
         snprintf(res->note, sizeof res->note, "not stressed: nothing to change (the kernel loads "
-                                              "through none of its pointers, or its .port's input "
-                                              "lines fix them; textures are not changed yet)");
+                                              "through none of its pointers and reads no texture, "
+                                              "or its .port's input lines fix them)");
         goto out;
     }
     double t0 = now_s();

@@ -5,8 +5,9 @@
  * The inputs are the data the launch's pointers lead to that the kernel
  * reads (from its PTX: each pointer parameter with a load, in the element
  * type of that load; without the PTX, every allocation as f32 words or
- * bytes).  Pointers, sizes, the grid and texture descriptors are never
- * changed.  Each run starts from the captured inputs or from one kept
+ * bytes) and the texels of its textures (in their CUDA array's type); the
+ * .port's input lines bound them (portdesc.h).  Pointers, sizes, the grid
+ * and texture descriptors are never changed.  Each run starts from the captured inputs or from one kept
  * earlier, and changes 1 to 4 elements: a special value of the element's
  * type (+-0, +-Inf, NaN, the largest finite, the smallest subnormal and
  * normal, 1, -1, f16's 65504 and 65520, e4m3's 448 and 464, ...), a value
@@ -28,9 +29,9 @@
  *     vkrr_stress_result r;
  *     vkrr_stress_launch(&o, cap, &cap->launches[i], &r, &err);
  *
- * Does NOT: change texture contents or surfaces' starting bytes; take
- * inputs of a launch whose textures live in linear memory into a
- * reproducer (it says so).
+ * Does NOT: change surfaces' starting bytes (a launch writes them) or a
+ * texture over linear memory other than through its allocation; write a
+ * reproducer of a launch with such a texture (it says so).
  */
 #ifndef VKRR_STRESS_H
 #define VKRR_STRESS_H
