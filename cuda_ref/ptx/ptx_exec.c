@@ -317,19 +317,13 @@ static int run_warp(ptx_warp *w)
             }
             if (!in->a)
                 goto branch; /* lanes m to the callee, the others on */
-            w->active &= ~m; /* through a pointer: each lane to its own callee */
-            w->pc = pc + 1;
-            if (w->active)
-                continue;
-            if (!pick(w))
-                goto out;
-            continue;
+            goto gone;       /* through a pointer: each lane to its own callee */
         }
         case K_RET:
-            if (m) {
+            if (m)
                 ptx_call_leave(w, in, m); /* each lane to its own return address */
-                w->active &= ~m;
-            }
+        gone: /* lanes m went to pcs of their own; the others go on */
+            w->active &= ~m;
             w->pc = pc + 1;
             if (w->active)
                 continue;

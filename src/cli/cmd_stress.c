@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "clock.h"
 #include "capture.h"
 #include "cli.h"
 #include "compare.h"
@@ -135,13 +136,6 @@ static int parse_args(int argc, char **argv, stress_args *a)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static bool selected(const stress_args *a, const vkrr_launch *l)
 {
     if (!a->nonly)
@@ -210,7 +204,7 @@ int vkrr_cmd_stress(int argc, char **argv)
     vkrr_stress_opts o = {.port = &port, .original = &orig, .descs = ports, .rules = rules,
                           .runs = a.runs, .seed = a.seed, .out_dir = dir,
                           .progress = isatty(fileno(stderr)) != 0};
-    double t0 = now_s();
+    double t0 = vkrr_now_s();
     uint32_t found = 0, errors = 0, done = 0, nothing = 0;
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         const vkrr_launch *l = &cap->launches[i];
@@ -227,7 +221,7 @@ int vkrr_cmd_stress(int argc, char **argv)
             continue;
         }
         if (a.seconds > 0) {
-            double left = a.seconds - (now_s() - t0);
+            double left = a.seconds - (vkrr_now_s() - t0);
             o.seconds = left > 0 ? left / (double)(todo - done) : 1e-9;
         }
         vkrr_stress_result r;

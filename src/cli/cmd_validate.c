@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "clock.h"
 #include "capture.h"
 #include "cli.h"
 #include "cli_summary.h"
@@ -295,13 +296,6 @@ static int parse_args(int argc, char **argv, validate_args *a)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Launch i/N, frame, elapsed and an estimate of what is left: rewritten in
  * place on a terminal; elsewhere (logs, CI) one plain line per launch only
  * with --progress, else a single line at the end.  No colour is used, so
@@ -421,7 +415,7 @@ static void view_before(void *ctx, uint32_t done, uint32_t total, const vkrr_lau
 {
     const run_view *v = ctx;
     if (v->tty || v->a->progress) /* a log gets per-launch lines only when asked */
-        progress(v->tty, done, total, l, now_s() - v->t0);
+        progress(v->tty, done, total, l, vkrr_now_s() - v->t0);
 }
 
 static void view_after(void *ctx, const vkrr_launch_result *r, bool cbad)
@@ -583,7 +577,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_report_model_line(stdout, &info);
     if (!a.c.quiet && !a.bisect)
         vkrr_report_table_header(stdout, rerun, chn, "port");
-    run_view view = {&a, isatty(fileno(stderr)), rerun, chn, now_s()};
+    run_view view = {&a, isatty(fileno(stderr)), rerun, chn, vkrr_now_s()};
     vkrr_run_desc rd = {.opts = opts, .isolated = iso, .chained = chn, .bisect = a.bisect,
                         .strict = a.strict, .selected = view_selected, .before = view_before,
                         .after = view_after, .ctx = &view, .interrupted = &vkrr_cli_interrupted};
@@ -591,7 +585,7 @@ static int validate_run(const validate_args *args, char **argv)
     if (view.tty)
         fputs("\r\033[K", stderr);
     else if (rs == VKRR_OK && !a.c.quiet)
-        fprintf(stderr, "progress: %u launches in %.1fs\n", run.done, now_s() - view.t0);
+        fprintf(stderr, "progress: %u launches in %.1fs\n", run.done, vkrr_now_s() - view.t0);
     if (rs != VKRR_OK)
         goto fail;
     const vkrr_launch_result *res = run.res;

@@ -1,6 +1,7 @@
 /* synth.c - `vkrr synth` (see synth.h): scene -> rrref on the CPU backend ->
  * capture, written to a temporary sibling directory and renamed at the end. */
 #include "synth.h"
+#include "clock.h"
 #include "synth_internal.h"
 
 #include "hw_model.h"
@@ -218,13 +219,6 @@ static void rmse(const uint16_t *img, const float *clean, size_t n, double *lin,
     *tm = sqrt(st / (double)(3 * n));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- the run ----------------------------------------------------------- */
 
 static vkrr_status check_desc(const vkrr_synth_desc *d, vkrr_error *err)
@@ -362,13 +356,13 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
     while (kernels[per_frame])
         per_frame++;
     bool progress = d.progress && n >= PROGRESS_MIN_PIXELS;
-    double t0 = now_s();
+    double t0 = vkrr_now_s();
     for (uint32_t k = 0; k < d.frames; k++) {
         if (d.cancel && *d.cancel) {
             st = vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "synth: interrupted");
             goto fail;
         }
-        double tf = now_s();
+        double tf = vkrr_now_s();
         st = vkrr_scene_render(&(vkrr_scene_desc){.width = d.width, .height = d.height,
                                                   .seed = d.seed, .name = d.scene},
                                k, &sf, err);
@@ -397,7 +391,7 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
         vkrr_scene_frame_free(&sf);
         if (progress)
             fprintf(d.progress, "vkrr synth: frame %u/%u done in %.2f s (%.2f s total)\n", k + 1,
-                    d.frames, now_s() - tf, now_s() - t0);
+                    d.frames, vkrr_now_s() - tf, vkrr_now_s() - t0);
     }
     st = vkrr_writer_close(w, err);
     w = NULL;

@@ -1,4 +1,5 @@
 #include "validate.h"
+#include "clock.h"
 
 #include "approx.h"
 #include "texfilter.h"
@@ -74,13 +75,6 @@ void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_
 bool vkrr_validate_unreadable(vkrr_status s)
 {
     return s != VKRR_OK && !vkrr_status_ends_run(s, true); /* status.h's one table */
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Bytes of [from, to) that differ between a and b; a's bytes go into hc
@@ -718,10 +712,10 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     vkrr_status s = outputs_of(o, l, &lo, err);
     if (s != VKRR_OK)
         return s;
-    double t0 = now_s();
+    double t0 = vkrr_now_s();
     r->printed = NULL;
     s = vkrr_validate_run(o->port_backend, r, &out->status, out->note, sizeof out->note, err);
-    out->seconds = now_s() - t0;
+    out->seconds = vkrr_now_s() - t0;
     keep_printed(out, r);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
@@ -747,10 +741,10 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     vkrr_status s = outputs_of(o, l, &lo, err);
     if (s != VKRR_OK)
         return s;
-    double t0 = now_s();
+    double t0 = vkrr_now_s();
     s = run_on(o->port_backend, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
                sizeof out->note, err);
-    out->seconds = now_s() - t0;
+    out->seconds = vkrr_now_s() - t0;
     keep_printed(out, &pr);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
