@@ -240,8 +240,85 @@ static void check_sm(unsigned sm)
     vkrr_ptx_module_free(m);
 }
 
+/* fns: the PTX ISA's four examples (0xaaaaaaaa from bits 3 and 2, either
+ * way: 3 3 3 1), then a sweep against the ISA's pseudocode written here,
+ * and a base over 31 (undefined): a fault. */
+static const char fns_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry fns_ex(.param .u64 p)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd0, [p];\n"
+    " fns.b32 %r0, 0xaaaaaaaa, 3, 1;\n fns.b32 %r1, 0xaaaaaaaa, 3, -1;\n"
+    " fns.b32 %r2, 0xaaaaaaaa, 2, 1;\n fns.b32 %r3, 0xaaaaaaaa, 2, -1;\n"
+    " st.global.v4.u32 [%rd0], {%r0, %r1, %r2, %r3};\n ret;\n}\n"
+    ".visible .entry fns_sweep(.param .u64 pin, .param .u64 pout)\n{\n"
+    " .reg .b32 %r<8>;\n .reg .b64 %rd<6>;\n"
+    " mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mad.lo.u32 %r0, %r1, 128, %r0;\n"
+    " ld.param.u64 %rd0, [pin];\n ld.param.u64 %rd1, [pout];\n"
+    " mul.wide.u32 %rd2, %r0, 12;\n add.s64 %rd2, %rd0, %rd2;\n"
+    " ld.global.u32 %r2, [%rd2];\n ld.global.u32 %r3, [%rd2+4];\n ld.global.u32 %r4, [%rd2+8];\n"
+    " fns.b32 %r5, %r2, %r3, %r4;\n"
+    " mul.wide.u32 %rd3, %r0, 4;\n add.s64 %rd3, %rd1, %rd3;\n st.global.u32 [%rd3], %r5;\n"
+    " ret;\n}\n";
+
+static uint32_t ref_fns(uint32_t mask, uint32_t base, int32_t offset)
+{
+    uint32_t d = 0xffffffffu;
+    if (offset == 0)
+        return (mask >> base) & 1u ? base : d;
+    int pos = (int)base, count = (offset < 0 ? -offset : offset) - 1, inc = offset > 0 ? 1 : -1;
+    for (; pos >= 0 && pos < 32; pos += inc)
+        if ((mask >> pos) & 1u) {
+            if (count == 0)
+                return (uint32_t)pos;
+            count--;
+        }
+    return d;
+}
+
+static void check_fns(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, fns_ptx, sizeof fns_ptx - 1, "fns.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    uint32_t ex[4] = {0};
+    ptxt_args a = {0};
+    ptxt_ptr(&a, ex, sizeof ex);
+    if (CHECK(ptxt_run(m, "fns_ex", &a, 1, 1, 0)))
+        CHECK(ex[0] == 3 && ex[1] == 3 && ex[2] == 3 && ex[3] == 1);
+    enum { NF = 1024 };
+    static uint32_t in[3 * NF], out[NF];
+    uint64_t rng = 5;
+    static const uint32_t masks[] = {0, 0xffffffffu, 0xaaaaaaaau, 0x80000001u, 1, 0x80000000u};
+    for (unsigned i = 0; i < NF; i++) {
+        in[3 * i] = i < 6 * 32 ? masks[i % 6] : ptxt_rand(&rng);
+        in[3 * i + 1] = ptxt_rand(&rng) % 32;
+        in[3 * i + 2] = (uint32_t)((int32_t)(ptxt_rand(&rng) % 71) - 35);
+    }
+    ptxt_args b = {0};
+    ptxt_ptr(&b, in, sizeof in);
+    ptxt_ptr(&b, out, sizeof out);
+    unsigned bad = 0;
+    if (CHECK(ptxt_run(m, "fns_sweep", &b, NF / 128, 128, 0)))
+        for (unsigned i = 0; i < NF; i++) {
+            uint32_t want = ref_fns(in[3 * i], in[3 * i + 1], (int32_t)in[3 * i + 2]);
+            if (out[i] != want && bad++ < 6)
+                fprintf(stderr, "  fns 0x%08x base %u offset %d: %u, want %u\n", in[3 * i],
+                        in[3 * i + 1], (int32_t)in[3 * i + 2], out[i], want);
+        }
+    printf("fns: the ISA's examples and %u cases, %u wrong\n", NF, bad);
+    CHECK_EQ_U64(bad, 0);
+    in[1] = 32; /* base 32: undefined */
+    vkrr_status st = ptxt_run_ex(m, "fns_sweep", &b, NF / 128, 128, 0, NULL, 0, NULL, 0, &err);
+    CHECK(st == VKRR_ERR_FAULT && strstr(err.msg, "undefined"));
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
+    check_fns();
     check_sm(80);
     check_sm(89);
     return test_finish("ptx_int");

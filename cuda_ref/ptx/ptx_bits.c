@@ -1,4 +1,4 @@
-/* ptx_bits.c - bit manipulation: popc, clz, bfind, brev, bfe, bfi, bmsk,
+/* ptx_bits.c - bit manipulation: popc, clz, bfind, brev, bfe, bfi, fns, bmsk,
  * szext, lop3, shf, prmt, dp4a, dp2a (semantics as the PTX ISA's pseudo-code
  * gives them). */
 #include "ptx_internal.h"
@@ -117,6 +117,40 @@ HANDLER(x_bfi)
         for (uint32_t i = 0; i < len && pos + i <= msb; i++)
             r = (r & ~(1ull << (pos + i))) | (((a >> i) & 1u) << (pos + i));
         f[l] = in->a == 32 ? (uint32_t)r : r;
+    });
+    return 0;
+}
+
+/* fns.b32 d, mask, base, offset: the position of the |offset|-th set bit of
+ * mask from bit base on, upwards for offset > 0 and downwards for < 0
+ * (offset 0: base itself, if set); 0xffffffff when there is none.  A base
+ * over 31 is undefined in the PTX ISA: an error, not a guess. */
+HANDLER(x_fns)
+{
+    uint64_t *d = A_(0);
+    const uint64_t *M = A_(1), *B = A_(2), *O = A_(3);
+    PTX_LANES(m, {
+        uint32_t mask = (uint32_t)M[l], base = (uint32_t)B[l];
+        int32_t off = (int32_t)(uint32_t)O[l];
+        if (base > 31)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                             "fns with base %u (above 31: undefined in the PTX ISA)", base);
+        uint32_t r = 0xffffffffu;
+        if (off == 0) {
+            if ((mask >> base) & 1u)
+                r = base;
+        } else {
+            int64_t count = (off > 0 ? (int64_t)off : -(int64_t)off) - 1;
+            for (int32_t pos = (int32_t)base; pos >= 0 && pos < 32; pos += off > 0 ? 1 : -1)
+                if ((mask >> pos) & 1u) {
+                    if (count == 0) {
+                        r = (uint32_t)pos;
+                        break;
+                    }
+                    count--;
+                }
+        }
+        d[l] = r;
     });
     return 0;
 }
@@ -321,6 +355,16 @@ int ptx_dec_bits(ptx_dctx *c)
             return -1;
         in->a = (uint8_t)ptx_type_bits(t);
         in->fn = x_bfi;
+        return ptx_rest_ok(c) < 0 ? -1 : 1;
+    }
+    if (!strcmp(op, "fns")) {
+        ptx_type t = ptx_take_type(c);
+        ptx_type s[3] = {PT_B32, PT_B32, PT_S32};
+        if (t != PT_B32)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "fns on %s", ptx_type_name(t));
+        if (ops(c, 4, PT_B32, s) < 0)
+            return -1;
+        in->fn = x_fns;
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     if (!strcmp(op, "bmsk") || !strcmp(op, "szext")) {

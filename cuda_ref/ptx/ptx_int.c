@@ -406,9 +406,36 @@ static const char *const cmp_names[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"
                                         ".lo", ".ls", ".hi", ".hs"};
 static const char *const bool_names[] = {".and", ".or", ".xor"};
 
-static int dec_setp(ptx_dctx *c)
+/* set.cmp{.bool}.dtype.stype with integer sources: d = all ones (.u32,
+ * .s32) or 1.0 (.f32) where the comparison (combined with c by the bool
+ * op) holds, else 0.  o[4] a, o[5] b; in->a cmp (eq ne lt le gt ge), in->d
+ * the source's type_index, in->b/in->c the bool op and !c, in->e .f32. */
+HANDLER(x_iset)
 {
-    const bool is_set = false;
+    uint64_t *d = A_(0);
+    const uint64_t *A = A_(4), *B = A_(5);
+    uint32_t c = in->b ? w->P[in->o[3]] : 0;
+    if (in->c)
+        c = ~c;
+    unsigned bits = 16u << (in->d / 2);
+    bool sgn = !(in->d & 1);
+    PTX_LANES(m, {
+        uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1u;
+        uint64_t ua = A[l] & mask, ub = B[l] & mask;
+        int64_t sa = (int64_t)(ua << (64 - bits)) >> (64 - bits), sb = (int64_t)(ub << (64 - bits)) >> (64 - bits);
+        int o = sgn ? (sa < sb ? -1 : sa > sb) : (ua < ub ? -1 : ua > ub);
+        bool t = in->a == 0 ? o == 0 : in->a == 1 ? o != 0 : in->a == 2 ? o < 0
+               : in->a == 3 ? o <= 0 : in->a == 4 ? o > 0 : o >= 0;
+        bool cl = (c >> l) & 1u;
+        if (in->b)
+            t = in->b == 1 ? t && cl : in->b == 2 ? t || cl : t != cl;
+        d[l] = t ? (in->e ? 0x3f800000u : 0xffffffffu) : 0;
+    });
+    return 0;
+}
+
+static int dec_setp(ptx_dctx *c, bool is_set)
+{
     ptx_inst *in = c->in;
     int cmp = ptx_take_any(c, cmp_names, 10);
     int bop = ptx_take_any(c, bool_names, 3);
@@ -456,7 +483,9 @@ static int dec_setp(ptx_dctx *c)
         in->b = (uint8_t)(bop + 1);
         in->c = neg;
     }
-    in->fn = setp_tab[ti][cmp];
+    in->fn = is_set ? x_iset : setp_tab[ti][cmp];
+    in->a = (uint8_t)cmp;
+    in->d = is_set ? (uint8_t)ti : in->d;
     return ptx_rest_ok(c) < 0 ? -1 : 1;
 }
 
@@ -630,7 +659,15 @@ int ptx_dec_int(ptx_dctx *c)
         return ptx_rest_ok(c) < 0 ? -1 : 1;
     }
     if (!strcmp(op, "setp") && (int_type(pt)))
-        return dec_setp(c);
+        return dec_setp(c, false);
+    if (!strcmp(op, "set")) { /* an integer source type (the float ones are ptx_float.c's) */
+        ptx_type st = PT_NONE;
+        for (unsigned i = 0; i < c->r->nmods; i++)
+            if (ptx_type_from(c->r->mods[i]) != PT_NONE)
+                st = ptx_type_from(c->r->mods[i]);
+        if (int_type(st))
+            return dec_setp(c, true);
+    }
     if ((!strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor") || !strcmp(op, "not")) &&
         pt == PT_PRED) {
         ptx_take_type(c);
