@@ -406,29 +406,21 @@ static const char *const cmp_names[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"
                                         ".lo", ".ls", ".hi", ".hs"};
 static const char *const bool_names[] = {".and", ".or", ".xor"};
 
-/* set.cmp{.bool}.dtype.stype with integer sources: d = all ones (.u32,
- * .s32) or 1.0 (.f32) where the comparison (combined with c by the bool
- * op) holds, else 0.  o[4] a, o[5] b; in->a cmp (eq ne lt le gt ge), in->d
- * the source's type_index, in->b/in->c the bool op and !c, in->e .f32. */
+/* set.cmp{.bool}.dtype.stype, integer sources: all ones (.u32/.s32) or 1.0 (.f32) where it
+ * holds; o[4] a, o[5] b, in->a cmp, in->d type_index, in->b/c bool op and !c, in->e .f32. */
 HANDLER(x_iset)
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(4), *B = A_(5);
-    uint32_t c = in->b ? w->P[in->o[3]] : 0;
-    if (in->c)
-        c = ~c;
-    unsigned bits = 16u << (in->d / 2);
-    bool sgn = !(in->d & 1);
+    uint32_t c = (in->b ? w->P[in->o[3]] : 0u) ^ (in->c ? ~0u : 0u);
+    unsigned sh = 64u - (16u << (in->d / 2)); /* compared left-aligned: no masks */
     PTX_LANES(m, {
-        uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1u;
-        uint64_t ua = A[l] & mask, ub = B[l] & mask;
-        int64_t sa = (int64_t)(ua << (64 - bits)) >> (64 - bits), sb = (int64_t)(ub << (64 - bits)) >> (64 - bits);
-        int o = sgn ? (sa < sb ? -1 : sa > sb) : (ua < ub ? -1 : ua > ub);
+        uint64_t ua = A[l] << sh, ub = B[l] << sh;
+        int64_t sa = (int64_t)ua, sb = (int64_t)ub;
+        int o = in->d & 1 ? (ua < ub ? -1 : ua > ub) : (sa < sb ? -1 : sa > sb);
         bool t = in->a == 0 ? o == 0 : in->a == 1 ? o != 0 : in->a == 2 ? o < 0
-               : in->a == 3 ? o <= 0 : in->a == 4 ? o > 0 : o >= 0;
-        bool cl = (c >> l) & 1u;
-        if (in->b)
-            t = in->b == 1 ? t && cl : in->b == 2 ? t || cl : t != cl;
+               : in->a == 3 ? o <= 0 : in->a == 4 ? o > 0 : o >= 0, cl = (c >> l) & 1u;
+        t = in->b == 1 ? t && cl : in->b == 2 ? t || cl : in->b == 3 ? t != cl : t;
         d[l] = t ? (in->e ? 0x3f800000u : 0xffffffffu) : 0;
     });
     return 0;
