@@ -5,7 +5,10 @@
 // call, __internal_trig_reduction_slowpathd), printf and assert, calls
 // through function pointers (a table of them in a __device__ initializer,
 // divergent per lane) and a pointer initialized to a variable's element.
-// test_ptx_calls runs them against host C.
+// test_ptx_calls runs them against host C.  The #line below keeps the
+// assertion's file name (__FILE__, in the PTX) the same wherever the
+// repository is, so the checked-in PTX matches the build's.
+#line 10 "calls.cu"
 #include <cassert>
 #include <cstdio>
 
