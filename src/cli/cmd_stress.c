@@ -202,7 +202,7 @@ int vkrr_cmd_stress(int argc, char **argv)
            a.capdir, todo, todo == 1 ? "" : "es", (unsigned long long)a.runs,
            (unsigned long long)a.seed);
     vkrr_stress_opts o = {.port = &port, .original = &orig, .descs = ports, .rules = rules,
-                          .runs = a.runs, .seed = a.seed, .out_dir = dir,
+                          .runs = a.runs, .seed = a.seed, .out_dir = dir, .modules_dir = a.modules,
                           .progress = isatty(fileno(stderr)) != 0};
     double t0 = vkrr_now_s();
     uint32_t found = 0, errors = 0, done = 0, nothing = 0;

@@ -4,6 +4,7 @@
 #include "stress.h"
 #include "clock.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,24 +128,39 @@ static uint64_t mutate_free(stress *s, const input *x, uint64_t cur)
 }
 
 /* ---- the inputs ------------------------------------------------------------------------ */
-/* How the kernel reads each pointer, from its PTX in the capture's modules. */
-static uint32_t ptx_uses(const vkrr_capture *cap, const vkrr_launch *l, vkrr_ptx_param_use *u,
-                         uint32_t max)
+/* How the kernel reads each pointer, from one PTX file (0: not there). */
+static uint32_t uses_in(const char *path, const char *kernel, vkrr_ptx_param_use *u, uint32_t max)
+{
+    size_t len = strlen(path);
+    uint32_t n = 0;
+    if (len < 4 || strcmp(path + len - 4, ".ptx"))
+        return 0;
+    vkrr_ptx_module *m = NULL;
+    vkrr_error e = {0};
+    if (vkrr_ptx_module_load_file_keep(&m, path, &e) == VKRR_OK && vkrr_ptx_module_has_entry(m, kernel) &&
+        vkrr_ptx_param_uses(m, kernel, u, max, &n, &e) == VKRR_OK && n > max)
+        n = max;
+    vkrr_ptx_module_free(m);
+    return n;
+}
+
+/* ... from the original's modules: --modules DIR, else the capture's. */
+static uint32_t ptx_uses(const stress *s, vkrr_ptx_param_use *u, uint32_t max)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < cap->nmodules && !n; i++) {
-        const char *name = cap->modules[i].name;
-        size_t len = strlen(name);
-        if (len < 4 || strcmp(name + len - 4, ".ptx"))
-            continue;
-        vkrr_ptx_module *m = NULL;
-        vkrr_error e = {0};
-        if (vkrr_ptx_module_load_file_keep(&m, cap->modules[i].path, &e) == VKRR_OK &&
-            vkrr_ptx_module_has_entry(m, l->kernel) &&
-            vkrr_ptx_param_uses(m, l->kernel, u, max, &n, &e) == VKRR_OK && n > max)
-            n = max;
-        vkrr_ptx_module_free(m);
+    if (!s->o->modules_dir) {
+        for (uint32_t i = 0; i < s->cap->nmodules && !n; i++)
+            n = uses_in(s->cap->modules[i].path, s->l->kernel, u, max);
+        return n;
     }
+    DIR *d = opendir(s->o->modules_dir);
+    for (struct dirent *e = d ? readdir(d) : NULL; e && !n; e = readdir(d)) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%s", s->o->modules_dir, e->d_name) < (int)sizeof path)
+            n = uses_in(path, s->l->kernel, u, max);
+    }
+    if (d)
+        closedir(d);
     return n;
 }
 
@@ -194,7 +210,7 @@ static void find_inputs(stress *s)
 {
     const vkrr_launch *l = s->l;
     vkrr_ptx_param_use u[256];
-    uint32_t nu = ptx_uses(s->cap, l, u, 256);
+    uint32_t nu = ptx_uses(s, u, 256);
     vkrr_port_input b[64];
     uint32_t nb = 0;
     const vkrr_portdesc *d = NULL;

@@ -54,6 +54,8 @@ typedef struct vkrr_stress_opts {
     double seconds;                /* a launch, at most; 0: no limit */
     uint64_t seed;
     const char *out_dir;           /* where a reproducer goes (made when one is written) */
+    const char *modules_dir;       /* the original's *.ptx (how it reads its pointers); NULL:
+                                    * the capture's modules */
     bool progress;                 /* a progress line on stderr (a terminal) */
 } vkrr_stress_opts;
 
