@@ -767,6 +767,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     s = compare_all(o, &lo, cap, l, &pr, rerun ? &rr : NULL, false, true, out, err);
     if (s != VKRR_OK)
         goto done;
+    if ((s = vkrr_validate_confirm_left(o, cap, l, &pr, out, err)) != VKRR_OK)
+        goto done;
     if (out->status == VKRR_LAUNCH_FAIL)
         vkrr_validate_inputs_changed(o, cap, l, NULL, out);
     if (rerun && !out->rerun_matches_capture)

@@ -170,6 +170,14 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
                                  vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
 
+/* After an isolated comparison: for each failing buffer window with
+ * elements the port left equal to their pre-launch bytes (res[].unchanged),
+ * runs the port again from those windows' bytes inverted and keeps the count
+ * of those that held the starting bytes both times (validate_left.c).  pr:
+ * the first run (its outputs still there). */
+vkrr_status vkrr_validate_confirm_left(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                       const vkrr_launch *l, const vkrr_replay *pr,
+                                       vkrr_launch_result *out, vkrr_error *err);
 /* How a surface's texels are compared when no descriptor names it: its
  * CUDA array's format and shape. */
 vkrr_view vkrr_surface_view(const vkrr_image *im);
