@@ -1,5 +1,9 @@
 # e2e-lib.sh - sourced by tests/e2e_*.sh once VKRR and WORK are set and WORK exists.
 #
+#     e2e_clampk_capture CAP PORTS   a capture of tests/stress/clampk (lim 8, inputs in
+#                                    [-4, 4), n 250 of 256) and `port new`'s skeleton in
+#                                    PORTS; calls the script's fail() on trouble
+#
 #     vkrr synth "$cap" --size 8x8 >"$WORK/o" 2>"$WORK/e" || fail "..."
 #     e2e_scan_logs "bench/run.sh" "$WORK/run.out" "$WORK"/run/*.out
 #
@@ -52,3 +56,11 @@ e2e_sanitizer_verdict() {
     exit $rc
 }
 trap e2e_sanitizer_verdict EXIT
+
+e2e_clampk_capture() { # CAP PORTS
+    local root
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    vkrr record "$1" --ptx "$root/tests/stress/clampk.ptx" --kernel clampk --grid 4 --block 64 \
+        --arg in:f32:256 --arg out:f32:256 --arg f32:8 --arg u32:250 >/dev/null 2>&1 || fail "record"
+    vkrr port new clampk "$1" --out "$2" >/dev/null 2>&1 || fail "port new"
+}

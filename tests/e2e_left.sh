@@ -11,7 +11,6 @@
 set -u
 VKRR=$1
 WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
@@ -21,9 +20,7 @@ mkdir -p "$WORK"
 . "$(dirname "$0")/e2e-lib.sh"
 
 cap=$WORK/cap
-vkrr record "$cap" --ptx "$SRC/tests/stress/clampk.ptx" --kernel clampk --grid 4 --block 64 \
-    --arg in:f32:256 --arg out:f32:256 --arg f32:8 --arg u32:250 >/dev/null 2>&1 || fail "record"
-vkrr port new clampk "$cap" --out "$WORK/ports" >/dev/null 2>&1 || fail "port new"
+e2e_clampk_capture "$cap" "$WORK/ports"
 python3 - "$WORK/ports/clampk.comp" <<'PY' || fail "the skeleton has no body line"
 import sys
 p = sys.argv[1]

@@ -21,9 +21,7 @@ mkdir -p "$WORK"
 . "$(dirname "$0")/e2e-lib.sh"
 
 cap=$WORK/cap
-vkrr record "$cap" --ptx "$SRC/tests/stress/clampk.ptx" --kernel clampk --grid 4 --block 64 \
-    --arg in:f32:256 --arg out:f32:256 --arg f32:8 --arg u32:250 >/dev/null 2>&1 || fail "record"
-vkrr port new clampk "$cap" --out "$WORK/bad" >/dev/null 2>&1 || fail "port new"
+e2e_clampk_capture "$cap" "$WORK/bad"
 cp -r "$WORK/bad" "$WORK/good"
 # the port body: bad forgets the clamp, good has it (as the PTX rounds: no fma)
 python3 - "$WORK/bad/clampk.comp" "$WORK/good/clampk.comp" <<'PY' || fail "the skeleton has no body line"
