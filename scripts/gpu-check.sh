@@ -14,6 +14,9 @@
 #   7. vkrr hw measure: the approximate instructions measured on this GPU, every
 #      law checked over every f32 input, the tables compared with the built-in
 #      set of the same architecture (VKRR_GPU_MEASURE=0 skips it: minutes)
+#   8. vkrr bench --ref cuda on the GPU capture (which must carry KERNEL_PROFILE
+#      lines), twice, VKRR_GPU_BENCH_GAP seconds apart (default 60): every frame's
+#      Vulkan and CUDA medians agree within 10 % between the two runs
 # A step whose command does not exist yet is reported as SKIPPED, not failed.
 # Environment: VKRR_GPU_BUILD (build dir, default build-gpu), VKRR_GPU_OUT
 # (work dir, default out/gpu-check), VKRR_SYNTH_ARGS (default "--size 64x48 --frames 2").
@@ -133,6 +136,34 @@ if [ "${VKRR_GPU_MEASURE:-1}" != 0 ] && has_cmd hw; then
     *) fail "hw measure" "exit $rc, see $out/hw-measure.txt" ;;
   esac
   grep -q "equal the built-in" "$out/hw-measure.txt" && note "measured tables = built-in set" ok
+fi
+
+# 8. the port timed beside the original on this GPU
+if [ -d "$gpu_cap" ] && has_cmd bench; then
+  n=$(grep -c "KERNEL_PROFILE" "$gpu_cap/run/run.log" 2>/dev/null)
+  [ "${n:-0}" -gt 0 ] && note "synth --backend cuda profiler lines" "ok ($n)" ||
+    fail "synth --backend cuda profiler lines" "none in run/run.log"
+  ok=1
+  for k in 1 2; do
+    [ $k = 2 ] && sleep "${VKRR_GPU_BENCH_GAP:-60}"
+    timeout 300 "$vkrr" bench "$gpu_cap" --ref cuda --json "$out/bench-$k.json" | tee "$out/bench-$k.txt"
+    rc=${PIPESTATUS[0]}; [ $rc -eq 0 ] || { fail "bench --ref cuda (run $k)" "exit $rc"; ok=0; }
+  done
+  if [ $ok = 1 ]; then
+    if python3 - "$out/bench-1.json" "$out/bench-2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["frames"] for p in sys.argv[1:3])
+bad = []
+for x, y in zip(a, b):
+    for side in ("vulkan", "cuda"):
+        m1, m2 = x[side]["median_ms"], y[side]["median_ms"]
+        if abs(m1 - m2) > 0.10 * max(m1, m2):
+            bad.append("frame %d %s: %.4f vs %.4f ms" % (x["frame"], side, m1, m2))
+print("\n".join(bad) or "every frame within 10 %")
+sys.exit(1 if bad else 0)
+PY
+    then note "bench --ref cuda, two runs agree" ok; else fail "bench --ref cuda, two runs agree" "see above"; fi
+  fi
 fi
 
 echo; echo "gpu-check summary:"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # e2e_bench: `vkrr bench` times every launch of a tiny synth capture (one row
-# a launch, a numeric GPU time, CUDA times from KERNEL_PROFILE lines when the
-# log has them, '-' when not), and bench/run.sh --quick prints every ratio.
+# a launch: median, min and max GPU time after an untimed first run and a
+# warm-up until two medians agree; CUDA times from KERNEL_PROFILE lines when
+# the log has them, '-' when not; --ref cuda without libcuda is exit 3), and
+# bench/run.sh --quick prints every ratio.
 # Times are only checked to be numbers, never against a bound.
 # Usage: e2e_bench.sh VKRR_BIN WORKDIR
 set -u
@@ -26,13 +28,20 @@ nl=$(vkrr info "$cap" --json | python3 -c "import json,sys; print(len(json.load(
 vkrr bench "$cap" --runs 2 --json "$WORK/b.json" >"$WORK/b.out" 2>"$WORK/b.err"
 rc=$?
 [ $rc = 0 ] || fail "bench exited $rc: $(cat "$WORK/b.err")"
-rows=$(grep -cE "^ +[0-9]+ cuda_dldn_rrref_[a-z0-9_]+ +[0-9]+ +[0-9]+ +$num +- +-\$" "$WORK/b.out")
-[ "$rows" = "$nl" ] || fail "expected $nl rows with a GPU time and no CUDA time, got $rows:
+# median, min and max of the port; '-' for every CUDA figure; a note may say
+# 'unsteady' or 'spread' (lavapipe shares the CPU with whatever else runs)
+rows=$(grep -cE "^ +[0-9]+ cuda_dldn_rrref_[a-z0-9_]+ +[0-9]+ +[0-9]+ +$num +$num +$num +- +- +- +-( .*)?\$" "$WORK/b.out")
+[ "$rows" = "$nl" ] || fail "expected $nl rows with GPU times and no CUDA time, got $rows:
 $(cat "$WORK/b.out")"
-grep -qE "^ +total +$num +-\$" "$WORK/b.out" || fail "no total line"
+grep -qE "^ +total +$num +- +-\$" "$WORK/b.out" || fail "no total line"
+grep -qE "^vulkan device: .+, driver .+" "$WORK/b.out" || fail "no device and driver line"
+grep -qE "^clocks before: vulkan device: .+" "$WORK/b.out" || fail "no clocks line before"
+grep -qE "^clocks after: vulkan device: .+" "$WORK/b.out" || fail "no clocks line after"
+grep -q "timed runs each after warm-up (until two medians agree within 2 %" "$WORK/b.out" ||
+    fail "the header does not say how launches are timed"
 # one frame in one command buffer: every launch uses the arena, so each one
 # after the first needs its barrier (nl - 1 of them)
-grep -qE "^frame 0: one command buffer $num ms, per-dispatch sum $num ms, ratio $num  \($nl launches, $((nl - 1)) barriers\)\$" \
+grep -qE "^frame 0: one command buffer $num ms \(min $num, max $num\), per-dispatch sum $num ms, ratio $num  \($nl launches, $((nl - 1)) barriers\)" \
     "$WORK/b.out" || fail "no one-command-buffer line for frame 0 with $((nl - 1)) barriers:
 $(grep '^frame' "$WORK/b.out")"
 grep -qE "^one-command-buffer / per-dispatch sum: $num " "$WORK/b.out" || fail "no one-command-buffer total"
@@ -41,9 +50,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 l = d["launches"]
 assert len(l) == int(sys.argv[2]), len(l)
-assert all(isinstance(x["vulkan_ms"], float) and x["vulkan_ms"] >= 0 for x in l)
-assert all(x["cuda_ms"] is None for x in l)
+assert d["runs"] == 2 and d["cuda"] is None and d["vulkan"]["driver"], d
+for x in l:
+    v = x["vulkan"]
+    assert v["from"] == "measured" and v["runs"] == 2, x
+    # first use untimed, then at least one batch before the figures' batch
+    assert v["warmup_runs"] >= 3 and (v["warmup_runs"] - 1) % 2 == 0, x
+    assert 0 <= v["min_ms"] <= v["median_ms"] <= v["max_ms"], x
+    assert x["vulkan_ms"] == v["median_ms"] and x["cuda_ms"] is None and x["cuda"] is None, x
+    assert v["spread_marked"] == (v["spread"] > 0.10), x
+    assert v["steady"] or "unsteady" in x["note"], x
 assert abs(sum(x["vulkan_ms"] for x in l) - d["vulkan_total_ms"]) < 1e-3 * len(l)
+f = d["frames"]
+assert len(f) == 1 and f[0]["launches"] == len(l) and f[0]["barriers"] == len(l) - 1, f
+assert f[0]["vulkan"]["runs"] == 2 and f[0]["vulkan"]["warmup_runs"] >= 3, f
+assert abs(f[0]["vulkan_sum_ms"] - d["vulkan_total_ms"]) < 1e-3 * len(l), f
 PY
 
 # profiler lines, by sequence and by kernel name; junk lines are skipped
@@ -58,18 +79,43 @@ cp -r "$cap" "$WORK/prof"
     echo "KERNEL_PROFILE launch=999 gpu_ms=1"
     echo "KERNEL_PROFILE gpu_ms="
 } >>"$WORK/prof/run/run.log"
-vkrr bench "$WORK/prof" --runs 1 >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
-grep -qE "^ +1 cuda_dldn_rrref_expo0_kernel +0 +0 +$num +0\.5000 +$num\$" "$WORK/p.out" ||
+vkrr bench "$WORK/prof" --runs 1 --json "$WORK/p.json" >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
+grep -qE "^ +1 cuda_dldn_rrref_expo0_kernel +0 +0 +$num +$num +$num +0\.5000 +- +- +$num( .*)?\$" "$WORK/p.out" ||
     fail "launch 1: expected the median 0.5 of three profiler lines: $(grep -E '^ +1 ' "$WORK/p.out")"
-grep -qE "^ +[0-9]+ cuda_dldn_rrref_enc0_kernel +0 +0 +$num +2\.0000 " "$WORK/p.out" ||
+grep -qE "^ +[0-9]+ cuda_dldn_rrref_enc0_kernel +0 +0 +$num +$num +$num +2\.0000 " "$WORK/p.out" ||
     fail "enc0: expected 2.0 (the first occurrence's line)"
 grep -q "profiler lines: 8, 4 attributed, 2 launches with a CUDA time" "$WORK/p.out" ||
     fail "profiler summary: $(grep profiler "$WORK/p.out")"
+grep -qE "^ +total +$num +2\.5000 +$num  \(ratio over the 2 launches with both times\)\$" "$WORK/p.out" ||
+    fail "total: $(grep -E '^ +total' "$WORK/p.out")"
+python3 - "$WORK/p.json" <<'PY' || fail "bad JSON with profiler lines"
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = d["launches"][0]
+assert x["cuda_ms"] == 0.5 and x["cuda"]["from"] == "run.log", x
+assert abs(x["ratio"] - x["vulkan_ms"] / 0.5) < 1e-5, x
+PY
+
+# --ref cuda: the original timed through libcuda; without it, exit 3 naming
+# the library, before any launch is run
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    vkrr bench "$cap" --ref cuda >"$WORK/r.out" 2>"$WORK/r.err"
+    rc=$?
+    [ $rc = 3 ] || fail "--ref cuda without libcuda: exit $rc, not 3"
+    grep -q "libcuda.so.1" "$WORK/r.err" || fail "--ref cuda without libcuda does not name it: $(cat "$WORK/r.err")"
+    [ ! -s "$WORK/r.out" ] || fail "--ref cuda without libcuda printed a table: $(head -3 "$WORK/r.out")"
+else
+    echo "e2e_bench: libcuda.so.1 is present; the exit-3 check is skipped"
+fi
 
 # usage errors
 vkrr bench "$cap" --runs 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--runs 0 is not a usage error"
 vkrr bench >/dev/null 2>&1; [ $? = 2 ] || fail "missing CAPDIR is not a usage error"
 vkrr bench "$WORK/nope" >/dev/null 2>&1; [ $? = 2 ] || fail "missing capture is not exit 2"
+vkrr bench "$cap" --ref ptx >/dev/null 2>"$WORK/u.err"; [ $? = 2 ] || fail "--ref ptx is not a usage error"
+grep -q "ref wants cuda" "$WORK/u.err" || fail "--ref ptx: $(cat "$WORK/u.err")"
+vkrr bench "$cap" --modules "$cap/modules" >/dev/null 2>&1; [ $? = 2 ] || fail "--modules without --ref is not a usage error"
+vkrr bench "$cap" --warmup-max 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--warmup-max 0 is not a usage error"
 
 # bench/run.sh --quick prints every ratio line, each with a number
 BUILD=$(dirname "$VKRR")

@@ -172,6 +172,9 @@ static void test_gpu_run(void)
     unsigned bad = 0;
     for (int i = 1; i < 100; i++) bad += post[i] != pre[i] * 3.0f;
     CHECK_EQ_U64(bad, 0);
+    /* timed by CUDA events around the kernel */
+    const double ms = be.last_gpu_ms(be.self);
+    CHECK(ms >= 0 && ms < 1e4);
 
     enum { W = 5, H = 3 };
     float tex[W * H], surf[W * H];
@@ -232,6 +235,18 @@ static void test_gpu_run(void)
     CHECK_EQ_U64(bad, 0);
     free(lin);
     free(lout);
+
+    /* a frame: launches back to back on one stream, timed as a whole */
+    vkrr_replay *frame[2] = { &r, &t };
+    double fms = -1;
+    uint32_t barriers = 9;
+    st = be.run_frame(be.self, frame, 2, &fms, &barriers, &err);
+    CHECK_EQ_U64(st, VKRR_OK);
+    if (st != VKRR_OK) fprintf(stderr, "    %s\n", err.msg);
+    CHECK(fms >= 0 && fms < 1e4 && barriers == 0);
+    vkrr_backend_stats bs = { 0 };
+    be.stats(be.self, &bs);
+    CHECK(bs.device_name[0] && strstr(bs.driver, "CUDA driver") && bs.uuid);
 
     t.kernel = "vkrr_test_nonexistent";
     CHECK_EQ_U64(be.run(be.self, &t, &err), VKRR_ERR_MISSING);

@@ -429,6 +429,8 @@ static void vk_stats(void *self, vkrr_backend_stats *out)
     const vk_backend *b = self;
     *out = b->stats;
     out->device_name = b->vk->props.deviceName;
+    out->driver = b->vk->driver;
+    out->uuid = b->vk->uuid;
     out->validation_messages = b->vk->messages;
 }
 

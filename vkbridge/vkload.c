@@ -321,6 +321,15 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
     vk->phys = pds[chosen];
     vkGetPhysicalDeviceProperties(vk->phys, &vk->props);
     vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->mem);
+    /* the driver and UUID, for the record beside timings (core in 1.2) */
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceDriverProperties dp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                           .pNext = &id};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &dp};
+    vkGetPhysicalDeviceProperties2(vk->phys, &p2);
+    snprintf(vk->driver, sizeof vk->driver, "%.*s%s%.*s", VK_MAX_DRIVER_NAME_SIZE, dp.driverName,
+             dp.driverInfo[0] ? " " : "", VK_MAX_DRIVER_INFO_SIZE, dp.driverInfo);
+    memcpy(vk->uuid, id.deviceUUID, sizeof vk->uuid);
     return VKRR_OK;
 }
 

@@ -58,6 +58,8 @@ typedef struct vkrr_vk_ctx {
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice phys;
     VkPhysicalDeviceProperties props;
+    char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 4]; /* "NAME INFO" */
+    uint8_t uuid[VK_UUID_SIZE];  /* deviceUUID: NVIDIA's is the GPU's own (NVML, CUDA) */
     VkPhysicalDeviceMemoryProperties mem;
     VkDevice device;
     VkQueue queue;

@@ -1,13 +1,14 @@
 /* cuda_backend.c - vkrr_backend over libcuda (cuda_backend.h). */
 #include "cuda_backend.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_launch.h"
 #include "cuda_loader.h"
 #include "cuda_modules.h"
-
-#define CU_DEFAULT_SHARED_LIMIT (48u * 1024u) /* above this a kernel must opt in */
 
 typedef struct cu_module { char *path; vkrr_cu_module mod; } cu_module;
 typedef struct cu_kernel { char *name; vkrr_cu_function fn; } cu_kernel;
@@ -17,21 +18,17 @@ typedef struct cuda_backend {
     vkrr_cu_context ctx;
     char *module_dir;
     char device_name[256];
+    vkrr_cu_dev dev;         /* api and device_name, for errors */
     int cc_major, cc_minor;
+    char driver[64];         /* "CUDA driver 12.4" */
+    uint8_t uuid[16];
+    bool has_uuid;
+    double last_gpu_ms;      /* NAN until a run was timed */
     cu_module *mods;
     uint32_t nmods;
     cu_kernel *kernels;
     uint32_t nkernels;
 } cuda_backend;
-
-static vkrr_status cu_fail(const cuda_backend *b, vkrr_error *err, vkrr_status st, const char *kernel,
-                           const char *call, vkrr_cu_result r)
-{
-    char text[256];
-    vkrr_cu_result_text(&b->api, r, text, sizeof text);
-    return vkrr_fail(err, st, NULL, 0, -1, "kernel %s: %s failed on %s: %s", kernel ? kernel : "-",
-                     call, b->device_name[0] ? b->device_name : "the CUDA device", text);
-}
 
 /* Loads path once per backend. */
 static vkrr_status load_module(cuda_backend *b, const char *path, const char *kernel,
@@ -50,7 +47,7 @@ static vkrr_status load_module(cuda_backend *b, const char *path, const char *ke
     vkrr_cu_result cr = b->api.cuModuleLoadData(&mod, data);
     free(data);
     if (cr != VKRR_CU_SUCCESS) {
-        st = cu_fail(b, err, VKRR_ERR_DEVICE, kernel, "cuModuleLoadData", cr);
+        st = vkrr_cu_fail(&b->dev, err, VKRR_ERR_DEVICE, kernel, "cuModuleLoadData", cr);
         if (err) snprintf(err->file, sizeof err->file, "%s", path); /* the module at fault */
         return st;
     }
@@ -96,7 +93,7 @@ static vkrr_status resolve(cuda_backend *b, const char *kernel, vkrr_cu_function
         if (st == VKRR_OK) {
             vkrr_cu_result cr = b->api.cuModuleGetFunction(fn, mod, kernel);
             if (cr != VKRR_CU_SUCCESS) {
-                st = cu_fail(b, &lerr, VKRR_ERR_DEVICE, kernel, "cuModuleGetFunction", cr);
+                st = vkrr_cu_fail(&b->dev, &lerr, VKRR_ERR_DEVICE, kernel, "cuModuleGetFunction", cr);
                 snprintf(lerr.file, sizeof lerr.file, "%s", p);
             }
         }
@@ -131,229 +128,118 @@ static bool cuda_has_kernel(void *self, const char *kernel)
     return resolve(b, kernel, &fn, &err) == VKRR_OK;
 }
 
-/* What cuArray3DCreate is given for a captured image: the CUarray_format
- * code, its channel count and bytes per texel.  Code 80 is stored by bridges
- * as RGBA32F (16 bytes per texel), so it is re-created as FLOAT x4. */
-static vkrr_status array_format(const vkrr_replay *r, const vkrr_replay_image *im, int *fmt,
-                                unsigned *nch, unsigned *texel, vkrr_error *err)
+/* Events around what runs: *ms the GPU time between them (NAN when the
+ * driver could not time it: the run itself still counts). */
+typedef struct cu_timer { vkrr_cu_event start, end; } cu_timer;
+
+static void timer_start(cuda_backend *b, cu_timer *t)
 {
-    static const unsigned fixed[3] = { 1, 2, 4 };
-    const unsigned c = im->channels;
-    unsigned cb = 0;
-    *fmt = (int)im->format;
-    *nch = c;
-    switch (im->format) {
-    case 1: case 8: cb = 1; break;
-    case 2: case 9: case 16: cb = 2; break;
-    case 3: case 10: case 32: cb = 4; break;
-    case 80: *fmt = 32; *nch = 4; cb = 4; break;
-    default:
-        if (im->format >= 192 && im->format <= 203) {
-            const unsigned g = (im->format - 192) / 3;
-            cb = (g == 0 || g == 2) ? 1 : 2;
-            *nch = fixed[(im->format - 192) % 3];
-            if (c != *nch) cb = 0;
-        }
+    t->start = t->end = NULL;
+    if (b->api.cuEventCreate(&t->start, 0) != VKRR_CU_SUCCESS ||
+        b->api.cuEventCreate(&t->end, 0) != VKRR_CU_SUCCESS ||
+        b->api.cuEventRecord(t->start, NULL) != VKRR_CU_SUCCESS) {
+        if (t->start) b->api.cuEventDestroy(t->start);
+        if (t->end) b->api.cuEventDestroy(t->end);
+        t->start = t->end = NULL;
     }
-    if (cb == 0 || (*nch != 1 && *nch != 2 && *nch != 4))
-        return vkrr_fail(err, VKRR_ERR_FORMAT, NULL, 0, im->offset,
-                         "kernel %s: image at argument offset %u has CUarray_format %u with %u channel(s), "
-                         "which a CUDA array cannot hold", r->kernel, im->offset, im->format, c);
-    *texel = cb * *nch;
+}
+
+/* Records the end, waits for the context, and frees the events. */
+static vkrr_status timer_stop(cuda_backend *b, cu_timer *t, const char *kernel, double *ms, vkrr_error *err)
+{
+    float f = 0;
+    *ms = NAN;
+    bool timed = t->start && b->api.cuEventRecord(t->end, NULL) == VKRR_CU_SUCCESS;
+    vkrr_cu_result cr = b->api.cuCtxSynchronize();
+    if (timed && cr == VKRR_CU_SUCCESS && b->api.cuEventElapsedTime(&f, t->start, t->end) == VKRR_CU_SUCCESS)
+        *ms = f;
+    if (t->start) b->api.cuEventDestroy(t->start);
+    if (t->end) b->api.cuEventDestroy(t->end);
+    t->start = t->end = NULL;
+    if (cr != VKRR_CU_SUCCESS)
+        return vkrr_cu_fail(&b->dev, err, VKRR_ERR_DEVICE, kernel, "cuCtxSynchronize", cr);
     return VKRR_OK;
-}
-
-#define CU_CALL(call, args)                                                          \
-    do {                                                                             \
-        vkrr_cu_result cr_ = b->api.call args;                                       \
-        if (cr_ != VKRR_CU_SUCCESS) {                                                \
-            st = cu_fail(b, err, VKRR_ERR_DEVICE, r->kernel, #call, cr_);           \
-            goto fail;                                                               \
-        }                                                                            \
-    } while (0)
-
-static vkrr_cu_texture_desc texture_desc(const vkrr_sampler *s)
-{
-    return (vkrr_cu_texture_desc){
-        .addressMode = { s->address[0], s->address[1], VKRR_ADDRESS_CLAMP },
-        .filterMode = s->filter,
-        .flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0u) |
-                 (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0u) | (s->srgb ? VKRR_TEXFLAG_SRGB : 0u),
-    };
-}
-
-/* Pitch of re-created pitch-2D memory: a multiple of every device's
- * texturePitchAlignment (32 on current GPUs). */
-#define CU_TEXTURE_PITCH 512u
-
-/* A texture over linear memory as CUDA made it: device memory filled from
- * the replay's packed texels (a linear texture's first linear_count texels;
- * a pitch-2D one's rows, re-pitched) and a LINEAR or PITCH2D resource. */
-static vkrr_status linear_texture(cuda_backend *b, const vkrr_replay *r, const vkrr_replay_image *im,
-                                  int fmt, unsigned nch, unsigned texel, vkrr_cu_deviceptr *mem,
-                                  uint64_t *word, vkrr_error *err)
-{
-    vkrr_status st = VKRR_OK;
-    vkrr_cu_resource_desc res = { .resType = VKRR_CU_RESOURCE_TYPE_LINEAR };
-    const size_t row = (size_t)im->width * texel;
-    if (!im->pre)
-        return vkrr_fail(err, VKRR_ERR_INCONSISTENT, NULL, 0, im->offset,
-                         "kernel %s: texture at argument offset %u has no contents", r->kernel, im->offset);
-    if (im->resource == VKRR_TEXRES_LINEAR) {
-        const size_t bytes = (size_t)im->linear_count * texel;
-        CU_CALL(cuMemAlloc, (mem, bytes ? bytes : 1));
-        CU_CALL(cuMemcpyHtoD, (*mem, im->pre, bytes));
-        res.res.linear.devPtr = *mem;
-        res.res.linear.format = fmt;
-        res.res.linear.numChannels = nch;
-        res.res.linear.sizeInBytes = bytes;
-    } else {
-        const size_t pitch = (row + CU_TEXTURE_PITCH - 1) / CU_TEXTURE_PITCH * CU_TEXTURE_PITCH;
-        CU_CALL(cuMemAlloc, (mem, pitch * im->height));
-        const vkrr_cu_memcpy2d up = { .srcMemoryType = VKRR_CU_MEMORYTYPE_HOST, .srcHost = im->pre,
-                                      .srcPitch = row, .dstMemoryType = VKRR_CU_MEMORYTYPE_DEVICE,
-                                      .dstDevice = *mem, .dstPitch = pitch, .WidthInBytes = row,
-                                      .Height = im->height };
-        CU_CALL(cuMemcpy2D, (&up));
-        res.resType = VKRR_CU_RESOURCE_TYPE_PITCH2D;
-        res.res.pitch2D.devPtr = *mem;
-        res.res.pitch2D.format = fmt;
-        res.res.pitch2D.numChannels = nch;
-        res.res.pitch2D.width = im->width;
-        res.res.pitch2D.height = im->height;
-        res.res.pitch2D.pitchInBytes = pitch;
-    }
-    const vkrr_cu_texture_desc td = texture_desc(&im->sampler);
-    unsigned long long obj = 0;
-    CU_CALL(cuTexObjectCreate, (&obj, &res, &td, NULL));
-    *word = obj;
-fail:
-    return st;
 }
 
 static vkrr_status cuda_run(void *self, vkrr_replay *r, vkrr_error *err)
 {
     cuda_backend *b = self;
-    vkrr_status st = VKRR_OK;
     vkrr_cu_function fn = NULL;
-    const uint32_t na = r->nallocs, ni = r->nimages;
-    vkrr_cu_deviceptr *dptr = calloc(na + 1, sizeof *dptr);
-    uint64_t *addr = calloc(na + 1, sizeof *addr);
-    vkrr_cu_array *arr = calloc(ni + 1, sizeof *arr);
-    uint64_t *word = calloc(ni + 1, sizeof *word);
-    unsigned *texel = calloc(ni + 1, sizeof *texel);
-    vkrr_cu_deviceptr *tmem = calloc(ni + 1, sizeof *tmem); /* linear textures' memory */
-    uint8_t *sentinel = NULL;
-    uint64_t params[VKRR_ARGS_MAX_BYTES / 8]; /* 8-byte aligned, as the driver expects */
-
-    if (!dptr || !addr || !arr || !word || !texel || !tmem) {
-        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "kernel %s: no memory for the launch", r->kernel);
-        goto fail;
+    vkrr_cu_launch L;
+    cu_timer t;
+    memset(&L, 0, sizeof L);
+    b->last_gpu_ms = NAN;
+    vkrr_cu_result cr = b->api.cuCtxSetCurrent(b->ctx);
+    if (cr != VKRR_CU_SUCCESS)
+        return vkrr_cu_fail(&b->dev, err, VKRR_ERR_DEVICE, r->kernel, "cuCtxSetCurrent", cr);
+    vkrr_status st = resolve(b, r->kernel, &fn, err);
+    if (st == VKRR_OK)
+        st = vkrr_cu_launch_prepare(&b->dev, r, &L, err);
+    if (st == VKRR_OK) {
+        timer_start(b, &t);
+        st = vkrr_cu_launch_start(&b->dev, r, fn, &L, NULL, err);
+        double ms;
+        vkrr_status ss = timer_stop(b, &t, r->kernel, &ms, st == VKRR_OK ? err : NULL);
+        if (st == VKRR_OK && (st = ss) == VKRR_OK)
+            b->last_gpu_ms = ms;
     }
-    CU_CALL(cuCtxSetCurrent, (b->ctx));
-    st = resolve(b, r->kernel, &fn, err);
-    if (st != VKRR_OK) goto fail;
-
-    for (uint32_t i = 0; i < na; i++) {
-        const vkrr_replay_alloc *a = &r->allocs[i];
-        CU_CALL(cuMemAlloc, (&dptr[i], a->size ? (size_t)a->size : 1));
-        addr[i] = dptr[i];
-        if (a->size && a->pre) CU_CALL(cuMemcpyHtoD, (dptr[i], a->pre, (size_t)a->size));
-    }
-    for (uint32_t i = 0; i < ni; i++) {
-        const vkrr_replay_image *im = &r->images[i];
-        const bool surf = im->kind == VKRR_IMAGE_SURFACE;
-        int fmt = 0;
-        unsigned nch = 0;
-        st = array_format(r, im, &fmt, &nch, &texel[i], err);
-        if (st != VKRR_OK) goto fail;
-        const uint64_t row = (uint64_t)im->width * texel[i], bytes = row * im->height;
-        const void *src = im->pre;
-        if (!src && !surf) {
-            st = vkrr_fail(err, VKRR_ERR_INCONSISTENT, NULL, 0, im->offset,
-                           "kernel %s: texture at argument offset %u has no contents", r->kernel, im->offset);
-            goto fail;
-        }
-        if (!src) {
-            free(sentinel);
-            sentinel = malloc(bytes ? (size_t)bytes : 1);
-            if (!sentinel) {
-                st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, im->offset,
-                               "kernel %s: no memory for a %llu-byte surface", r->kernel,
-                               (unsigned long long)bytes);
-                goto fail;
-            }
-            memset(sentinel, VKRR_SENTINEL_BYTE, (size_t)bytes);
-            src = sentinel;
-        }
-        if (!surf && (im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D)) {
-            st = linear_texture(b, r, im, fmt, nch, texel[i], &tmem[i], &word[i], err);
-            if (st != VKRR_OK) goto fail;
-            continue;
-        }
-        const vkrr_cu_array3d_desc ad = { .Width = im->width, .Height = im->height, .Depth = 0,
-                                          .Format = fmt, .NumChannels = nch,
-                                          .Flags = surf ? VKRR_CU_ARRAY3D_SURFACE_LDST : 0 };
-        CU_CALL(cuArray3DCreate, (&arr[i], &ad));
-        const vkrr_cu_memcpy2d up = { .srcMemoryType = VKRR_CU_MEMORYTYPE_HOST, .srcHost = src,
-                                      .srcPitch = (size_t)row, .dstMemoryType = VKRR_CU_MEMORYTYPE_ARRAY,
-                                      .dstArray = arr[i], .WidthInBytes = (size_t)row,
-                                      .Height = im->height };
-        CU_CALL(cuMemcpy2D, (&up));
-        vkrr_cu_resource_desc res = { .resType = VKRR_CU_RESOURCE_TYPE_ARRAY };
-        res.res.array.hArray = arr[i];
-        unsigned long long obj = 0; /* CUtexObject and CUsurfObject are both this type */
-        if (surf) {
-            CU_CALL(cuSurfObjectCreate, (&obj, &res));
-        } else {
-            const vkrr_cu_texture_desc td = texture_desc(&im->sampler);
-            CU_CALL(cuTexObjectCreate, (&obj, &res, &td, NULL));
-        }
-        word[i] = obj;
-    }
-
-    st = vkrr_replay_relocate(r, addr, word, (uint8_t *)params, err);
-    if (st != VKRR_OK) goto fail;
-    if (r->shared_bytes > CU_DEFAULT_SHARED_LIMIT)
-        CU_CALL(cuFuncSetAttribute, (fn, VKRR_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     (int)r->shared_bytes));
-    size_t psize = r->args_bytes;
-    void *extra[] = { VKRR_CU_LAUNCH_PARAM_BUFFER_POINTER, params, VKRR_CU_LAUNCH_PARAM_BUFFER_SIZE,
-                      &psize, VKRR_CU_LAUNCH_PARAM_END };
-    CU_CALL(cuLaunchKernel, (fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                             r->block[2], r->shared_bytes, NULL, NULL, psize ? extra : NULL));
-    CU_CALL(cuCtxSynchronize, ());
-
-    for (uint32_t i = 0; i < na; i++)
-        if (r->allocs[i].post && r->allocs[i].size)
-            CU_CALL(cuMemcpyDtoH, (r->allocs[i].post, dptr[i], (size_t)r->allocs[i].size));
-    for (uint32_t i = 0; i < ni; i++) {
-        const vkrr_replay_image *im = &r->images[i];
-        if (im->kind != VKRR_IMAGE_SURFACE || !im->post) continue;
-        const size_t row = (size_t)im->width * texel[i];
-        const vkrr_cu_memcpy2d down = { .srcMemoryType = VKRR_CU_MEMORYTYPE_ARRAY, .srcArray = arr[i],
-                                        .dstMemoryType = VKRR_CU_MEMORYTYPE_HOST, .dstHost = im->post,
-                                        .dstPitch = row, .WidthInBytes = row, .Height = im->height };
-        CU_CALL(cuMemcpy2D, (&down));
-    }
-fail: /* shared cleanup, success included; release errors after a failure are moot */
-    for (uint32_t i = 0; word && arr && i < ni; i++) {
-        if (word[i] && r->images[i].kind == VKRR_IMAGE_SURFACE) b->api.cuSurfObjectDestroy(word[i]);
-        else if (word[i]) b->api.cuTexObjectDestroy(word[i]);
-        if (arr[i]) b->api.cuArrayDestroy(arr[i]);
-    }
-    for (uint32_t i = 0; dptr && i < na; i++)
-        if (dptr[i]) b->api.cuMemFree(dptr[i]);
-    for (uint32_t i = 0; tmem && i < ni; i++)
-        if (tmem[i]) b->api.cuMemFree(tmem[i]);
-    free(tmem);
-    free(sentinel);
-    free(texel);
-    free(word);
-    free(arr);
-    free(addr);
-    free(dptr);
+    if (st == VKRR_OK)
+        st = vkrr_cu_launch_read_back(&b->dev, r, &L, err);
+    vkrr_cu_launch_free(&b->dev, r, &L);
+    if (st != VKRR_OK)
+        b->last_gpu_ms = NAN;
     return st;
+}
+
+/* A frame as CUDA runs it: the launches back to back on one stream, timed
+ * as a whole by events around them.  Each launch is given its own captured
+ * inputs (prepared before the first is started, so no upload is timed);
+ * nothing is read back. */
+static vkrr_status cuda_run_frame(void *self, vkrr_replay *const *r, uint32_t n, double *gpu_ms,
+                                  uint32_t *barriers, vkrr_error *err)
+{
+    cuda_backend *b = self;
+    *gpu_ms = NAN;
+    *barriers = 0; /* one stream orders its launches; nothing else is needed */
+    vkrr_cu_launch *L = calloc(n ? n : 1, sizeof *L);
+    vkrr_cu_function *fn = calloc(n ? n : 1, sizeof *fn);
+    vkrr_status st = VKRR_OK;
+    uint32_t ready = 0;
+    if (!L || !fn) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a frame");
+        goto done;
+    }
+    vkrr_cu_result cr = b->api.cuCtxSetCurrent(b->ctx);
+    if (cr != VKRR_CU_SUCCESS) {
+        st = vkrr_cu_fail(&b->dev, err, VKRR_ERR_DEVICE, NULL, "cuCtxSetCurrent", cr);
+        goto done;
+    }
+    for (; ready < n; ready++)
+        if ((st = resolve(b, r[ready]->kernel, &fn[ready], err)) != VKRR_OK ||
+            (st = vkrr_cu_launch_prepare(&b->dev, r[ready], &L[ready], err)) != VKRR_OK) {
+            ready++; /* its partial resources are freed too */
+            goto done;
+        }
+    cu_timer t;
+    timer_start(b, &t);
+    for (uint32_t k = 0; k < n && st == VKRR_OK; k++)
+        st = vkrr_cu_launch_start(&b->dev, r[k], fn[k], &L[k], NULL, err);
+    double ms;
+    vkrr_status ss = timer_stop(b, &t, "(frame)", &ms, st == VKRR_OK ? err : NULL);
+    if (st == VKRR_OK && (st = ss) == VKRR_OK)
+        *gpu_ms = ms;
+done:
+    for (uint32_t k = 0; L && k < ready; k++)
+        vkrr_cu_launch_free(&b->dev, r[k], &L[k]);
+    free(fn);
+    free(L);
+    return st;
+}
+
+static double cuda_last_gpu_ms(void *self)
+{
+    const cuda_backend *b = self;
+    return b ? b->last_gpu_ms : NAN;
 }
 
 static bool cuda_device(void *self, char *name, size_t cap, int *cc_major, int *cc_minor)
@@ -363,6 +249,13 @@ static bool cuda_device(void *self, char *name, size_t cap, int *cc_major, int *
     *cc_major = b->cc_major;
     *cc_minor = b->cc_minor;
     return true;
+}
+
+static void cuda_stats(void *self, vkrr_backend_stats *out)
+{
+    const cuda_backend *b = self;
+    *out = (vkrr_backend_stats){ .device_name = b->device_name, .driver = b->driver,
+                                 .uuid = b->has_uuid ? b->uuid : NULL };
 }
 
 static void cuda_destroy(void *self)
@@ -394,6 +287,8 @@ vkrr_status vkrr_cuda_backend_create(vkrr_backend *out, const vkrr_cuda_desc *de
     memset(out, 0, sizeof *out);
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for the CUDA backend");
+    b->dev = (vkrr_cu_dev){ &b->api, b->device_name };
+    b->last_gpu_ms = NAN;
 
     st = vkrr_cu_api_load(&b->api, d->library, err);
     if (st != VKRR_OK) goto fail;
@@ -418,13 +313,17 @@ vkrr_status vkrr_cuda_backend_create(vkrr_backend *out, const vkrr_cuda_desc *de
     if (cr == VKRR_CU_SUCCESS) cr = b->api.cuDeviceGetAttribute(&b->cc_major, 75, dev);
     if (cr == VKRR_CU_SUCCESS) cr = b->api.cuDeviceGetAttribute(&b->cc_minor, 76, dev);
     if (cr != VKRR_CU_SUCCESS) {
-        st = cu_fail(b, err, VKRR_ERR_NO_DEVICE, NULL, "cuDeviceGet", cr);
+        st = vkrr_cu_fail(&b->dev, err, VKRR_ERR_NO_DEVICE, NULL, "cuDeviceGet", cr);
         goto fail;
     }
+    int version = 0;
+    if (b->api.cuDriverGetVersion(&version) == VKRR_CU_SUCCESS)
+        snprintf(b->driver, sizeof b->driver, "CUDA driver %d.%d", version / 1000, version % 1000 / 10);
+    b->has_uuid = b->api.cuDeviceGetUuid(b->uuid, dev) == VKRR_CU_SUCCESS;
     cr = b->api.cuCtxCreate(&b->ctx, 0, dev);
     if (cr != VKRR_CU_SUCCESS) {
         b->ctx = NULL;
-        st = cu_fail(b, err, VKRR_ERR_DEVICE, NULL, "cuCtxCreate", cr);
+        st = vkrr_cu_fail(&b->dev, err, VKRR_ERR_DEVICE, NULL, "cuCtxCreate", cr);
         goto fail;
     }
     if (d->module_dir && !(b->module_dir = strdup(d->module_dir))) {
@@ -432,7 +331,9 @@ vkrr_status vkrr_cuda_backend_create(vkrr_backend *out, const vkrr_cuda_desc *de
         goto fail;
     }
     *out = (vkrr_backend){ .name = "cuda", .self = b, .has_kernel = cuda_has_kernel,
-                           .run = cuda_run, .destroy = cuda_destroy, .device = cuda_device };
+                           .run = cuda_run, .destroy = cuda_destroy, .device = cuda_device,
+                           .stats = cuda_stats, .last_gpu_ms = cuda_last_gpu_ms,
+                           .run_frame = cuda_run_frame };
     return VKRR_OK;
 fail:
     cuda_destroy(b);

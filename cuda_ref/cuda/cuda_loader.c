@@ -6,6 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* syms: one symbol name or "first|fallback|...". */
+static void *resolve(void *lib, const char *syms)
+{
+    char one[128];
+    for (const char *p = syms; *p;) {
+        size_t n = strcspn(p, "|");
+        if (n < sizeof one) {
+            memcpy(one, p, n);
+            one[n] = 0;
+            void *f = dlsym(lib, one);
+            if (f) return f;
+        }
+        p += n + (p[n] == '|');
+    }
+    return NULL;
+}
+
 vkrr_status vkrr_cu_api_load(vkrr_cu_api *api, const char *path, vkrr_error *err)
 {
     vkrr_status st = VKRR_ERR_NO_LIBRARY;
@@ -26,7 +43,7 @@ vkrr_status vkrr_cu_api_load(vkrr_cu_api *api, const char *path, vkrr_error *err
      * conversion stays defined under -Wpedantic-like checks. */
 #define VKRR_CU_X_LOAD(ret, name, sym, params)                                        \
     do {                                                                             \
-        void *p = dlsym(api->lib, sym);                                              \
+        void *p = resolve(api->lib, sym);                                            \
         if (!p) {                                                                    \
             st = vkrr_fail(err, VKRR_ERR_NO_LIBRARY, path, 0, -1,                    \
                       "'%s' is not a usable CUDA driver library " VKRR_LIBCUDA_DEFAULT \

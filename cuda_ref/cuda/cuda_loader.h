@@ -32,6 +32,7 @@ typedef struct vkrr_cu_mod_st *vkrr_cu_module;
 typedef struct vkrr_cu_func_st *vkrr_cu_function;
 typedef struct vkrr_cu_array_st *vkrr_cu_array;
 typedef struct vkrr_cu_stream_st *vkrr_cu_stream;
+typedef struct vkrr_cu_event_st *vkrr_cu_event;
 typedef unsigned long long vkrr_cu_deviceptr;   /* CUdeviceptr (v2: 64-bit) */
 typedef unsigned long long vkrr_cu_texobject;   /* CUtexObject */
 typedef unsigned long long vkrr_cu_surfobject;  /* CUsurfObject */
@@ -110,7 +111,8 @@ typedef struct vkrr_cu_texture_desc {       /* CUDA_TEXTURE_DESC */
     int reserved[12];
 } vkrr_cu_texture_desc;
 
-/* X(return type, name, versioned symbol, parameter list) */
+/* X(return type, name, versioned symbol, parameter list); "a|b": the symbol a,
+ * else b (the same signature; a driver older than a's version has only b). */
 #define VKRR_CU_FUNCTIONS(X)                                                                   \
     X(vkrr_cu_result, cuInit, "cuInit", (unsigned int flags))                                  \
     X(vkrr_cu_result, cuDeviceGetCount, "cuDeviceGetCount", (int *count))                      \
@@ -149,6 +151,15 @@ typedef struct vkrr_cu_texture_desc {       /* CUDA_TEXTURE_DESC */
     X(vkrr_cu_result, cuLaunchKernel, "cuLaunchKernel",                                        \
       (vkrr_cu_function fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,   \
        unsigned bz, unsigned shared_bytes, vkrr_cu_stream stream, void **params, void **extra)) \
+    X(vkrr_cu_result, cuEventCreate, "cuEventCreate", (vkrr_cu_event *ev, unsigned int flags)) \
+    X(vkrr_cu_result, cuEventDestroy, "cuEventDestroy_v2", (vkrr_cu_event ev))                 \
+    X(vkrr_cu_result, cuEventRecord, "cuEventRecord", (vkrr_cu_event ev, vkrr_cu_stream stream)) \
+    X(vkrr_cu_result, cuEventSynchronize, "cuEventSynchronize", (vkrr_cu_event ev))            \
+    X(vkrr_cu_result, cuEventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime",          \
+      (float *ms, vkrr_cu_event start, vkrr_cu_event end))                                     \
+    X(vkrr_cu_result, cuDriverGetVersion, "cuDriverGetVersion", (int *version))                \
+    X(vkrr_cu_result, cuDeviceGetUuid, "cuDeviceGetUuid_v2|cuDeviceGetUuid",                  \
+      (unsigned char uuid[16], vkrr_cu_device dev))                                             \
     X(vkrr_cu_result, cuGetErrorName, "cuGetErrorName", (vkrr_cu_result r, const char **s))    \
     X(vkrr_cu_result, cuGetErrorString, "cuGetErrorString", (vkrr_cu_result r, const char **s))
 

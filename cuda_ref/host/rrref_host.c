@@ -265,9 +265,14 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
         vkrr_launch_record rec = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
                                   {l->block[0], l->block[1], l->block[2]}, 0, l->args,
                                   l->args_bytes, ar, l->nallocs, pr, l->nptrs, ir, l->nimages, NULL};
-        st = vkrr_writer_launch(w, &rec, NULL, err);
+        uint64_t seq = 0;
+        st = vkrr_writer_launch(w, &rec, &seq, err);
         if (st != VKRR_OK)
             goto fail;
+        /* a backend that times its launches (CUDA events around each kernel
+         * on the GPU) leaves that time in the log, for `vkrr bench` */
+        if (be->last_gpu_ms)
+            vkrr_writer_profile(w, seq, l->kernel, be->last_gpu_ms(be->self));
     }
     /* the launch's results become the buffers' and arrays' contents */
     for (uint32_t i = 0; i < l->nallocs; i++) {

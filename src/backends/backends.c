@@ -1,6 +1,7 @@
 /* backends.c - opening a backend by name (backends.h). */
 #include "backends.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include "backend_vk.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
+#include "nvml_clocks.h"
 #include "ptx.h"
 
 const char *vkrr_backend_names(void)
@@ -45,4 +47,21 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
                                         err);
     return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "no backend named '%s' (there are %s)", name,
                      vkrr_backend_names());
+}
+
+bool vkrr_backend_clocks(const vkrr_backend *be, char *text, size_t cap)
+{
+    vkrr_backend_stats st = {0};
+    if (be->stats)
+        be->stats(be->self, &st);
+    vkrr_gpu_clocks c;
+    if (!vkrr_nvml_clocks(st.uuid, &c)) {
+        snprintf(text, cap, "%s", c.why);
+        return false;
+    }
+    int n = snprintf(text, cap, "SM %u/%u MHz, memory %u/%u MHz", c.sm_mhz, c.sm_max_mhz, c.mem_mhz,
+                     c.mem_max_mhz);
+    if (c.pstate >= 0 && n > 0 && (size_t)n < cap)
+        snprintf(text + n, cap - (size_t)n, ", P%d", c.pstate);
+    return true;
 }

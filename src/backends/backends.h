@@ -38,6 +38,11 @@ typedef struct vkrr_backend_desc {
 } vkrr_backend_desc;
 
 vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err);
+
+/* The clocks of the GPU be runs on, now, where its driver tells them (an
+ * NVIDIA GPU with NVML; see nvml_clocks.h); false with out->why said when
+ * not.  "SM 1980/1980 MHz, memory 2619/2619 MHz, P0" or that reason, in text. */
+bool vkrr_backend_clocks(const vkrr_backend *be, char *text, size_t cap);
 /* "vulkan, cpu, ptx, cuda": for help texts and errors. */
 const char *vkrr_backend_names(void);
 

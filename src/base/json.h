@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -63,5 +64,9 @@ bool vkrr_json_number(const vkrr_json *v, double *out);
 bool vkrr_json_u64(const vkrr_json *v, uint64_t *out);
 bool vkrr_json_i64(const vkrr_json *v, int64_t *out);
 const char *vkrr_json_string(const vkrr_json *v); /* NULL when not a string */
+
+/* Writing: s as a JSON string, quoted and escaped (", \\, control bytes and
+ * DEL; \\n and \\t by name).  The one writer every JSON output uses. */
+void vkrr_json_put_string(FILE *f, const char *s);
 
 #endif

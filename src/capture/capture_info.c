@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "capture.h"
 #include "cuformat.h"
 
@@ -17,24 +18,6 @@ static const char *kind_name(vkrr_image_kind k)
     return k == VKRR_IMAGE_TEXTURE ? "texture" : "surface";
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static const char *resource_name(int r)
 {
     return r == VKRR_TEXRES_LINEAR ? "linear" : r == VKRR_TEXRES_PITCH2D ? "pitch2d" : "array";
@@ -44,18 +27,18 @@ static const char *resource_name(int r)
 static void json_error(const vkrr_error *e, FILE *f)
 {
     fputs("{\"status\":", f);
-    json_string(f, vkrr_status_name(e->status));
+    vkrr_json_put_string(f, vkrr_status_name(e->status));
     fputs(",\"file\":", f);
-    json_string(f, e->file);
+    vkrr_json_put_string(f, e->file);
     fprintf(f, ",\"line\":%ld,\"offset\":%ld,\"message\":", e->line, e->offset);
-    json_string(f, e->msg[0] ? e->msg : vkrr_status_message(e->status));
+    vkrr_json_put_string(f, e->msg[0] ? e->msg : vkrr_status_message(e->status));
     fputc('}', f);
 }
 
 static void json_launch(const vkrr_launch *l, FILE *f)
 {
     fprintf(f, "{\"sequence\":%llu,\"kernel\":", (unsigned long long)l->sequence);
-    json_string(f, l->kernel);
+    vkrr_json_put_string(f, l->kernel);
     fprintf(f,
             ",\"frame\":%u,\"occurrence\":%u,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
             "\"shared_bytes\":%u,\"args_bytes\":%u,\"allocs\":[",
@@ -110,13 +93,13 @@ static void json_device(const vkrr_capture_device *d, FILE *f)
         return;
     }
     fputs("{\"name\":", f);
-    json_string(f, d->name);
+    vkrr_json_put_string(f, d->name);
     if (d->cc_major >= 0)
         fprintf(f, ",\"cc\":\"%d.%d\"", d->cc_major, d->cc_minor);
     else
         fputs(",\"cc\":null", f);
     fputs(",\"model\":", f);
-    json_string(f, d->model);
+    vkrr_json_put_string(f, d->model);
     fputc('}', f);
 }
 

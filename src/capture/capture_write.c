@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,13 @@ void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
     log_vappend(w, fmt, ap);
     va_end(ap);
     log_append(w, "\n");
+}
+
+void vkrr_writer_profile(vkrr_writer *w, uint64_t seq, const char *kernel, double gpu_ms)
+{
+    if (isfinite(gpu_ms) && gpu_ms >= 0)
+        vkrr_writer_log_line(w, "KERNEL_PROFILE launch=%llu kernel=%s gpu_ms=%.6f", (unsigned long long)seq,
+                             kernel, gpu_ms);
 }
 
 static char *path_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

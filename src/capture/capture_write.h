@@ -116,6 +116,11 @@ uint64_t vkrr_writer_surface_create(vkrr_writer *w, uint64_t array, uint64_t han
 void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The launch's GPU time as a profiler line, after its launch[N] lines:
+ * "KERNEL_PROFILE launch=SEQ kernel=NAME gpu_ms=X" (what `vkrr bench` reads
+ * as the CUDA time; a time that is not finite and >= 0 writes nothing). */
+void vkrr_writer_profile(vkrr_writer *w, uint64_t seq, const char *kernel, double gpu_ms);
+
 /* modules/NAME plus cuModuleLoadData / cuModuleGetFunction lines for the
  * given kernel names. */
 vkrr_status vkrr_writer_module(vkrr_writer *w, const char *name, const void *data,

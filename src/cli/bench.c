@@ -1,4 +1,5 @@
-/* bench.c - CUDA per-launch times from KERNEL_PROFILE lines, and a median. */
+/* bench.c - timing a launch or a frame until steady, CUDA per-launch times
+ * from KERNEL_PROFILE lines, and a median. */
 #include "bench.h"
 
 #include <ctype.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "mapfile.h"
 
 #define BENCH_LOG_MAX_BYTES (1024u * 1024u * 1024u)
@@ -231,4 +233,82 @@ vkrr_status vkrr_bench_profile_load(const vkrr_capture *cap, double *cuda_ms,
     st = vkrr_bench_profile_parse(cap, text, len, cuda_ms, stats, err);
     free(text);
     return st;
+}
+
+vkrr_bench_fig vkrr_bench_fig_none(void)
+{
+    return (vkrr_bench_fig){.min = NAN, .median = NAN, .max = NAN, .spread = NAN};
+}
+
+bool vkrr_bench_fig_spread(const vkrr_bench_fig *f)
+{
+    return f->spread > VKRR_BENCH_SPREAD; /* false for NAN */
+}
+
+/* runs timed runs into v (sorted on return); *any false when one had no time. */
+static vkrr_status batch(vkrr_bench_run_fn run_once, void *ctx, double *v, unsigned runs, bool *timed,
+                         vkrr_error *err)
+{
+    *timed = true;
+    for (unsigned k = 0; k < runs; k++) {
+        vkrr_status s = run_once(ctx, &v[k], err);
+        if (s != VKRR_OK)
+            return s;
+        if (isnan(v[k]))
+            *timed = false;
+    }
+    qsort(v, runs, sizeof *v, cmp_double);
+    return VKRR_OK;
+}
+
+static double median_sorted(const double *v, unsigned n)
+{
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+vkrr_status vkrr_bench_measure(const vkrr_bench_plan *plan, vkrr_bench_run_fn run_once, void *ctx,
+                               vkrr_bench_fig *fig, vkrr_error *err)
+{
+    *fig = vkrr_bench_fig_none();
+    const unsigned runs = plan->runs ? plan->runs : 1;
+    unsigned max_batches = plan->max_batches ? plan->max_batches : VKRR_BENCH_MAX_BATCHES;
+    if (max_batches < 2)
+        max_batches = 2; /* two medians to compare */
+    const double max_warmup_s = plan->max_warmup_s > 0 ? plan->max_warmup_s : VKRR_BENCH_MAX_WARMUP_S;
+    double *prev = malloc(runs * sizeof *prev), *cur = malloc(runs * sizeof *cur);
+    vkrr_status s = VKRR_OK;
+    if (!prev || !cur) {
+        s = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for %u timings", runs);
+        goto done;
+    }
+    const double t0 = vkrr_now_s();
+    double first;
+    if ((s = run_once(ctx, &first, err)) != VKRR_OK || isnan(first))
+        goto done; /* no time at all: nothing to wait for */
+    unsigned batches = 1;
+    bool timed;
+    if ((s = batch(run_once, ctx, prev, runs, &timed, err)) != VKRR_OK || !timed)
+        goto done;
+    for (;;) {
+        if ((s = batch(run_once, ctx, cur, runs, &timed, err)) != VKRR_OK || !timed)
+            goto done;
+        batches++;
+        double a = median_sorted(prev, runs), b = median_sorted(cur, runs);
+        fig->steady = fabs(a - b) <= VKRR_BENCH_STEADY * fmax(a, b);
+        if (fig->steady || batches >= max_batches || vkrr_now_s() - t0 >= max_warmup_s)
+            break;
+        double *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    fig->min = cur[0];
+    fig->max = cur[runs - 1];
+    fig->median = median_sorted(cur, runs);
+    fig->timed = runs;
+    fig->warmup = 1 + runs * (batches - 1); /* every batch before the last */
+    fig->spread = fig->median > 0 ? (fig->max - fig->min) / fig->median : 0;
+done:
+    free(prev);
+    free(cur);
+    return s;
 }

@@ -1,4 +1,5 @@
-/* bench.h - what `vkrr bench` needs besides the backend: the CUDA side's
+/* bench.h - what `vkrr bench` needs besides the backend: how a thing is
+ * timed (warm-up until steady, then min/median/max), the CUDA side's
  * per-launch times from a capture's run.log, and a median.
  *
  *     double *cuda_ms = calloc(cap->nlaunches, sizeof *cuda_ms);
@@ -21,6 +22,7 @@
 #ifndef VKRR_BENCH_H
 #define VKRR_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "capture.h"
@@ -42,5 +44,48 @@ vkrr_status vkrr_bench_profile_load(const vkrr_capture *cap, double *cuda_ms,
 
 /* Median of n values (sorts v in place); NAN when n is 0. */
 double vkrr_bench_median(double *v, size_t n);
+
+/* Timing one thing (a launch, a frame), the same way for every backend:
+ *
+ *     vkrr_bench_fig fig;
+ *     vkrr_bench_measure(&(vkrr_bench_plan){.runs = 5}, run_once, ctx, &fig, &err);
+ *
+ * run_once runs it once and gives its GPU time in ms (NAN: the backend cannot
+ * time it).  First one untimed run: whatever happens only on first use
+ * (pipeline or module compilation, lazy loading, caches) lands there.  Then
+ * batches of `runs` runs until the medians of two consecutive batches agree
+ * within VKRR_BENCH_STEADY (a GPU that was idle clocks up meanwhile); the
+ * figures are the last batch's, every earlier run is warm-up.  The wait is
+ * bounded by max_batches and max_warmup_s: when hit, the last batch is the
+ * figure and `steady` is false (say so).  A first run without a time (NAN):
+ * nothing more is run and the figures are NAN. */
+#define VKRR_BENCH_STEADY 0.02 /* relative difference of two medians */
+#define VKRR_BENCH_SPREAD 0.10 /* (max - min) / median above this is marked */
+#define VKRR_BENCH_MAX_BATCHES 10u
+#define VKRR_BENCH_MAX_WARMUP_S 10.0
+
+typedef struct vkrr_bench_plan {
+    unsigned runs;          /* timed runs, >= 1 */
+    unsigned max_batches;   /* 0: VKRR_BENCH_MAX_BATCHES; 2 at least */
+    double max_warmup_s;    /* 0: VKRR_BENCH_MAX_WARMUP_S; wall time before the last batch */
+} vkrr_bench_plan;
+
+typedef struct vkrr_bench_fig {
+    double min, median, max; /* ms over the timed runs; NAN: no time */
+    unsigned timed;          /* runs in them */
+    unsigned warmup;         /* untimed runs before them */
+    bool steady;             /* two consecutive medians agreed */
+    double spread;           /* (max - min) / median; NAN without a time */
+} vkrr_bench_fig;
+
+typedef vkrr_status (*vkrr_bench_run_fn)(void *ctx, double *ms, vkrr_error *err);
+
+/* An error of run_once is returned as it is (fig then holds NANs). */
+vkrr_status vkrr_bench_measure(const vkrr_bench_plan *plan, vkrr_bench_run_fn run_once, void *ctx,
+                               vkrr_bench_fig *fig, vkrr_error *err);
+/* A fig without any time: NANs, nothing run. */
+vkrr_bench_fig vkrr_bench_fig_none(void);
+/* The spread is over VKRR_BENCH_SPREAD. */
+bool vkrr_bench_fig_spread(const vkrr_bench_fig *f);
 
 #endif

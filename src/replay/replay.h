@@ -149,6 +149,9 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
 /* What a backend says about itself (the optional stats operation). */
 typedef struct vkrr_backend_stats {
     const char *device_name;      /* the device it runs on ("" when none) */
+    const char *driver;           /* its driver and version ("" when unknown) */
+    const uint8_t *uuid;          /* its 16-byte UUID (NVIDIA: the GPU's, as NVML and CUDA
+                                   * give it); NULL when unknown */
     unsigned validation_messages; /* warnings/errors of a validation layer so far */
     unsigned pipelines_created;   /* compiled kernels (cache misses) */
     unsigned pipeline_hits;       /* launches that reused a compiled kernel */

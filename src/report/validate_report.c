@@ -3,6 +3,7 @@
 #include "validate_report.h"
 
 #include "approx.h"
+#include "json.h"
 #include "validate_chain.h"
 
 #include <math.h>
@@ -228,25 +229,6 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* JSON has no Inf/NaN: an infinite PSNR (identical data) is written as null. */
 static void json_num(FILE *f, double v)
 {
@@ -259,7 +241,7 @@ static void json_num(FILE *f, double v)
 static void json_metrics(FILE *f, const vkrr_metrics *m)
 {
     fprintf(f, "{\"type\": ");
-    json_str(f, vkrr_dtype_name(m->dtype));
+    vkrr_json_put_string(f, vkrr_dtype_name(m->dtype));
     fprintf(f, ", \"count\": %llu, \"exact_pct\": ", (unsigned long long)m->count);
     json_num(f, m->exact_pct);
     fprintf(f, ", \"max_abs\": ");
@@ -316,7 +298,7 @@ static void json_comparison(FILE *f, const vkrr_comparison *c, bool heatmap)
     fprintf(f, ", \"outside_window_bytes\": %llu", (unsigned long long)c->outside);
     if (heatmap) {
         fprintf(f, ", \"heatmap\": ");
-        if (c->heatmap[0]) json_str(f, c->heatmap); else fputs("null", f);
+        if (c->heatmap[0]) vkrr_json_put_string(f, c->heatmap); else fputs("null", f);
     }
     fprintf(f, ", \"metrics\": ");
     json_metrics(f, &c->m);
@@ -329,9 +311,9 @@ static void json_coverage(FILE *f, const vkrr_kernel_coverage *c, uint32_t n)
     fprintf(f, ",\n  \"coverage\": [");
     for (uint32_t i = 0; i < n; i++, c++) {
         fprintf(f, "%s\n    {\"kernel\": ", i ? "," : "");
-        json_str(f, c->kernel);
+        vkrr_json_put_string(f, c->kernel);
         fprintf(f, ", \"module\": ");
-        json_str(f, c->module);
+        vkrr_json_put_string(f, c->module);
         fprintf(f, ", \"branch_directions\": {\"taken\": %u, \"total\": %u}, "
                    "\"instructions\": {\"ran\": %u, \"total\": %u}, \"missed\": [",
                 c->dirs_taken, c->dirs_total, c->ran, c->instructions);
@@ -343,13 +325,13 @@ static void json_coverage(FILE *f, const vkrr_kernel_coverage *c, uint32_t n)
                 fprintf(f, ", \"last_line\": %u, \"count\": %u", x->line1, x->count);
             else {
                 fprintf(f, ", \"what\": ");
-                json_str(f, x->what);
+                vkrr_json_put_string(f, x->what);
             }
             fprintf(f, ", \"source\": ");
             if (x->src[0]) {
-                json_str(f, x->src);
+                vkrr_json_put_string(f, x->src);
                 fprintf(f, ", \"source_line\": %u, \"text\": ", x->src_line);
-                json_str(f, x->text);
+                vkrr_json_put_string(f, x->text);
             } else {
                 fputs("null", f);
             }
@@ -364,11 +346,11 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                       uint32_t n)
 {
     fprintf(f, "{\n  \"capture\": ");
-    json_str(f, info->capture);
+    vkrr_json_put_string(f, info->capture);
     fprintf(f, ",\n  \"command\": ");
-    json_str(f, info->command ? info->command : "validate");
+    vkrr_json_put_string(f, info->command ? info->command : "validate");
     fprintf(f, ",\n  \"vkrr_version\": ");
-    if (info->version) json_str(f, info->version); else fputs("null", f);
+    if (info->version) vkrr_json_put_string(f, info->version); else fputs("null", f);
     fprintf(f, ",\n  \"capture_id\": \"%016llx\", \"capture_launches\": %u",
             (unsigned long long)info->capture_id, info->capture_launches);
     fprintf(f, ",\n  \"shard\": ");
@@ -377,21 +359,21 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     else
         fputs("null", f);
     fprintf(f, ",\n  \"only\": ");
-    if (info->only) json_str(f, info->only); else fputs("null", f);
+    if (info->only) vkrr_json_put_string(f, info->only); else fputs("null", f);
     fprintf(f, ",\n  \"strict\": %s", info->strict ? "true" : "false");
     /* the backend the ports ran on; each launch's "port" names the port itself */
     fprintf(f, ",\n  \"port_backend\": ");
-    json_str(f, info->backend);
+    vkrr_json_put_string(f, info->backend);
     fprintf(f, ",\n  \"device\": ");
-    json_str(f, info->device ? info->device : "");
+    vkrr_json_put_string(f, info->device ? info->device : "");
     fprintf(f, ",\n  \"reference\": ");
-    json_str(f, info->reference);
+    vkrr_json_put_string(f, info->reference);
     fprintf(f, ",\n  \"hardware_model\": ");
     if (info->hw_model) {
         fprintf(f, "{\"name\": ");
-        json_str(f, info->hw_model);
+        vkrr_json_put_string(f, info->hw_model);
         fprintf(f, ", \"note\": ");
-        json_str(f, info->hw_note ? info->hw_note : "");
+        vkrr_json_put_string(f, info->hw_note ? info->hw_note : "");
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -423,23 +405,23 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         char buf[1400];
         vkrr_error_format(&info->damage[i], buf, sizeof buf);
         fputs(i ? ", " : "", f);
-        json_str(f, buf);
+        vkrr_json_put_string(f, buf);
     }
     fprintf(f, "],\n");
     vkrr_bisect b;
     vkrr_bisect_analyze(res, n, &b);
     fprintf(f, "  \"mode\": ");
-    json_str(f, info->mode ? info->mode : "isolated");
+    vkrr_json_put_string(f, info->mode ? info->mode : "isolated");
     fprintf(f, ",\n  \"perturb\": ");
-    if (info->perturb) json_str(f, info->perturb); else fputs("null", f);
+    if (info->perturb) vkrr_json_put_string(f, info->perturb); else fputs("null", f);
     fprintf(f, ",\n  \"bisect\": {\"first_divergence\": ");
     if (b.first_fail >= 0) fprintf(f, "%llu", (unsigned long long)res[b.first_fail].launch->sequence);
     else fputs("null", f);
     fprintf(f, ", \"class\": ");
-    json_str(f, b.first_fail < 0 ? "" : b.evidence == VKRR_EVIDENCE_NONE ? "unknown"
+    vkrr_json_put_string(f, b.first_fail < 0 ? "" : b.evidence == VKRR_EVIDENCE_NONE ? "unknown"
                 : b.culprit ? "culprit" : "amplifier");
     fprintf(f, ", \"evidence\": ");
-    if (b.evidence != VKRR_EVIDENCE_NONE) json_str(f, vkrr_bisect_evidence_name(b.evidence));
+    if (b.evidence != VKRR_EVIDENCE_NONE) vkrr_json_put_string(f, vkrr_bisect_evidence_name(b.evidence));
     else fputs("null", f);
     fprintf(f, ", \"upstream\": ");
     if (b.first_fail >= 0 && !b.culprit && b.first_inexact >= 0 && b.first_inexact < b.first_fail)
@@ -456,16 +438,16 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         const vkrr_launch *l = r->launch;
         fprintf(f, "%s\n    {\"sequence\": %llu, \"kernel\": ", i ? "," : "",
                 (unsigned long long)l->sequence);
-        json_str(f, l->kernel);
+        vkrr_json_put_string(f, l->kernel);
         fprintf(f, ", \"frame\": %u, \"occurrence\": %u, \"status\": ", l->frame, l->occurrence);
-        if (r->has_isolated) json_str(f, vkrr_launch_status_name(r->status)); else fputs("null", f);
+        if (r->has_isolated) vkrr_json_put_string(f, vkrr_launch_status_name(r->status)); else fputs("null", f);
         if (r->has_chained) {
             fprintf(f, ", \"chained_status\": ");
-            json_str(f, vkrr_launch_status_name(r->chained_status));
+            vkrr_json_put_string(f, vkrr_launch_status_name(r->chained_status));
             fprintf(f, ", \"chained_exact\": %s, \"role\": ", r->chained_exact ? "true" : "false");
-            json_str(f, vkrr_bisect_role(r));
+            vkrr_json_put_string(f, vkrr_bisect_role(r));
             fprintf(f, ", \"role_evidence\": ");
-            json_str(f, vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(r)));
+            vkrr_json_put_string(f, vkrr_bisect_evidence_name(vkrr_bisect_evidence_of(r)));
             fprintf(f, ", \"chained\": \"%s\"",
                     r->chained_reused ? "same as isolated" : "dispatched");
             fprintf(f, ", \"chained_vs_original\": ");
@@ -479,7 +461,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                 fprintf(f, ", \"skipped_for\": %llu, \"skipped_for_launch\": {\"sequence\": %llu, "
                            "\"kernel\": ", (unsigned long long)sf->sequence,
                         (unsigned long long)sf->sequence);
-                json_str(f, sf->kernel);
+                vkrr_json_put_string(f, sf->kernel);
                 fprintf(f, ", \"frame\": %u}", sf->frame);
             }
             fprintf(f, ", \"chained_worst\": ");
@@ -490,22 +472,22 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         fprintf(f, ", \"rerun\": %s, \"rerun_matches_capture\": %s", r->rerun ? "true" : "false",
                 r->rerun_matches_capture ? "true" : "false");
         fprintf(f, ", \"port\": ");
-        if (r->port[0]) json_str(f, r->port); else fputs("null", f);
+        if (r->port[0]) vkrr_json_put_string(f, r->port); else fputs("null", f);
         fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",
                 r->damaged ? "true" : "false");
         fprintf(f, ", \"note\": ");
-        json_str(f, r->note);
+        vkrr_json_put_string(f, r->note);
         fprintf(f, ", \"hw_note\": ");
-        json_str(f, r->hw_note);
+        vkrr_json_put_string(f, r->hw_note);
         fprintf(f, ", \"printf\": ");
-        if (r->printed) json_str(f, r->printed); else fputs("null", f);
+        if (r->printed) vkrr_json_put_string(f, r->printed); else fputs("null", f);
         fprintf(f, ", \"standins\": [");
         for (unsigned b = 0, k = 0; b < 4; b++)
             if (r->standins & (1u << b)) {
                 char nm[96];
                 vkrr_approx_standin_names(1u << b, nm, sizeof nm);
                 fputs(k++ ? ", " : "", f);
-                json_str(f, nm);
+                vkrr_json_put_string(f, nm);
             }
         fputc(']', f);
         fprintf(f, ", \"seconds\": ");
@@ -517,7 +499,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             const vkrr_metrics *m = &p->m;
             fprintf(f, "%s\n      {\"offset\": %u, \"kind\": \"%s\", \"type\": ", k ? "," : "",
                     x->offset, x->is_buffer ? "buffer" : "surface");
-            json_str(f, vkrr_dtype_name(p->done ? m->dtype : x->chained.m.dtype));
+            vkrr_json_put_string(f, vkrr_dtype_name(p->done ? m->dtype : x->chained.m.dtype));
             if (x->is_buffer)
                 fprintf(f, ", \"base\": \"0x%llx\", \"window_offset\": %llu",
                         (unsigned long long)x->base, (unsigned long long)x->view.offset);
@@ -534,7 +516,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                         (unsigned long long)m->nan_mismatch, (unsigned long long)p->outside,
                         (unsigned long long)x->unchanged, (unsigned long long)x->cuda_unchanged,
                         x->output ? "true" : "false");
-                if (p->heatmap[0]) json_str(f, p->heatmap); else fputs("null", f);
+                if (p->heatmap[0]) vkrr_json_put_string(f, p->heatmap); else fputs("null", f);
                 fprintf(f, ", \"metrics\": ");
                 json_metrics(f, m);
             } else { /* not compared in isolation (chained only, or a dump that failed) */
