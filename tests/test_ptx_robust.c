@@ -158,20 +158,17 @@ static void unsupported(void)
     vkrr_ptx_module_free(m);
 }
 
-/* An array element as an operand, as tinygrad's PTX renderer writes it
- * (`mov.u64 %rd2, local0[0];`: the array's address); another index is
- * refused naming the line rather than guessed. */
+/* An array element as an operand (PTX "Arrays as Operands"), as tinygrad's
+ * PTX renderer writes it (`mov.u64 %rd2, local0[0];`: the array's address). */
 static void array_operand(void)
 {
-    const char *fmt = ".version 7.8\n.target sm_80\n.address_size 64\n"
-                      ".visible .entry r(.param .u64 out)\n{\n .reg .b32 %%r<4>;\n .reg .b64 %%rd<6>;\n"
-                      " .shared .align 4 .b8 local0[256];\n ld.param.u64 %%rd1, [out];\n"
-                      " mov.u32 %%r1, %%tid.x;\n mov.u64 %%rd2, local0[%d];\n mul.wide.u32 %%rd3, %%r1, 4;\n"
-                      " add.s64 %%rd4, %%rd2, %%rd3;\n st.shared.u32 [%%rd4], %%r1;\n bar.sync 0;\n"
-                      " ld.shared.u32 %%r2, [%%rd2+20];\n cvta.to.global.u64 %%rd5, %%rd1;\n"
-                      " st.global.u32 [%%rd5], %%r2;\n ret;\n}\n";
-    char text[1024];
-    snprintf(text, sizeof text, fmt, 0);
+    const char *text = ".version 7.8\n.target sm_80\n.address_size 64\n"
+                       ".visible .entry r(.param .u64 out)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<6>;\n"
+                       " .shared .align 4 .b8 local0[256];\n ld.param.u64 %rd1, [out];\n"
+                       " mov.u32 %r1, %tid.x;\n mov.u64 %rd2, local0[0];\n mul.wide.u32 %rd3, %r1, 4;\n"
+                       " add.s64 %rd4, %rd2, %rd3;\n st.shared.u32 [%rd4], %r1;\n bar.sync 0;\n"
+                       " ld.shared.u32 %r2, [%rd2+20];\n cvta.to.global.u64 %rd5, %rd1;\n"
+                       " st.global.u32 [%rd5], %r2;\n ret;\n}\n";
     vkrr_ptx_module *m = NULL;
     vkrr_error err = {0};
     if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "a.ptx", &err) == VKRR_OK)) {
@@ -184,11 +181,67 @@ static void array_operand(void)
     CHECK(ptxt_run(m, "r", &a, 1, 32, 0));
     CHECK_EQ_U64(out, 5); /* thread 5 stored its id at local0 + 20 */
     vkrr_ptx_module_free(m);
-    snprintf(text, sizeof text, fmt, 3);
-    m = NULL;
-    vkrr_status st = vkrr_ptx_module_load(&m, text, strlen(text), "a.ptx", &err);
-    CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 11 && strstr(err.msg, "indexed by 3"));
+}
+
+/* Another index counts scalars of the array's type, as ptxas compiles it
+ * (checked byte for byte against `a+OFFSET` with ptxas 13): `a[3]` of a
+ * .u32 array is a+12, of a .u64 one a+24, of a .f16 one a+6, `a[1]` of a
+ * .v2 .u32 one a+4; in ld/st it is the element itself.  A register or an
+ * expression as the index is refused naming the line. */
+static void array_index(void)
+{
+    static const char head[] =
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".global .align 4 .u32 arr[8] = {10, 11, 12, 13, 14, 15, 16, 17};\n"
+        ".global .align 8 .u64 arr64[4] = {100, 101, 102, 103};\n"
+        ".global .align 8 .v2 .u32 av[4];\n"
+        ".global .align 2 .f16 ah[8];\n"
+        ".visible .entry r(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<12>;\n"
+        " ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", head,
+             " mov.u64 %rd2, arr[3];\n ld.global.u32 %r1, [%rd2];\n"   /* 13 */
+             " ld.global.u32 %r2, arr[5];\n"                            /* 15 */
+             " mov.u64 %rd3, arr64[2];\n ld.global.u64 %rd4, [%rd3];\n" /* 102 */
+             " ld.global.u64 %rd5, arr64[3];\n"                         /* 103 */
+             " st.global.u32 arr[1], %r2;\n ld.global.u32 %r3, [arr+4];\n" /* 15 */
+             " mov.u64 %rd6, av[1];\n mov.u64 %rd7, av;\n sub.s64 %rd8, %rd6, %rd7;\n"
+             " mov.u64 %rd9, ah[3];\n mov.u64 %rd10, ah;\n sub.s64 %rd11, %rd9, %rd10;\n"
+             " st.global.u32 [%rd1], %r1;\n st.global.u32 [%rd1+4], %r2;\n"
+             " st.global.u32 [%rd1+8], %r3;\n st.global.u64 [%rd1+16], %rd4;\n"
+             " st.global.u64 [%rd1+24], %rd5;\n st.global.u64 [%rd1+32], %rd8;\n"
+             " st.global.u64 [%rd1+40], %rd11;\n ret;\n}\n");
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "i.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    uint64_t out[6] = {0};
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    CHECK(ptxt_run(m, "r", &a, 1, 1, 0));
+    uint32_t w[3];
+    memcpy(w, out, sizeof w);
+    CHECK_EQ_U64(w[0], 13);
+    CHECK_EQ_U64(w[1], 15);
+    CHECK_EQ_U64(w[2], 15);
+    CHECK_EQ_U64(out[2], 102);
+    CHECK_EQ_U64(out[3], 103);
+    CHECK_EQ_U64(out[4], 4); /* .v2 .u32: the scalar's size */
+    CHECK_EQ_U64(out[5], 6); /* .f16 */
     vkrr_ptx_module_free(m);
+
+    static const char *const refused[] = {" mov.u32 %r1, 1;\n mov.u64 %rd2, arr[%r1];\n ret;\n}\n",
+                                          " ld.global.u32 %r1, arr[5+1];\n ret;\n}\n"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(text, sizeof text, "%s%s", head, refused[i]);
+        m = NULL;
+        vkrr_status st = vkrr_ptx_module_load(&m, text, strlen(text), "i.ptx", &err);
+        if (!CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 15 - i && strstr(err.msg, "only NAME[N]")))
+            vkrr_error_print(&err, stderr);
+        vkrr_ptx_module_free(m);
+    }
 }
 
 int main(void)
@@ -210,5 +263,6 @@ int main(void)
     CHECK(loaded > 100 && failed > 1000);
     unsupported();
     array_operand();
+    array_index();
     return test_finish("ptx_robust");
 }

@@ -96,6 +96,8 @@ typedef struct ptx_var {
                            * memory, laid out and addressed as .local */
     int32_t func;         /* declaring function, -1 for module scope */
     uint64_t offset;      /* module .global/.const: offset in the module image */
+    uint32_t elem;        /* bytes of its scalar type: NAME[i] is i of them in (ptxas
+                           * scales a .v2 .u32 array's index by 4, not 8) */
 } ptx_var;
 
 typedef struct ptx_param {
@@ -132,6 +134,7 @@ typedef struct ptx_rop {
     uint64_t bits;        /* RO_F32 / RO_F64 bits */
     double d;             /* RO_DEC */
     const char *name;     /* RO_NAME (labels) */
+    bool elem;            /* RO_SYM written NAME[i] (ival: i elements in): in ld/st, the element */
 } ptx_rop;
 
 typedef struct ptx_raw {

@@ -264,10 +264,16 @@ static unsigned take_space(ptx_dctx *c)
 /* [base + off] into o[field] / *off */
 static int mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off)
 {
-    if (!o || o->kind != RO_MEM || o->n != 1)
+    const ptx_rop *b = o;
+    *off = 0;
+    if (o && o->kind == RO_SYM && o->elem) {
+        /* `ld.global.u32 %r, a[2];`: the element itself (its offset is in b->ival) */
+    } else if (!o || o->kind != RO_MEM || o->n != 1) {
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected an address [...]");
-    const ptx_rop *b = &c->f->rops[o->first];
-    *off = (uint64_t)o->ival;
+    } else {
+        b = &c->f->rops[o->first];
+        *off = (uint64_t)o->ival;
+    }
     if (b->kind == RO_INT) {
         *off += (uint64_t)b->ival;
         return ptx_set_slot(c, field, ptx_const_slot(c, 0), true, false);

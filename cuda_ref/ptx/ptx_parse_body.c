@@ -204,21 +204,27 @@ static bool operand(parser *ps, ptx_rop *o, int depth)
             ps_peek(ps, 1)->kind == TK_INT) {
             ps_next(ps);
             o->ival = (int64_t)ps_next(ps).u;
-        } else if (o->kind == RO_SYM && ps_is_punct(ps_peek(ps, 0), '[') &&
-                   ps_peek(ps, 1)->kind == TK_INT && ps_is_punct(ps_peek(ps, 2), ']')) {
-            /* an array element as an operand (PTX "Arrays as Operands"), as
-             * tinygrad writes `mov.u64 %rd1, local0[0];`: element 0 is the
-             * array's own address.  Another index would need the scaling
-             * PTX gives it, which no test here has confirmed: refused, not
-             * guessed. */
+        } else if (o->kind == RO_SYM && ps_is_punct(ps_peek(ps, 0), '[')) {
+            /* an array element as an operand (PTX "Arrays as Operands"):
+             * `mov.u64 %rd1, a[2];` is the address of element 2, `ld.global.u32
+             * %r1, a[2];` loads it.  The index counts scalars of the array's
+             * declared type: ptxas compiles `a[3]` of a .u32 array as `a+12`,
+             * of a .u64 one as `a+24`, of a .f16 one as `a+6`, and `a[1]` of a
+             * .v2 .u32 one as `a+4` (the same code, byte for byte).  A register
+             * or an expression as the index is refused, not guessed. */
             ps_next(ps);
             ptx_tok ix = ps_next(ps);
-            ps_next(ps);
-            if (ix.u != 0)
+            if (ix.kind != TK_INT || !ps_is_punct(ps_peek(ps, 0), ']'))
                 return ps_fail(ps, VKRR_ERR_UNSUPPORTED, ix.line,
-                               "an array operand indexed by %llu (only [0], the array's address, "
-                               "is supported)", (unsigned long long)ix.u),
+                               "an array operand indexed by anything but a constant (only "
+                               "NAME[N] with a number N is supported)"),
                        false;
+            ps_next(ps);
+            const uint64_t elem = ps->m->vars[o->id].elem ? ps->m->vars[o->id].elem : 1;
+            if (ix.u > (uint64_t)INT64_MAX / elem)
+                return FAIL(ps, &ix, "array index %llu is out of range", (unsigned long long)ix.u), false;
+            o->ival = (int64_t)(ix.u * elem);
+            o->elem = true;
         }
         return true;
     default:

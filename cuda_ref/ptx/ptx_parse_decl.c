@@ -221,6 +221,7 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
         v->type = type;
         v->align = align ? align : elem;
         v->size = unsized ? 0 : elems * elem;
+        v->elem = ptx_type_bits(type) / 8u; /* a vector array's too: its scalar (ptxas) */
         v->dynamic = unsized;
         v->func = ps->f ? ps->fidx : -1;
         v->param = space == SP_PARAM;
@@ -315,6 +316,7 @@ static bool param_vars(parser *ps, const ptx_param *p, uint32_t n, uint32_t **ou
         v->type = p[i].type;
         v->align = p[i].align;
         v->size = p[i].size;
+        v->elem = ptx_type_bits(p[i].type) / 8u; /* a byte array's: 1 */
         v->func = ps->fidx;
         if (ps_sym_here(ps, v->name, (uint32_t)strlen(v->name)))
             return FAIL(ps, ps_peek(ps, 0), "'%s' is declared twice", v->name), false;
