@@ -6,6 +6,8 @@
  * width, dynamic shared memory, and cp.async (with zero fill) across
  * commit/wait groups.  And an out-of-bounds store is a fault naming the
  * instruction, not a crash. */
+#include <stdio.h>
+
 #include "ptx_testutil.h"
 
 #define MEM_NOUT 16
@@ -173,8 +175,76 @@ static void check_mem(vkrr_ptx_module *m, const uint32_t *in, const int8_t *byte
     CHECK(st == VKRR_ERR_FAULT && strstr(err.msg, "shared"));
 }
 
+/* .b128 registers, ld/st/mov (PTX 8.3; ptxas accepts this text for sm_80):
+ * a register is 16 bytes in two 64-bit halves, loaded and stored whole
+ * (16-aligned), packed and unpacked by mov; any other use is refused. */
+static void check_b128(void)
+{
+    static const char head[] =
+        ".version 8.3\n.target sm_80\n.address_size 64\n.global .align 16 .b128 gq;\n"
+        ".visible .entry q(.param .u64 in, .param .u64 out)\n{\n .reg .b128 %q<3>;\n .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [in];\n cvta.to.global.u64 %rd1, %rd1;\n"
+        " ld.param.u64 %rd2, [out];\n cvta.to.global.u64 %rd2, %rd2;\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", head,
+             " ld.global.b128 %q0, [%rd1];\n mov.b128 {%rd3, %rd4}, %q0;\n add.s64 %rd5, %rd3, 1;\n"
+             " mov.b128 %q1, {%rd4, %rd5};\n mov.b128 %q2, %q1;\n st.global.b128 [%rd2], %q2;\n"
+             " st.global.b128 [%rd2+16], %q0;\n st.global.b128 [gq], %q0;\n"
+             " ld.global.b128 %q2, [gq];\n st.global.b128 [%rd2+32], %q2;\n"
+             " mov.b128 {_, %rd6}, %q1;\n st.global.u64 [%rd2+48], %rd6;\n ret;\n}\n");
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "q.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static _Alignas(16) uint64_t in[2] = {0x0123456789abcdefull, 0xfedcba9876543210ull};
+    static _Alignas(16) uint64_t out[8];
+    ptxt_args a = {0};
+    ptxt_ptr(&a, in, sizeof in);
+    ptxt_ptr(&a, out, sizeof out);
+    CHECK(ptxt_run(m, "q", &a, 1, 32, 0));
+    CHECK_EQ_U64(out[0], in[1]);
+    CHECK_EQ_U64(out[1], in[0] + 1);
+    CHECK_EQ_U64(out[2], in[0]);
+    CHECK_EQ_U64(out[3], in[1]);
+    CHECK_EQ_U64(out[4], in[0]);
+    CHECK_EQ_U64(out[5], in[1]);
+    CHECK_EQ_U64(out[6], in[0] + 1);
+    vkrr_ptx_module_free(m);
+
+    /* 16 bytes from an address 8 bytes off: a misaligned access, not a guess */
+    snprintf(text, sizeof text, "%s%s", head, " ld.global.b128 %q0, [%rd1+8];\n st.global.b128 [%rd2], %q0;\n"
+             " ret;\n}\n");
+    m = NULL;
+    if (CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "q.ptx", &err) == VKRR_OK)) {
+        static _Alignas(16) uint64_t big[4];
+        ptxt_args b = {0};
+        ptxt_ptr(&b, big, sizeof big);
+        ptxt_ptr(&b, out, sizeof out);
+        if (!CHECK(ptxt_run_ex(m, "q", &b, 1, 1, 0, NULL, 0, NULL, 0, &err) == VKRR_ERR_FAULT && err.line == 13))
+            vkrr_error_print(&err, stderr);
+    }
+    vkrr_ptx_module_free(m);
+
+    /* any other use of a .b128 register is refused naming the line */
+    snprintf(text, sizeof text, "%s%s", head, " add.s64 %rd3, %q0, 1;\n ret;\n}\n");
+    m = NULL;
+    CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "q.ptx", &err) == VKRR_OK);
+    if (m) {
+        ptxt_args c = {0};
+        ptxt_ptr(&c, in, sizeof in);
+        ptxt_ptr(&c, out, sizeof out);
+        vkrr_status st = ptxt_run_ex(m, "q", &c, 1, 1, 0, NULL, 0, NULL, 0, &err);
+        if (!CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 13 && strstr(err.msg, ".b128 register")))
+            vkrr_error_print(&err, stderr);
+    }
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
+    check_b128();
     static _Alignas(16) uint32_t in[N];
     static _Alignas(16) int8_t bytes[N];
     uint64_t s = 17;

@@ -1,5 +1,5 @@
-/* ptx_int.c - integer arithmetic, comparisons, selects, moves and logic on
- * predicates.  Everything is computed in unsigned C types (PTX integer
+/* ptx_int.c - integer arithmetic, comparisons, selects, predicate moves and
+ * logic on predicates (other moves: ptx_move.c).  Everything is computed in unsigned C types (PTX integer
  * arithmetic wraps); results are stored zero-extended from their width.
  * Division by zero gives what NVIDIA GPUs give for the unsigned case
  * (all ones; rem returns the dividend), signed x/0 = -1 (x >= 0) or 1, and
@@ -276,56 +276,6 @@ HANDLER(x_slct)
     return 0;
 }
 
-HANDLER(x_mov)
-{
-    uint64_t *d = A_(0);
-    const uint64_t *A = A_(1);
-    PTX_LANES(m, d[l] = A[l]);
-    return 0;
-}
-
-HANDLER(x_clock)
-{
-    uint64_t *d = A_(0);
-    uint64_t k = in->imm;
-    PTX_LANES(m, d[l] = (w->clock + l) & k);
-    w->clock += 32;
-    return 0;
-}
-
-/* mov.bN d, {e0, e1[, e2, e3]}: in->a elements of in->b bits (o[1..4]) */
-HANDLER(x_pack)
-{
-    uint64_t *d = A_(0);
-    unsigned n = in->a, eb = in->b;
-    uint64_t em = eb >= 64 ? ~0ull : (1ull << eb) - 1u;
-    PTX_LANES(m, {
-        uint64_t v = 0;
-        for (unsigned k = 0; k < n; k++)
-            if (in->o[1 + k] != UINT32_MAX)
-                v |= (PTX_R(w, in->o[1 + k])[l] & em) << (k * eb);
-        d[l] = v;
-    });
-    return 0;
-}
-
-/* mov.bN {e0, e1...}, s: unpack (destinations o[1..4], UINT32_MAX for '_'; source o[0]) */
-HANDLER(x_unpack)
-{
-    const uint64_t *S = A_(0);
-    unsigned n = in->a, eb = in->b;
-    uint64_t em = eb >= 64 ? ~0ull : (1ull << eb) - 1u;
-    PTX_LANES(m, {
-        uint64_t v = S[l];
-        for (unsigned k = 0; k < n; k++)
-            if (in->o[1 + k] != UINT32_MAX)
-                PTX_R(w, in->o[1 + k])[l] = (v >> (k * eb)) & em;
-    });
-    return 0;
-}
-
-/* predicate logic: o[0] = d, o[1] = a, o[2] = b (P indices); in->a: 0 and 1 or 2 xor 3 not
- * 4 mov; in->b/in->c: a/b negated */
 HANDLER(x_plogic)
 {
     uint32_t a = w->P[in->o[1]], b = in->a < 3 ? w->P[in->o[2]] : 0, r;
@@ -481,16 +431,19 @@ static int dec_setp(ptx_dctx *c, bool is_set)
     return ptx_rest_ok(c) < 0 ? -1 : 1;
 }
 
+/* mov: predicates here, everything else in ptx_move.c */
 static int dec_mov(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
-    ptx_type t = ptx_take_type(c);
-    if (t == PT_NONE || need(c, 2) < 0)
+    if (peek_type(c) != PT_PRED)
+        return ptx_dec_mov(c);
+    ptx_take_type(c);
+    if (need(c, 2) < 0)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mov needs a type and two operands");
     if (ptx_rest_ok(c) < 0)
         return -1;
     const ptx_rop *d = ptx_op(c, 0), *a = ptx_op(c, 1);
-    if (t == PT_PRED && a->kind == RO_INT) {
+    if (a->kind == RO_INT) {
         int64_t pd = ptx_pdst(c, d);
         if (pd < 0)
             return -1;
@@ -499,64 +452,16 @@ static int dec_mov(ptx_dctx *c)
         in->fn = x_pimm;
         return 1;
     }
-    if (t == PT_PRED) {
-        int64_t pd = ptx_pdst(c, d);
-        bool neg = false;
-        int64_t pa = ptx_psrc(c, a, &neg);
-        if (pd < 0 || pa < 0)
-            return -1;
-        in->o[0] = (uint32_t)pd;
-        in->o[1] = (uint32_t)pa;
-        in->a = 4;
-        in->b = neg;
-        in->fn = x_plogic;
-        return 1;
-    }
-    unsigned bits = ptx_type_bits(t);
-    if (bits > 64)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s moves", ptx_type_name(t));
-    if (d->kind == RO_VEC || a->kind == RO_VEC) { /* pack / unpack */
-        const ptx_rop *v = d->kind == RO_VEC ? d : a, *s = d->kind == RO_VEC ? a : d;
-        if (v->n != 2 && v->n != 4)
-            return ptx_dec_fail(c, VKRR_ERR_PARSE, "a vector of 2 or 4 elements");
-        unsigned eb = bits / v->n;
-        if (eb < 8 || eb * v->n != bits)
-            return ptx_dec_fail(c, VKRR_ERR_PARSE, "vector elements do not fill %s", ptx_type_name(t));
-        ptx_type et = eb == 8 ? PT_B8 : eb == 16 ? PT_B16 : eb == 32 ? PT_B32 : PT_B64;
-        bool unpack = d->kind == RO_VEC;
-        if (unpack ? ptx_set_src(c, 0, s, t, false) : ptx_set_dst(c, 0, s, t, false))
-            return -1;
-        for (unsigned k = 0; k < v->n; k++) {
-            const ptx_rop *e = &c->f->rops[v->first + k];
-            if (e->kind == RO_SINK) {
-                if (!unpack)
-                    return ptx_dec_fail(c, VKRR_ERR_PARSE, "'_' as a source");
-                in->o[1 + k] = UINT32_MAX;
-                continue;
-            }
-            /* 8-bit elements live in 16-bit registers */
-            bool wide = eb == 8;
-            if (unpack ? ptx_set_dst(c, 1 + k, e, et, wide) : ptx_set_src(c, 1 + k, e, et, wide))
-                return -1;
-        }
-        in->a = (uint8_t)v->n;
-        in->b = (uint8_t)eb;
-        in->fn = unpack ? x_unpack : x_pack;
-        return 1;
-    }
-    if (a->kind == RO_SREG && a->sreg >= SR_CLOCK) {
-        if (ptx_set_dst(c, 0, d, t, false) < 0)
-            return -1;
-        in->imm = bits >= 64 ? ~0ull : (1ull << bits) - 1u;
-        in->fn = x_clock;
-        return 1;
-    }
-    if (ptx_set_dst(c, 0, d, t, false) < 0)
+    int64_t pd = ptx_pdst(c, d);
+    bool neg = false;
+    int64_t pa = ptx_psrc(c, a, &neg);
+    if (pd < 0 || pa < 0)
         return -1;
-    /* special registers are u32 (or u64); mov.u64 of %tid.x etc. widens */
-    if (ptx_set_src(c, 1, a, t, a->kind == RO_SREG) < 0)
-        return -1;
-    in->fn = x_mov;
+    in->o[0] = (uint32_t)pd;
+    in->o[1] = (uint32_t)pa;
+    in->a = 4;
+    in->b = neg;
+    in->fn = x_plogic;
     return 1;
 }
 

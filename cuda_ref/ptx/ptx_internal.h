@@ -153,7 +153,9 @@ typedef struct ptx_raw {
 
 typedef struct ptx_reg {
     ptx_type type;
-    uint8_t bits;          /* 1 for predicates */
+    uint8_t bits;          /* 1 for predicates, 128 for .b128 */
+    uint32_t pair;         /* .b128: the hidden register of its high 64 bits (this one
+                            * holds the low 64) */
 } ptx_reg;
 
 typedef struct ptx_label {
@@ -357,6 +359,9 @@ uint32_t *ptx_alloc_ox(ptx_dctx *c, unsigned n);
 int ptx_set_src(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok);
 int ptx_set_dst(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok);
 int ptx_set_slot(ptx_dctx *c, unsigned field, int64_t slot, bool use, bool def);
+/* A .b128 register operand as its two 64-bit halves into fields lo and hi
+ * (dst: written, else read); fails on anything but a .b128 register. */
+int ptx_set_b128(ptx_dctx *c, unsigned lo, unsigned hi, const ptx_rop *o, bool dst);
 
 /* Slot ids during decoding: registers are their id, immediates and symbol
  * addresses TAG_CONST | index, special registers TAG_SREG | SR_*; field 31
@@ -401,6 +406,7 @@ bool ptx_var_in_frame(const ptx_dctx *c, uint32_t var);
 /* Family decoders: return 1 when they own the opcode and decoded it, 0 when
  * the opcode is not theirs, -1 after failing. */
 int ptx_dec_int(ptx_dctx *c);
+int ptx_dec_mov(ptx_dctx *c);  /* every type but .pred (ptx_move.c) */
 int ptx_dec_bits(ptx_dctx *c);
 int ptx_dec_warpsync(ptx_dctx *c);
 int ptx_dec_float(ptx_dctx *c);

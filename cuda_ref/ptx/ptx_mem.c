@@ -314,7 +314,8 @@ static int dec_ldst(ptx_dctx *c, bool st)
     int n = take_vec(c);
     ptx_type t = ptx_take_type(c);
     unsigned tb = ptx_type_bits(t);
-    if (sp == UINT32_MAX || n < 0 || t == PT_NONE || t == PT_PRED || tb < 8 || tb > 64)
+    if (sp == UINT32_MAX || n < 0 || t == PT_NONE || t == PT_PRED || tb < 8 || (tb > 64 && t != PT_B128) ||
+        (t == PT_B128 && n != 1))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "this form of %s", c->r->op);
     if (ptx_rest_ok(c) < 0)
         return -1;
@@ -325,6 +326,18 @@ static int dec_ldst(ptx_dctx *c, bool st)
     if (mem_operand(c, addr, 0, &off) < 0)
         return -1;
     in->imm = off;
+    if (t == PT_B128) {
+        /* 16 bytes, 16-aligned: the .v2 .b64 access of its two halves */
+        if (ptx_set_b128(c, 1, 2, data, !st) < 0)
+            return -1;
+        in->a = 8;
+        in->b = 2;
+        in->c = 0;
+        in->d = (uint8_t)sp;
+        in->e = 64;
+        in->fn = st ? x_st : x_ld;
+        return 1;
+    }
     const ptx_rop *elems = data;
     unsigned ne = 1;
     if (data->kind == RO_VEC) {

@@ -262,10 +262,24 @@ static int64_t reg_operand(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_
     if (rg->type == PT_PRED)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "a predicate where a %s operand belongs",
                             ptx_type_name(t));
+    if (rg->bits == 128 && tb != 128)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "a .b128 register where a %s operand belongs "
+                            "(mov, ld and st take one)", ptx_type_name(t));
     if (tb && (wide_ok ? rg->bits < tb : rg->bits != tb))
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "a %u-bit register for a %s %s operand", rg->bits,
                             ptx_type_name(t), dst ? "destination" : "source");
     return (int64_t)o->id;
+}
+
+int ptx_set_b128(ptx_dctx *c, unsigned lo, unsigned hi, const ptx_rop *o, bool dst)
+{
+    if (!o || o->kind != RO_REG || o->id >= c->f->nregs || c->f->regs[o->id].bits != 128)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected a .b128 register or a {lo, hi} pair");
+    ptx_rop h = *o;
+    h.id = c->f->regs[o->id].pair;
+    if (dst)
+        return ptx_set_dst(c, lo, o, PT_B128, false) < 0 || ptx_set_dst(c, hi, &h, PT_B64, false) < 0 ? -1 : 0;
+    return ptx_set_src(c, lo, o, PT_B128, false) < 0 || ptx_set_src(c, hi, &h, PT_B64, false) < 0 ? -1 : 0;
 }
 
 int64_t ptx_src(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_ok)

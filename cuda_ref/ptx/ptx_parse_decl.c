@@ -203,7 +203,7 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
     unsigned vec;
     if (!decl_type(ps, &align, &type, &vec))
         return false;
-    if (type == PT_PRED || type == PT_B128)
+    if (type == PT_PRED)
         return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "variables of type %s", ptx_type_name(type)),
                false;
     do {
@@ -233,6 +233,9 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
             ps_next(ps);
             if (space != SP_GLOBAL && space != SP_CONST)
                 return FAIL(ps, &name, "only .global and .const variables take initializers"), false;
+            if (type == PT_B128)
+                return ps_fail(ps, VKRR_ERR_UNSUPPORTED, name.line, "initializers of .b128 variables"),
+                       false;
             if (!initializer(ps, v, elem))
                 return false;
         }
@@ -258,7 +261,7 @@ bool ps_reg_decl(parser *ps, const ptx_tok *at)
         return false;
     if (vec != 1)
         return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "vector registers (.reg .v%u)", vec), false;
-    if (type == PT_B128 || type == PT_B8 || type == PT_U8 || type == PT_S8)
+    if (type == PT_B8 || type == PT_U8 || type == PT_S8)
         return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "%s registers", ptx_type_name(type)), false;
     ptx_func *f = ps->f;
     do {
@@ -283,6 +286,16 @@ bool ps_reg_decl(parser *ps, const ptx_tok *at)
                 return ps_fail(ps, VKRR_ERR_NOMEM, at->line, "out of memory"), false;
             f->regs[f->nregs].type = type;
             f->regs[f->nregs].bits = (uint8_t)(type == PT_PRED ? 1 : ptx_type_bits(type));
+            f->nregs++;
+        }
+        /* a .b128 register is two 64-bit ones: its own (the low half) and a
+         * hidden one after the range (the high half), so %q<N> stays N in a row */
+        for (uint64_t i = 0; type == PT_B128 && i < count; i++) {
+            if (!ptx_grow((void **)&f->regs, &f->capregs, f->nregs, sizeof *f->regs))
+                return ps_fail(ps, VKRR_ERR_NOMEM, at->line, "out of memory"), false;
+            f->regs[first + i].pair = f->nregs;
+            f->regs[f->nregs].type = PT_B64;
+            f->regs[f->nregs].bits = 64;
             f->nregs++;
         }
         if (f->nregs > (1u << 24))
