@@ -220,7 +220,7 @@ static void test_uncalled(void)
     static const char text[] =
         ".version 8.0\n.target sm_80\n.address_size 64\n"
         ".func (.param .b32 r) odd(.param .b32 x)\n{\n .reg .b32 %r<2>;\n"
-        " ld.param.b32 %r0, [x];\n wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%r0];\n"
+        " ld.param.b32 %r0, [x];\n wgmma.fence.sync.aligned;\n"
         " st.param.b32 [r], %r0;\n ret;\n}\n"
         ".func (.param .b32 r) twice(.param .b32 x)\n{\n .reg .b32 %r<2>;\n"
         " ld.param.b32 %r0, [x];\n add.s32 %r1, %r0, %r0;\n st.param.b32 [r], %r1;\n}\n"
@@ -246,7 +246,7 @@ static void test_uncalled(void)
     vkrr_status st = ptxt_run_ex(m, "uses_odd", &a, 1, 1, 0, NULL, 0, NULL, 0, &err);
     printf("uses_odd: %s\n", err.msg);
     CHECK(st == VKRR_ERR_UNSUPPORTED);
-    CHECK(strstr(err.msg, "wmma") != NULL && err.line == 8);
+    CHECK(strstr(err.msg, "wgmma") != NULL && err.line == 8);
     vkrr_ptx_module_free(m);
 }
 

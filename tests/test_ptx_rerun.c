@@ -25,7 +25,7 @@ static const char bad_ptx[] =
     ".visible .entry vkrr_bad_kernel(.param .u64 p)\n{\n"
     "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n"
     "\tld.param.u64 %rd1, [p];\n"
-    "\twmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r3}, [%rd1];\n"
+    "\twgmma.fence.sync.aligned;\n"
     "\tret;\n}\n";
 
 static float in[W * H], wmax[6 * 8], wmax0[6 * 8];
@@ -177,7 +177,7 @@ int main(void)
     int rc = rerun(cap, "", &o);
     CHECK_EQ_U64(rc, 2);
     CHECK(o && strstr(o, "2 PASS, 0 FAIL, 0 NO KERNEL, 0 TIMEOUT, 1 ERROR"));
-    CHECK(o && strstr(o, "wmma.load.a.sync.aligned.row.m16n16k16.global.f16") && strstr(o, "bad.ptx:10"));
+    CHECK(o && strstr(o, "wgmma.fence.sync.aligned") && strstr(o, "bad.ptx:10"));
     if (rc != 2 && o)
         fprintf(stderr, "%s", o);
     free(o);

@@ -136,13 +136,13 @@ static void unsupported(void)
 {
     const char *text = ".version 9.0\n.target sm_80\n.address_size 64\n"
                        ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<3>;\n"
-                       " mov.u32 %r1, 1;\n wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1}, [p];\n ret;\n}\n";
+                       " mov.u32 %r1, 1;\n wgmma.fence.sync.aligned;\n ret;\n}\n";
     vkrr_ptx_module *m = NULL;
     vkrr_error err = {0};
     if (!CHECK(vkrr_ptx_module_load(&m, text, strlen(text), "u.ptx", &err) == VKRR_OK))
         return;
     CHECK(vkrr_ptx_entry_status(m, "k", &err) == VKRR_ERR_UNSUPPORTED);
-    CHECK(err.line == 8 && strstr(err.msg, "wmma") && !strcmp(err.file, "u.ptx"));
+    CHECK(err.line == 8 && strstr(err.msg, "wgmma") && !strcmp(err.file, "u.ptx"));
     /* and running it is that error too, with the exit code of bad input */
     uint64_t p = 0;
     vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .params = (uint8_t *)&p, .params_bytes = 8};

@@ -369,7 +369,7 @@ int ptx_set_b128(ptx_dctx *c, unsigned lo, unsigned hi, const ptx_rop *o, bool d
 #define TAG_CONST 0x40000000u
 #define TAG_SREG 0x20000000u
 #define ID_MASK 0x1fffffffu
-#define FIELD_TARGET 31u
+#define FIELD_TARGET 255u /* above every o[] and ox[] field (wmma.mma: 8 + 32) */
 typedef struct ptx_dref {
     uint32_t pc;
     uint8_t field, use, def;
@@ -414,6 +414,7 @@ int ptx_dec_cvt(ptx_dctx *c);
 int ptx_dec_mem(ptx_dctx *c);
 int ptx_dec_warp(ptx_dctx *c);
 int ptx_dec_mma(ptx_dctx *c);
+int ptx_dec_wmma(ptx_dctx *c); /* wmma.load/store/mma (ptx_wmma.c) */
 int ptx_dec_tex(ptx_dctx *c);
 int ptx_dec_call(ptx_dctx *c);   /* call (ptx_call.c) */
 int ptx_dec_frame(ptx_dctx *c);  /* mov/cvta of a recursive function's variable */

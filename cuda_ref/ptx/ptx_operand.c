@@ -139,7 +139,7 @@ int ptx_set_slot(ptx_dctx *c, unsigned field, int64_t slot, bool use, bool def)
 {
     if (slot < 0)
         return -1;
-    *(field < 8 ? &c->in->o[field] : field == 31 ? &c->in->target : &c->in->ox[field - 8]) =
+    *(field < 8 ? &c->in->o[field] : field == FIELD_TARGET ? &c->in->target : &c->in->ox[field - 8]) =
         (uint32_t)slot;
     ptx_ref(c, field, use, def);
     return 0;

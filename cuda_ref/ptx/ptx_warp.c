@@ -186,7 +186,7 @@ static int membermask(ptx_dctx *c, bool sync, const ptx_rop *o)
         return 0;
     }
     int64_t s = ptx_src(c, o, PT_B32, false);
-    return ptx_set_slot(c, 31, s, true, false);
+    return ptx_set_slot(c, FIELD_TARGET, s, true, false);
 }
 
 int ptx_dec_warp(ptx_dctx *c)
