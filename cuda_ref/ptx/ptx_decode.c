@@ -311,6 +311,8 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
         if (got == 0)
             got = ptx_dec_cvt(c);
         if (got == 0)
+            got = ptx_dec_mbarrier(c);
+        if (got == 0)
             got = ptx_dec_mem(c);
         if (got == 0)
             got = ptx_dec_warp(c);

@@ -44,102 +44,6 @@ int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const c
     return -1;
 }
 
-/* ---- memory ----------------------------------------------------------------- */
-static const char *space_name(unsigned sp)
-{
-    switch (sp) {
-    case SP_GLOBAL: return "global";
-    case SP_SHARED: return "shared";
-    case SP_LOCAL: return "local";
-    case SP_PARAM: return "param";
-    case SP_CONST: return "const";
-    default: return "generic";
-    }
-}
-
-void *ptx_addr(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_t a, unsigned bytes,
-               unsigned align, bool write)
-{
-    ptx_cta *cta = w->cta;
-    ptx_rt *rt = cta->rt;
-    if (align > 1 && (a & (align - 1u)))
-        return ptx_fault(w, in, l, VKRR_ERR_FAULT, "misaligned %s address 0x%llx (%u-byte access)",
-                         space_name(sp), (unsigned long long)a, bytes),
-               NULL;
-    uint64_t lb = rt->local_bytes;
-    switch (sp) {
-    case SP_LOCAL:
-        if (a > lb || bytes > lb - a)
-            break;
-        return w->local + (size_t)l * lb + a;
-    case SP_SHARED:
-        if (a > rt->shared_bytes || bytes > rt->shared_bytes - a)
-            break;
-        return cta->shared + a;
-    case SP_PARAM:
-        if (write || a > rt->params_bytes || bytes > rt->params_bytes - a)
-            break;
-        return rt->params + a;
-    default: {
-        uintptr_t h = (uintptr_t)a;
-        if (sp == SP_GENERIC) {
-            uintptr_t s0 = (uintptr_t)cta->shared, l0 = (uintptr_t)w->local;
-            if (h >= s0 && h - s0 < rt->shared_bytes) {
-                if (bytes > rt->shared_bytes - (h - s0))
-                    break;
-                return (void *)h;
-            }
-            if (lb && h >= l0 && h - l0 < 32u * lb) {
-                uintptr_t mine = l0 + (uintptr_t)l * lb;
-                if (h < mine || h - mine >= lb || bytes > lb - (h - mine))
-                    return ptx_fault(w, in, l, VKRR_ERR_FAULT,
-                                     "generic address 0x%llx is another thread's local memory",
-                                     (unsigned long long)a),
-                           NULL;
-                return (void *)h;
-            }
-            uintptr_t p0 = (uintptr_t)rt->params;
-            if (h >= p0 && h - p0 < rt->params_bytes) {
-                if (write || bytes > rt->params_bytes - (h - p0))
-                    break;
-                return (void *)h;
-            }
-        }
-        /* global regions: the last hit first, then a binary search */
-        const ptx_region_rt *rg = rt->regions;
-        uint32_t k = w->rhint;
-        if (k >= rt->nregions || h < rg[k].lo || h >= rg[k].hi) {
-            uint32_t lo = 0, hi = rt->nregions;
-            while (lo < hi) {
-                uint32_t mid = (lo + hi) / 2;
-                if (rg[mid].lo <= h)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo == 0 || h >= rg[lo - 1].hi)
-                break;
-            k = lo - 1;
-            w->rhint = k;
-        }
-        if (bytes > rg[k].hi - h)
-            break;
-        if (sp == SP_CONST && (h < (uintptr_t)rt->constmem ||
-                               h - (uintptr_t)rt->constmem >= rt->m->const_bytes))
-            break;
-        if (write && !rg[k].writable)
-            return ptx_fault(w, in, l, VKRR_ERR_FAULT, "write to read-only memory at 0x%llx",
-                             (unsigned long long)a),
-                   NULL;
-        return (void *)h;
-    }
-    }
-    ptx_fault(w, in, l, VKRR_ERR_FAULT,
-              "%s address 0x%llx (%u bytes) is outside the memory this launch owns", space_name(sp),
-              (unsigned long long)a, bytes);
-    return NULL;
-}
-
 /* ---- scheduling within a warp --------------------------------------------------- */
 /* Chooses the next group: 1, or 0 when no lane of the warp can run now. */
 static int pick(ptx_warp *w)
@@ -276,6 +180,7 @@ static int run_warp(ptx_warp *w)
     const ptx_inst *code = rt->f->code;
     uint8_t *cov = rt->f->cov; /* coverage: each instruction some lane ran */
     uint64_t steps = w->cta->steps, limit = rt->max_steps;
+    w->yielded = false;
     if (!w->active && !pick(w))
         return 0;
     for (;;) {
@@ -379,6 +284,18 @@ static int run_warp(ptx_warp *w)
                 continue;
             if (!pick(w))
                 goto out;
+            continue;
+        case K_WAIT: /* a wait that has not completed ends this turn: the others run */
+            w->pc = pc + 1;
+            if (m && in->fn(w, in, m))
+                goto fault;
+            if (w->yield) {
+                w->yield = false;
+                w->yielded = true;
+                save_group(w, pc + 1);
+                w->active = 0;
+                goto out;
+            }
             continue;
         case K_SYNC: {
             /* lanes parked here join the group first */
@@ -521,10 +438,30 @@ static int deadlock(ptx_cta *cta)
     return ptx_fault(&cta->warps[0], NULL, -1, VKRR_ERR_INTERNAL, "the block stopped making progress");
 }
 
+/* Every warp that ran only waited on mbarrier phases, twice in a row, and no
+ * mbarrier changed: none of those phases can complete. */
+static int mbarrier_deadlock(ptx_cta *cta)
+{
+    const ptx_inst *code = cta->rt->f->code;
+    for (uint32_t i = 0; i < cta->nwarps; i++) {
+        ptx_warp *w = &cta->warps[i];
+        uint32_t k = w->live & ~w->blocked & ~w->parked;
+        if (w->yielded && k) {
+            unsigned l = (unsigned)__builtin_ctz(k);
+            return ptx_fault(w, code + w->lpc[l] - 1, (int)l, VKRR_ERR_FAULT,
+                             "deadlock: every running warp waits on an mbarrier phase that never "
+                             "completes (nothing arrives)");
+        }
+    }
+    return deadlock(cta);
+}
+
 static int run_cta(ptx_cta *cta)
 {
+    unsigned idle = 0;
     for (;;) {
-        bool ran = false, live = false;
+        bool ran = false, live = false, only_waited = true;
+        uint64_t epoch = cta->mbar_epoch;
         for (uint32_t i = 0; i < cta->nwarps; i++) {
             ptx_warp *w = &cta->warps[i];
             if (!w->live)
@@ -535,15 +472,21 @@ static int run_cta(ptx_cta *cta)
             ran = true;
             if (run_warp(w) < 0)
                 return -1;
+            only_waited &= w->yielded;
         }
         if (!live)
             return 0;
         if (atomic_load_explicit(&cta->rt->failed, memory_order_relaxed))
             return -1;
-        if (release_barriers(cta))
+        if (release_barriers(cta)) {
+            idle = 0;
             continue;
+        }
         if (!ran)
             return deadlock(cta);
+        idle = only_waited && cta->mbar_epoch == epoch ? idle + 1 : 0;
+        if (idle >= 2)
+            return mbarrier_deadlock(cta);
     }
 }
 
@@ -604,6 +547,7 @@ static void *worker_main(void *arg)
         cta.ctaid[1] = (uint32_t)((idx / l->grid[0]) % l->grid[1]);
         cta.ctaid[2] = (uint32_t)(idx / ((uint64_t)l->grid[0] * l->grid[1]));
         cta.steps = 0;
+        cta.mbar_epoch = 0;
         memset(cta.bar_arrived, 0, sizeof cta.bar_arrived);
         memset(cta.bar_count, 0, sizeof cta.bar_count);
         memset(cta.bar_red_op, 0xff, sizeof cta.bar_red_op);
@@ -622,6 +566,7 @@ static void *worker_main(void *arg)
             w->pc = 0;
             w->blocked = w->parked = w->cc = 0;
             w->clock = 0;
+            w->yield = w->yielded = false;
             for (unsigned lane = 0; lane < 32; lane++) {
                 w->fp[lane] = w->sp[lane] = (uint32_t)rt->local_static;
                 w->depth[lane] = 0;

@@ -297,7 +297,9 @@ typedef struct ptx_warp ptx_warp;
  * after ptx_fault(). */
 typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
 
-enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP, K_CALL, K_RET };
+/* K_WAIT: a plain handler that may end the warp's turn (w->yield): a wait on
+ * an mbarrier phase that has not completed lets the other warps run. */
+enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP, K_CALL, K_RET, K_WAIT };
 enum { F_TARGET = 1 };           /* a branch target: lanes may meet here */
 
 /* K_SYNC's target for the pre-.sync forms (vote.ballot.b32, shfl.bfly.b32):
@@ -412,6 +414,10 @@ int ptx_dec_warpsync(ptx_dctx *c);
 int ptx_dec_float(ptx_dctx *c);
 int ptx_dec_cvt(ptx_dctx *c);
 int ptx_dec_mem(ptx_dctx *c);
+/* An address operand [base+off] (or an array element a[N]) of ld/st and the
+ * like: its base into field, its offset into *off (ptx_mem.c). */
+int ptx_mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off);
+int ptx_dec_mbarrier(ptx_dctx *c); /* mbarrier, cp.async.mbarrier.arrive, cp.async.bulk */
 int ptx_dec_warp(ptx_dctx *c);
 int ptx_dec_mma(ptx_dctx *c);
 int ptx_dec_wmma(ptx_dctx *c); /* wmma.load/store/mma (ptx_wmma.c) */
@@ -459,6 +465,8 @@ struct ptx_warp {
     uint32_t index;
     uint32_t rhint;               /* region of the last global access */
     uint64_t clock;
+    bool yield;                   /* a K_WAIT handler asks to end this turn */
+    bool yielded;                 /* the last turn ended so */
 };
 
 typedef struct ptx_region_rt {
@@ -501,6 +509,7 @@ struct ptx_cta {
     uint32_t bar_red[16];          /* bar.red accumulator */
     uint8_t bar_red_op[16];
     uint64_t steps;
+    uint64_t mbar_epoch;           /* counts changes of any mbarrier (ptx_mbarrier.c) */
 };
 
 /* Records the launch's first error (later ones are dropped) naming the

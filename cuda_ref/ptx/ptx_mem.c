@@ -261,8 +261,8 @@ static unsigned take_space(ptx_dctx *c)
     return k < 0 ? SP_GENERIC : code[k];
 }
 
-/* [base + off] into o[field] / *off */
-static int mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off)
+/* [base + off] into o[field] / *off (ptx_internal.h) */
+int ptx_mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off)
 {
     const ptx_rop *b = o;
     *off = 0;
@@ -323,7 +323,7 @@ static int dec_ldst(ptx_dctx *c, bool st)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "takes 2 operands");
     const ptx_rop *data = ptx_op(c, st ? 1 : 0), *addr = ptx_op(c, st ? 0 : 1);
     uint64_t off;
-    if (mem_operand(c, addr, 0, &off) < 0)
+    if (ptx_mem_operand(c, addr, 0, &off) < 0)
         return -1;
     in->imm = off;
     if (t == PT_B128) {
@@ -420,7 +420,7 @@ static int dec_atom(ptx_dctx *c, bool red)
         in->o[1] = UINT32_MAX;
     }
     uint64_t off;
-    if (mem_operand(c, ptx_op(c, i), 0, &off) < 0 || ptx_set_src(c, 2, ptx_op(c, i + 1), t, false) < 0)
+    if (ptx_mem_operand(c, ptx_op(c, i), 0, &off) < 0 || ptx_set_src(c, 2, ptx_op(c, i + 1), t, false) < 0)
         return -1;
     if (op == AO_CAS && ptx_set_src(c, 3, ptx_op(c, i + 2), t, false) < 0)
         return -1;
@@ -457,7 +457,7 @@ static int dec_cp_async(ptx_dctx *c)
         (sz->ival != 4 && sz->ival != 8 && sz->ival != 16) || (cg && sz->ival != 16))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "cp.async operands (cp-size 4, 8 or 16)");
     uint64_t doff, soff;
-    if (mem_operand(c, ptx_op(c, 0), 0, &doff) < 0 || mem_operand(c, ptx_op(c, 1), 1, &soff) < 0)
+    if (ptx_mem_operand(c, ptx_op(c, 0), 0, &doff) < 0 || ptx_mem_operand(c, ptx_op(c, 1), 1, &soff) < 0)
         return -1;
     if (n == 4) {
         const ptx_rop *z = ptx_op(c, 3);
@@ -506,7 +506,10 @@ int ptx_dec_mem(ptx_dctx *c)
             if (!c->mod_used[i] && (!strcmp(md, ".gl") || !strcmp(md, ".sys") || !strcmp(md, ".gpu") ||
                                     !strcmp(md, ".sc") || !strcmp(md, ".acq_rel") ||
                                     !strncmp(md, ".proxy", 6) || !strcmp(md, ".alias") ||
-                                    !strcmp(md, ".async") || !strcmp(md, ".cluster")))
+                                    !strcmp(md, ".async") || !strcmp(md, ".cluster") ||
+                                    !strncmp(md, ".shared", 7) || !strcmp(md, ".global") ||
+                                    !strcmp(md, ".mbarrier_init") || !strcmp(md, ".release") ||
+                                    !strcmp(md, ".acquire")))
                 c->mod_used[i] = true;
         }
         if (ptx_rest_ok(c) < 0)
