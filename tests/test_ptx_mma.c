@@ -112,8 +112,91 @@ static void check_mma8(vkrr_ptx_module *m)
     CHECK(twice_differs); /* the inputs tell one rounding from two */
 }
 
+/* m16n8k32 s8 (wrapping and .satfinite), m16n8k16 u8 x s8: exact integers */
+static void check_mma_s8(vkrr_ptx_module *m)
+{
+    uint64_t s = 29;
+    static int8_t A[16 * 32], Bt[8 * 32];
+    static int32_t C[128], D[128], Dsat[128], D16[128];
+    for (int i = 0; i < 16 * 32; i++)
+        A[i] = (int8_t)ptxt_rand(&s);
+    for (int i = 0; i < 8 * 32; i++)
+        Bt[i] = (int8_t)ptxt_rand(&s);
+    for (int i = 0; i < 128; i++)
+        C[i] = (int32_t)ptxt_rand(&s) >> 4;
+    C[3] = INT32_MAX - 5; /* these overflow unless saturated */
+    C[100] = INT32_MIN + 5;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, D, sizeof D);
+    ptxt_ptr(&a, Dsat, sizeof Dsat);
+    ptxt_ptr(&a, D16, sizeof D16);
+    if (!ptxt_run(m, "k_mma_s8", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0, clamped = 0;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 8; j++) {
+            int64_t p = C[i * 8 + j], q = C[i * 8 + j];
+            for (int k = 0; k < 32; k++)
+                p += (int64_t)A[i * 32 + k] * Bt[j * 32 + k];
+            for (int k = 0; k < 16; k++)
+                q += (int64_t)(uint8_t)A[i * 32 + k] * Bt[j * 32 + k];
+            int64_t sat = p > INT32_MAX ? INT32_MAX : p < INT32_MIN ? INT32_MIN : p;
+            clamped += sat != p;
+            bad += D[i * 8 + j] != (int32_t)(uint32_t)(uint64_t)p || Dsat[i * 8 + j] != (int32_t)sat ||
+                   D16[i * 8 + j] != (int32_t)(uint32_t)(uint64_t)q;
+        }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(clamped >= 1);
+}
+
+/* m16n8k8 and m16n8k4 tf32 (inputs exact in tf32: the sums are exact) */
+static void check_mma_tf32(vkrr_ptx_module *m)
+{
+    uint64_t s = 31;
+    static float A[16 * 8], Bt[8 * 8], C[128], D[128], D4[128];
+    for (int i = 0; i < 16 * 8; i++)
+        A[i] = (float)((int)(ptxt_rand(&s) % 129) - 64) / 8.0f;
+    for (int i = 0; i < 64; i++)
+        Bt[i] = (float)((int)(ptxt_rand(&s) % 129) - 64) / 16.0f;
+    for (int i = 0; i < 128; i++)
+        C[i] = (float)((int)(ptxt_rand(&s) % 2001) - 1000) / 4.0f;
+    A[5] = ptxt_f(ptxt_u(1.5f) | 0x1fffu); /* bits below tf32's are ignored: 1.5 */
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, D, sizeof D);
+    ptxt_ptr(&a, D4, sizeof D4);
+    if (!ptxt_run(m, "k_mma_tf32", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 8; j++) {
+            double p = C[i * 8 + j], q = C[i * 8 + j];
+            for (int k = 0; k < 8; k++) {
+                double x = ptxt_f(ptxt_u(A[i * 8 + k]) & ~0x1fffu) * (double)Bt[j * 8 + k];
+                p += x;
+                if (k < 4)
+                    q += x;
+            }
+            bad += D[i * 8 + j] != (float)p || D4[i * 8 + j] != (float)q;
+        }
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
+    for (int k = 0; k < 2; k++) {
+        vkrr_ptx_module *m = ptxt_load("mma_more_ops", k ? 89 : 80);
+        if (!m)
+            continue;
+        check_mma_s8(m);
+        check_mma_tf32(m);
+        vkrr_ptx_module_free(m);
+    }
     static const unsigned sms[2] = {80, 89};
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("mma_ops", sms[k]);

@@ -13,7 +13,11 @@
  *   m16n8k32 .e4m3/.e5m2 (sm_89): A a0..a15 = (g, 4t+{0..3}), (g+8, 4t+{0..3}),
  *     (g, 4t+16+{0..3}), (g+8, 4t+16+{0..3}); B b0..b7 = (4t+{0..3}, g),
  *     (4t+16+{0..3}, g)
- *   C/D: c0..c3 = (g, 2t+{0,1}), (g+8, 2t+{0,1}); .f32: four registers, .f16:
+ *   m16n8k16/m16n8k32 .s8/.u8 (any mix): as the 8-bit float layouts above
+ *     (k16: the first two A registers and the first B register)
+ *   m16n8k8 .tf32: A a0..a3 = (g, t), (g+8, t), (g, t+4), (g+8, t+4); B b0, b1 =
+ *     (t, g), (t+4, g); m16n8k4 .tf32: A (g, t), (g+8, t); B (t, g)
+ *   C/D: c0..c3 = (g, 2t+{0,1}), (g+8, 2t+{0,1}); .f32/.s32: four registers, .f16:
  *     two f16x2 registers.
  *
  * Numerics (the PTX ISA only says products are exact and the accumulation is
@@ -26,8 +30,10 @@
  *     itself rounds its slice to f16 and then adds it to the f16
  *     accumulator: two roundings; an mma with an f16 accumulator makes one.)
  *     A NaN or Inf operand gives the IEEE result of the same sum in double.
- *   - .f16/.bf16: products exact; summed in double precision in k order,
- *     c added last, rounded once to the type of d.  That is exact, rounded
+ *   - .f16/.bf16/.tf32: products exact (tf32: the register's low 13 bits
+ *     ignored); summed in double precision in k order, c added last, rounded
+ *     once to the type of d.
+ *   - .s8/.u8: exact; d wraps to s32, or with .satfinite is clamped to it.  That is exact, rounded
  *     once, whenever the terms span fewer than 53 bits.
  */
 #include <math.h>
@@ -69,12 +75,26 @@ HANDLER(x_ldmatrix)
 }
 
 /* mma: ox holds d (nd), a (na), b (nb), c (nc) slots in that order;
- * in->a kind 0 f16 1 bf16 2 e4m3 3 e5m2 (A), in->b kind of B, in->c d f32,
- * in->d c f32, in->e K */
-static double elem16(uint16_t v, int kind)
+ * in->a kind of A (MK_*), in->b kind of B, in->c d 32-bit (f32 or s32),
+ * in->d c 32-bit, in->e K, in->imm .satfinite */
+enum { MK_F16, MK_BF16, MK_E4M3, MK_E5M2, MK_S8, MK_U8, MK_TF32 };
+
+static unsigned kind_bits(int kind) { return kind <= MK_BF16 ? 16 : kind == MK_TF32 ? 32 : 8; }
+
+/* registers of A and B for a kind and K (16 x K and K x 8 over 32 lanes) */
+static unsigned a_regs(int kind, unsigned K) { return K / 2 / (32 / kind_bits(kind)); }
+static unsigned b_regs(int kind, unsigned K) { return K / 4 / (32 / kind_bits(kind)); }
+
+static double fval(uint32_t v, int kind)
 {
-    return kind == 0 ? (double)vkrr_f16_to_f32(v) : (double)ptx_f((uint32_t)v << 16);
+    switch (kind) {
+    case MK_F16: return (double)vkrr_f16_to_f32((uint16_t)v);
+    case MK_BF16: return (double)ptx_f(v << 16);
+    default: return (double)ptx_f(v & ~0x1fffu); /* tf32: the register's low 13 bits ignored */
+    }
 }
+
+static int64_t ival(uint32_t v, int kind) { return kind == MK_S8 ? (int8_t)(uint8_t)v : (int64_t)v; }
 
 /* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false for
  * NaN / Inf */
@@ -95,34 +115,31 @@ static double fp8_val(uint8_t code, int kind)
     return vkrr_decode_bits(code, kind == 2 ? FMT_E4M3 : FMT_E5M2);
 }
 
-/* element (row, col) of A (16 x K) held by the lane/register layout above */
+/* element (row, k) of A (16 x K) held by the lane/register layout above, for
+ * elements of ew bits: 16 and 8 packed in .b32 registers, 32 (tf32) one a
+ * register (a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)) */
 typedef struct frag {
     uint32_t a[32][4], b[32][2];
     uint64_t c[32][4];
 } frag;
 
-static uint32_t a_elem(const frag *f, int K, bool fp8, unsigned row, unsigned k)
+static uint32_t a_elem(const frag *f, unsigned ew, unsigned row, unsigned k)
 {
     unsigned g = row % 8, hi = row / 8;
-    if (!fp8) {
-        unsigned t = (k % 8) / 2, reg = hi + (k / 8) * 2, half = k % 2;
-        if (K == 8)
-            reg = hi;
-        return (f->a[g * 4 + t][reg] >> (16 * half)) & 0xffffu;
-    }
-    unsigned t = (k % 16) / 4, reg = hi + (k / 16) * 2, byte = k % 4;
-    return (f->a[g * 4 + t][reg] >> (8 * byte)) & 0xffu;
+    if (ew == 32)
+        return f->a[g * 4 + k % 4][hi + 2 * (k / 4)];
+    unsigned per = 32 / ew, span = 4 * per; /* k values one register row spans */
+    unsigned t = (k % span) / per, reg = hi + (k / span) * 2;
+    return (f->a[g * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
 }
 
-static uint32_t b_elem(const frag *f, int K, bool fp8, unsigned k, unsigned col)
+static uint32_t b_elem(const frag *f, unsigned ew, unsigned k, unsigned col)
 {
-    (void)K;
-    if (!fp8) {
-        unsigned t = (k % 8) / 2, reg = k / 8, half = k % 2;
-        return (f->b[col * 4 + t][reg] >> (16 * half)) & 0xffffu;
-    }
-    unsigned t = (k % 16) / 4, reg = k / 16, byte = k % 4;
-    return (f->b[col * 4 + t][reg] >> (8 * byte)) & 0xffu;
+    if (ew == 32)
+        return f->b[col * 4 + k % 4][k / 4];
+    unsigned per = 32 / ew, span = 4 * per;
+    unsigned t = (k % span) / per, reg = k / span;
+    return (f->b[col * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
 }
 
 HANDLER(x_mma)
@@ -130,9 +147,11 @@ HANDLER(x_mma)
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma needs all 32 lanes (active 0x%08x)", m);
     int K = in->e, ka = in->a, kb = in->b;
-    bool fp8 = ka >= 2, df32 = in->c, cf32 = in->d;
-    unsigned na = fp8 ? 4 : (K == 16 ? 4 : 2), nb = fp8 ? 2 : (K == 16 ? 2 : 1);
-    unsigned nd = df32 ? 4 : 2, nc = cf32 ? 4 : 2;
+    unsigned ea = kind_bits(ka), eb = kind_bits(kb);
+    bool fp8 = ka == MK_E4M3 || ka == MK_E5M2, integer = ka == MK_S8 || ka == MK_U8;
+    bool d32 = in->c, c32 = in->d;
+    unsigned na = a_regs(ka, (unsigned)K), nb = b_regs(kb, (unsigned)K);
+    unsigned nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     const uint32_t *ox = in->ox;
     frag f;
     for (unsigned l = 0; l < 32; l++) {
@@ -147,23 +166,26 @@ HANDLER(x_mma)
     for (unsigned row = 0; row < 16; row++) {
         for (unsigned col = 0; col < 8; col++) {
             unsigned g = row % 8, lane = g * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
-            /* c element */
-            double cv;
-            if (cf32)
-                cv = (double)ptx_f((uint32_t)f.c[lane][idx]);
-            else
-                cv = (double)vkrr_f16_to_f32((uint16_t)(f.c[lane][idx / 2] >> (16 * (idx % 2))));
+            uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
             uint32_t bits;
-            int fmt = df32 ? FMT_F32 : FMT_F16;
-            if (fp8) {
+            int fmt = d32 ? FMT_F32 : FMT_F16;
+            if (integer) { /* exact; s32 wraps, or clamps with .satfinite */
+                int64_t s = (int32_t)craw;
+                for (int k = 0; k < K; k++)
+                    s += ival(a_elem(&f, ea, row, (unsigned)k), ka) * ival(b_elem(&f, eb, (unsigned)k, col), kb);
+                if (in->imm)
+                    s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+                bits = (uint32_t)s;
+            } else if (fp8) {
+                double cv = c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
                 __int128 s = 0;
                 int sc = 0;
                 bool special = !isfinite(cv);
                 for (int k = 0; k < K && !special; k++) {
                     int64_t xa, xb;
                     int sa, sb;
-                    if (!fp8_fixed((uint8_t)a_elem(&f, K, true, row, (unsigned)k), ka, &xa, &sa) ||
-                        !fp8_fixed((uint8_t)b_elem(&f, K, true, (unsigned)k, col), kb, &xb, &sb)) {
+                    if (!fp8_fixed((uint8_t)a_elem(&f, 8, row, (unsigned)k), ka, &xa, &sa) ||
+                        !fp8_fixed((uint8_t)b_elem(&f, 8, (unsigned)k, col), kb, &xb, &sb)) {
                         special = true;
                         break;
                     }
@@ -173,8 +195,8 @@ HANDLER(x_mma)
                 if (special) {
                     double v = 0.0;
                     for (int k = 0; k < K; k++)
-                        v += fp8_val((uint8_t)a_elem(&f, K, true, row, (unsigned)k), ka) *
-                             fp8_val((uint8_t)b_elem(&f, K, true, (unsigned)k, col), kb);
+                        v += fp8_val((uint8_t)a_elem(&f, 8, row, (unsigned)k), ka) *
+                             fp8_val((uint8_t)b_elem(&f, 8, (unsigned)k, col), kb);
                     v += cv;
                     bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
                 } else {
@@ -189,10 +211,10 @@ HANDLER(x_mma)
                     bits = vkrr_round_to(x, e, fmt, RND_RN, false);
                 }
             } else {
+                double cv = c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
                 double v = 0.0;
                 for (int k = 0; k < K; k++)
-                    v += elem16((uint16_t)a_elem(&f, K, false, row, (unsigned)k), ka) *
-                         elem16((uint16_t)b_elem(&f, K, false, (unsigned)k, col), kb);
+                    v += fval(a_elem(&f, ea, row, (unsigned)k), ka) * fval(b_elem(&f, eb, (unsigned)k, col), kb);
                 v += cv;
                 bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
             }
@@ -202,7 +224,7 @@ HANDLER(x_mma)
     for (unsigned r = 0; r < nd; r++) {
         uint64_t *d = PTX_R(w, ox[r]);
         for (unsigned l = 0; l < 32; l++)
-            d[l] = df32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
+            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
     }
     return 0;
 }
@@ -264,32 +286,49 @@ int ptx_dec_mma(ptx_dctx *c)
         return 0;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
-    int K = ptx_take(c, ".m16n8k16") ? 16 : ptx_take(c, ".m16n8k8") ? 8 : ptx_take(c, ".m16n8k32") ? 32 : 0;
+    static const char *const shapes[] = {".m16n8k4", ".m16n8k8", ".m16n8k16", ".m16n8k32"};
+    int sh = ptx_take_any(c, shapes, 4);
+    int K = sh < 0 ? 0 : 4 << sh;
     if (!K || !ptx_take(c, ".row") || !ptx_take(c, ".col"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k8, m16n8k16 and m16n8k32 .row.col)");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4, m16n8k8, m16n8k16 and "
+                            "m16n8k32 .row.col)");
+    bool satf = ptx_take(c, ".satfinite");
     ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
     if (ptx_rest_ok(c) < 0)
         return -1;
-    int ka = ta == PT_F16 ? 0 : ta == PT_BF16 ? 1 : ta == PT_E4M3 ? 2 : ta == PT_E5M2 ? 3 : -1;
-    int kb = tb == PT_F16 ? 0 : tb == PT_BF16 ? 1 : tb == PT_E4M3 ? 2 : tb == PT_E5M2 ? 3 : -1;
-    bool ok = ka >= 0 && kb >= 0 && (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
-    if (ok && ka >= 2)
-        ok = kb >= 2 && K == 32;
-    else if (ok)
-        ok = ka == kb && K != 32 && (ka == 0 || (td == PT_F32 && tc == PT_F32));
+    static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
+    int ka = -1, kb = -1;
+    for (int k = 0; k < 7; k++) {
+        if (ta == kinds[k])
+            ka = k;
+        if (tb == kinds[k])
+            kb = k;
+    }
+    bool fl16 = (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
+    bool ok = ka >= 0 && kb >= 0 && (satf == (ka == MK_S8 || ka == MK_U8) || !satf);
+    if (!ok) {
+    } else if (ka == MK_S8 || ka == MK_U8) { /* .s8/.u8 in any mix, s32 accumulators */
+        ok = (kb == MK_S8 || kb == MK_U8) && (K == 16 || K == 32) && td == PT_S32 && tc == PT_S32;
+    } else if (ka == MK_E4M3 || ka == MK_E5M2) {
+        ok = (kb == MK_E4M3 || kb == MK_E5M2) && (K == 16 || K == 32) && fl16 && !satf;
+    } else if (ka == MK_TF32) {
+        ok = kb == MK_TF32 && (K == 4 || K == 8) && td == PT_F32 && tc == PT_F32 && !satf;
+    } else {
+        ok = ka == kb && (K == 8 || K == 16) && fl16 && (ka == MK_F16 || (td == PT_F32 && tc == PT_F32)) && !satf;
+    }
     if (!ok)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma with these types");
-    if (ka >= 2 && c->m->sm && c->m->sm < 89)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma with these types and this shape");
+    if ((ka == MK_E4M3 || ka == MK_E5M2) && c->m->sm && c->m->sm < 89)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "fp8 mma needs sm_89 (.target sm_%u)", c->m->sm);
-    bool fp8 = ka >= 2;
-    unsigned na = fp8 ? 4 : (K == 16 ? 4 : 2), nb = fp8 ? 2 : (K == 16 ? 2 : 1);
-    unsigned nd = td == PT_F32 ? 4 : 2, nc = tc == PT_F32 ? 4 : 2;
+    unsigned na = a_regs(ka, (unsigned)K), nb = b_regs(kb, (unsigned)K);
+    bool d32 = td != PT_F16, c32 = tc != PT_F16;
+    unsigned nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     if (ptx_nops(c) != 4)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
     in->ox = ptx_alloc_ox(c, nd + na + nb + nc);
     if (!in->ox)
         return -1;
-    ptx_type td_r = td == PT_F32 ? PT_F32 : PT_B32, tc_r = tc == PT_F32 ? PT_F32 : PT_B32;
+    ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
     if (vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
         vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
         vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
@@ -297,9 +336,10 @@ int ptx_dec_mma(ptx_dctx *c)
         return -1;
     in->a = (uint8_t)ka;
     in->b = (uint8_t)kb;
-    in->c = td == PT_F32;
-    in->d = tc == PT_F32;
+    in->c = d32;
+    in->d = c32;
     in->e = (uint8_t)K;
+    in->imm = satf;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
     in->fn = x_mma;

@@ -1,0 +1,72 @@
+// mma_more_ops.cu - mma.sync on integers and tf32 for the PTX interpreter's
+// tests (one warp; tests/test_ptx_mma.c computes D = A*B + C on its own).
+// Fragments are gathered as the PTX ISA lays them out (g = lane / 4,
+// t = lane % 4), from row-major A and column-major B (Bt, row n = column n).
+//   k_mma_s8:   m16n8k32 .s8.s8 -> D, the same .satfinite -> Dsat; m16n8k16
+//               .u8 (A's first 16 columns as unsigned) x .s8 -> D16.
+//   k_mma_tf32: m16n8k8 .tf32 -> D; m16n8k4 (A's first 4 columns) -> D4.
+#include <stdint.h>
+
+extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
+                                    int *D16)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    const uint32_t *A32 = (const uint32_t *)A, *B32 = (const uint32_t *)Bt;
+    uint32_t a0 = A32[(g * 32 + 4 * t) / 4], a1 = A32[((g + 8) * 32 + 4 * t) / 4];
+    uint32_t a2 = A32[(g * 32 + 16 + 4 * t) / 4], a3 = A32[((g + 8) * 32 + 16 + 4 * t) / 4];
+    uint32_t b0 = B32[(g * 32 + 4 * t) / 4], b1 = B32[(g * 32 + 16 + 4 * t) / 4];
+    int c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1];
+    int c2 = C[(g + 8) * 8 + 2 * t], c3 = C[(g + 8) * 8 + 2 * t + 1];
+    int d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7},"
+                 " {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    D[g * 8 + 2 * t] = d0;
+    D[g * 8 + 2 * t + 1] = d1;
+    D[(g + 8) * 8 + 2 * t] = d2;
+    D[(g + 8) * 8 + 2 * t + 1] = d3;
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 {%0, %1, %2, %3},"
+                 " {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    Dsat[g * 8 + 2 * t] = d0;
+    Dsat[g * 8 + 2 * t + 1] = d1;
+    Dsat[(g + 8) * 8 + 2 * t] = d2;
+    Dsat[(g + 8) * 8 + 2 * t + 1] = d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6},"
+                 " {%7, %8, %9, %10};"
+                 : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+                 : "r"(a0), "r"(a1), "r"(b0), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    D16[g * 8 + 2 * t] = d0;
+    D16[g * 8 + 2 * t + 1] = d1;
+    D16[(g + 8) * 8 + 2 * t] = d2;
+    D16[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+
+extern "C" __global__ void k_mma_tf32(const float *A, const float *Bt, const float *C, float *D, float *D4)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    uint32_t a0 = __float_as_uint(A[g * 8 + t]), a1 = __float_as_uint(A[(g + 8) * 8 + t]);
+    uint32_t a2 = __float_as_uint(A[g * 8 + t + 4]), a3 = __float_as_uint(A[(g + 8) * 8 + t + 4]);
+    uint32_t b0 = __float_as_uint(Bt[g * 8 + t]), b1 = __float_as_uint(Bt[g * 8 + t + 4]);
+    float c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1];
+    float c2 = C[(g + 8) * 8 + 2 * t], c3 = C[(g + 8) * 8 + 2 * t + 1];
+    float d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7},"
+                 " {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    D[g * 8 + 2 * t] = d0;
+    D[g * 8 + 2 * t + 1] = d1;
+    D[(g + 8) * 8 + 2 * t] = d2;
+    D[(g + 8) * 8 + 2 * t + 1] = d3;
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5}, {%6},"
+                 " {%7, %8, %9, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    D4[g * 8 + 2 * t] = d0;
+    D4[g * 8 + 2 * t + 1] = d1;
+    D4[(g + 8) * 8 + 2 * t] = d2;
+    D4[(g + 8) * 8 + 2 * t + 1] = d3;
+}
