@@ -187,8 +187,83 @@ static void check_mma_tf32(vkrr_ptx_module *m)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* stmatrix (sm_90; ptxas accepts this text): ldmatrix.x4 then stmatrix.x4
+ * gives the matrices back, stmatrix.x4.trans each one transposed. */
+static const char stmatrix_ptx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry st(.param .u64 in, .param .u64 out, .param .u32 trans)\n"
+    "{\n"
+    " .reg .pred %p<2>;\n"
+    " .reg .b32 %r<20>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " .shared .align 16 .b16 src[256];\n"
+    " .shared .align 16 .b16 dst[256];\n"
+    " ld.param.u64 %rd1, [in];\n"
+    " cvta.to.global.u64 %rd1, %rd1;\n"
+    " ld.param.u64 %rd2, [out];\n"
+    " cvta.to.global.u64 %rd2, %rd2;\n"
+    " ld.param.u32 %r10, [trans];\n"
+    " mov.u32 %r1, %tid.x;\n"
+    " shl.b32 %r3, %r1, 4;\n"
+    " mul.wide.u32 %rd3, %r1, 16;\n"
+    " add.s64 %rd4, %rd1, %rd3;\n"
+    " ld.global.v4.u32 {%r12, %r13, %r14, %r15}, [%rd4];\n"
+    " mov.u32 %r2, src;\n"
+    " add.u32 %r4, %r2, %r3;\n"
+    " st.shared.v4.u32 [%r4], {%r12, %r13, %r14, %r15};\n"
+    " bar.sync 0;\n"
+    " ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r5, %r6, %r7, %r8}, [%r4];\n"
+    " mov.u32 %r9, dst;\n"
+    " add.u32 %r11, %r9, %r3;\n"
+    " setp.ne.u32 %p1, %r10, 0;\n"
+    " @%p1 bra TR;\n"
+    " stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r11], {%r5, %r6, %r7, %r8};\n"
+    " bra.uni OUT;\n"
+    "TR:\n"
+    " stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r11], {%r5, %r6, %r7, %r8};\n"
+    "OUT:\n"
+    " bar.sync 0;\n"
+    " ld.shared.v4.u32 {%r12, %r13, %r14, %r15}, [%r11];\n"
+    " add.s64 %rd5, %rd2, %rd3;\n"
+    " st.global.v4.u32 [%rd5], {%r12, %r13, %r14, %r15};\n"
+    " ret;\n"
+    "}\n"
+;
+
+static void check_stmatrix(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, stmatrix_ptx, strlen(stmatrix_ptx), "st.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static _Alignas(16) uint16_t in[256], out[256];
+    for (int i = 0; i < 256; i++)
+        in[i] = (uint16_t)(i * 37 + 11);
+    for (uint32_t trans = 0; trans < 2; trans++) {
+        ptxt_args a = {0};
+        ptxt_ptr(&a, in, sizeof in);
+        ptxt_ptr(&a, out, sizeof out);
+        ptxt_u32(&a, trans);
+        memset(out, 0, sizeof out);
+        if (!ptxt_run(m, "st", &a, 1, 32, 0))
+            break;
+        unsigned bad = 0;
+        for (int i = 0; i < 4; i++)
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++)
+                    bad += out[i * 64 + r * 8 + c] != in[i * 64 + (trans ? c * 8 + r : r * 8 + c)];
+        CHECK_EQ_U64(bad, 0);
+    }
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
+    check_stmatrix();
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("mma_more_ops", k ? 89 : 80);
         if (!m)

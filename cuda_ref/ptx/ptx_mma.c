@@ -1,4 +1,4 @@
-/* ptx_mma.c - ldmatrix and mma.sync (warp-wide matrix operations).
+/* ptx_mma.c - ldmatrix, stmatrix and mma.sync (warp-wide matrix operations).
  *
  * ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: lanes 8i..8i+7
  * give the row addresses of matrix i (16-byte rows in shared memory); lane t
@@ -70,6 +70,40 @@ HANDLER(x_ldmatrix)
         uint64_t *d = PTX_R(w, in->o[1 + i]);
         for (unsigned t = 0; t < 32; t++)
             d[t] = res[i][t];
+    }
+    return 0;
+}
+
+/* stmatrix, ldmatrix's inverse: o[0] address base, in->imm offset, o[1..4]
+ * sources; lanes 8i..8i+7 give matrix i's row addresses, lane t holds row
+ * t/4, columns 2(t%4) and 2(t%4)+1 (with .trans, those of the transposed
+ * matrix: they land in column t/4). */
+HANDLER(x_stmatrix)
+{
+    const uint64_t *A = PTX_R(w, in->o[0]);
+    if (m != 0xffffffffu)
+        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "stmatrix needs all 32 lanes (active 0x%08x)", m);
+    for (unsigned i = 0; i < in->a; i++) {
+        const uint64_t *S = PTX_R(w, in->o[1 + i]);
+        uint16_t rows[8][8];
+        for (unsigned t = 0; t < 32; t++) {
+            unsigned r = t / 4, c0 = 2 * (t % 4);
+            uint16_t lo = (uint16_t)S[t], hi = (uint16_t)(S[t] >> 16);
+            if (in->b) {
+                rows[c0][r] = lo;
+                rows[c0 + 1][r] = hi;
+            } else {
+                rows[r][c0] = lo;
+                rows[r][c0 + 1] = hi;
+            }
+        }
+        for (unsigned r = 0; r < 8; r++) {
+            unsigned lane = 8 * i + r;
+            unsigned char *p = ptx_addr(w, in, (int)lane, in->d, A[lane] + in->imm, 16, 16, true);
+            if (!p)
+                return -1;
+            memcpy(p, rows[r], 16);
+        }
     }
     return 0;
 }
@@ -243,17 +277,19 @@ static int vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsig
     return 0;
 }
 
-static int dec_ldmatrix(ptx_dctx *c)
+/* ldmatrix d, [a] / stmatrix [a], s */
+static int dec_ldmatrix(ptx_dctx *c, bool st)
 {
     ptx_inst *in = c->in;
+    const char *op = st ? "stmatrix" : "ldmatrix";
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned") || !ptx_take(c, ".m8n8"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "ldmatrix form (only .sync.aligned.m8n8)");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .sync.aligned.m8n8)", op);
     int num = ptx_take(c, ".x1") ? 1 : ptx_take(c, ".x2") ? 2 : ptx_take(c, ".x4") ? 4 : 0;
     bool trans = ptx_take(c, ".trans");
     unsigned sp = (ptx_take(c, ".shared") || ptx_take(c, ".shared::cta")) ? SP_SHARED : SP_GENERIC;
     if (!num || !ptx_take(c, ".b16") || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "ldmatrix form");
-    const ptx_rop *a = ptx_op(c, 1);
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form", op);
+    const ptx_rop *a = ptx_op(c, st ? 0 : 1);
     if (!a || a->kind != RO_MEM || a->n != 1)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected an address");
     const ptx_rop *b = &c->f->rops[a->first];
@@ -265,14 +301,14 @@ static int dec_ldmatrix(ptx_dctx *c)
     } else if (ptx_set_src(c, 0, b, PT_U64, false) < 0) {
         return -1;
     }
-    if (vec_regs(c, ptx_op(c, 0), (unsigned)num, PT_B32, 1, true) < 0)
+    if (vec_regs(c, ptx_op(c, st ? 1 : 0), (unsigned)num, PT_B32, 1, !st) < 0)
         return -1;
     in->a = (uint8_t)num;
     in->b = trans;
     in->d = (uint8_t)sp;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
-    in->fn = x_ldmatrix;
+    in->fn = st ? x_stmatrix : x_ldmatrix;
     return 1;
 }
 
@@ -280,8 +316,8 @@ int ptx_dec_mma(ptx_dctx *c)
 {
     const char *op = c->r->op;
     ptx_inst *in = c->in;
-    if (!strcmp(op, "ldmatrix"))
-        return dec_ldmatrix(c);
+    if (!strcmp(op, "ldmatrix") || !strcmp(op, "stmatrix"))
+        return dec_ldmatrix(c, op[0] == 's');
     if (strcmp(op, "mma"))
         return 0;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
