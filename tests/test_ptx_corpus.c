@@ -1,7 +1,8 @@
 /* test_ptx_corpus: kernels written against NVIDIA's own headers, compiled by
  * nvcc (tests/ptx/corpus_ops.cu, compute_80 and compute_89 PTX), run by the
  * PTX interpreter and checked against values computed here: CUB block
- * reduce, block scan and warp reduce over 2 blocks of 128 threads;
+ * radix sort (4 keys a thread, negative ones too), block reduce, block scan
+ * and warp reduce over 2 blocks of 128 threads;
  * cuda_fp8.h conversions of every kind of f32 (normals, subnormals, ties,
  * values past the largest finite: saturated) to e4m3 and e5m2 and back; a
  * coalesced group of the odd-valued lanes (reduce, rank, shfl). */
@@ -39,6 +40,29 @@ static void check_cub(vkrr_ptx_module *m)
         }
     }
     CHECK_EQ_U64(bad, 0);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void check_radix(vkrr_ptx_module *m)
+{
+    uint64_t s = 53;
+    static int in[1024], out[1024], want[1024];
+    for (int i = 0; i < 1024; i++)
+        in[i] = (int)ptxt_rand(&s) >> (i % 3 * 8); /* wide and narrow, either sign */
+    ptxt_args a = {0};
+    ptxt_ptr(&a, in, sizeof in);
+    ptxt_ptr(&a, out, sizeof out);
+    if (!ptxt_run(m, "k_radix", &a, 2, 128, 0))
+        return;
+    memcpy(want, in, sizeof want);
+    qsort(want, 512, sizeof *want, cmp_int);
+    qsort(want + 512, 512, sizeof *want, cmp_int);
+    CHECK(memcmp(out, want, sizeof want) == 0);
 }
 
 static void check_fp8(vkrr_ptx_module *m)
@@ -117,6 +141,7 @@ int main(void)
         if (!m)
             continue;
         check_cub(m);
+        check_radix(m);
         check_fp8(m);
         check_coalesced(m);
         vkrr_ptx_module_free(m);

@@ -1,11 +1,12 @@
 // corpus_ops.cu - kernels that lean on NVIDIA's own headers, for the PTX
 // interpreter's tests (tests/test_ptx_corpus.c computes each output on its
-// own): CUB's block reduce, block scan and warp reduce; cuda_fp8.h's
+// own): CUB's block radix sort, block reduce, block scan and warp reduce; cuda_fp8.h's
 // conversions (hardware cvt on sm_89, the header's bit manipulation on
 // sm_80); a cooperative_groups coalesced group in a divergent branch
 // (reduce, thread_rank, shfl: fns, redux, activemask).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_reduce.cuh>
@@ -57,4 +58,16 @@ extern "C" __global__ void k_coalesced(const int *in, int *out)
     } else {
         out[threadIdx.x] = -1;
     }
+}
+
+extern "C" __global__ void k_radix(const int *in, int *out)
+{
+    typedef cub::BlockRadixSort<int, 128, 4> RS;
+    __shared__ typename RS::TempStorage t;
+    int k[4];
+    for (int i = 0; i < 4; i++)
+        k[i] = in[blockIdx.x * 512 + threadIdx.x * 4 + i];
+    RS(t).Sort(k);
+    for (int i = 0; i < 4; i++)
+        out[blockIdx.x * 512 + threadIdx.x * 4 + i] = k[i];
 }
