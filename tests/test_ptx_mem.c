@@ -242,9 +242,59 @@ static void check_b128(void)
     vkrr_ptx_module_free(m);
 }
 
+/* Cache policies and eviction hints change nothing a kernel computes:
+ * createpolicy gives an opaque policy (0 here), ld/st/cp.async with
+ * .L2::cache_hint take it as their last operand and ignore it. */
+static const char cache_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry ch(.param .u64 in, .param .u64 out)\n"
+    "{\n"
+    " .reg .b32 %r<8>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " .shared .align 16 .b8 sbuf[16];\n"
+    " ld.param.u64 %rd1, [in];\n"
+    " cvta.to.global.u64 %rd1, %rd1;\n"
+    " ld.param.u64 %rd2, [out];\n"
+    " cvta.to.global.u64 %rd2, %rd2;\n"
+    " createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;\n"
+    " ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd3;\n"
+    " add.u32 %r2, %r1, 1;\n"
+    " st.global.L2::cache_hint.u32 [%rd2], %r2, %rd3;\n"
+    " cp.async.ca.shared.global.L2::cache_hint [sbuf], [%rd1+4], 4, %rd3;\n"
+    " cp.async.wait_all;\n"
+    " ld.shared.u32 %r3, [sbuf];\n"
+    " st.global.L1::no_allocate.u32 [%rd2+4], %r3;\n"
+    " st.global.u64 [%rd2+8], %rd3;\n"
+    " ret;\n"
+    "}\n"
+;
+
+static void check_cache_hints(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, cache_ptx, strlen(cache_ptx), "ch.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static _Alignas(16) uint32_t in[2] = {41, 77};
+    static _Alignas(16) uint64_t out[2];
+    ptxt_args a = {0};
+    ptxt_ptr(&a, in, sizeof in);
+    ptxt_ptr(&a, out, sizeof out);
+    if (ptxt_run(m, "ch", &a, 1, 1, 0)) {
+        CHECK_EQ_U64(out[0], 42u | (uint64_t)77 << 32);
+        CHECK_EQ_U64(out[1], 0);
+    }
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
     check_b128();
+    check_cache_hints();
     static _Alignas(16) uint32_t in[N];
     static _Alignas(16) int8_t bytes[N];
     uint64_t s = 17;

@@ -221,6 +221,14 @@ HANDLER(x_cp_async)
     return 0;
 }
 
+HANDLER(x_mov64)
+{
+    uint64_t *d = A_(0);
+    const uint64_t *a = A_(1);
+    PTX_LANES(m, d[l] = a[l]);
+    return 0;
+}
+
 static int x_nop(ptx_warp *w, const ptx_inst *in, uint32_t m)
 {
     (void)w, (void)in, (void)m;
@@ -292,6 +300,21 @@ int ptx_mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off
     return ptx_set_src(c, field, b, PT_U64, false);
 }
 
+/* .L2::cache_hint: the last operand is a 64-bit cache policy (createpolicy's);
+ * it only steers the L2, so it is checked to be a 64-bit value and dropped.
+ * *n: the operands before it. */
+static int cache_hint(ptx_dctx *c, unsigned *n)
+{
+    *n = ptx_nops(c);
+    if (!ptx_take(c, ".L2::cache_hint"))
+        return 0;
+    const ptx_rop *p = *n ? ptx_op(c, *n - 1) : NULL;
+    if (!p || (p->kind != RO_INT && !(p->kind == RO_REG && ptx_reg_bits(c, p) == 64)))
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, ".L2::cache_hint needs a 64-bit cache policy operand last");
+    (*n)--;
+    return 0;
+}
+
 static int take_vec(ptx_dctx *c)
 {
     if (ptx_take(c, ".v2"))
@@ -307,8 +330,9 @@ static int dec_ldst(ptx_dctx *c, bool st)
 {
     ptx_inst *in = c->in;
     ptx_take_ignorable(c);
-    if (ptx_take(c, ".L2::cache_hint"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "cache policies");
+    unsigned nops;
+    if (cache_hint(c, &nops) < 0)
+        return -1;
     unsigned sp = take_space(c);
     ptx_take_ignorable(c);
     int n = take_vec(c);
@@ -319,8 +343,8 @@ static int dec_ldst(ptx_dctx *c, bool st)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "this form of %s", c->r->op);
     if (ptx_rest_ok(c) < 0)
         return -1;
-    if (ptx_nops(c) != 2)
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "takes 2 operands");
+    if (nops != 2)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "takes 2 operands (and a cache policy with .L2::cache_hint)");
     const ptx_rop *data = ptx_op(c, st ? 1 : 0), *addr = ptx_op(c, st ? 0 : 1);
     uint64_t off;
     if (ptx_mem_operand(c, addr, 0, &off) < 0)
@@ -443,6 +467,9 @@ static int dec_cp_async(ptx_dctx *c)
         in->fn = x_nop; /* every copy completed at issue */
         return 1;
     }
+    unsigned n;
+    if (cache_hint(c, &n) < 0)
+        return -1;
     bool ca = ptx_take(c, ".ca"), cg = !ca && ptx_take(c, ".cg");
     bool dsh = ptx_take(c, ".shared") || ptx_take(c, ".shared::cta");
     bool sgl = ptx_take(c, ".global");
@@ -451,7 +478,6 @@ static int dec_cp_async(ptx_dctx *c)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "cp.async form (bulk copies are not implemented)");
     if (ptx_rest_ok(c) < 0)
         return -1;
-    unsigned n = ptx_nops(c);
     const ptx_rop *sz = ptx_op(c, 2);
     if ((n != 3 && n != 4) || !sz || sz->kind != RO_INT ||
         (sz->ival != 4 && sz->ival != 8 && sz->ival != 16) || (cg && sz->ival != 16))
@@ -492,6 +518,17 @@ int ptx_dec_mem(ptx_dctx *c)
         return dec_atom(c, true);
     if (!strcmp(op, "cp"))
         return dec_cp_async(c);
+    if (!strcmp(op, "createpolicy")) { /* an L2 policy for .L2::cache_hint: opaque, and here 0 */
+        for (unsigned i = 0; i < c->r->nmods; i++)
+            c->mod_used[i] = true;
+        if (ptx_nops(c) < 2 || ptx_set_dst(c, 0, ptx_op(c, 0), PT_B64, false) < 0)
+            return ptx_dec_fail(c, VKRR_ERR_PARSE, "createpolicy needs a .b64 destination");
+        int64_t k = ptx_const_slot(c, 0);
+        if (k < 0 || ptx_set_slot(c, 1, k, true, false) < 0)
+            return -1;
+        in->fn = x_mov64;
+        return 1;
+    }
     if (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu") || !strcmp(op, "discard") ||
         !strcmp(op, "applypriority")) {
         for (unsigned i = 0; i < c->r->nmods; i++)
