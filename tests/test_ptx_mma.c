@@ -261,6 +261,60 @@ static void check_stmatrix(void)
     vkrr_ptx_module_free(m);
 }
 
+/* s4/u4 and b1 on the same packed bits (low nibble, low bit first) */
+static int nib(const uint32_t *w, unsigned i, bool sgn)
+{
+    unsigned v = (w[i / 8] >> (4 * (i % 8))) & 15u;
+    return sgn && v >= 8 ? (int)v - 16 : (int)v;
+}
+
+static unsigned bit(const uint32_t *w, unsigned i) { return (w[i / 32] >> (i % 32)) & 1u; }
+
+static void check_mma_sub(vkrr_ptx_module *m)
+{
+    uint64_t s = 37;
+    static uint32_t A[16 * 8], Bt[8 * 8];
+    static int32_t C[128], D[128], Dsat[128], D32[128], Dx[128], Da[128];
+    for (int i = 0; i < 128; i++)
+        A[i] = ptxt_rand(&s);
+    for (int i = 0; i < 64; i++)
+        Bt[i] = ptxt_rand(&s);
+    for (int i = 0; i < 128; i++)
+        C[i] = (int32_t)ptxt_rand(&s) >> 8;
+    C[7] = INT32_MAX - 3;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    int32_t *outs[5] = {D, Dsat, D32, Dx, Da};
+    for (int k = 0; k < 5; k++)
+        ptxt_ptr(&a, outs[k], 128 * sizeof(int32_t));
+    if (!ptxt_run(m, "k_mma_sub", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0, clamped = 0;
+    for (unsigned i = 0; i < 16; i++)
+        for (unsigned j = 0; j < 8; j++) {
+            int64_t c = C[i * 8 + j], p = c, q = c, x = c, y = c;
+            for (unsigned k = 0; k < 64; k++) {
+                p += (int64_t)nib(A, i * 64 + k, true) * nib(Bt, j * 64 + k, true);
+                if (k < 32)
+                    q += (int64_t)nib(A, i * 64 + k, false) * nib(Bt, j * 64 + k, true);
+            }
+            for (unsigned k = 0; k < 256; k++) {
+                x += bit(A, i * 256 + k) ^ bit(Bt, j * 256 + k);
+                if (k < 128)
+                    y += bit(A, i * 256 + k) & bit(Bt, j * 256 + k);
+            }
+            int64_t sat = p > INT32_MAX ? INT32_MAX : p < INT32_MIN ? INT32_MIN : p;
+            clamped += sat != p;
+            bad += D[i * 8 + j] != (int32_t)(uint32_t)(uint64_t)p || Dsat[i * 8 + j] != (int32_t)sat ||
+                   D32[i * 8 + j] != (int32_t)q || Dx[i * 8 + j] != (int32_t)(uint32_t)(uint64_t)x ||
+                   Da[i * 8 + j] != (int32_t)y;
+        }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(clamped >= 1);
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -270,6 +324,7 @@ int main(void)
             continue;
         check_mma_s8(m);
         check_mma_tf32(m);
+        check_mma_sub(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

@@ -15,6 +15,9 @@
  *     (4t+16+{0..3}, g)
  *   m16n8k16/m16n8k32 .s8/.u8 (any mix): as the 8-bit float layouts above
  *     (k16: the first two A registers and the first B register)
+ *   m16n8k32/k64 .s4/.u4 and m16n8k128/k256 .b1: the same pattern with eight
+ *     nibbles or 32 bits a register (A (g, 8t+i) / (g, 32t+i), rows g+8 in the
+ *     odd registers, the second half of k in registers 2 and 3)
  *   m16n8k8 .tf32: A a0..a3 = (g, t), (g+8, t), (g, t+4), (g+8, t+4); B b0, b1 =
  *     (t, g), (t+4, g); m16n8k4 .tf32: A (g, t), (g+8, t); B (t, g)
  *   C/D: c0..c3 = (g, 2t+{0,1}), (g+8, 2t+{0,1}); .f32/.s32: four registers, .f16:
@@ -110,10 +113,14 @@ HANDLER(x_stmatrix)
 
 /* mma: ox holds d (nd), a (na), b (nb), c (nc) slots in that order;
  * in->a kind of A (MK_*), in->b kind of B, in->c d 32-bit (f32 or s32),
- * in->d c 32-bit, in->e K, in->imm .satfinite */
-enum { MK_F16, MK_BF16, MK_E4M3, MK_E5M2, MK_S8, MK_U8, MK_TF32 };
+ * in->d c 32-bit, in->e K as 4 << in->e, in->imm bit 0 .satfinite, bit 1 .and.popc (b1) */
+enum { MK_F16, MK_BF16, MK_E4M3, MK_E5M2, MK_S8, MK_U8, MK_TF32, MK_S4, MK_U4, MK_B1 };
 
-static unsigned kind_bits(int kind) { return kind <= MK_BF16 ? 16 : kind == MK_TF32 ? 32 : 8; }
+static unsigned kind_bits(int kind)
+{
+    static const unsigned bits[] = {16, 16, 8, 8, 8, 8, 32, 4, 4, 1};
+    return bits[kind];
+}
 
 /* registers of A and B for a kind and K (16 x K and K x 8 over 32 lanes) */
 static unsigned a_regs(int kind, unsigned K) { return K / 2 / (32 / kind_bits(kind)); }
@@ -128,7 +135,10 @@ static double fval(uint32_t v, int kind)
     }
 }
 
-static int64_t ival(uint32_t v, int kind) { return kind == MK_S8 ? (int8_t)(uint8_t)v : (int64_t)v; }
+static int64_t ival(uint32_t v, int kind)
+{
+    return kind == MK_S8 ? (int8_t)(uint8_t)v : kind == MK_S4 ? (int64_t)((int32_t)(v << 28) >> 28) : (int64_t)v;
+}
 
 /* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false for
  * NaN / Inf */
@@ -180,9 +190,9 @@ HANDLER(x_mma)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma needs all 32 lanes (active 0x%08x)", m);
-    int K = in->e, ka = in->a, kb = in->b;
+    int K = 4 << in->e, ka = in->a, kb = in->b;
     unsigned ea = kind_bits(ka), eb = kind_bits(kb);
-    bool fp8 = ka == MK_E4M3 || ka == MK_E5M2, integer = ka == MK_S8 || ka == MK_U8;
+    bool fp8 = ka == MK_E4M3 || ka == MK_E5M2, integer = ka == MK_S8 || ka == MK_U8 || ka >= MK_S4;
     bool d32 = in->c, c32 = in->d;
     unsigned na = a_regs(ka, (unsigned)K), nb = b_regs(kb, (unsigned)K);
     unsigned nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
@@ -205,9 +215,11 @@ HANDLER(x_mma)
             int fmt = d32 ? FMT_F32 : FMT_F16;
             if (integer) { /* exact; s32 wraps, or clamps with .satfinite */
                 int64_t s = (int32_t)craw;
-                for (int k = 0; k < K; k++)
-                    s += ival(a_elem(&f, ea, row, (unsigned)k), ka) * ival(b_elem(&f, eb, (unsigned)k, col), kb);
-                if (in->imm)
+                for (int k = 0; k < K; k++) {
+                    uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
+                    s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);
+                }
+                if (in->imm & 1u)
                     s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
                 bits = (uint32_t)s;
             } else if (fp8) {
@@ -322,27 +334,53 @@ int ptx_dec_mma(ptx_dctx *c)
         return 0;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
-    static const char *const shapes[] = {".m16n8k4", ".m16n8k8", ".m16n8k16", ".m16n8k32"};
-    int sh = ptx_take_any(c, shapes, 4);
+    static const char *const shapes[] = {".m16n8k4",  ".m16n8k8",   ".m16n8k16", ".m16n8k32",
+                                         ".m16n8k64", ".m16n8k128", ".m16n8k256"};
+    int sh = ptx_take_any(c, shapes, 7);
     int K = sh < 0 ? 0 : 4 << sh;
     if (!K || !ptx_take(c, ".row") || !ptx_take(c, ".col"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4, m16n8k8, m16n8k16 and "
-                            "m16n8k32 .row.col)");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4 to m16n8k256 .row.col; "
+                            "the m8n8 shapes are not implemented)");
     bool satf = ptx_take(c, ".satfinite");
-    ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
+    bool andp = ptx_take(c, ".and"), xorp = !andp && ptx_take(c, ".xor");
+    bool popc = ptx_take(c, ".popc");
+    /* .s4/.u4/.b1 are no types of the type table: d's type, then a's and b's
+     * in order, then c's */
+    static const char *const sub[] = {".s4", ".u4", ".b1"};
+    bool subbyte = false;
+    for (unsigned i = 0; i < c->r->nmods; i++)
+        for (int k = 0; k < 3; k++)
+            subbyte |= !strcmp(c->r->mods[i], sub[k]);
+    ptx_type td = ptx_take_type(c), ta = PT_NONE, tb = PT_NONE, tc;
+    int ka = -1, kb = -1;
+    if (subbyte) {
+        int x = ptx_take_any(c, sub, 3), y = ptx_take_any(c, sub, 3);
+        if (x >= 0 && y >= 0) {
+            ka = MK_S4 + x;
+            kb = MK_S4 + y;
+        }
+    } else {
+        ta = ptx_take_type(c);
+        tb = ptx_take_type(c);
+    }
+    tc = ptx_take_type(c);
     if (ptx_rest_ok(c) < 0)
         return -1;
     static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
-    int ka = -1, kb = -1;
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 7 && !subbyte; k++) {
         if (ta == kinds[k])
             ka = k;
         if (tb == kinds[k])
             kb = k;
     }
     bool fl16 = (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
-    bool ok = ka >= 0 && kb >= 0 && (satf == (ka == MK_S8 || ka == MK_U8) || !satf);
+    bool ok = ka >= 0 && kb >= 0 && (satf == (ka == MK_S8 || ka == MK_U8 || ka == MK_S4 || ka == MK_U4) || !satf);
+    ok = ok && popc == (ka == MK_B1) && (andp || xorp) == popc;
     if (!ok) {
+    } else if (ka == MK_B1) { /* .and.popc / .xor.popc */
+        ok = kb == MK_B1 && (K == 128 || K == 256) && td == PT_S32 && tc == PT_S32;
+    } else if (ka == MK_S4 || ka == MK_U4) {
+        ok = (kb == MK_S4 || kb == MK_U4) && (K == 32 || K == 64) && td == PT_S32 && tc == PT_S32;
     } else if (ka == MK_S8 || ka == MK_U8) { /* .s8/.u8 in any mix, s32 accumulators */
         ok = (kb == MK_S8 || kb == MK_U8) && (K == 16 || K == 32) && td == PT_S32 && tc == PT_S32;
     } else if (ka == MK_E4M3 || ka == MK_E5M2) {
@@ -374,8 +412,8 @@ int ptx_dec_mma(ptx_dctx *c)
     in->b = (uint8_t)kb;
     in->c = d32;
     in->d = c32;
-    in->e = (uint8_t)K;
-    in->imm = satf;
+    in->e = (uint8_t)sh;
+    in->imm = (satf ? 1u : 0u) | (andp ? 2u : 0u);
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
     in->fn = x_mma;

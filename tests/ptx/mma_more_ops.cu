@@ -5,6 +5,11 @@
 //   k_mma_s8:   m16n8k32 .s8.s8 -> D, the same .satfinite -> Dsat; m16n8k16
 //               .u8 (A's first 16 columns as unsigned) x .s8 -> D16.
 //   k_mma_tf32: m16n8k8 .tf32 -> D; m16n8k4 (A's first 4 columns) -> D4.
+//   k_mma_sub:  A 16 x 64 s4 and B 64 x 8 s4 (packed, low nibble first), the
+//               same bits as 16 x 256 and 256 x 8 b1 (low bit first):
+//               m16n8k64 .s4.s4 -> D, .satfinite -> Dsat; m16n8k32 .u4.s4 (first
+//               32 columns) -> D32; m16n8k256 .b1 .xor.popc -> Dx; m16n8k128 .b1
+//               .and.popc (first 128 columns) -> Da.
 #include <stdint.h>
 
 extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
@@ -69,4 +74,46 @@ extern "C" __global__ void k_mma_tf32(const float *A, const float *Bt, const flo
     D4[g * 8 + 2 * t + 1] = d1;
     D4[(g + 8) * 8 + 2 * t] = d2;
     D4[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+
+extern "C" __global__ void k_mma_sub(const uint32_t *A, const uint32_t *Bt, const int *C, int *D, int *Dsat,
+                                     int *D32, int *Dx, int *Da)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    uint32_t a0 = A[g * 8 + t], a1 = A[(g + 8) * 8 + t], a2 = A[g * 8 + 4 + t], a3 = A[(g + 8) * 8 + 4 + t];
+    uint32_t b0 = Bt[g * 8 + t], b1 = Bt[g * 8 + 4 + t];
+    int c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1];
+    int c2 = C[(g + 8) * 8 + 2 * t], c3 = C[(g + 8) * 8 + 2 * t + 1];
+    int d[4];
+#define STORE(P)                                                                                   \
+    P[g * 8 + 2 * t] = d[0];                                                                       \
+    P[g * 8 + 2 * t + 1] = d[1];                                                                   \
+    P[(g + 8) * 8 + 2 * t] = d[2];                                                                 \
+    P[(g + 8) * 8 + 2 * t + 1] = d[3];
+    asm volatile("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7},"
+                 " {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    STORE(D)
+    asm volatile("mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.s4.s32 {%0, %1, %2, %3},"
+                 " {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    STORE(Dsat)
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u4.s4.s32 {%0, %1, %2, %3}, {%4, %5}, {%6},"
+                 " {%7, %8, %9, %10};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    STORE(D32)
+    asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc {%0, %1, %2, %3},"
+                 " {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    STORE(Dx)
+    asm volatile("mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%0, %1, %2, %3}, {%4, %5},"
+                 " {%6}, {%7, %8, %9, %10};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
+    STORE(Da)
+#undef STORE
 }
