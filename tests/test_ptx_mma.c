@@ -315,6 +315,43 @@ static void check_mma_sub(vkrr_ptx_module *m)
     CHECK(clamped >= 1);
 }
 
+/* m8n8k16 s8, m8n8k32 u4, m8n8k128 b1 on the same 8 x 16-byte rows */
+static void check_mma_m8(vkrr_ptx_module *m)
+{
+    uint64_t s = 59;
+    static uint32_t A[32], Bt[32];
+    static int32_t C[64], D8[64], D4[64], D1[64];
+    for (int i = 0; i < 32; i++) {
+        A[i] = ptxt_rand(&s);
+        Bt[i] = ptxt_rand(&s);
+    }
+    for (int i = 0; i < 64; i++)
+        C[i] = (int32_t)(ptxt_rand(&s) % 20001) - 10000;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, D8, sizeof D8);
+    ptxt_ptr(&a, D4, sizeof D4);
+    ptxt_ptr(&a, D1, sizeof D1);
+    if (!ptxt_run(m, "k_mma_m8", &a, 1, 32, 0))
+        return;
+    const int8_t *a8 = (const int8_t *)A, *b8 = (const int8_t *)Bt;
+    unsigned bad = 0;
+    for (unsigned i = 0; i < 8; i++)
+        for (unsigned j = 0; j < 8; j++) {
+            int64_t c = C[i * 8 + j], p = c, q = c, x = c;
+            for (unsigned k = 0; k < 16; k++)
+                p += (int64_t)a8[i * 16 + k] * b8[j * 16 + k];
+            for (unsigned k = 0; k < 32; k++)
+                q += (int64_t)nib(A, i * 32 + k, false) * nib(Bt, j * 32 + k, false);
+            for (unsigned k = 0; k < 128; k++)
+                x += bit(A, i * 128 + k) ^ bit(Bt, j * 128 + k);
+            bad += D8[i * 8 + j] != (int32_t)p || D4[i * 8 + j] != (int32_t)q || D1[i * 8 + j] != (int32_t)x;
+        }
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -325,6 +362,7 @@ int main(void)
         check_mma_s8(m);
         check_mma_tf32(m);
         check_mma_sub(m);
+        check_mma_m8(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

@@ -18,6 +18,8 @@
  *   m16n8k32/k64 .s4/.u4 and m16n8k128/k256 .b1: the same pattern with eight
  *     nibbles or 32 bits a register (A (g, 8t+i) / (g, 32t+i), rows g+8 in the
  *     odd registers, the second half of k in registers 2 and 3)
+ *   m8n8k16 .s8/.u8, m8n8k32 .s4/.u4, m8n8k128 .b1: one A and one B register,
+ *     A (g, per*t+i), B (per*t+i, g); C/D c0, c1 = (g, 2t+{0,1})
  *   m16n8k8 .tf32: A a0..a3 = (g, t), (g+8, t), (g, t+4), (g+8, t+4); B b0, b1 =
  *     (t, g), (t+4, g); m16n8k4 .tf32: A (g, t), (g+8, t); B (t, g)
  *   C/D: c0..c3 = (g, 2t+{0,1}), (g+8, 2t+{0,1}); .f32/.s32: four registers, .f16:
@@ -113,7 +115,8 @@ HANDLER(x_stmatrix)
 
 /* mma: ox holds d (nd), a (na), b (nb), c (nc) slots in that order;
  * in->a kind of A (MK_*), in->b kind of B, in->c d 32-bit (f32 or s32),
- * in->d c 32-bit, in->e K as 4 << in->e, in->imm bit 0 .satfinite, bit 1 .and.popc (b1) */
+ * in->d c 32-bit, in->e K as 4 << in->e, in->imm bit 0 .satfinite, bit 1 .and.popc (b1),
+ * bit 2 M = 8 (the m8n8 integer shapes: C/D c0, c1 only) */
 enum { MK_F16, MK_BF16, MK_E4M3, MK_E5M2, MK_S8, MK_U8, MK_TF32, MK_S4, MK_U4, MK_B1 };
 
 static unsigned kind_bits(int kind)
@@ -123,7 +126,7 @@ static unsigned kind_bits(int kind)
 }
 
 /* registers of A and B for a kind and K (16 x K and K x 8 over 32 lanes) */
-static unsigned a_regs(int kind, unsigned K) { return K / 2 / (32 / kind_bits(kind)); }
+static unsigned a_regs(int kind, unsigned M, unsigned K) { return M * K / 32 / (32 / kind_bits(kind)); }
 static unsigned b_regs(int kind, unsigned K) { return K / 4 / (32 / kind_bits(kind)); }
 
 static double fval(uint32_t v, int kind)
@@ -194,8 +197,9 @@ HANDLER(x_mma)
     unsigned ea = kind_bits(ka), eb = kind_bits(kb);
     bool fp8 = ka == MK_E4M3 || ka == MK_E5M2, integer = ka == MK_S8 || ka == MK_U8 || ka >= MK_S4;
     bool d32 = in->c, c32 = in->d;
-    unsigned na = a_regs(ka, (unsigned)K), nb = b_regs(kb, (unsigned)K);
-    unsigned nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+    const unsigned M = in->imm & 4u ? 8 : 16;
+    unsigned na = a_regs(ka, M, (unsigned)K), nb = b_regs(kb, (unsigned)K);
+    unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     const uint32_t *ox = in->ox;
     frag f;
     for (unsigned l = 0; l < 32; l++) {
@@ -207,7 +211,7 @@ HANDLER(x_mma)
             f.c[l][r] = PTX_R(w, ox[nd + na + nb + r])[l];
     }
     uint64_t out[32][4];
-    for (unsigned row = 0; row < 16; row++) {
+    for (unsigned row = 0; row < M; row++) {
         for (unsigned col = 0; col < 8; col++) {
             unsigned g = row % 8, lane = g * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
             uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
@@ -336,11 +340,15 @@ int ptx_dec_mma(ptx_dctx *c)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
     static const char *const shapes[] = {".m16n8k4",  ".m16n8k8",   ".m16n8k16", ".m16n8k32",
                                          ".m16n8k64", ".m16n8k128", ".m16n8k256"};
-    int sh = ptx_take_any(c, shapes, 7);
+    static const char *const shapes8[] = {".m8n8k16", ".m8n8k32", ".m8n8k128"};
+    int sh = ptx_take_any(c, shapes, 7), sh8 = sh < 0 ? ptx_take_any(c, shapes8, 3) : -1;
+    if (sh8 >= 0)
+        sh = sh8 == 0 ? 2 : sh8 == 1 ? 3 : 5; /* k16, k32, k128 */
+    const unsigned M = sh8 >= 0 ? 8 : 16;
     int K = sh < 0 ? 0 : 4 << sh;
     if (!K || !ptx_take(c, ".row") || !ptx_take(c, ".col"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4 to m16n8k256 .row.col; "
-                            "the m8n8 shapes are not implemented)");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4 to m16n8k256, m8n8k16, "
+                            "m8n8k32 and m8n8k128 .row.col)");
     bool satf = ptx_take(c, ".satfinite");
     bool andp = ptx_take(c, ".and"), xorp = !andp && ptx_take(c, ".xor");
     bool popc = ptx_take(c, ".popc");
@@ -390,13 +398,17 @@ int ptx_dec_mma(ptx_dctx *c)
     } else {
         ok = ka == kb && (K == 8 || K == 16) && fl16 && (ka == MK_F16 || (td == PT_F32 && tc == PT_F32)) && !satf;
     }
+    /* m8n8: s8/u8 k16, s4/u4 k32, b1 k128 only */
+    if (ok && M == 8)
+        ok = (K == 16 && (ka == MK_S8 || ka == MK_U8)) || (K == 32 && (ka == MK_S4 || ka == MK_U4)) ||
+             (K == 128 && ka == MK_B1);
     if (!ok)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma with these types and this shape");
     if ((ka == MK_E4M3 || ka == MK_E5M2) && c->m->sm && c->m->sm < 89)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "fp8 mma needs sm_89 (.target sm_%u)", c->m->sm);
-    unsigned na = a_regs(ka, (unsigned)K), nb = b_regs(kb, (unsigned)K);
+    unsigned na = a_regs(ka, M, (unsigned)K), nb = b_regs(kb, (unsigned)K);
     bool d32 = td != PT_F16, c32 = tc != PT_F16;
-    unsigned nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+    unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     if (ptx_nops(c) != 4)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
     in->ox = ptx_alloc_ox(c, nd + na + nb + nc);
@@ -413,7 +425,7 @@ int ptx_dec_mma(ptx_dctx *c)
     in->c = d32;
     in->d = c32;
     in->e = (uint8_t)sh;
-    in->imm = (satf ? 1u : 0u) | (andp ? 2u : 0u);
+    in->imm = (satf ? 1u : 0u) | (andp ? 2u : 0u) | (M == 8 ? 4u : 0u);
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
     in->fn = x_mma;

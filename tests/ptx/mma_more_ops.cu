@@ -10,6 +10,9 @@
 //               m16n8k64 .s4.s4 -> D, .satfinite -> Dsat; m16n8k32 .u4.s4 (first
 //               32 columns) -> D32; m16n8k256 .b1 .xor.popc -> Dx; m16n8k128 .b1
 //               .and.popc (first 128 columns) -> Da.
+//   k_mma_m8:   the m8n8 shapes on one 8-row A and 8-column B of 16 bytes a row:
+//               m8n8k16 .s8.s8 -> D8, m8n8k32 .u4.u4 -> D4, m8n8k128 .b1
+//               .xor.popc -> D1.
 #include <stdint.h>
 
 extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
@@ -116,4 +119,24 @@ extern "C" __global__ void k_mma_sub(const uint32_t *A, const uint32_t *Bt, cons
                  : "r"(a0), "r"(a1), "r"(b0), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
     STORE(Da)
 #undef STORE
+}
+
+extern "C" __global__ void k_mma_m8(const uint32_t *A, const uint32_t *Bt, const int *C, int *D8, int *D4,
+                                    int *D1)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    uint32_t a = A[g * 4 + t], b = Bt[g * 4 + t];
+    int c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1], d0, d1;
+    asm volatile("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=r"(d0), "=r"(d1) : "r"(a), "r"(b), "r"(c0), "r"(c1));
+    D8[g * 8 + 2 * t] = d0;
+    D8[g * 8 + 2 * t + 1] = d1;
+    asm volatile("mma.sync.aligned.m8n8k32.row.col.s32.u4.u4.s32 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=r"(d0), "=r"(d1) : "r"(a), "r"(b), "r"(c0), "r"(c1));
+    D4[g * 8 + 2 * t] = d0;
+    D4[g * 8 + 2 * t + 1] = d1;
+    asm volatile("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=r"(d0), "=r"(d1) : "r"(a), "r"(b), "r"(c0), "r"(c1));
+    D1[g * 8 + 2 * t] = d0;
+    D1[g * 8 + 2 * t + 1] = d1;
 }
