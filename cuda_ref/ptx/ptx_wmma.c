@@ -136,13 +136,20 @@ static uint8_t *elem_at(ptx_warp *w, const ptx_inst *in, const wgeo *g, uint64_t
     return ptx_addr(w, in, 0, in->d, base + bit / 8, bytes, bytes, write);
 }
 
-HANDLER(x_wmma_load)
+/* What load and store start with: the whole warp, its fragment, one address */
+static int ldst_begin(ptx_warp *w, const ptx_inst *in, uint32_t m, wgeo *g, uint64_t *base, uint64_t *stride)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "wmma needs all 32 lanes (active 0x%08x)", m);
-    wgeo g = ldst_geo(in);
+    *g = ldst_geo(in);
+    return uniform(w, in, base, stride);
+}
+
+HANDLER(x_wmma_load)
+{
+    wgeo g;
     uint64_t base, stride;
-    if (uniform(w, in, &base, &stride) < 0)
+    if (ldst_begin(w, in, m, &g, &base, &stride) < 0)
         return -1;
     unsigned bits = wt_bits[g.type];
     uint32_t mat[1024];
@@ -162,11 +169,9 @@ HANDLER(x_wmma_load)
 
 HANDLER(x_wmma_store)
 {
-    if (m != 0xffffffffu)
-        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "wmma needs all 32 lanes (active 0x%08x)", m);
-    wgeo g = ldst_geo(in);
+    wgeo g;
     uint64_t base, stride;
-    if (uniform(w, in, &base, &stride) < 0)
+    if (ldst_begin(w, in, m, &g, &base, &stride) < 0)
         return -1;
     uint32_t mat[1024];
     frag_read(w, in->ox, &g, mat);
