@@ -15,8 +15,76 @@ static float h2f(uint16_t h) { return (float)ptxt_decode(&PTXT_F16, h); }
 
 static long clampi(long v, long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
+/* sured.b.2d (PTX 8.1; ptxas accepts this text): 32 lanes reduce into a 4 x 2
+ * u32 surface (add: four lanes a texel) and a 4 x 2 s64 one (signed max),
+ * then OR into row 5, clamped to row 1. */
+static const char sured_ptx[] =
+    ".version 8.1\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry sr(.param .u64 s32surf, .param .u64 s64surf)\n"
+    "{\n"
+    " .reg .b32 %r<8>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " ld.param.u64 %rd1, [s32surf];\n"
+    " ld.param.u64 %rd2, [s64surf];\n"
+    " mov.u32 %r1, %tid.x;\n"
+    " and.b32 %r2, %r1, 3;\n"
+    " shl.b32 %r3, %r2, 2;\n"
+    " shr.u32 %r4, %r1, 2;\n"
+    " and.b32 %r4, %r4, 1;\n"
+    " sured.b.add.2d.u32.trap [%rd1, {%r3, %r4}], 1;\n"
+    " sub.s32 %r5, %r1, 16;\n"
+    " shl.b32 %r6, %r2, 3;\n"
+    " cvt.s64.s32 %rd3, %r5;\n"
+    " sured.b.max.2d.s64.trap [%rd2, {%r6, %r4}], %rd3;\n"
+    " sured.b.or.2d.b32.clamp [%rd1, {%r3, 5}], %r1;\n"
+    " ret;\n"
+    "}\n"
+;
+
+static void check_sured(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, sured_ptx, strlen(sured_ptx), "sr.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t u[8];
+    static int64_t v[8];
+    for (int i = 0; i < 8; i++) {
+        u[i] = 100u * (uint32_t)i;
+        v[i] = i == 5 ? 1000 : -100;
+    }
+    vkrr_cusurf surf[2] = {{(unsigned char *)u, 4, 2, 4, NULL}, {(unsigned char *)v, 4, 2, 8, NULL}};
+    ptxt_args a = {0};
+    ptxt_ptr(&a, &surf[0], 0);
+    ptxt_ptr(&a, &surf[1], 0);
+    if (!CHECK(ptxt_run_ex(m, "sr", &a, 1, 32, 0, NULL, 0, surf, 2, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    unsigned bad = 0;
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 4; x++) {
+            uint32_t want = 100u * (uint32_t)(y * 4 + x) + 4, ors = 0;
+            int64_t mx = y * 4 + x == 5 ? 1000 : -100;
+            for (int t = 0; t < 32; t++) {
+                if (t % 4 == x && (t / 4) % 2 == y && t - 16 > mx)
+                    mx = t - 16;
+                if (t % 4 == x)
+                    ors |= (uint32_t)t;
+            }
+            if (y == 1)
+                want |= ors;
+            bad += u[y * 4 + x] != want || v[y * 4 + x] != mx;
+        }
+    CHECK_EQ_U64(bad, 0);
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
+    check_sured();
     /* lin: 5 x 4 HALF x4; pt: 5 x 4 UNORM_INT8X4; src/dst: 7 x 5 u32 */
     static uint16_t lin_data[5 * 4 * 4];
     static uint8_t pt_data[5 * 4 * 4];

@@ -299,3 +299,40 @@ bool vkrr_cusurf_read(const vkrr_cusurf *s, void *v, unsigned bytes, int x_bytes
         __atomic_store_n(s->fault, 1, __ATOMIC_RELAXED);
     return !fault;
 }
+
+/* The new value of one texel under op (width bytes: 4 or 8). */
+static uint64_t reduce_one(int op, bool sgn, unsigned bytes, uint64_t old, uint64_t v)
+{
+    uint64_t mask = bytes == 4 ? 0xffffffffull : ~0ull;
+    int64_t so = bytes == 4 ? (int32_t)(uint32_t)old : (int64_t)old;
+    int64_t sv = bytes == 4 ? (int32_t)(uint32_t)v : (int64_t)v;
+    switch (op) {
+    case VKRR_CUSURF_ADD: return (old + v) & mask;
+    case VKRR_CUSURF_MIN: return sgn ? (uint64_t)(so < sv ? so : sv) & mask : (old & mask) < (v & mask) ? old : v;
+    case VKRR_CUSURF_MAX: return sgn ? (uint64_t)(so > sv ? so : sv) & mask : (old & mask) > (v & mask) ? old : v;
+    case VKRR_CUSURF_AND: return old & v & mask;
+    default: return (old | v) & mask;
+    }
+}
+
+bool vkrr_cusurf_reduce(const vkrr_cusurf *s, int op, bool sgn, uint64_t v, unsigned bytes, int x_bytes,
+                        int y, vkrr_cusurf_mode mode)
+{
+    bool fault = bytes != 4 && bytes != 8;
+    unsigned char *p = fault ? NULL : surf_texel(s, bytes, x_bytes, y, mode, &fault);
+    /* several CPU threads may reduce into one texel: compare and swap */
+    if (p && bytes == 4) {
+        uint32_t *q = (uint32_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &old, (uint32_t)reduce_one(op, sgn, 4, old, v), false,
+                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    } else if (p) {
+        uint64_t *q = (uint64_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &old, reduce_one(op, sgn, 8, old, v), false, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+    }
+    if (fault && s->fault)
+        __atomic_store_n(s->fault, 1, __ATOMIC_RELAXED);
+    return !fault;
+}

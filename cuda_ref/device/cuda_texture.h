@@ -107,6 +107,12 @@ bool vkrr_cusurf_write(const vkrr_cusurf *s, const void *v, unsigned bytes, int 
 /* surf2Dread / suld.b.2d: the same rules; ZERO reads zeros out of range. */
 bool vkrr_cusurf_read(const vkrr_cusurf *s, void *v, unsigned bytes, int x_bytes, int y,
                       vkrr_cusurf_mode mode);
+/* sured.b.2d: an atomic reduction of v into the texel at byte x (4 or 8
+ * bytes, the same rules as a write; ZERO drops it out of range).  op:
+ * VKRR_CUSURF_ADD (wrapping), MIN, MAX (signed when sgn), AND, OR. */
+enum { VKRR_CUSURF_ADD, VKRR_CUSURF_MIN, VKRR_CUSURF_MAX, VKRR_CUSURF_AND, VKRR_CUSURF_OR };
+bool vkrr_cusurf_reduce(const vkrr_cusurf *s, int op, bool sgn, uint64_t v, unsigned bytes, int x_bytes,
+                        int y, vkrr_cusurf_mode mode);
 
 #ifdef __cplusplus
 }

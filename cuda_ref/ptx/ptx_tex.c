@@ -1,5 +1,5 @@
 /* ptx_tex.c - textures and surfaces in unified mode: tex.2d, tex.1d (tex1Dfetch), tld4.2d,
- * suld.b.2d, sust.b.2d, txq, suq.  A handle word is the address of one of
+ * suld.b.2d, sust.b.2d, sured.b.2d, txq, suq.  A handle word is the address of one of
  * the launch's cuda_texture.h descriptors (checked: any other value is a
  * fault); sampling and surface access are cuda_texture.c, the one
  * implementation the CPU backend uses too. */
@@ -106,6 +106,26 @@ HANDLER(x_surf)
                              "%u-byte surface access at byte x %d, y %d of a %ux%u surface of "
                              "%u-byte texels (out of range or not one texel)",
                              bytes, x, y, s->width, s->height, s->texel_bytes);
+    });
+    return 0;
+}
+
+/* sured.b.2d: o[0] handle, o[1] x (bytes), o[2] y, o[3] value; in->a bytes,
+ * in->b op, in->c mode, in->d signed */
+HANDLER(x_sured)
+{
+    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]), *Y = PTX_R(w, in->o[2]);
+    const uint64_t *V = PTX_R(w, in->o[3]);
+    PTX_LANES(m, {
+        const vkrr_cusurf *s = surface_of(w, in, (int)l, H[l]);
+        if (!s)
+            return -1;
+        int x = (int32_t)(uint32_t)X[l], y = (int32_t)(uint32_t)Y[l];
+        if (!vkrr_cusurf_reduce(s, in->b, in->d, V[l], in->a, x, y, (vkrr_cusurf_mode)in->c))
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                             "%u-byte surface reduction at byte x %d, y %d of a %ux%u surface of "
+                             "%u-byte texels (out of range or not one texel)",
+                             in->a, x, y, s->width, s->height, s->texel_bytes);
     });
     return 0;
 }
@@ -234,6 +254,32 @@ int ptx_dec_tex(ptx_dctx *c)
         in->c = (uint8_t)(md < 0 ? 0 : md);
         in->e = st;
         in->fn = x_surf;
+        return 1;
+    }
+    if (!strcmp(op, "sured")) {
+        if (!ptx_take(c, ".b"))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured.p (sample-addressed reductions)");
+        static const char *const ops[] = {".add", ".min", ".max", ".and", ".or"};
+        int rop = ptx_take_any(c, ops, 5);
+        if (!ptx_take(c, ".2d"))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (only .2d)");
+        ptx_type t = ptx_take_type(c);
+        static const char *const modes[] = {".trap", ".clamp", ".zero"};
+        int md = ptx_take_any(c, modes, 3);
+        /* the ISA's pairs: add on u32/u64/s32, min and max on u32/s32/u64/s64, and/or on b32 */
+        bool ok = rop == 0   ? t == PT_U32 || t == PT_U64 || t == PT_S32
+                  : rop <= 2 ? t == PT_U32 || t == PT_S32 || t == PT_U64 || t == PT_S64
+                             : t == PT_B32;
+        if (rop < 0 || !ok || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (add on u32/u64/s32, min/max on "
+                                "u32/s32/u64/s64, and/or on b32)");
+        if (image_operand(c, ptx_op(c, 0), PT_B32, 2) < 0 || ptx_set_src(c, 3, ptx_op(c, 1), t, false) < 0)
+            return -1;
+        in->a = (uint8_t)(ptx_type_bits(t) / 8);
+        in->b = (uint8_t)rop;
+        in->c = (uint8_t)(md < 0 ? 0 : md);
+        in->d = t == PT_S32 || t == PT_S64;
+        in->fn = x_sured;
         return 1;
     }
     if (!strcmp(op, "txq") || !strcmp(op, "suq")) {
