@@ -8,6 +8,7 @@
  *     global in a bulk group, fence.proxy.async, test_wait.parity of the next
  *     phase, inval; the arrive made by the second warp while the first one
  *     already waits;
+ *   - one warp whose waiting lanes sit at a lower pc than its arriving ones;
  *   - what must not pass: a phase nothing completes is a deadlock naming the
  *     wait, an mbarrier used before init and a zero count are faults. */
 #include <stdio.h>
@@ -162,8 +163,69 @@ static void check_bulk(void)
     }
 }
 
+/* One warp split in two: lanes 0-15 wait on the mbarrier at a lower pc than
+ * the arrive lanes 16-31 make (a producer/consumer warp); the waiters must
+ * let their own warp's other lanes run, not only the other warps. */
+static const char diverged_ptx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry dv(.param .u64 out)\n"
+    "{\n"
+    " .reg .pred %p<4>;\n"
+    " .reg .b32 %r<8>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " .shared .align 8 .b64 mbar;\n"
+    " ld.param.u64 %rd1, [out];\n"
+    " cvta.to.global.u64 %rd1, %rd1;\n"
+    " mov.u32 %r1, %tid.x;\n"
+    " setp.ne.u32 %p1, %r1, 0;\n"
+    " @%p1 bra INITED;\n"
+    " mov.u32 %r2, 16;\n"
+    " mbarrier.init.shared.b64 [mbar], %r2;\n"
+    "INITED:\n"
+    " bar.sync 0;\n"
+    " setp.ge.u32 %p2, %r1, 16;\n"
+    " @%p2 bra ARRIVE;\n"
+    "WAIT:\n"
+    " mbarrier.try_wait.parity.shared.b64 %p3, [mbar], 0;\n"
+    " @!%p3 bra WAIT;\n"
+    " bra.uni DONE;\n"
+    "ARRIVE:\n"
+    " mbarrier.arrive.shared.b64 %rd2, [mbar];\n"
+    " add.u32 %r1, %r1, 100;\n"
+    "DONE:\n"
+    " mov.u32 %r3, %tid.x;\n"
+    " mul.wide.u32 %rd3, %r3, 4;\n"
+    " add.s64 %rd4, %rd1, %rd3;\n"
+    " st.global.u32 [%rd4], %r1;\n"
+    " ret;\n"
+    "}\n"
+;
+
+static void check_diverged(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, diverged_ptx, strlen(diverged_ptx), "dv.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t out[32];
+    ptxt_args a = {0};
+    ptxt_ptr(&a, out, sizeof out);
+    if (!CHECK(ptxt_run_ex(m, "dv", &a, 1, 32, 0, NULL, 0, NULL, 0, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    unsigned bad = 0;
+    for (uint32_t t = 0; t < 32; t++)
+        bad += out[t] != (t < 16 ? t : t + 100);
+    CHECK_EQ_U64(bad, 0);
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
+    check_diverged();
     static const unsigned sms[2] = {80, 89};
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("barrier_ops", sms[k]);

@@ -48,7 +48,7 @@ int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const c
 /* Chooses the next group: 1, or 0 when no lane of the warp can run now. */
 static int pick(ptx_warp *w)
 {
-    uint32_t run = w->live & ~w->blocked, free_ = run & ~w->parked;
+    uint32_t run = w->live & ~w->blocked, free_ = run & ~w->parked & ~w->ylanes;
     if (!free_) {
         w->active = 0;
         return 0;
@@ -57,7 +57,7 @@ static int pick(ptx_warp *w)
     for (uint32_t m = free_; m; m &= m - 1)
         if (w->lpc[__builtin_ctz(m)] < best)
             best = w->lpc[__builtin_ctz(m)];
-    for (uint32_t m = run; m; m &= m - 1)
+    for (uint32_t m = run & ~w->ylanes; m; m &= m - 1)
         if (w->lpc[__builtin_ctz(m)] == best)
             g |= 1u << __builtin_ctz(m);
     w->parked &= ~g;
@@ -181,6 +181,7 @@ static int run_warp(ptx_warp *w)
     uint8_t *cov = rt->f->cov; /* coverage: each instruction some lane ran */
     uint64_t steps = w->cta->steps, limit = rt->max_steps;
     w->yielded = false;
+    w->ylanes = 0;
     if (!w->active && !pick(w))
         return 0;
     for (;;) {
@@ -289,12 +290,15 @@ static int run_warp(ptx_warp *w)
             w->pc = pc + 1;
             if (m && in->fn(w, in, m))
                 goto fault;
-            if (w->yield) {
+            if (w->yield) { /* the warp's other lanes may be the ones to arrive */
                 w->yield = false;
-                w->yielded = true;
                 save_group(w, pc + 1);
+                w->ylanes |= w->active;
                 w->active = 0;
-                goto out;
+                if (!pick(w)) {
+                    w->yielded = true;
+                    goto out;
+                }
             }
             continue;
         case K_SYNC: {
@@ -567,6 +571,7 @@ static void *worker_main(void *arg)
             w->blocked = w->parked = w->cc = 0;
             w->clock = 0;
             w->yield = w->yielded = false;
+            w->ylanes = 0;
             for (unsigned lane = 0; lane < 32; lane++) {
                 w->fp[lane] = w->sp[lane] = (uint32_t)rt->local_static;
                 w->depth[lane] = 0;

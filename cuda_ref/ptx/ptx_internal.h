@@ -467,6 +467,7 @@ struct ptx_warp {
     uint64_t clock;
     bool yield;                   /* a K_WAIT handler asks to end this turn */
     bool yielded;                 /* the last turn ended so */
+    uint32_t ylanes;              /* lanes that waited this turn: the others run first */
 };
 
 typedef struct ptx_region_rt {

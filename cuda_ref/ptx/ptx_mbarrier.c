@@ -20,9 +20,11 @@
  * it (the ISA: the pending count is incremented first, then the arrive).
  *
  * Waiting: test_wait and try_wait give false while the phase has not
- * completed, as the ISA allows, and end the warp's turn (K_WAIT) so the
- * other warps of the CTA run and arrive; a CTA whose every running warp only
- * waits while no mbarrier changes is a deadlock (ptx_exec.c).
+ * completed, as the ISA allows, and the waiting lanes step aside (K_WAIT):
+ * first the warp's other lanes run (a producer lane of the same warp), then,
+ * when none can, the warp's turn ends so the CTA's other warps run and
+ * arrive; a CTA whose every running warp only waits while no mbarrier
+ * changes is a deadlock (ptx_exec.c).
  */
 #include "ptx_internal.h"
 
