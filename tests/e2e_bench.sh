@@ -24,8 +24,10 @@ vkrr synth "$cap" --size 32x24 --frames 1 >/dev/null 2>"$WORK/synth.err" ||
 nl=$(vkrr info "$cap" --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['launches']))")
 [ "$nl" -gt 0 ] || fail "capture has no launches"
 
-# no profiler lines: every CUDA column is '-'
-vkrr bench "$cap" --runs 2 --json "$WORK/b.json" >"$WORK/b.out" 2>"$WORK/b.err"
+# no profiler lines: every CUDA column is '-' (the warm-up is bounded to half a
+# second a launch: on a loaded machine the medians may never settle, and the
+# figures are only checked to be numbers here)
+vkrr bench "$cap" --runs 2 --warmup-max 0.5 --json "$WORK/b.json" >"$WORK/b.out" 2>"$WORK/b.err"
 rc=$?
 [ $rc = 0 ] || fail "bench exited $rc: $(cat "$WORK/b.err")"
 # median, min and max of the port; '-' for every CUDA figure; a note may say
@@ -54,8 +56,8 @@ assert d["runs"] == 2 and d["cuda"] is None and d["vulkan"]["driver"], d
 for x in l:
     v = x["vulkan"]
     assert v["from"] == "measured" and v["runs"] == 2, x
-    # first use untimed, then at least one batch before the figures' batch
-    assert v["warmup_runs"] >= 3 and (v["warmup_runs"] - 1) % 2 == 0, x
+    # first use untimed, then whole batches before the figures' batch
+    assert v["warmup_runs"] >= 1 and (v["warmup_runs"] - 1) % 2 == 0, x
     assert 0 <= v["min_ms"] <= v["median_ms"] <= v["max_ms"], x
     assert x["vulkan_ms"] == v["median_ms"] and x["cuda_ms"] is None and x["cuda"] is None, x
     assert v["spread_marked"] == (v["spread"] > 0.10), x
@@ -63,7 +65,7 @@ for x in l:
 assert abs(sum(x["vulkan_ms"] for x in l) - d["vulkan_total_ms"]) < 1e-3 * len(l)
 f = d["frames"]
 assert len(f) == 1 and f[0]["launches"] == len(l) and f[0]["barriers"] == len(l) - 1, f
-assert f[0]["vulkan"]["runs"] == 2 and f[0]["vulkan"]["warmup_runs"] >= 3, f
+assert f[0]["vulkan"]["runs"] == 2 and f[0]["vulkan"]["warmup_runs"] >= 1, f
 assert abs(f[0]["vulkan_sum_ms"] - d["vulkan_total_ms"]) < 1e-3 * len(l), f
 PY
 
@@ -79,7 +81,7 @@ cp -r "$cap" "$WORK/prof"
     echo "KERNEL_PROFILE launch=999 gpu_ms=1"
     echo "KERNEL_PROFILE gpu_ms="
 } >>"$WORK/prof/run/run.log"
-vkrr bench "$WORK/prof" --runs 1 --json "$WORK/p.json" >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
+vkrr bench "$WORK/prof" --runs 1 --warmup-max 0.5 --json "$WORK/p.json" >"$WORK/p.out" 2>"$WORK/p.err" || fail "bench with profile exited $?"
 grep -qE "^ +1 cuda_dldn_rrref_expo0_kernel +0 +0 +$num +$num +$num +0\.5000 +- +- +$num( .*)?\$" "$WORK/p.out" ||
     fail "launch 1: expected the median 0.5 of three profiler lines: $(grep -E '^ +1 ' "$WORK/p.out")"
 grep -qE "^ +[0-9]+ cuda_dldn_rrref_enc0_kernel +0 +0 +$num +$num +$num +2\.0000 " "$WORK/p.out" ||

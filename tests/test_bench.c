@@ -57,6 +57,13 @@ static void test_measure(void)
     CHECK(vkrr_bench_measure(&(vkrr_bench_plan){.runs = 1}, scripted, &s, &f, &err) == VKRR_OK);
     CHECK(f.steady && near(f.median, 4.05) && f.warmup == 3 && s.calls == 4);
 
+    /* a bound that came at once: one untimed run and one batch, unsteady */
+    s = (script){up, 10, 0, 0};
+    CHECK(vkrr_bench_measure(&(vkrr_bench_plan){.runs = 3, .max_warmup_s = 1e-9}, scripted, &s, &f, &err) ==
+          VKRR_OK);
+    CHECK(s.calls == 4 && !f.steady && f.warmup == 1 && f.timed == 3);
+    CHECK(near(f.min, 19) && near(f.median, 20) && near(f.max, 21));
+
     /* a wide batch is marked */
     static const double wide[] = {3, 10, 12, 10, 10, 12, 10};
     s = (script){wide, 7, 0, 0};

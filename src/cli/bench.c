@@ -290,12 +290,20 @@ vkrr_status vkrr_bench_measure(const vkrr_bench_plan *plan, vkrr_bench_run_fn ru
     if ((s = batch(run_once, ctx, prev, runs, &timed, err)) != VKRR_OK || !timed)
         goto done;
     for (;;) {
+        /* the bound, checked before each further batch: the figures are then
+         * the latest batch's (the first one's when it came at once) */
+        if (batches >= max_batches || vkrr_now_s() - t0 >= max_warmup_s) {
+            double *t = prev;
+            prev = cur;
+            cur = t;
+            break;
+        }
         if ((s = batch(run_once, ctx, cur, runs, &timed, err)) != VKRR_OK || !timed)
             goto done;
         batches++;
         double a = median_sorted(prev, runs), b = median_sorted(cur, runs);
         fig->steady = fabs(a - b) <= VKRR_BENCH_STEADY * fmax(a, b);
-        if (fig->steady || batches >= max_batches || vkrr_now_s() - t0 >= max_warmup_s)
+        if (fig->steady)
             break;
         double *t = prev;
         prev = cur;

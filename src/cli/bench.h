@@ -56,8 +56,10 @@ double vkrr_bench_median(double *v, size_t n);
  * batches of `runs` runs until the medians of two consecutive batches agree
  * within VKRR_BENCH_STEADY (a GPU that was idle clocks up meanwhile); the
  * figures are the last batch's, every earlier run is warm-up.  The wait is
- * bounded by max_batches and max_warmup_s: when hit, the last batch is the
- * figure and `steady` is false (say so).  A first run without a time (NAN):
+ * bounded by max_batches and max_warmup_s, checked before each batch after
+ * the first: when hit, the latest batch is the figure (the first one's when
+ * the bound came at once: a tiny max_warmup_s means one untimed run and one
+ * batch) and `steady` is false (say so).  A first run without a time (NAN):
  * nothing more is run and the figures are NAN. */
 #define VKRR_BENCH_STEADY 0.02 /* relative difference of two medians */
 #define VKRR_BENCH_SPREAD 0.10 /* (max - min) / median above this is marked */
