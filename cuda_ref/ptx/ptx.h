@@ -111,6 +111,22 @@ typedef struct vkrr_ptx_region {
     bool writable;
 } vkrr_ptx_region;
 
+/* How a launch runs the kernel's instructions: the JIT (straight runs of
+ * instructions compiled to native code through LLVM, byte-identical to the
+ * interpreter: ptx_jit.c) or the interpreter alone, the oracle.  DEFAULT:
+ * the VKRR_PTX_ENGINE environment variable ("jit" or "interp"), else the JIT
+ * where this build has one.  A kernel the JIT cannot compile, and any launch
+ * with coverage on, is interpreted; engine_used says so. */
+typedef enum vkrr_ptx_engine {
+    VKRR_PTX_ENGINE_DEFAULT = 0,
+    VKRR_PTX_ENGINE_INTERP,
+    VKRR_PTX_ENGINE_JIT,
+} vkrr_ptx_engine;
+/* "jit" or "interp" -> *out; false for anything else. */
+bool vkrr_ptx_engine_parse(const char *s, vkrr_ptx_engine *out);
+/* Whether this build has the JIT. */
+bool vkrr_ptx_jit_built(void);
+
 typedef struct vkrr_ptx_launch {
     uint32_t grid[3], block[3];
     uint32_t shared_bytes;          /* dynamic shared memory */
@@ -124,6 +140,10 @@ typedef struct vkrr_ptx_launch {
     uint32_t nsurfaces;
     uint32_t threads;               /* host threads; 0: 2 (VKRR_PTX_THREADS overrides) */
     uint64_t max_steps;             /* warp instructions before VKRR_ERR_FAULT; 0: 2^40 */
+    vkrr_ptx_engine engine;         /* see vkrr_ptx_engine */
+    bool jit_no_cache;              /* compile without the JIT's cache (ptx_jit_cache.c) */
+    const char **engine_used;       /* out, optional: "jit", "interp", or "interp (WHY the JIT
+                                     * did not run it)"; valid while the module is loaded */
     unsigned *standins;             /* out, optional: the VKRR_STANDIN_* bits (src/hw/approx.h)
                                      * of the stand-ins the launch computed with */
     char **printf_out;              /* out, optional: the launch's printf output in thread order

@@ -70,6 +70,10 @@ HANDLER(x_cvt_sext)
     PTX_LANES(m, d[l] = (uint64_t)((int64_t)(A[l] << sh) >> sh) & k);
     return 0;
 }
+/* What the JIT emits inline (ptx_jit_emit.c): in->imm the mask, in->a the
+ * sign-extended width. */
+const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0}, {x_cvt_sext, JOP_SEXT, 64, 1}};
+const unsigned ptx_cvt_njops = 2;
 
 HANDLER(x_cvt_f16_f32) /* cvt.f32.f16 */
 {

@@ -180,6 +180,7 @@ static int run_warp(ptx_warp *w)
     const ptx_inst *code = rt->f->code;
     uint8_t *cov = rt->f->cov; /* coverage: each instruction some lane ran */
     uint64_t steps = w->cta->steps, limit = rt->max_steps;
+    const ptx_jit_seq *jit = rt->jit; /* compiled runs of plain instructions, or NULL */
     w->yielded = false;
     w->ylanes = 0;
     if (!w->active && !pick(w))
@@ -188,6 +189,17 @@ static int run_warp(ptx_warp *w)
         const ptx_inst *in = code + w->pc;
         uint32_t m;
         for (;;) {
+            if (jit && jit[in - code].fn && steps + jit[in - code].len <= limit) {
+                /* a compiled run: as the loop below would step through it */
+                const ptx_jit_seq *run = &jit[in - code];
+                if (run->fn(w, w->active, code))
+                    goto fault;
+                in += run->len;
+                steps += run->len;
+                if ((in->flags & F_TARGET) && (w->live & ~w->active))
+                    goto resched;
+                continue;
+            }
             m = w->active;
             if (in->guard >= 0) {
                 uint32_t p = w->P[in->guard];
@@ -649,7 +661,16 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
                          "%s needs %llu bytes of shared memory (more than 227 KiB)", f->name,
                          (unsigned long long)shared);
 
-    vkrr_status st = VKRR_ERR_NOMEM;
+    /* the JIT's code is the module's cache: the module stays logically const */
+    const ptx_jit_seq *jit;
+    const char *used;
+    vkrr_status st = ptx_jit_choose((vkrr_ptx_module *)m, (ptx_func *)f, l->engine,
+                                    !l->jit_no_cache, &jit, &used, err);
+    if (st != VKRR_OK)
+        return st;
+    if (l->engine_used)
+        *l->engine_used = used;
+    st = VKRR_ERR_NOMEM;
     ptx_rt *rt = calloc(1, sizeof *rt);
     worker *ws = NULL;
     if (!rt)
@@ -695,6 +716,7 @@ vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr
     rt->local_static = f->local_static;
     rt->shared_bytes = shared;
     rt->max_steps = l->max_steps ? l->max_steps : (1ull << 40);
+    rt->jit = jit;
     unsigned threads = l->threads ? l->threads : 2;
     const char *env = getenv("VKRR_PTX_THREADS");
     if (!l->threads && env && atoi(env) >= 1 && atoi(env) <= 64)

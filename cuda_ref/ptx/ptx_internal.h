@@ -199,6 +199,16 @@ typedef struct ptx_call {
 } ptx_call;
 
 typedef struct ptx_inst ptx_inst;
+typedef struct ptx_warp ptx_warp;
+/* A straight run of plain instructions compiled by the JIT (ptx_jit.c):
+ * runs len instructions from its pc for the running lanes active, as the
+ * interpreter would step through them (code: the function's decoded
+ * instructions); 0, or -1 after ptx_fault(). */
+typedef int (*ptx_seq_fn)(ptx_warp *w, uint32_t active, const ptx_inst *code);
+typedef struct ptx_jit_seq {
+    ptx_seq_fn fn;
+    uint32_t len;
+} ptx_jit_seq;
 typedef struct ptx_func {
     char *name;
     bool entry, defined;
@@ -246,6 +256,11 @@ typedef struct ptx_func {
     ptx_copy *copies;
     uint32_t ncopies, capcopies;
     uint64_t local_static; /* per thread: the variables; the call stack follows, to local_bytes */
+    /* the JIT (ptx_jit.c): per pc, the run compiled there (fn NULL: none) */
+    ptx_jit_seq *jit;
+    bool jit_tried;
+    char jit_why[240];     /* why there is no jit */
+    char jit_note[300];    /* engine_used when the JIT did not compile it */
 } ptx_func;
 
 /* An initializer word holding an address (`.global .u64 t[2] = {f, g};`,
@@ -286,13 +301,35 @@ struct vkrr_ptx_module {
         const char *path;    /* arena */
     } *srcfiles;
     uint32_t nsrcfiles, capsrcfiles;
+    struct ptx_jit_state *jit; /* the JIT's LLVM instance, made at its first kernel */
 };
+
+/* The JIT (ptx_jit.c): f's compiled runs, compiled at the first call (one
+ * at a time; from and into the cache when cache); NULL with *why saying why when this build or this kernel has
+ * none.  ptx_jit_free: the module's compiled code. */
+const ptx_jit_seq *ptx_jit_code(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why);
+void ptx_jit_free(vkrr_ptx_module *m);
+bool ptx_jit_built(void);
+/* The JIT's cache (ptx_jit_cache.c): a kernel's object code by key. */
+typedef struct ptx_jit_key {
+    uint64_t h0, h1, bytes;
+} ptx_jit_key;
+/* The key of IR text ir (n bytes) compiled under env (LLVM, CPU, passes). */
+void ptx_jit_key_make(ptx_jit_key *k, const char *ir, size_t n, const char *env);
+/* The entry's object (malloc'd, *size bytes), NULL when absent, damaged or
+ * another key's. */
+void *ptx_jit_cache_load(const ptx_jit_key *k, size_t *size);
+/* Writes the entry (whole or not at all); false when it cannot. */
+bool ptx_jit_cache_store(const ptx_jit_key *k, const void *obj, size_t n);
+/* The engine a launch of f runs with (vkrr_ptx_engine, VKRR_PTX_ENGINE): *jit
+ * the runs to use (NULL: interpret), *used its words for engine_used. */
+vkrr_status ptx_jit_choose(vkrr_ptx_module *m, ptx_func *f, vkrr_ptx_engine engine, bool cache,
+                           const ptx_jit_seq **jit, const char **used, vkrr_error *err);
 
 vkrr_status ptx_parse(vkrr_ptx_module *m, const char *text, size_t len, vkrr_error *err);
 void ptx_decode_module(vkrr_ptx_module *m); /* fills each function's status / code */
 
 /* ---- decoded instructions ----------------------------------------------- */
-typedef struct ptx_warp ptx_warp;
 /* Handler: runs the instruction for the lanes in m (non-empty); 0, or -1
  * after ptx_fault(). */
 typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
@@ -317,6 +354,30 @@ struct ptx_inst {
     uint64_t imm;                  /* address offset / constant */
     uint32_t *ox;                  /* more operand slots (mma, tex), or NULL */
 };
+
+/* ---- what the JIT emits inline (ptx_jit_emit.c) --------------------------- */
+/* A handler the JIT replaces by vector code over the warp's 32 lanes: the
+ * operation it computes, in a table beside the handler (ptx_int.c,
+ * ptx_move.c, ptx_cvt.c).  Every other handler the JIT calls.  The oracle
+ * (tests: both engines on every PTX test kernel, byte for byte) keeps the
+ * two definitions one.  Operands as the handlers read them: d o[0], a o[1],
+ * b o[2]; setp compares o[4] with o[5] into predicates o[0] (and o[1] when
+ * in->d), combined with predicate o[3] by in->b (1 and, 2 or, 3 xor; o[3]
+ * negated when in->c); selp picks a where predicate o[3] is set. */
+enum {
+    JOP_NONE, JOP_ADD, JOP_SUB, JOP_MULLO, JOP_AND, JOP_OR, JOP_XOR, JOP_NOT, JOP_CNOT,
+    JOP_MIN, JOP_MAX, JOP_ABS, JOP_NEG, JOP_MULWIDE, JOP_SHL, JOP_SHRU, JOP_SHRS,
+    JOP_SETP_EQ, JOP_SETP_NE, JOP_SETP_LT, JOP_SETP_LE, JOP_SETP_GT, JOP_SETP_GE,
+    JOP_SELP, JOP_MOV, JOP_ZEXT, JOP_SEXT,
+};
+typedef struct ptx_jop {
+    ptx_fn fn;
+    uint8_t op;     /* JOP_* */
+    uint8_t bits;   /* operand width (JOP_MULWIDE: the sources') */
+    uint8_t sign;   /* signed compare, min/max, shift, widening */
+} ptx_jop;
+extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[];
+extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops;
 
 /* ---- decode context (used by the family decoders) --------------------- */
 typedef struct ptx_dctx {
@@ -491,6 +552,7 @@ struct ptx_rt {
     uint64_t local_bytes, shared_bytes;
     uint64_t local_static;         /* the variables; the call stack is the rest (not zeroed) */
     uint64_t max_steps;
+    const ptx_jit_seq *jit;        /* the JIT's runs (NULL: interpret everything) */
     ptx_prints prints;             /* printf output (ptx_runtime.c), under lock */
     atomic_uint_fast64_t next_cta;
     atomic_int failed;

@@ -21,6 +21,7 @@ static void free_funcs(vkrr_ptx_module *m)
         free(f->var_off);
         free(f->var_frame);
         free(f->cov);
+        free(f->jit);
         for (uint32_t k = 0; k < f->nsegs; k++) {
             free(f->segs[k].save_slots);
             free(f->segs[k].save_preds);
@@ -40,6 +41,7 @@ void vkrr_ptx_module_free(vkrr_ptx_module *m)
 {
     if (!m)
         return;
+    ptx_jit_free(m);
     free_funcs(m);
     free(m->name);
     ptx_arena_free(&m->arena);

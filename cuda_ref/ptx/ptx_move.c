@@ -13,6 +13,9 @@ HANDLER(x_mov)
     PTX_LANES(m, d[l] = A[l]);
     return 0;
 }
+/* What the JIT emits inline (ptx_jit_emit.c). */
+const ptx_jop ptx_move_jops[] = {{x_mov, JOP_MOV, 64, 0}};
+const unsigned ptx_move_njops = 1;
 
 HANDLER(x_clock)
 {

@@ -264,3 +264,19 @@ vkrr_status vkrr_text_each_line(const char *text, size_t len, const char *name, 
     free(buf);
     return st;
 }
+
+bool vkrr_cache_path(char *out, size_t cap, const char *sub)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (x && x[0] == '/')
+        n = snprintf(out, cap, "%s/vkrr/%s", x, sub);
+    else if (home && home[0] == '/')
+        n = snprintf(out, cap, "%s/.cache/vkrr/%s", home, sub);
+    if (n < 0 || (size_t)n >= cap) {
+        if (cap)
+            out[0] = 0;
+        return false;
+    }
+    return true;
+}

@@ -61,6 +61,11 @@ vkrr_status vkrr_write_file_atomic(const char *path, const void *data,
 
 /* mkdir -p; existing directories are fine. */
 vkrr_status vkrr_mkdirs(const char *path, vkrr_error *err);
+/* The user's cache folder for vkrr with sub appended ("hw/sm_90-..."):
+ * $XDG_CACHE_HOME/vkrr/SUB when that is absolute, else $HOME/.cache/vkrr/SUB.
+ * false (out "") when neither is set or the path does not fit; creates
+ * nothing. */
+bool vkrr_cache_path(char *out, size_t cap, const char *sub);
 
 #ifdef __cplusplus
 }

@@ -285,13 +285,8 @@ vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir,
     if (!realpath(capdir, abs))
         snprintf(abs, sizeof abs, "%s", capdir);
     const char *name = strrchr(abs, '/') && strrchr(abs, '/')[1] ? strrchr(abs, '/') + 1 : abs;
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char base[PATH_MAX];
-    if (x && x[0] == '/')
-        snprintf(base, sizeof base, "%s/vkrr/out", x);
-    else if (home && home[0] == '/')
-        snprintf(base, sizeof base, "%s/.cache/vkrr/out", home);
-    else
+    if (!vkrr_cache_path(base, sizeof base, "out"))
         snprintf(base, sizeof base, "%s/vkrr-%u/out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
                  (unsigned)getuid());
     if ((size_t)snprintf(dir, cap, "%s/%s-%08x/heatmaps", base, name,

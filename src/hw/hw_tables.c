@@ -17,6 +17,7 @@
 
 #include "hash.h"
 #include "hw_blobs.h"
+#include "mapfile.h"
 
 static const char *const table_names[VKRR_HWT_COUNT] = {
 #define VKRR_X_HWT(id, name, bytes) name,
@@ -375,32 +376,12 @@ done:
 
 /* ---- the cache ------------------------------------------------------------- */
 
-static bool mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return false;
-    }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
-}
-
 /* The cache folder of this set, created; false when there is none. */
 static bool cache_dir(const vkrr_hw_tables *t, char *out, size_t cap)
 {
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (x && x[0] == '/')
-        n = snprintf(out, cap, "%s/vkrr/hw/%s-%016" PRIx64, x, t->arch, t->set_hash);
-    else if (home && home[0] == '/')
-        n = snprintf(out, cap, "%s/.cache/vkrr/hw/%s-%016" PRIx64, home, t->arch, t->set_hash);
-    else
-        return false;
-    return n > 0 && (size_t)n < cap && mkdirs(out);
+    char sub[128];
+    snprintf(sub, sizeof sub, "hw/%s-%016" PRIx64, t->arch, t->set_hash);
+    return vkrr_cache_path(out, cap, sub) && vkrr_mkdirs(out, NULL) == VKRR_OK;
 }
 
 /* A mapping of the cached copy at path when it is whole and unchanged. */

@@ -1,0 +1,364 @@
+/* ptx_jit_emit.c - the JIT's code for one run of plain instructions.
+ *
+ * A warp's registers are R slots of 32 lanes of 64 bits (ptx_internal.h),
+ * so one slot is one <32 x i64> vector and an instruction of ptx_jop's
+ * tables becomes a few vector operations: load the sources, truncate to
+ * the operand width, compute, zero-extend, and store where the lane mask
+ * (the running lanes under the guard, a <32 x i1>) is set.  Predicates are
+ * 32-bit lane masks, written as the handlers write them.  Any other
+ * instruction calls its handler with its decoded instruction, exactly as
+ * the interpreter's loop does (only when some lane runs it). */
+#ifdef VKRR_PTX_JIT_LLVM
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ptx_jit_emit.h"
+
+bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const ptx_func *f)
+{
+    memset(e, 0, sizeof *e);
+    size_t nr = f->nslots ? f->nslots : 1, np = f->npreds ? f->npreds : 1;
+    e->rval = calloc(nr, sizeof *e->rval);
+    e->pval = calloc(np, sizeof *e->pval);
+    e->rdirty = calloc(nr, 1);
+    e->pdirty = calloc(np, 1);
+    e->touched = calloc(nr + np, sizeof *e->touched);
+    e->ctx = ctx;
+    e->mod = mod;
+    e->f = f;
+    e->b = LLVMCreateBuilderInContext(ctx);
+    e->i1 = LLVMInt1TypeInContext(ctx);
+    e->i8 = LLVMInt8TypeInContext(ctx);
+    e->i32 = LLVMInt32TypeInContext(ctx);
+    e->i64 = LLVMInt64TypeInContext(ctx);
+    e->ptr = LLVMPointerTypeInContext(ctx, 0);
+    e->v64 = LLVMVectorType(e->i64, 32);
+    e->vmask = LLVMVectorType(e->i1, 32);
+    LLVMTypeRef params[3] = {e->ptr, e->i32, e->ptr}; /* ptx_seq_fn */
+    e->fn_t = LLVMFunctionType(e->i32, params, 3, 0);
+    return e->rval && e->pval && e->rdirty && e->pdirty && e->touched;
+}
+
+void ptx_jit_emit_done(jit_emit *e)
+{
+    LLVMDisposeBuilder(e->b);
+    free(e->rval);
+    free(e->pval);
+    free(e->rdirty);
+    free(e->pdirty);
+    free(e->touched);
+}
+
+static const ptx_jop *jop_of(ptx_fn fn)
+{
+    static const struct {
+        const ptx_jop *t;
+        const unsigned *n;
+    } tabs[] = {{ptx_int_jops, &ptx_int_njops},
+                {ptx_move_jops, &ptx_move_njops},
+                {ptx_cvt_jops, &ptx_cvt_njops}};
+    for (unsigned k = 0; k < sizeof tabs / sizeof tabs[0]; k++)
+        for (unsigned i = 0; i < *tabs[k].n; i++)
+            if (tabs[k].t[i].fn == fn)
+                return &tabs[k].t[i];
+    return NULL;
+}
+
+/* ---- values ---------------------------------------------------------------- */
+static LLVMTypeRef vec(jit_emit *e, unsigned bits)
+{
+    return LLVMVectorType(LLVMIntTypeInContext(e->ctx, bits), 32);
+}
+
+static LLVMValueRef splat(jit_emit *e, unsigned bits, uint64_t v)
+{
+    LLVMValueRef c[32];
+    for (unsigned i = 0; i < 32; i++)
+        c[i] = LLVMConstInt(LLVMIntTypeInContext(e->ctx, bits), v, 0);
+    return LLVMConstVector(c, 32);
+}
+
+static LLVMValueRef field_ptr(jit_emit *e, LLVMValueRef base, LLVMTypeRef t, uint64_t index)
+{
+    LLVMValueRef idx = LLVMConstInt(e->i64, index, 0);
+    return LLVMBuildGEP2(e->b, t, base, &idx, 1, "");
+}
+
+static LLVMValueRef slot_ptr(jit_emit *e, uint32_t slot)
+{
+    return field_ptr(e, e->R, e->i8, (uint64_t)slot * 32u * 8u);
+}
+
+static LLVMValueRef pred_ptr(jit_emit *e, uint32_t p)
+{
+    return field_ptr(e, e->P, e->i32, p);
+}
+
+static void touch(jit_emit *e, uint32_t id)
+{
+    e->touched[e->ntouched++] = id;
+}
+
+static LLVMValueRef load_slot(jit_emit *e, uint32_t slot)
+{
+    if (!e->rval[slot]) {
+        LLVMValueRef v = LLVMBuildLoad2(e->b, e->v64, slot_ptr(e, slot), "");
+        LLVMSetAlignment(v, 8);
+        e->rval[slot] = v;
+        touch(e, slot);
+    }
+    return e->rval[slot];
+}
+
+/* Lanes of mask get v; the others keep what the slot holds. */
+static void store_slot(jit_emit *e, uint32_t slot, LLVMValueRef v, LLVMValueRef mask)
+{
+    LLVMValueRef old = load_slot(e, slot);
+    e->rval[slot] = LLVMBuildSelect(e->b, mask, v, old, "");
+    e->rdirty[slot] = 1;
+}
+
+static LLVMValueRef load_pred(jit_emit *e, uint32_t p)
+{
+    if (!e->pval[p]) {
+        e->pval[p] = LLVMBuildLoad2(e->b, e->i32, pred_ptr(e, p), "");
+        touch(e, p | 0x80000000u);
+    }
+    return e->pval[p];
+}
+
+/* P[p] = (P[p] & ~m) | (bits & m), as the handlers write predicates. */
+static void store_pred(jit_emit *e, uint32_t p, LLVMValueRef bits, LLVMValueRef m)
+{
+    LLVMValueRef old = load_pred(e, p);
+    LLVMValueRef keep = LLVMBuildAnd(e->b, old, LLVMBuildNot(e->b, m, ""), "");
+    e->pval[p] = LLVMBuildOr(e->b, keep, LLVMBuildAnd(e->b, bits, m, ""), "");
+    e->pdirty[p] = 1;
+}
+
+/* Memory gets every changed register (before a handler reads them, and at
+ * the end); forget: memory is the only copy after (a handler may write any). */
+static void flush(jit_emit *e, bool forget)
+{
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        uint32_t id = e->touched[i];
+        if (id & 0x80000000u) {
+            uint32_t p = id & 0x7fffffffu;
+            if (e->pdirty[p])
+                LLVMBuildStore(e->b, e->pval[p], pred_ptr(e, p));
+            e->pdirty[p] = 0;
+            if (forget)
+                e->pval[p] = NULL;
+        } else {
+            if (e->rdirty[id])
+                LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[id], slot_ptr(e, id)), 8);
+            e->rdirty[id] = 0;
+            if (forget)
+                e->rval[id] = NULL;
+        }
+    }
+    if (forget)
+        e->ntouched = 0;
+}
+
+/* Source slot as <32 x iN> (its low N bits). */
+static LLVMValueRef src(jit_emit *e, uint32_t slot, unsigned bits)
+{
+    LLVMValueRef v = load_slot(e, slot);
+    return bits == 64 ? v : LLVMBuildTrunc(e->b, v, vec(e, bits), "");
+}
+
+static LLVMValueRef widen(jit_emit *e, LLVMValueRef v, unsigned bits)
+{
+    return bits == 64 ? v : LLVMBuildZExt(e->b, v, e->v64, "");
+}
+
+/* Shifts: amounts are the u32 of b; past the width the result is 0 (or the
+ * sign, .s) as in ptx_int.c's SHIFT. */
+static LLVMValueRef shift(jit_emit *e, const ptx_jop *j, LLVMValueRef a, uint32_t bslot)
+{
+    unsigned n = j->bits;
+    LLVMValueRef s = src(e, bslot, 32);
+    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, s, splat(e, 32, n), "");
+    LLVMValueRef s0 = LLVMBuildSelect(e->b, big, splat(e, 32, 0), s, "");
+    LLVMValueRef sn = n == 32   ? s0
+                      : n < 32  ? LLVMBuildTrunc(e->b, s0, vec(e, n), "")
+                                : LLVMBuildZExt(e->b, s0, vec(e, n), "");
+    if (j->op == JOP_SHL)
+        return LLVMBuildSelect(e->b, big, splat(e, n, 0), LLVMBuildShl(e->b, a, sn, ""), "");
+    if (j->op == JOP_SHRU)
+        return LLVMBuildSelect(e->b, big, splat(e, n, 0), LLVMBuildLShr(e->b, a, sn, ""), "");
+    return LLVMBuildAShr(e->b, a,
+                         LLVMBuildSelect(e->b, big, splat(e, n, n - 1), sn, ""), "");
+}
+
+static void emit_setp(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m)
+{
+    static const LLVMIntPredicate su[6][2] = {
+        {LLVMIntEQ, LLVMIntEQ},   {LLVMIntNE, LLVMIntNE},   {LLVMIntULT, LLVMIntSLT},
+        {LLVMIntULE, LLVMIntSLE}, {LLVMIntUGT, LLVMIntSGT}, {LLVMIntUGE, LLVMIntSGE}};
+    LLVMValueRef a = src(e, in->o[4], j->bits), b = src(e, in->o[5], j->bits);
+    LLVMValueRef cmp = LLVMBuildICmp(e->b, su[j->op - JOP_SETP_EQ][j->sign ? 1 : 0], a, b, "");
+    LLVMValueRef p = LLVMBuildBitCast(e->b, cmp, e->i32, "");
+    LLVMValueRef q = LLVMBuildNot(e->b, p, "");
+    if (in->b) {
+        LLVMValueRef c = load_pred(e, in->o[3]);
+        if (in->c)
+            c = LLVMBuildNot(e->b, c, "");
+        LLVMOpcode op = in->b == 1 ? LLVMAnd : in->b == 2 ? LLVMOr : LLVMXor;
+        p = LLVMBuildBinOp(e->b, op, p, c, "");
+        q = LLVMBuildBinOp(e->b, op, q, c, "");
+    }
+    store_pred(e, in->o[0], p, m);
+    if (in->d)
+        store_pred(e, in->o[1], q, m);
+}
+
+/* Instruction in as vector code; false when this one is not (the caller
+ * calls its handler). */
+static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef mv = LLVMBuildBitCast(b, m, e->vmask, "");
+    unsigned n = j->bits;
+    LLVMValueRef a, bb, r;
+    switch (j->op) {
+    case JOP_MOV:
+        store_slot(e, in->o[0], load_slot(e, in->o[1]), mv);
+        return true;
+    case JOP_ZEXT:
+        store_slot(e, in->o[0], LLVMBuildAnd(b, load_slot(e, in->o[1]), splat(e, 64, in->imm), ""),
+                   mv);
+        return true;
+    case JOP_SEXT: {
+        if (in->a == 0 || in->a > 64)
+            return false;
+        LLVMValueRef sh = splat(e, 64, 64u - in->a);
+        r = LLVMBuildAShr(b, LLVMBuildShl(b, load_slot(e, in->o[1]), sh, ""), sh, "");
+        store_slot(e, in->o[0], LLVMBuildAnd(b, r, splat(e, 64, in->imm), ""), mv);
+        return true;
+    }
+    case JOP_SELP: {
+        LLVMValueRef p = LLVMBuildBitCast(b, load_pred(e, in->o[3]), e->vmask, "");
+        r = LLVMBuildSelect(b, p, load_slot(e, in->o[1]), load_slot(e, in->o[2]), "");
+        store_slot(e, in->o[0], r, mv);
+        return true;
+    }
+    case JOP_SETP_EQ: case JOP_SETP_NE: case JOP_SETP_LT: case JOP_SETP_LE: case JOP_SETP_GT:
+    case JOP_SETP_GE:
+        emit_setp(e, in, j, m);
+        return true;
+    default:
+        break;
+    }
+    a = src(e, in->o[1], n);
+    switch (j->op) {
+    case JOP_NOT:
+        r = LLVMBuildNot(b, a, "");
+        break;
+    case JOP_CNOT:
+        r = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, a, splat(e, n, 0), ""), vec(e, n), "");
+        break;
+    case JOP_NEG:
+        r = LLVMBuildSub(b, splat(e, n, 0), a, "");
+        break;
+    case JOP_ABS:
+        r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, a, splat(e, n, 0), ""),
+                            LLVMBuildSub(b, splat(e, n, 0), a, ""), a, "");
+        break;
+    case JOP_SHL: case JOP_SHRU: case JOP_SHRS:
+        r = shift(e, j, a, in->o[2]);
+        break;
+    case JOP_MULWIDE: {
+        if (n > 32)
+            return false;
+        LLVMTypeRef w2 = vec(e, 2 * n);
+        bb = src(e, in->o[2], n);
+        a = j->sign ? LLVMBuildSExt(b, a, w2, "") : LLVMBuildZExt(b, a, w2, "");
+        bb = j->sign ? LLVMBuildSExt(b, bb, w2, "") : LLVMBuildZExt(b, bb, w2, "");
+        store_slot(e, in->o[0], widen(e, LLVMBuildMul(b, a, bb, ""), 2 * n), mv);
+        return true;
+    }
+    default:
+        bb = src(e, in->o[2], n);
+        switch (j->op) {
+        case JOP_ADD: r = LLVMBuildAdd(b, a, bb, ""); break;
+        case JOP_SUB: r = LLVMBuildSub(b, a, bb, ""); break;
+        case JOP_MULLO: r = LLVMBuildMul(b, a, bb, ""); break;
+        case JOP_AND: r = LLVMBuildAnd(b, a, bb, ""); break;
+        case JOP_OR: r = LLVMBuildOr(b, a, bb, ""); break;
+        case JOP_XOR: r = LLVMBuildXor(b, a, bb, ""); break;
+        case JOP_MIN: case JOP_MAX: {
+            LLVMIntPredicate lt = j->sign ? LLVMIntSLT : LLVMIntULT;
+            LLVMValueRef c = j->op == JOP_MIN ? LLVMBuildICmp(b, lt, a, bb, "")
+                                              : LLVMBuildICmp(b, lt, bb, a, "");
+            r = LLVMBuildSelect(b, c, a, bb, "");
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    store_slot(e, in->o[0], widen(e, r, n), mv);
+    return true;
+}
+
+/* A call of in's handler for lanes m (non-empty), as the interpreter makes it. */
+static void emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+{
+    flush(e, true);
+    LLVMTypeRef params[3] = {e->ptr, e->ptr, e->i32};
+    LLVMTypeRef ht = LLVMFunctionType(e->i32, params, 3, 0);
+    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "call");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "next");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, m, zero, ""), run, next);
+    LLVMPositionBuilderAtEnd(e->b, run);
+    /* no address in the code (it is cached across runs): in is code + pc,
+     * its handler in->fn read there */
+    LLVMValueRef ip = field_ptr(e, e->code, e->i8, (uint64_t)(in - e->f->code) * sizeof *in);
+    LLVMValueRef h = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, ip, e->i8, offsetof(ptx_inst, fn)), "");
+    LLVMValueRef args[3] = {e->w, ip, m};
+    LLVMValueRef r = LLVMBuildCall2(e->b, ht, h, args, 3, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r, zero, ""), e->fail, next);
+    LLVMPositionBuilderAtEnd(e->b, next);
+}
+
+void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name)
+{
+    e->fn = LLVMAddFunction(e->mod, name, e->fn_t);
+    e->w = LLVMGetParam(e->fn, 0);
+    e->active = LLVMGetParam(e->fn, 1);
+    e->code = LLVMGetParam(e->fn, 2);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "entry");
+    e->fail = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "fault");
+    LLVMPositionBuilderAtEnd(e->b, e->fail);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, (unsigned long long)-1, 1));
+    LLVMPositionBuilderAtEnd(e->b, entry);
+    /* handlers never change where a warp's registers are */
+    e->R = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, R)), "R");
+    e->P = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, P)), "P");
+    for (uint32_t k = 0; k < len; k++) {
+        const ptx_inst *in = &e->f->code[pc + k];
+        LLVMValueRef m = e->active;
+        if (in->guard >= 0) {
+            LLVMValueRef p = load_pred(e, (uint32_t)in->guard);
+            m = LLVMBuildAnd(e->b, m, in->gneg ? LLVMBuildNot(e->b, p, "") : p, "m");
+        }
+        const ptx_jop *j = jop_of(in->fn);
+        if (j && emit_jop(e, in, j, m)) {
+            e->native++;
+        } else {
+            emit_call(e, in, m);
+            e->called++;
+        }
+    }
+    flush(e, true);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, 0, 0));
+}
+
+#else
+typedef int ptx_jit_emit_unused; /* ISO C: a translation unit is not empty */
+#endif

@@ -1,0 +1,37 @@
+/* ptx_jit_emit.h - LLVM IR for the JIT's runs of instructions (ptx_jit.c
+ * drives it; built only with LLVM). */
+#ifndef VKRR_PTX_JIT_EMIT_H
+#define VKRR_PTX_JIT_EMIT_H
+
+#include <llvm-c/Core.h>
+
+#include "ptx_internal.h"
+
+typedef struct jit_emit {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTypeRef i1, i8, i32, i64, ptr, fn_t, v64, vmask;
+    const ptx_func *f;
+    /* the function being emitted */
+    LLVMValueRef fn, w, active, code, R, P;
+    LLVMBasicBlockRef fail;
+    /* registers held in SSA values between handler calls: a slot's vector
+     * (R) or a predicate's mask (P), NULL when memory holds the value; dirty
+     * ones are stored before a call and at the end */
+    LLVMValueRef *rval, *pval;
+    uint8_t *rdirty, *pdirty;
+    uint32_t *touched, ntouched; /* slots and predicates (P: | 0x80000000) with a value */
+    uint32_t native, called; /* instructions emitted inline / as handler calls */
+} jit_emit;
+
+/* Types and builder for module mod; ptx_jit_emit_done frees the builder. */
+bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const ptx_func *f); /* false: no memory */
+void ptx_jit_emit_done(jit_emit *e);
+/* The run of instructions [pc, pc + len) of e->f as function name, of type
+ * ptx_seq_fn: the operations of ptx_jop's tables as vector code over the
+ * 32 lanes, every other instruction a call of its handler, each under the
+ * lanes its guard leaves. */
+void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name);
+
+#endif
