@@ -114,15 +114,20 @@ typedef struct vkrr_ptx_region {
 /* How a launch runs the kernel's instructions: the JIT (straight runs of
  * instructions compiled to native code through LLVM, byte-identical to the
  * interpreter: ptx_jit.c) or the interpreter alone, the oracle.  DEFAULT:
- * the VKRR_PTX_ENGINE environment variable ("jit" or "interp"), else the JIT
- * where this build has one.  A kernel the JIT cannot compile, and any launch
- * with coverage on, is interpreted; engine_used says so. */
+ * the VKRR_PTX_ENGINE environment variable ("jit", "interp" or "both"),
+ * else the JIT where this build has one.  A kernel the JIT cannot compile,
+ * and any launch with coverage on, is interpreted; engine_used says so.
+ * BOTH is the oracle check (ptx_run.c): the launch runs in the interpreter,
+ * then from the same memory in the JIT, one host thread each, and every
+ * byte it may write, its printf text and its error must agree, else
+ * VKRR_ERR_INTERNAL names the first difference; the JIT's results stay. */
 typedef enum vkrr_ptx_engine {
     VKRR_PTX_ENGINE_DEFAULT = 0,
     VKRR_PTX_ENGINE_INTERP,
     VKRR_PTX_ENGINE_JIT,
+    VKRR_PTX_ENGINE_BOTH,
 } vkrr_ptx_engine;
-/* "jit" or "interp" -> *out; false for anything else. */
+/* "jit", "interp" or "both" -> *out; false for anything else. */
 bool vkrr_ptx_engine_parse(const char *s, vkrr_ptx_engine *out);
 /* Whether this build has the JIT. */
 bool vkrr_ptx_jit_built(void);

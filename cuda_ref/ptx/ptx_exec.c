@@ -612,8 +612,8 @@ static int region_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
-                         vkrr_error *err)
+vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
+                          vkrr_error *err)
 {
     const ptx_func *f = NULL;
     if (l && l->printf_out)

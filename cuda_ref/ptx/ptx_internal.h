@@ -310,6 +310,10 @@ struct vkrr_ptx_module {
 const ptx_jit_seq *ptx_jit_code(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why);
 void ptx_jit_free(vkrr_ptx_module *m);
 bool ptx_jit_built(void);
+/* One launch with l->engine one engine (ptx_exec.c; vkrr_ptx_run, in
+ * ptx_run.c, resolves the engine and runs the oracle check). */
+vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
+                           vkrr_error *err);
 /* The JIT's cache (ptx_jit_cache.c): a kernel's object code by key. */
 typedef struct ptx_jit_key {
     uint64_t h0, h1, bytes;

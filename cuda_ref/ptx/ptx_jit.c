@@ -31,6 +31,8 @@ bool vkrr_ptx_engine_parse(const char *s, vkrr_ptx_engine *out)
         *out = VKRR_PTX_ENGINE_JIT;
     else if (s && !strcmp(s, "interp"))
         *out = VKRR_PTX_ENGINE_INTERP;
+    else if (s && !strcmp(s, "both"))
+        *out = VKRR_PTX_ENGINE_BOTH;
     else
         return false;
     return true;
@@ -45,14 +47,10 @@ vkrr_status ptx_jit_choose(vkrr_ptx_module *m, ptx_func *f, vkrr_ptx_engine engi
                            const ptx_jit_seq **jit, const char **used, vkrr_error *err)
 {
     *jit = NULL;
-    if (engine == VKRR_PTX_ENGINE_DEFAULT) {
-        const char *env = getenv("VKRR_PTX_ENGINE");
-        if (env && *env && !vkrr_ptx_engine_parse(env, &engine))
-            return vkrr_fail(err, VKRR_ERR_USAGE, "VKRR_PTX_ENGINE", 0, -1,
-                             "'%s' is not an engine (jit or interp)", env);
-        if (engine == VKRR_PTX_ENGINE_DEFAULT)
-            engine = ptx_jit_built() ? VKRR_PTX_ENGINE_JIT : VKRR_PTX_ENGINE_INTERP;
-    }
+    if (engine == VKRR_PTX_ENGINE_DEFAULT)
+        engine = ptx_jit_built() ? VKRR_PTX_ENGINE_JIT : VKRR_PTX_ENGINE_INTERP;
+    if (engine == VKRR_PTX_ENGINE_BOTH)
+        return vkrr_fail(err, VKRR_ERR_INTERNAL, NULL, 0, -1, "one engine a run");
     if (engine == VKRR_PTX_ENGINE_INTERP) {
         *used = "interp";
         return VKRR_OK;
