@@ -367,12 +367,15 @@ struct ptx_inst {
  * two definitions one.  Operands as the handlers read them: d o[0], a o[1],
  * b o[2]; setp compares o[4] with o[5] into predicates o[0] (and o[1] when
  * in->d), combined with predicate o[3] by in->b (1 and, 2 or, 3 xor; o[3]
- * negated when in->c); selp picks a where predicate o[3] is set. */
+ * negated when in->c); selp picks a where predicate o[3] is set. ptx_mem.c's
+ * ld/st tables name the memory operations. */
 enum {
     JOP_NONE, JOP_ADD, JOP_SUB, JOP_MULLO, JOP_AND, JOP_OR, JOP_XOR, JOP_NOT, JOP_CNOT,
     JOP_MIN, JOP_MAX, JOP_ABS, JOP_NEG, JOP_MULWIDE, JOP_SHL, JOP_SHRU, JOP_SHRS,
     JOP_SETP_EQ, JOP_SETP_NE, JOP_SETP_LT, JOP_SETP_LE, JOP_SETP_GT, JOP_SETP_GE,
     JOP_SELP, JOP_MOV, JOP_ZEXT, JOP_SEXT,
+    JOP_LD, JOP_ST, /* ptx_mem.c's fields: in->a element bytes, b count, c sign, d space,
+                     * e register bits; o[0] the base, o[1..] the data */
 };
 typedef struct ptx_jop {
     ptx_fn fn;
@@ -380,8 +383,8 @@ typedef struct ptx_jop {
     uint8_t bits;   /* operand width (JOP_MULWIDE: the sources') */
     uint8_t sign;   /* signed compare, min/max, shift, widening */
 } ptx_jop;
-extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[];
-extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops;
+extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[], ptx_mem_jops[];
+extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops, ptx_mem_njops;
 
 /* ---- decode context (used by the family decoders) --------------------- */
 typedef struct ptx_dctx {

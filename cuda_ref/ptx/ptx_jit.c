@@ -138,7 +138,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * vector code, and a kernel is compiled while its user waits. */
 #define JIT_VERSION "vkrr-ptx-jit 1"
 #define JIT_PASSES "function(instcombine,early-cse<memssa>,dse,simplifycfg)"
-#define JIT_CODEGEN LLVMCodeGenLevelNone
+#define JIT_CODEGEN LLVMCodeGenLevelDefault
 
 /* This host's target machine (CPU and features: vectors as wide as it has);
  * env (optional) gets what identifies it. */
@@ -173,6 +173,25 @@ static LLVMOrcLLJITRef get_jit(vkrr_ptx_module *m, ptx_func *f, const char **why
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&s->jit, LLVMOrcCreateLLJITBuilder());
     if (e) {
         *why = llvm_why(f, "LLVM's JIT did not start", e);
+        free(s);
+        return NULL;
+    }
+    /* the helpers the code calls by name */
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } helpers[] = {{"vkrr_ptx_jit_gather", (void (*)(void))vkrr_ptx_jit_gather},
+                   {"vkrr_ptx_jit_scatter", (void (*)(void))vkrr_ptx_jit_scatter}};
+    LLVMOrcCSymbolMapPair syms[2];
+    for (unsigned i = 0; i < 2; i++)
+        syms[i] = (LLVMOrcCSymbolMapPair){
+            LLVMOrcLLJITMangleAndIntern(s->jit, helpers[i].name),
+            {(LLVMOrcExecutorAddress)(uintptr_t)helpers[i].fn,
+             {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0}}};
+    e = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(s->jit), LLVMOrcAbsoluteSymbols(syms, 2));
+    if (e) {
+        *why = llvm_why(f, "LLVM's JIT did not take the memory helpers", e);
+        LLVMOrcDisposeLLJIT(s->jit);
         free(s);
         return NULL;
     }

@@ -58,7 +58,8 @@ static const ptx_jop *jop_of(ptx_fn fn)
         const unsigned *n;
     } tabs[] = {{ptx_int_jops, &ptx_int_njops},
                 {ptx_move_jops, &ptx_move_njops},
-                {ptx_cvt_jops, &ptx_cvt_njops}};
+                {ptx_cvt_jops, &ptx_cvt_njops},
+                {ptx_mem_jops, &ptx_mem_njops}};
     for (unsigned k = 0; k < sizeof tabs / sizeof tabs[0]; k++)
         for (unsigned i = 0; i < *tabs[k].n; i++)
             if (tabs[k].t[i].fn == fn)
@@ -216,6 +217,9 @@ static void emit_setp(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMVal
         store_pred(e, in->o[1], q, m);
 }
 
+static bool emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                     LLVMValueRef mv);
+
 /* Instruction in as vector code; false when this one is not (the caller
  * calls its handler). */
 static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m)
@@ -250,6 +254,8 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
     case JOP_SETP_GE:
         emit_setp(e, in, j, m);
         return true;
+    case JOP_LD: case JOP_ST:
+        return emit_mem(e, in, j, m, mv);
     default:
         break;
     }
@@ -305,25 +311,280 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
     return true;
 }
 
-/* A call of in's handler for lanes m (non-empty), as the interpreter makes it. */
-static void emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+/* The call of in's handler for lanes m; the caller saw m non-empty and has
+ * put in memory what the handler reads. */
+static void call_handler(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
 {
-    flush(e, true);
     LLVMTypeRef params[3] = {e->ptr, e->ptr, e->i32};
     LLVMTypeRef ht = LLVMFunctionType(e->i32, params, 3, 0);
-    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "call");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "next");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, m, zero, ""), run, next);
-    LLVMPositionBuilderAtEnd(e->b, run);
     /* no address in the code (it is cached across runs): in is code + pc,
      * its handler in->fn read there */
     LLVMValueRef ip = field_ptr(e, e->code, e->i8, (uint64_t)(in - e->f->code) * sizeof *in);
     LLVMValueRef h = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, ip, e->i8, offsetof(ptx_inst, fn)), "");
     LLVMValueRef args[3] = {e->w, ip, m};
     LLVMValueRef r = LLVMBuildCall2(e->b, ht, h, args, 3, "");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r, zero, ""), e->fail, next);
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ran");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r, LLVMConstInt(e->i32, 0, 0), ""),
+                    e->fail, next);
     LLVMPositionBuilderAtEnd(e->b, next);
+}
+
+/* A call of in's handler for lanes m (when non-empty), as the interpreter
+ * makes it: every held register in memory first, none held after. */
+static void emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+{
+    flush(e, true);
+    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "call");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "next");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, m, zero, ""), run, next);
+    LLVMPositionBuilderAtEnd(e->b, run);
+    call_handler(e, in, m);
+    LLVMBuildBr(e->b, next);
+    LLVMPositionBuilderAtEnd(e->b, next);
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+/* Lanes m of out get the eb bytes at ptrs[l] + off (sign-extended when sx),
+ * lane by lane, as ptx_mem.c's handlers read them. */
+void vkrr_ptx_jit_gather(uint64_t *out, void *const *ptrs, uint32_t m, uint32_t eb, uint32_t sx,
+                         uint32_t off)
+{
+#define GATHER(T, ST)                                                                         \
+    PTX_LANES(m, {                                                                            \
+        T v;                                                                                  \
+        memcpy(&v, (const unsigned char *)ptrs[l] + off, sizeof v);                           \
+        out[l] = sx ? (uint64_t)(int64_t)(ST)v : (uint64_t)v;                                 \
+    })
+    switch (eb) {
+    case 1: GATHER(uint8_t, int8_t); break;
+    case 2: GATHER(uint16_t, int16_t); break;
+    case 4: GATHER(uint32_t, int32_t); break;
+    default: GATHER(uint64_t, int64_t); break;
+    }
+#undef GATHER
+}
+
+/* The low eb bytes of vals[l] to ptrs[l] + off for lanes m, in lane order
+ * (the last of lanes writing one address wins, as in the handler). */
+void vkrr_ptx_jit_scatter(void *const *ptrs, const uint64_t *vals, uint32_t m, uint32_t eb,
+                          uint32_t off)
+{
+#define SCATTER(T)                                                                            \
+    PTX_LANES(m, {                                                                            \
+        T v = (T)vals[l];                                                                     \
+        memcpy((unsigned char *)ptrs[l] + off, &v, sizeof v);                                 \
+    })
+    switch (eb) {
+    case 1: SCATTER(uint8_t); break;
+    case 2: SCATTER(uint16_t); break;
+    case 4: SCATTER(uint32_t); break;
+    default: SCATTER(uint64_t); break;
+    }
+#undef SCATTER
+}
+
+/* A call of vkrr_ptx_jit_gather (val NULL) or _scatter, by name (the code
+ * holds no address; ptx_jit.c defines the names in each JIT): the lanes'
+ * pointers and values through arrays on the stack. */
+static LLVMValueRef mem_helper(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef val, LLVMValueRef m,
+                               unsigned eb, bool sx, unsigned off)
+{
+    LLVMBuilderRef b = e->b;
+    if (!e->pbuf) { /* one pair of arrays a function, in its entry block */
+        LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
+        LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(e->fn));
+        LLVMPositionBuilderBefore(b, first);
+        e->pbuf = LLVMBuildAlloca(b, LLVMVectorType(e->ptr, 32), "ptrs");
+        e->vbuf = LLVMBuildAlloca(b, e->v64, "vals");
+        LLVMPositionBuilderAtEnd(b, here);
+    }
+    LLVMBuildStore(b, ptrs, e->pbuf);
+    const char *name = val ? "vkrr_ptx_jit_scatter" : "vkrr_ptx_jit_gather";
+    LLVMTypeRef params[6] = {e->ptr, e->ptr, e->i32, e->i32, e->i32, e->i32};
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, val ? 5 : 6, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, name, ft);
+    LLVMValueRef k_eb = LLVMConstInt(e->i32, eb, 0), k_off = LLVMConstInt(e->i32, off, 0);
+    if (val) {
+        LLVMBuildStore(b, val, e->vbuf);
+        LLVMValueRef args[5] = {e->pbuf, e->vbuf, m, k_eb, k_off};
+        LLVMBuildCall2(b, ft, fn, args, 5, "");
+        return NULL;
+    }
+    LLVMValueRef args[6] = {e->vbuf, e->pbuf, m, k_eb, LLVMConstInt(e->i32, sx, 0), k_off};
+    LLVMBuildCall2(b, ft, fn, args, 6, "");
+    return LLVMBuildLoad2(b, e->v64, e->vbuf, "");
+}
+
+/* A run-time scalar in every lane. */
+static LLVMValueRef splat_of(jit_emit *e, LLVMValueRef x)
+{
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), 32);
+    LLVMValueRef v = LLVMBuildInsertElement(e->b, LLVMGetUndef(vt), x, LLVMConstInt(e->i32, 0, 0), "");
+    return LLVMBuildShuffleVector(e->b, v, LLVMGetUndef(vt), LLVMConstNull(LLVMVectorType(e->i32, 32)),
+                                  "");
+}
+
+static LLVMValueRef field(jit_emit *e, LLVMValueRef base, size_t off, LLVMTypeRef t)
+{
+    return LLVMBuildLoad2(e->b, t, field_ptr(e, base, e->i8, off), "");
+}
+
+static LLVMValueRef lane_index(jit_emit *e)
+{
+    LLVMValueRef c[32];
+    for (unsigned i = 0; i < 32; i++)
+        c[i] = LLVMConstInt(e->i64, i, 0);
+    return LLVMConstVector(c, 32);
+}
+
+/* Puts slot in memory now if only its value holds it (it stays held). */
+static void spill(jit_emit *e, uint32_t slot)
+{
+    if (slot != UINT32_MAX && e->rval[slot] && e->rdirty[slot]) {
+        LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[slot], slot_ptr(e, slot)), 8);
+        e->rdirty[slot] = 0;
+    }
+}
+
+/* The lanes' host addresses of a ld/st, and in *ok the lanes whose access
+ * is in bounds and aligned (the checks of ptx_addr.c); NULL when the space
+ * has no fast path. */
+static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bool st,
+                             LLVMValueRef *ok)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef a = LLVMBuildAdd(b, load_slot(e, in->o[0]), splat(e, 64, in->imm), "");
+    *ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, a, splat(e, 64, bytes - 1u), ""),
+                        splat(e, 64, 0), "");
+    switch (in->d) {
+    case SP_LOCAL: { /* lane l's window: local + l * local_bytes */
+        uint64_t lb = e->f->local_bytes;
+        if (lb < bytes)
+            return NULL;
+        *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, splat(e, 64, lb - bytes), ""), "");
+        LLVMValueRef local = field(e, e->w, offsetof(ptx_warp, local), e->ptr);
+        LLVMValueRef off = LLVMBuildAdd(b, a, LLVMBuildMul(b, lane_index(e), splat(e, 64, lb), ""), "");
+        return LLVMBuildGEP2(b, e->i8, local, &off, 1, "");
+    }
+    case SP_SHARED: {
+        LLVMValueRef cta = field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef sb = field(e, rt, offsetof(ptx_rt, shared_bytes), e->i64);
+        LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, sb, LLVMConstInt(e->i64, bytes, 0), "");
+        LLVMValueRef lim = LLVMBuildSub(b, sb, LLVMConstInt(e->i64, bytes, 0), "");
+        *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, splat_of(e, lim), ""), "");
+        *ok = LLVMBuildAnd(b, *ok, splat_of(e, big), "");
+        LLVMValueRef shared = field(e, cta, offsetof(ptx_cta, shared), e->ptr);
+        return LLVMBuildGEP2(b, e->i8, shared, &a, 1, "");
+    }
+    case SP_GLOBAL:
+    case SP_GENERIC: { /* the region the warp hit last (regions has room past nregions) */
+        LLVMValueRef cta = field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef regions = field(e, rt, offsetof(ptx_rt, regions), e->ptr);
+        LLVMValueRef nreg = field(e, rt, offsetof(ptx_rt, nregions), e->i32);
+        LLVMValueRef hint = field(e, e->w, offsetof(ptx_warp, rhint), e->i32);
+        LLVMValueRef have = LLVMBuildICmp(b, LLVMIntULT, hint, nreg, "");
+        hint = LLVMBuildSelect(b, have, hint, LLVMConstInt(e->i32, 0, 0), "");
+        LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, hint, e->i64, ""),
+                                        LLVMConstInt(e->i64, sizeof(ptx_region_rt), 0), "");
+        LLVMValueRef rg = LLVMBuildGEP2(b, e->i8, regions, &off, 1, "");
+        LLVMValueRef lo = splat_of(e, field(e, rg, offsetof(ptx_region_rt, lo), e->i64));
+        LLVMValueRef hi = splat_of(e, field(e, rg, offsetof(ptx_region_rt, hi), e->i64));
+        LLVMValueRef in_rg = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, a, lo, ""),
+                                          LLVMBuildICmp(b, LLVMIntULT, a, hi, ""), "");
+        LLVMValueRef room = LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a, ""),
+                                          splat(e, 64, bytes), "");
+        *ok = LLVMBuildAnd(b, *ok, LLVMBuildAnd(b, in_rg, room, ""), "");
+        if (st) {
+            LLVMValueRef wr = field(e, rg, offsetof(ptx_region_rt, writable), e->i8);
+            have = LLVMBuildAnd(b, have, LLVMBuildICmp(b, LLVMIntNE, wr, LLVMConstInt(e->i8, 0, 0), ""), "");
+        }
+        *ok = LLVMBuildAnd(b, *ok, splat_of(e, have), "");
+        return LLVMBuildIntToPtr(b, a, LLVMVectorType(e->ptr, 32), "");
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* ld/st: the lanes' accesses through the helpers when every lane of the
+ * mask is in bounds and aligned, else the handler (which faults as the
+ * interpreter does); the registers it reads are in memory for it, and the
+ * ones it writes are read back after it. */
+static bool emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                     LLVMValueRef mv)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned eb = in->a, n = in->b, bytes = eb * n;
+    bool st = j->op == JOP_ST;
+    if ((eb != 1 && eb != 2 && eb != 4 && eb != 8) || n < 1 || n > 4 || (bytes & (bytes - 1u)))
+        return false;
+    load_slot(e, in->o[0]);
+    spill(e, in->o[0]);
+    for (unsigned k = 0; k < n; k++)
+        if (in->o[1 + k] != UINT32_MAX) {
+            load_slot(e, in->o[1 + k]);
+            spill(e, in->o[1 + k]);
+        }
+    LLVMValueRef ok;
+    LLVMValueRef ptrs = mem_ptrs(e, in, bytes, st, &ok);
+    if (!ptrs)
+        return false;
+    LLVMValueRef bad = LLVMBuildAnd(b, LLVMBuildNot(b, ok, ""), mv, "");
+    bad = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildBitCast(b, bad, e->i32, ""), LLVMConstInt(e->i32, 0, 0), "");
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "mem");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "memslow");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "memdone");
+    LLVMBuildCondBr(b, bad, slow, fast);
+    LLVMPositionBuilderAtEnd(b, fast);
+    uint32_t slots[4];
+    LLVMValueRef fastv[4], slowv[4];
+    unsigned ns = 0, rb = in->e;
+    uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
+    for (unsigned k = 0; k < n; k++) {
+        if (st) {
+            mem_helper(e, ptrs, load_slot(e, in->o[1 + k]), m, eb, false, k * eb);
+            continue;
+        }
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        LLVMValueRef v = mem_helper(e, ptrs, NULL, m, eb, in->c, k * eb);
+        store_slot(e, in->o[1 + k], LLVMBuildAnd(b, v, splat(e, 64, rmask), ""), mv);
+    }
+    for (unsigned k = 0; !st && k < n; k++) { /* each destination once (its last value) */
+        uint32_t sl = in->o[1 + k];
+        bool seen = sl == UINT32_MAX;
+        for (unsigned q = 0; q < ns; q++)
+            seen |= slots[q] == sl;
+        if (!seen) {
+            slots[ns] = sl;
+            fastv[ns++] = e->rval[sl];
+        }
+    }
+    LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, slow);
+    call_handler(e, in, m);
+    for (unsigned q = 0; q < ns; q++) {
+        slowv[q] = LLVMBuildLoad2(b, e->v64, slot_ptr(e, slots[q]), "");
+        LLVMSetAlignment(slowv[q], 8);
+    }
+    LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    for (unsigned q = 0; q < ns; q++) {
+        LLVMValueRef phi = LLVMBuildPhi(b, e->v64, "");
+        LLVMValueRef vals[2] = {fastv[q], slowv[q]};
+        LLVMBasicBlockRef from[2] = {fast_end, slow_end};
+        LLVMAddIncoming(phi, vals, from, 2);
+        e->rval[slots[q]] = phi;
+        e->rdirty[slots[q]] = 1;
+    }
+    return true;
 }
 
 void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name)
@@ -338,6 +599,7 @@ void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name)
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, (unsigned long long)-1, 1));
     LLVMPositionBuilderAtEnd(e->b, entry);
     /* handlers never change where a warp's registers are */
+    e->pbuf = e->vbuf = NULL;
     e->R = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, R)), "R");
     e->P = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, P)), "P");
     for (uint32_t k = 0; k < len; k++) {

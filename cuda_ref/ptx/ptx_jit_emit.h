@@ -16,6 +16,7 @@ typedef struct jit_emit {
     /* the function being emitted */
     LLVMValueRef fn, w, active, code, R, P;
     LLVMBasicBlockRef fail;
+    LLVMValueRef pbuf, vbuf; /* stack arrays for the memory helpers' lanes */
     /* registers held in SSA values between handler calls: a slot's vector
      * (R) or a predicate's mask (P), NULL when memory holds the value; dirty
      * ones are stored before a call and at the end */
@@ -33,5 +34,10 @@ void ptx_jit_emit_done(jit_emit *e);
  * 32 lanes, every other instruction a call of its handler, each under the
  * lanes its guard leaves. */
 void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name);
+/* The functions the code calls by name (defined in each JIT). */
+void vkrr_ptx_jit_gather(uint64_t *out, void *const *ptrs, uint32_t m, uint32_t eb, uint32_t sx,
+                         uint32_t off);
+void vkrr_ptx_jit_scatter(void *const *ptrs, const uint64_t *vals, uint32_t m, uint32_t eb,
+                          uint32_t off);
 
 #endif

@@ -87,6 +87,16 @@ HANDLER(x_st)
     return 0;
 }
 
+/* What the JIT emits inline (ptx_jit_emit.c): local, shared, global and
+ * generic (the region the warp hit last) ld/st whose every lane is in
+ * bounds and aligned; any other lane takes the handler. */
+const ptx_jop ptx_mem_jops[] = {
+    {x_ld, JOP_LD, 0, 0},     {x_ld_u8, JOP_LD, 0, 0},  {x_ld_s8, JOP_LD, 0, 0},
+    {x_ld_u16, JOP_LD, 0, 0}, {x_ld_s16, JOP_LD, 0, 0}, {x_ld_u32, JOP_LD, 0, 0},
+    {x_ld_s32, JOP_LD, 0, 0}, {x_ld_u64, JOP_LD, 0, 0}, {x_st, JOP_ST, 0, 0},
+};
+const unsigned ptx_mem_njops = sizeof ptx_mem_jops / sizeof ptx_mem_jops[0];
+
 /* atom/red: o[0] base, o[1] d (UINT32_MAX for red), o[2] b, o[3] c; in->a op,
  * in->b type code, in->d space */
 enum { AO_AND, AO_OR, AO_XOR, AO_CAS, AO_EXCH, AO_ADD, AO_INC, AO_DEC, AO_MIN, AO_MAX };
