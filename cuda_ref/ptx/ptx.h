@@ -196,6 +196,12 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
 vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err);
 /* Coverage on in every module of a ptx backend: its `coverage` op answers. */
 vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *be, vkrr_error *err);
+/* The engine the backend's launches run with: "jit", "interp", "both" or
+ * NULL (the default, VKRR_PTX_ENGINE); no_cache: the JIT compiles without
+ * its cache.  VKRR_ERR_USAGE for another name, or "jit" in a build without
+ * the JIT. */
+vkrr_status vkrr_ptx_backend_engine(vkrr_backend *be, const char *engine, bool no_cache,
+                                    vkrr_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@ typedef struct ptx_backend {
     vkrr_ptx_module **mods;
     uint32_t nmods;
     char *printed; /* the last launch's printf output */
+    vkrr_ptx_engine engine;
+    bool no_cache;
 } ptx_backend;
 
 static const vkrr_ptx_module *find_module(const ptx_backend *be, const char *kernel)
@@ -33,6 +35,8 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     ptx_backend *be = self;
     const vkrr_ptx_module *m = find_module(be, r->kernel);
     r->standins = 0;
+    r->engine_note = NULL;
+    const char *used = NULL;
     free(be->printed);
     be->printed = NULL;
     r->printed = NULL;
@@ -65,9 +69,13 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         .nsurfaces = hl.nsurf,
         .standins = &r->standins,
         .printf_out = &be->printed,
+        .engine = be->engine,
+        .jit_no_cache = be->no_cache,
+        .engine_used = &used,
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
     r->printed = be->printed;
+    r->engine_note = used && !strncmp(used, "interp (the JIT", 15) ? used + 8 : NULL;
     free(regions);
     vkrr_host_launch_free(&hl);
     return st;
@@ -124,6 +132,24 @@ vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *out, vkrr_error *err)
     }
     out->coverage = ptx_coverage;
     out->instr_coverage = ptx_instr_coverage;
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_ptx_backend_engine(vkrr_backend *out, const char *engine, bool no_cache,
+                                    vkrr_error *err)
+{
+    ptx_backend *be = out->self;
+    be->no_cache = no_cache;
+    be->engine = VKRR_PTX_ENGINE_DEFAULT;
+    if (!engine)
+        return VKRR_OK;
+    if (!vkrr_ptx_engine_parse(engine, &be->engine))
+        return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1,
+                         "--ptx-engine takes jit, interp or both, not '%s'", engine);
+    if (be->engine != VKRR_PTX_ENGINE_INTERP && !vkrr_ptx_jit_built())
+        return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1,
+                         "--ptx-engine %s: this build has no PTX JIT (llvm-15-dev was not found "
+                         "when it was built); --ptx-engine interp runs the interpreter", engine);
     return VKRR_OK;
 }
 

@@ -39,6 +39,8 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
                              : vkrr_ptx_backend_create_dir(out, d->modules, err);
         if (st == VKRR_OK && d->coverage && (st = vkrr_ptx_backend_coverage_on(out, err)) != VKRR_OK)
             out->destroy(out->self);
+        if (st == VKRR_OK && (st = vkrr_ptx_backend_engine(out, d->ptx_engine, d->no_cache, err)) != VKRR_OK)
+            out->destroy(out->self);
         return st;
     }
     if (!strcmp(name, "cuda"))

@@ -35,6 +35,8 @@ typedef struct vkrr_backend_desc {
     bool no_builtin;       /* vulkan: ports_dir's ports only */
     bool validation;       /* vulkan: the Khronos validation layer */
     bool coverage;         /* ptx: record which ways each conditional branch went */
+    const char *ptx_engine; /* ptx: "jit", "interp" or "both" (ptx.h); NULL: the default */
+    bool no_cache;         /* ptx: the JIT compiles without its cache */
 } vkrr_backend_desc;
 
 vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err);

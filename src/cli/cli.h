@@ -69,6 +69,8 @@ typedef struct vkrr_cli_compare {
     vkrr_tol_override flags;  /* --atol, --rtol, --max-ulp */
     bool tol_given;           /* any of --tolerance, --atol, --rtol, --max-ulp */
     bool no_hash_check, quiet;
+    const char *ptx_engine;   /* --ptx-engine (ptx.h's engines) */
+    bool no_cache;            /* --no-cache: the PTX JIT compiles without its cache */
 } vkrr_cli_compare;
 /* If argv[*i] is one of those options, takes it (and its value: *i moves on)
  * into c and returns 1; 0 when it is not one; 2 after printing a usage error.
@@ -92,6 +94,8 @@ void vkrr_cli_print_heatmap_dir(const char *dir, const struct vkrr_launch_result
 
 /* The help text of --approx and --hw-tables, for the commands that take them. */
 extern const char vkrr_cli_hw_help[];
+/* The help text of --ptx-engine and --no-cache. */
+extern const char vkrr_cli_ptx_help[];
 /* Opens the hardware model for cap as --approx/--hw-tables say
  * (hw_model.h) and makes it the process's current one; the caller calls
  * vkrr_cli_hw_done() when done with it. */

@@ -154,7 +154,7 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
     static const char *const valued[] = {"--out", "--json", "--heatmaps", "--tolerance",
                                          "--atol", "--rtol", "--max-ulp", "--buffer-type",
                                          "--ports", "--report", "--junit", "--approx",
-                                         "--hw-tables"};
+                                         "--hw-tables", "--ptx-engine"};
     bool takes = false;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
         takes = takes || !strcmp(o, valued[k]);
@@ -166,6 +166,10 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
     }
     if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
         c->quiet = true;
+        return 1;
+    }
+    if (!strcmp(o, "--no-cache")) {
+        c->no_cache = true;
         return 1;
     }
     if (!takes)
@@ -183,6 +187,10 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
         c->approx = v; /* checked by vkrr_hw_model_open, which names the choices */
     } else if (!strcmp(o, "--hw-tables")) {
         c->hw_tables = v;
+    } else if (!strcmp(o, "--ptx-engine")) {
+        if (strcmp(v, "jit") && strcmp(v, "interp") && strcmp(v, "both"))
+            return vkrr_cli_usage_error(cmd, "--ptx-engine takes jit, interp or both, not '%s'", v);
+        c->ptx_engine = v;
     } else if (!strcmp(o, "--report")) {
         c->report = v;
     } else if (!strcmp(o, "--junit")) {
@@ -221,6 +229,19 @@ int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool
     }
     return 1;
 }
+
+const char vkrr_cli_ptx_help[] =
+    "the original kernels from PTX (--backend ptx, --ref ptx):\n"
+    "  --ptx-engine E       jit (default where this build has LLVM 15): each straight\n"
+    "                       run of instructions compiled to native code, byte for byte\n"
+    "                       what the interpreter gives (a kernel it cannot compile is\n"
+    "                       interpreted and its row says so); interp: the interpreter\n"
+    "                       alone, the JIT's reference; both: each launch in both, any\n"
+    "                       difference an ERROR (slow; for checking the JIT).  Also\n"
+    "                       VKRR_PTX_ENGINE.\n"
+    "  --no-cache           the JIT compiles every kernel again rather than loading it\n"
+    "                       from ${XDG_CACHE_HOME:-~/.cache}/vkrr/ptx-jit, and keeps\n"
+    "                       nothing there\n";
 
 const char vkrr_cli_hw_help[] =
     "hardware model (what the approximate instructions ex2.approx, rsqrt.approx,\n"

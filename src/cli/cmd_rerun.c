@@ -69,7 +69,7 @@ static const char rerun_help[] =
     "  --buffer-type T      compare allocations no descriptor names as an output as T\n"
     "                       (f16, f32, e4m3, ...); by default byte for byte\n"
     "  --no-hash-check      do not check dumps against the log's hash=\n"
-    "\n%s"
+    "\n%s\n%s"
     "\n"
     "A damaged capture is rerun where it can be: a launch whose own files cannot be\n"
     "read is ERROR naming the file, the others run as usual.\n"
@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, rerun_args *a)
         if (taken)
             return taken;
         if (vkrr_cli_is_help(o)) {
-            printf(rerun_help, vkrr_cli_hw_help);
+            printf(rerun_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
             return -1;
         } else if (!strcmp(o, "--backend")) {
             NEED_VALUE();
@@ -156,7 +156,9 @@ static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_erro
     snprintf(dir, sizeof dir, "%s/modules", a->capdir);
     return vkrr_backend_open(&(vkrr_backend_desc){.name = a->backend,
                                                   .modules = a->modules ? a->modules : dir,
-                                                  .coverage = a->coverage},
+                                                  .coverage = a->coverage,
+                                                  .ptx_engine = a->c.ptx_engine,
+                                                  .no_cache = a->c.no_cache},
                              be, err);
 }
 

@@ -119,7 +119,7 @@ static const char validate_help[] =
     "                       dump that disagrees is ERROR \"changed since capture\",\n"
     "                       not a port failure; the hash is taken as the dump is read)\n"
     "  --strict             a kernel with no port is a failure\n"
-    "\n%s"
+    "\n%s\n%s"
     "\n"
     "device:\n"
     "  --device INDEX|NAME  Vulkan device (default: first discrete GPU, else any)\n"
@@ -213,7 +213,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
             if (bisect)
                 fputs(bisect_help, stdout);
             else
-                printf(validate_help, vkrr_cli_hw_help);
+                printf(validate_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
             return -1;
         } else if (!strcmp(o, "--mode") && !bisect) {
             NEED_VALUE();
@@ -509,7 +509,9 @@ static int validate_run(const validate_args *args, char **argv)
     snprintf(modules, sizeof modules, "%s/modules", a.capdir);
     if (strcmp(a.ref, "capture") &&
         vkrr_backend_open(&(vkrr_backend_desc){.name = a.ref, .modules = a.modules ? a.modules : modules,
-                                                .coverage = a.coverage},
+                                                .coverage = a.coverage,
+                                                .ptx_engine = a.c.ptx_engine,
+                                                .no_cache = a.c.no_cache},
                           &rerun_be, &err) != VKRR_OK)
         goto fail;
     vkrr_backend_stats st = {.device_name = ""};

@@ -101,6 +101,10 @@ typedef struct vkrr_replay {
     /* out: the launch's printf output (ptx backend), owned by the backend
      * until its next run; NULL when it printed nothing */
     const char *printed;
+    /* out: why a backend ran this launch in a slower engine than it was
+     * asked for (the ptx backend: the JIT did not compile the kernel, so the
+     * interpreter ran it), owned by the backend; NULL when it did not */
+    const char *engine_note;
 } vkrr_replay;
 
 /* The output a backend left: post when the caller gave one, else post_view. */

@@ -39,11 +39,14 @@ void vkrr_launch_result_free(vkrr_launch_result *r)
 }
 
 /* Keeps what the kernel printed in this run of r (the first backend that
- * printed: the port, then the original). */
+ * printed: the port, then the original), and says when r ran in a slower
+ * engine than asked (the PTX JIT's fallback). */
 static void keep_printed(vkrr_launch_result *out, const vkrr_replay *r)
 {
     if (!out->printed && r->printed && r->printed[0])
         out->printed = strdup(r->printed);
+    if (r->engine_note)
+        vkrr_launch_note(out, "the original ran in the PTX interpreter: %s", r->engine_note);
 }
 
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
