@@ -15,6 +15,7 @@ typedef struct ptx_backend {
     char *printed; /* the last launch's printf output */
     vkrr_ptx_engine engine;
     bool no_cache;
+    char engine_note[320]; /* the last launch's, when the JIT did not run it */
 } ptx_backend;
 
 static const vkrr_ptx_module *find_module(const ptx_backend *be, const char *kernel)
@@ -75,7 +76,11 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
     r->printed = be->printed;
-    r->engine_note = used && !strncmp(used, "interp (the JIT", 15) ? used + 8 : NULL;
+    if (used && !strncmp(used, "interp (the JIT", 15)) { /* "interp (WHY)": WHY */
+        snprintf(be->engine_note, sizeof be->engine_note, "%s", used + 8);
+        be->engine_note[strlen(be->engine_note) - 1] = 0;
+        r->engine_note = be->engine_note;
+    }
     free(regions);
     vkrr_host_launch_free(&hl);
     return st;
@@ -141,6 +146,11 @@ vkrr_status vkrr_ptx_backend_engine(vkrr_backend *out, const char *engine, bool 
     ptx_backend *be = out->self;
     be->no_cache = no_cache;
     be->engine = VKRR_PTX_ENGINE_DEFAULT;
+    const char *env = getenv("VKRR_PTX_ENGINE");
+    vkrr_ptx_engine e;
+    if (!engine && env && *env && !vkrr_ptx_engine_parse(env, &e))
+        return vkrr_fail(err, VKRR_ERR_USAGE, "VKRR_PTX_ENGINE", 0, -1,
+                         "'%s' is not an engine (jit, interp or both)", env);
     if (!engine)
         return VKRR_OK;
     if (!vkrr_ptx_engine_parse(engine, &be->engine))

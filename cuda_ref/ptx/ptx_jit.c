@@ -293,10 +293,23 @@ static LLVMModuleRef emit_module(LLVMContextRef ctx, ptx_func *f, ptx_jit_seq *s
     return mod;
 }
 
+/* Kernels larger than this many instructions are interpreted: LLVM takes
+ * about a millisecond an instruction.  VKRR_PTX_JIT_MAX overrides it. */
+#define JIT_MAX_INSTRUCTIONS 200000u
+
 static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why)
 {
     struct timespec tc0;
     clock_gettime(CLOCK_MONOTONIC, &tc0);
+    const char *env = getenv("VKRR_PTX_JIT_MAX");
+    unsigned long max = env && *env ? strtoul(env, NULL, 10) : JIT_MAX_INSTRUCTIONS;
+    if (f->ncode > max) {
+        snprintf(f->jit_why, sizeof f->jit_why,
+                 "its %u instructions are more than the JIT compiles (%lu%s)", f->ncode, max,
+                 env && *env ? ", VKRR_PTX_JIT_MAX" : "");
+        *why = f->jit_why;
+        return NULL;
+    }
     LLVMOrcLLJITRef jit = get_jit(m, f, why);
     if (!jit)
         return NULL;

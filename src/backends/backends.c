@@ -37,10 +37,14 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
         vkrr_status st = stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode) /* one module file */
                              ? vkrr_ptx_backend_create(out, &d->modules, 1, err)
                              : vkrr_ptx_backend_create_dir(out, d->modules, err);
-        if (st == VKRR_OK && d->coverage && (st = vkrr_ptx_backend_coverage_on(out, err)) != VKRR_OK)
+        if (st == VKRR_OK && d->coverage)
+            st = vkrr_ptx_backend_coverage_on(out, err);
+        if (st == VKRR_OK)
+            st = vkrr_ptx_backend_engine(out, d->ptx_engine, d->no_cache, err);
+        if (st != VKRR_OK && out->self) { /* opened, then refused: nothing left open */
             out->destroy(out->self);
-        if (st == VKRR_OK && (st = vkrr_ptx_backend_engine(out, d->ptx_engine, d->no_cache, err)) != VKRR_OK)
-            out->destroy(out->self);
+            memset(out, 0, sizeof *out);
+        }
         return st;
     }
     if (!strcmp(name, "cuda"))
