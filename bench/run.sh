@@ -165,13 +165,24 @@ for size in $SIZES; do
     echo "one-command-buffer frame ratio: ${ocb:-not measured (see $WORK/bench-$size.out)}"
 done
 
-# The PTX interpreter against the CPU backend per rrref launch at 320x180
-# (about a minute; not in --quick unless BENCH_PTX=1).
+# The PTX engines against the CPU backend per rrref launch and frame: the
+# interpreter, the JIT's first run (compiling) and the JIT from its cache, at
+# 320x180 and, without --quick, 1280x720 and 1920x1080 (the interpreter once a
+# launch there: minutes).  Not in --quick unless BENCH_PTX=1.
 MODS=$BUILD/share/vkrr/modules
 [ -f "$MODS/rrref_conv.ptx" ] || MODS=$(cd "$(dirname "$0")/.." && pwd)/tests/ptx/checked_in/rrref
 if [ -x "$BUILD/ptx_bench" ] && { [ $QUICK = 0 ] || [ "${BENCH_PTX:-0}" = 1 ]; }; then
-    echo "== PTX interpreter / CPU backend, rrref 320x180 =="
-    "$BUILD/ptx_bench" "$MODS" --size 320x180 --reps "$RUNS" | tee "$WORK/ptx-bench.out"
-    ratio=$(sed -n 's/^total .* ratio *\([0-9.]*\)$/\1/p' "$WORK/ptx-bench.out")
-    echo "ptx interpreter / cpu backend time, rrref 320x180: ${ratio:-not measured}"
+    ptx_sizes="320x180"
+    [ $QUICK = 0 ] && ptx_sizes="320x180 1280x720 1920x1080"
+    for size in $ptx_sizes; do
+        ireps=$RUNS
+        [ "$size" = 320x180 ] || ireps=1
+        echo "== PTX engines / CPU backend, rrref $size =="
+        mkdir -p "$WORK/ptx-$size"
+        "$BUILD/ptx_bench" "$MODS" --size "$size" --reps "$RUNS" --interp-reps "$ireps" \
+            --work "$WORK/ptx-$size" | tee "$WORK/ptx-bench-$size.out"
+        line=$(grep '^total ' "$WORK/ptx-bench-$size.out")
+        r() { echo "$line" | sed -n "s/.* $1 *[0-9.]* ms ( *\([0-9.]*\)x).*/\1/p"; }
+        echo "ptx / cpu backend time, rrref $size: interpreter $(r interp)x, JIT first run $(r jit-first)x, JIT cached $(r jit)x"
+    done
 fi
