@@ -351,6 +351,8 @@ struct ptx_inst {
     ptx_fn fn;
     uint8_t kind, flags, gneg;
     uint8_t a, b, c, d, e;         /* small per-handler parameters (types, modes, counts) */
+    uint8_t ruse, rdef;            /* o[i] is an R slot it reads (bit i of ruse), writes (rdef) */
+    bool rox;                      /* it reads or writes R slots through ox too */
     int32_t guard;                 /* predicate index, -1 none */
     uint32_t target;               /* K_BRA: pc; K_SYNC: membermask slot, UINT32_MAX all
                                     * lanes, PTX_MASK_ACTIVE the lanes running */

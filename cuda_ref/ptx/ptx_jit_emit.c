@@ -25,6 +25,7 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->rdirty = calloc(nr, 1);
     e->pdirty = calloc(np, 1);
     e->touched = calloc(nr + np, sizeof *e->touched);
+    e->listed = calloc(nr + np, 1);
     e->ctx = ctx;
     e->mod = mod;
     e->f = f;
@@ -38,7 +39,7 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->vmask = LLVMVectorType(e->i1, 32);
     LLVMTypeRef params[3] = {e->ptr, e->i32, e->ptr}; /* ptx_seq_fn */
     e->fn_t = LLVMFunctionType(e->i32, params, 3, 0);
-    return e->rval && e->pval && e->rdirty && e->pdirty && e->touched;
+    return e->rval && e->pval && e->rdirty && e->pdirty && e->touched && e->listed;
 }
 
 void ptx_jit_emit_done(jit_emit *e)
@@ -49,6 +50,7 @@ void ptx_jit_emit_done(jit_emit *e)
     free(e->rdirty);
     free(e->pdirty);
     free(e->touched);
+    free(e->listed);
 }
 
 static const ptx_jop *jop_of(ptx_fn fn)
@@ -99,6 +101,10 @@ static LLVMValueRef pred_ptr(jit_emit *e, uint32_t p)
 
 static void touch(jit_emit *e, uint32_t id)
 {
+    size_t at = id & 0x80000000u ? e->f->nslots + (id & 0x7fffffffu) : id;
+    if (e->listed[at])
+        return;
+    e->listed[at] = 1;
     e->touched[e->ntouched++] = id;
 }
 
@@ -160,8 +166,50 @@ static void flush(jit_emit *e, bool forget)
                 e->rval[id] = NULL;
         }
     }
-    if (forget)
+    if (forget) {
+        for (uint32_t i = 0; i < e->ntouched; i++) {
+            uint32_t id = e->touched[i];
+            e->listed[id & 0x80000000u ? e->f->nslots + (id & 0x7fffffffu) : id] = 0;
+        }
         e->ntouched = 0;
+    }
+}
+
+/* Before a call of in's handler: in memory what it may read or keep (its
+ * registers; the predicates, which no table lists); held after it is what
+ * it cannot have changed (ptx_inst.ruse/rdef: every register but through
+ * ox). */
+static void before_call(jit_emit *e, const ptx_inst *in)
+{
+    if (in->rox) {
+        flush(e, true);
+        return;
+    }
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        uint32_t id = e->touched[i];
+        if (!(id & 0x80000000u))
+            continue;
+        uint32_t p = id & 0x7fffffffu;
+        if (e->pdirty[p])
+            LLVMBuildStore(e->b, e->pval[p], pred_ptr(e, p));
+        e->pdirty[p] = 0;
+        e->pval[p] = NULL;
+    }
+    for (unsigned f = 0; f < 8; f++) {
+        uint32_t slot = in->o[f];
+        if (((in->ruse | in->rdef) >> f & 1u) && slot < e->f->nslots && e->rval[slot] &&
+            e->rdirty[slot]) {
+            LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[slot], slot_ptr(e, slot)), 8);
+            e->rdirty[slot] = 0;
+        }
+    }
+}
+
+static void after_call(jit_emit *e, const ptx_inst *in)
+{
+    for (unsigned f = 0; f < 8 && !in->rox; f++)
+        if ((in->rdef >> f & 1u) && in->o[f] < e->f->nslots)
+            e->rval[in->o[f]] = NULL;
 }
 
 /* Source slot as <32 x iN> (its low N bits). */
@@ -330,10 +378,10 @@ static void call_handler(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
 }
 
 /* A call of in's handler for lanes m (when non-empty), as the interpreter
- * makes it: every held register in memory first, none held after. */
+ * makes it: what it reads in memory first, what it writes read back after. */
 static void emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
 {
-    flush(e, true);
+    before_call(e, in);
     LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
     LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "call");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "next");
@@ -342,6 +390,7 @@ static void emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
     call_handler(e, in, m);
     LLVMBuildBr(e->b, next);
     LLVMPositionBuilderAtEnd(e->b, next);
+    after_call(e, in);
 }
 
 /* ---- memory ------------------------------------------------------------------ */

@@ -22,7 +22,8 @@ typedef struct jit_emit {
      * ones are stored before a call and at the end */
     LLVMValueRef *rval, *pval;
     uint8_t *rdirty, *pdirty;
-    uint32_t *touched, ntouched; /* slots and predicates (P: | 0x80000000) with a value */
+    uint32_t *touched, ntouched; /* slots and predicates (P: | 0x80000000) held or once held */
+    uint8_t *listed;             /* per slot, then per predicate: in touched */
     uint32_t native, called; /* instructions emitted inline / as handler calls */
 } jit_emit;
 

@@ -113,6 +113,12 @@ void ptx_ref(ptx_dctx *c, unsigned field, bool use, bool def)
     if (def && c->r->guard >= 0)
         use = true;
     s->refs[s->nrefs++] = (ptx_dref){c->pc, (uint8_t)field, use, def};
+    if (field >= 8) { /* the JIT (ptx_jit_emit.c) keeps registers across a call by these */
+        c->in->rox = field != FIELD_TARGET || c->in->rox;
+    } else {
+        c->in->ruse |= (uint8_t)((unsigned)use << field);
+        c->in->rdef |= (uint8_t)((unsigned)def << field);
+    }
 }
 
 int ptx_set_src(ptx_dctx *c, unsigned field, const ptx_rop *o, ptx_type t, bool wide_ok)
