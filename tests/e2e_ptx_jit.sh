@@ -21,16 +21,19 @@ mkdir -p "$WORK"
 . "$(dirname "$0")/e2e-lib.sh"
 cap=$WORK/cap
 vkrr synth "$cap" --size 24x16 --frames 1 >/dev/null 2>&1 || fail "synth"
+# without nvcc the capture has no modules: the checked-in PTX of rrref
+mods=()
+[ -d "$cap/modules" ] || mods=(--modules "$(cd "$(dirname "$0")" && pwd)/ptx/checked_in/rrref")
 
-VKRR_PTX_ENGINE=bogus vkrr rerun "$cap" >"$WORK/bogus.out" 2>&1
+VKRR_PTX_ENGINE=bogus vkrr rerun "$cap" "${mods[@]}" >"$WORK/bogus.out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "VKRR_PTX_ENGINE: 'bogus' is not an engine" "$WORK/bogus.out" ||
     fail "VKRR_PTX_ENGINE=bogus: exit $rc: $(cat "$WORK/bogus.out")"
-vkrr rerun "$cap" --ptx-engine fast >"$WORK/fast.out" 2>&1
+vkrr rerun "$cap" "${mods[@]}" --ptx-engine fast >"$WORK/fast.out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "takes jit, interp or both" "$WORK/fast.out" || fail "--ptx-engine fast: exit $rc"
 
-vkrr rerun "$cap" --ptx-engine jit --heatmaps none >"$WORK/jit0.out" 2>&1
+vkrr rerun "$cap" "${mods[@]}" --ptx-engine jit --heatmaps none >"$WORK/jit0.out" 2>&1
 rc=$?
 if grep -q "this build has no PTX JIT" "$WORK/jit0.out"; then
     [ $rc = 2 ] || fail "--ptx-engine jit without the JIT: exit $rc"
@@ -41,7 +44,7 @@ fi
 export XDG_CACHE_HOME=$WORK/cache
 export VKRR_PTX_JIT_LOG=1
 # 1: every kernel compiled and cached
-vkrr rerun "$cap" --heatmaps none >"$WORK/first.out" 2>"$WORK/first.err" || fail "first run: $(cat "$WORK/first.out")"
+vkrr rerun "$cap" "${mods[@]}" --heatmaps none >"$WORK/first.out" 2>"$WORK/first.err" || fail "first run: $(cat "$WORK/first.out")"
 grep -q "8 PASS" "$WORK/first.out" || fail "first run: $(tail -1 "$WORK/first.out")"
 n=$(grep -c "compiled (cached)" "$WORK/first.err")
 [ "$n" = 8 ] || fail "first run compiled $n kernels, not 8: $(cat "$WORK/first.err")"
@@ -50,7 +53,7 @@ entries=$(ls "$XDG_CACHE_HOME/vkrr/ptx-jit"/*.o 2>/dev/null | wc -l)
 ls "$XDG_CACHE_HOME/vkrr/ptx-jit" | grep -q tmp && fail "a temporary file is left in the cache"
 
 # 2: nothing compiled
-vkrr rerun "$cap" --heatmaps none >"$WORK/second.out" 2>"$WORK/second.err" || fail "second run"
+vkrr rerun "$cap" "${mods[@]}" --heatmaps none >"$WORK/second.out" 2>"$WORK/second.err" || fail "second run"
 grep -q "8 PASS" "$WORK/second.out" || fail "second run: $(tail -1 "$WORK/second.out")"
 n=$(grep -c "loaded from the cache" "$WORK/second.err")
 [ "$n" = 8 ] || fail "second run loaded $n kernels from the cache, not 8: $(cat "$WORK/second.err")"
@@ -66,28 +69,28 @@ b = bytearray(open(p, "rb").read())
 b[len(b) // 2] ^= 0x40
 open(p, "wb").write(bytes(b))
 EOF
-vkrr rerun "$cap" --heatmaps none >"$WORK/third.out" 2>"$WORK/third.err" || fail "run over a damaged cache"
+vkrr rerun "$cap" "${mods[@]}" --heatmaps none >"$WORK/third.out" 2>"$WORK/third.err" || fail "run over a damaged cache"
 grep -q "8 PASS" "$WORK/third.out" || fail "damaged cache: $(tail -1 "$WORK/third.out")"
 n=$(grep -c "compiled (cached)" "$WORK/third.err")
 [ "$n" = 2 ] || fail "damaged cache: $n kernels compiled again, not 2: $(cat "$WORK/third.err")"
-vkrr rerun "$cap" --heatmaps none >/dev/null 2>"$WORK/fourth.err"
+vkrr rerun "$cap" "${mods[@]}" --heatmaps none >/dev/null 2>"$WORK/fourth.err"
 n=$(grep -c "loaded from the cache" "$WORK/fourth.err")
 [ "$n" = 8 ] || fail "the damaged entries were not rewritten: $n loaded"
 
 # 4: --no-cache keeps nothing
-XDG_CACHE_HOME=$WORK/nocache vkrr rerun "$cap" --no-cache --heatmaps none >"$WORK/nocache.out" 2>"$WORK/nocache.err" ||
+XDG_CACHE_HOME=$WORK/nocache vkrr rerun "$cap" "${mods[@]}" --no-cache --heatmaps none >"$WORK/nocache.out" 2>"$WORK/nocache.err" ||
     fail "--no-cache run"
 [ -e "$WORK/nocache/vkrr/ptx-jit" ] && fail "--no-cache made $WORK/nocache/vkrr/ptx-jit"
 grep -q "compiled (no cache)" "$WORK/nocache.err" || fail "--no-cache: $(cat "$WORK/nocache.err")"
 
 # 5: the interpreter alone compiles nothing; both engines agree
-vkrr rerun "$cap" --ptx-engine interp --heatmaps none >"$WORK/interp.out" 2>"$WORK/interp.err" || fail "interp run"
+vkrr rerun "$cap" "${mods[@]}" --ptx-engine interp --heatmaps none >"$WORK/interp.out" 2>"$WORK/interp.err" || fail "interp run"
 grep -q "ptx-jit" "$WORK/interp.err" && fail "--ptx-engine interp used the JIT"
-vkrr rerun "$cap" --ptx-engine both --heatmaps none >"$WORK/both.out" 2>&1 || fail "both: $(cat "$WORK/both.out")"
+vkrr rerun "$cap" "${mods[@]}" --ptx-engine both --heatmaps none >"$WORK/both.out" 2>&1 || fail "both: $(cat "$WORK/both.out")"
 grep -q "8 PASS" "$WORK/both.out" || fail "both: $(tail -1 "$WORK/both.out")"
 
 # 6: a kernel the JIT leaves to the interpreter passes and says so
-VKRR_PTX_JIT_MAX=200 vkrr rerun "$cap" --heatmaps none >"$WORK/max.out" 2>&1 || fail "VKRR_PTX_JIT_MAX run"
+VKRR_PTX_JIT_MAX=200 vkrr rerun "$cap" "${mods[@]}" --heatmaps none >"$WORK/max.out" 2>&1 || fail "VKRR_PTX_JIT_MAX run"
 grep -q "8 PASS" "$WORK/max.out" || fail "VKRR_PTX_JIT_MAX: $(tail -1 "$WORK/max.out")"
 grep -q "note: the original ran in the PTX interpreter: the JIT did not compile it: its [0-9]* instructions are more than the JIT compiles (200, VKRR_PTX_JIT_MAX)" "$WORK/max.out" ||
     fail "no row says the interpreter ran it: $(cat "$WORK/max.out")"
