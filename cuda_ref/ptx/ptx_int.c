@@ -264,28 +264,6 @@ HANDLER(x_selp)
     return 0;
 }
 
-/* What the JIT emits inline for these handlers (ptx_jit_emit.c). */
-#define J3(NAME, OP) {NAME##_16, OP, 16, 0}, {NAME##_32, OP, 32, 0}, {NAME##_64, OP, 64, 0}
-#define JS(NAME, OP) {NAME##_s16, OP, 16, 1}, {NAME##_s32, OP, 32, 1}, {NAME##_s64, OP, 64, 1}
-#define JSU(NAME, OP) JS(NAME, OP), {NAME##_u16, OP, 16, 0}, {NAME##_u32, OP, 32, 0}, \
-                      {NAME##_u64, OP, 64, 0}
-#define JSETP(SUF, BITS, SIGN) {x_setp_eq_##SUF, JOP_SETP_EQ, BITS, SIGN}, \
-    {x_setp_ne_##SUF, JOP_SETP_NE, BITS, SIGN}, {x_setp_lt_##SUF, JOP_SETP_LT, BITS, SIGN}, \
-    {x_setp_le_##SUF, JOP_SETP_LE, BITS, SIGN}, {x_setp_gt_##SUF, JOP_SETP_GT, BITS, SIGN}, \
-    {x_setp_ge_##SUF, JOP_SETP_GE, BITS, SIGN}
-const ptx_jop ptx_int_jops[] = {
-    J3(x_add, JOP_ADD), J3(x_sub, JOP_SUB), J3(x_mullo, JOP_MULLO), J3(x_and, JOP_AND),
-    J3(x_or, JOP_OR), J3(x_xor, JOP_XOR), J3(x_not, JOP_NOT), J3(x_cnot, JOP_CNOT),
-    JSU(x_min, JOP_MIN), JSU(x_max, JOP_MAX), JS(x_abs, JOP_ABS), JS(x_neg, JOP_NEG),
-    {x_mulwide_s16, JOP_MULWIDE, 16, 1}, {x_mulwide_u16, JOP_MULWIDE, 16, 0},
-    {x_mulwide_s32, JOP_MULWIDE, 32, 1}, {x_mulwide_u32, JOP_MULWIDE, 32, 0},
-    J3(x_shl, JOP_SHL), J3(x_shru, JOP_SHRU), {x_shrs_16, JOP_SHRS, 16, 1},
-    {x_shrs_32, JOP_SHRS, 32, 1}, {x_shrs_64, JOP_SHRS, 64, 1},
-    JSETP(s16, 16, 1), JSETP(u16, 16, 0), JSETP(s32, 32, 1), JSETP(u32, 32, 0),
-    JSETP(s64, 64, 1), JSETP(u64, 64, 0),
-    {x_selp, JOP_SELP, 64, 0},
-};
-const unsigned ptx_int_njops = sizeof ptx_int_jops / sizeof ptx_int_jops[0];
 
 /* slct.dtype.s32/f32 d, a, b, c: c >= 0 ? a : b (in->e: c is f32; -0.0 >= 0) */
 HANDLER(x_slct)
@@ -322,6 +300,29 @@ HANDLER(x_pimm) /* mov.pred p, 0 / 1 */
     w->P[in->o[0]] = (w->P[in->o[0]] & ~m) | (in->imm ? m : 0u);
     return 0;
 }
+
+/* What the JIT emits inline for these handlers (ptx_jit_emit.c). */
+#define J3(NAME, OP) {NAME##_16, OP, 16, 0}, {NAME##_32, OP, 32, 0}, {NAME##_64, OP, 64, 0}
+#define JS(NAME, OP) {NAME##_s16, OP, 16, 1}, {NAME##_s32, OP, 32, 1}, {NAME##_s64, OP, 64, 1}
+#define JSU(NAME, OP) JS(NAME, OP), {NAME##_u16, OP, 16, 0}, {NAME##_u32, OP, 32, 0}, \
+                      {NAME##_u64, OP, 64, 0}
+#define JSETP(SUF, BITS, SIGN) {x_setp_eq_##SUF, JOP_SETP_EQ, BITS, SIGN}, \
+    {x_setp_ne_##SUF, JOP_SETP_NE, BITS, SIGN}, {x_setp_lt_##SUF, JOP_SETP_LT, BITS, SIGN}, \
+    {x_setp_le_##SUF, JOP_SETP_LE, BITS, SIGN}, {x_setp_gt_##SUF, JOP_SETP_GT, BITS, SIGN}, \
+    {x_setp_ge_##SUF, JOP_SETP_GE, BITS, SIGN}
+const ptx_jop ptx_int_jops[] = {
+    J3(x_add, JOP_ADD), J3(x_sub, JOP_SUB), J3(x_mullo, JOP_MULLO), J3(x_and, JOP_AND),
+    J3(x_or, JOP_OR), J3(x_xor, JOP_XOR), J3(x_not, JOP_NOT), J3(x_cnot, JOP_CNOT),
+    JSU(x_min, JOP_MIN), JSU(x_max, JOP_MAX), JS(x_abs, JOP_ABS), JS(x_neg, JOP_NEG),
+    {x_mulwide_s16, JOP_MULWIDE, 16, 1}, {x_mulwide_u16, JOP_MULWIDE, 16, 0},
+    {x_mulwide_s32, JOP_MULWIDE, 32, 1}, {x_mulwide_u32, JOP_MULWIDE, 32, 0},
+    J3(x_shl, JOP_SHL), J3(x_shru, JOP_SHRU), {x_shrs_16, JOP_SHRS, 16, 1},
+    {x_shrs_32, JOP_SHRS, 32, 1}, {x_shrs_64, JOP_SHRS, 64, 1},
+    JSETP(s16, 16, 1), JSETP(u16, 16, 0), JSETP(s32, 32, 1), JSETP(u32, 32, 0),
+    JSETP(s64, 64, 1), JSETP(u64, 64, 0),
+    {x_selp, JOP_SELP, 64, 0}, {x_plogic, JOP_PLOGIC, 32, 0}, {x_pimm, JOP_PIMM, 32, 0},
+};
+const unsigned ptx_int_njops = sizeof ptx_int_jops / sizeof ptx_int_jops[0];
 
 /* ---- decoder ------------------------------------------------------------------------ */
 static int type_index(ptx_type t)

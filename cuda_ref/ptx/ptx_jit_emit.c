@@ -304,6 +304,24 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         return true;
     case JOP_LD: case JOP_ST:
         return emit_mem(e, in, j, m, mv);
+    case JOP_PIMM:
+        store_pred(e, in->o[0], LLVMConstInt(e->i32, in->imm ? 0xffffffffu : 0, 0), m);
+        return true;
+    case JOP_PLOGIC: { /* as ptx_int.c's x_plogic */
+        LLVMValueRef pa = load_pred(e, in->o[1]);
+        LLVMValueRef pb = in->a < 3 ? load_pred(e, in->o[2]) : LLVMConstInt(e->i32, 0, 0);
+        if (in->b)
+            pa = LLVMBuildNot(b, pa, "");
+        if (in->c)
+            pb = LLVMBuildNot(b, pb, "");
+        r = in->a == 0   ? LLVMBuildAnd(b, pa, pb, "")
+            : in->a == 1 ? LLVMBuildOr(b, pa, pb, "")
+            : in->a == 2 ? LLVMBuildXor(b, pa, pb, "")
+            : in->a == 3 ? LLVMBuildNot(b, pa, "")
+                         : pa;
+        store_pred(e, in->o[0], r, m);
+        return true;
+    }
     default:
         break;
     }

@@ -1,0 +1,219 @@
+/* test_ptx_jit: the operations the PTX JIT compiles inline (ptx_jit_emit.c:
+ * integer arithmetic, shifts past the width, min/max/abs/neg, mul.wide,
+ * compares into predicates with and/or/xor of a negated predicate and both
+ * outputs, predicate logic and moves, selp, sign and zero extension, and
+ * ld/st of local, shared and global memory) against C, each under a guard
+ * that leaves some lanes out and in a last warp of 20 lanes, run by the JIT
+ * and by the interpreter (explicitly: both must give C's bytes).  And the
+ * JIT's memory fast path falls back to the handler, which faults naming the
+ * line, when one lane's address is out of bounds. */
+#include "ptx_testutil.h"
+
+static const char ops_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry ops(.param .u64 pa, .param .u64 pb, .param .u64 pd)\n{\n"
+    " .reg .b32 %r<40>;\n .reg .b16 %h<4>;\n .reg .b64 %rd<20>;\n .reg .pred %p<12>;\n"
+    " .local .align 8 .b8 loc[32];\n .shared .align 8 .b8 sh[2048];\n"
+    " mov.u32 %r0, %tid.x;\n mul.wide.u32 %rd0, %r0, 4;\n mul.wide.u32 %rd1, %r0, 128;\n"
+    " ld.param.u64 %rd2, [pa];\n ld.param.u64 %rd3, [pb];\n ld.param.u64 %rd4, [pd];\n"
+    " add.s64 %rd2, %rd2, %rd0;\n add.s64 %rd3, %rd3, %rd0;\n add.s64 %rd4, %rd4, %rd1;\n"
+    " ld.global.u32 %r1, [%rd2];\n ld.global.u32 %r2, [%rd3];\n"
+    /* guard: lanes whose a is odd skip the guarded ones (their slots keep 7) */
+    " and.b32 %r3, %r1, 1;\n setp.eq.u32 %p0, %r3, 0;\n"
+    " mov.u32 %r10, 7;\n mov.u32 %r11, 7;\n mov.u32 %r12, 7;\n mov.u32 %r13, 7;\n"
+    " @%p0 add.u32 %r10, %r1, %r2;\n @%p0 sub.u32 %r11, %r1, %r2;\n"
+    " @!%p0 mul.lo.u32 %r12, %r1, %r2;\n @%p0 xor.b32 %r13, %r1, %r2;\n"
+    " and.b32 %r31, %r2, 63;\n shl.b32 %r14, %r1, %r31;\n shr.s32 %r15, %r1, %r31;\n"
+    " shr.u32 %r16, %r1, %r31;\n min.s32 %r17, %r1, %r2;\n max.u32 %r18, %r1, %r2;\n"
+    " abs.s32 %r19, %r1;\n neg.s32 %r20, %r2;\n not.b32 %r21, %r1;\n cnot.b32 %r22, %r3;\n"
+    " mul.wide.s32 %rd5, %r1, %r2;\n mul.wide.u32 %rd6, %r1, %r2;\n"
+    " cvt.u16.u32 %h0, %r1;\n cvt.s32.s16 %r23, %h0;\n cvt.u32.u16 %r24, %h0;\n"
+    " cvt.s64.s32 %rd7, %r2;\n"
+    /* compares with a bool op on a negated predicate, both outputs; predicate logic */
+    " setp.lt.s32 %p1, %r1, %r2;\n setp.ge.and.u32 %p2|%p3, %r1, %r2, !%p0;\n"
+    " setp.ne.or.s32 %p4|%p5, %r1, %r2, %p1;\n setp.gt.xor.u32 %p6, %r1, %r2, %p0;\n"
+    " and.pred %p7, %p1, !%p0;\n or.pred %p8, !%p2, %p4;\n xor.pred %p9, %p1, %p6;\n"
+    " not.pred %p10, %p9;\n mov.pred %p11, 1;\n @%p1 mov.pred %p11, 0;\n"
+    " selp.u32 %r25, 1, 0, %p2;\n selp.u32 %r26, 2, 0, %p3;\n selp.u32 %r27, 4, 0, %p4;\n"
+    " selp.u32 %r28, 8, 0, %p5;\n selp.u32 %r29, 16, 0, %p6;\n selp.u32 %r30, 32, 0, %p7;\n"
+    " selp.u32 %r32, 64, 0, %p8;\n selp.u32 %r33, 128, 0, %p10;\n selp.u32 %r34, 256, 0, %p11;\n"
+    " add.u32 %r25, %r25, %r26;\n add.u32 %r25, %r25, %r27;\n add.u32 %r25, %r25, %r28;\n"
+    " add.u32 %r25, %r25, %r29;\n add.u32 %r25, %r25, %r30;\n add.u32 %r25, %r25, %r32;\n"
+    " add.u32 %r25, %r25, %r33;\n add.u32 %r25, %r25, %r34;\n"
+    /* local and shared round trips, a guarded store leaving the old value */
+    " mov.u64 %rd8, loc;\n st.local.v2.u32 [%rd8+8], {%r1, %r2};\n"
+    " @%p1 st.local.u32 [%rd8+8], %r10;\n ld.local.v2.u32 {%r35, %r36}, [%rd8+8];\n"
+    " mov.u64 %rd9, sh;\n mul.wide.u32 %rd10, %r0, 8;\n add.s64 %rd9, %rd9, %rd10;\n"
+    " st.shared.u64 [%rd9], %rd5;\n bar.sync 0;\n xor.b32 %r37, %r0, 1;\n"
+    " mul.wide.u32 %rd11, %r37, 8;\n mov.u64 %rd12, sh;\n add.s64 %rd12, %rd12, %rd11;\n"
+    " ld.shared.s16 %r38, [%rd12];\n ld.shared.u8 %r39, [%rd12+1];\n"
+    " st.global.v4.u32 [%rd4], {%r10, %r11, %r12, %r13};\n"
+    " st.global.v4.u32 [%rd4+16], {%r14, %r15, %r16, %r17};\n"
+    " st.global.v4.u32 [%rd4+32], {%r18, %r19, %r20, %r21};\n"
+    " st.global.v4.u32 [%rd4+48], {%r22, %r23, %r24, %r25};\n"
+    " st.global.u64 [%rd4+64], %rd5;\n st.global.u64 [%rd4+72], %rd6;\n"
+    " st.global.u64 [%rd4+80], %rd7;\n st.global.v2.u32 [%rd4+88], {%r35, %r36};\n"
+    " st.global.v2.u32 [%rd4+96], {%r38, %r39};\n"
+    " ret;\n}\n"
+    /* one lane (tid 5) reads past its buffer: a fault naming the line */
+    ".visible .entry oob(.param .u64 pa, .param .u64 pd)\n{\n"
+    " .reg .b32 %r<4>;\n .reg .b64 %rd<6>;\n .reg .pred %p<1>;\n"
+    " mov.u32 %r0, %tid.x;\n ld.param.u64 %rd0, [pa];\n ld.param.u64 %rd1, [pd];\n"
+    " mul.wide.u32 %rd2, %r0, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " setp.eq.u32 %p0, %r0, 5;\n selp.u32 %r1, 100000, 0, %p0;\n"
+    " mul.wide.u32 %rd4, %r1, 4;\n add.s64 %rd5, %rd0, %rd4;\n add.s64 %rd5, %rd5, %rd2;\n"
+    " ld.global.u32 %r2, [%rd5];\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
+
+enum { NT = 52, WORDS = 32 };
+
+static uint32_t expect(unsigned t, const uint32_t *a, const uint32_t *b, unsigned k,
+                       const uint32_t *all_a)
+{
+    uint32_t x = a[t], y = b[t], s = y & 63;
+    int32_t sx = (int32_t)x, sy = (int32_t)y;
+    bool g = !(x & 1), p1 = sx < sy, ge = x >= y, ne = x != y, gt = x > y;
+    bool p2 = ge && !g, p3 = !ge && !g, p4 = ne || p1, p5 = !ne || p1, p6 = gt != g;
+    bool p7 = p1 && !g, p8 = !p2 || p4, p10 = !(p1 != p6), p11 = !p1;
+    int64_t w = (int64_t)sx * sy;
+    uint64_t uw = (uint64_t)x * y, sext = (uint64_t)(int64_t)sy;
+    int16_t h = (int16_t)(uint16_t)x;
+    unsigned peer = t ^ 1u;
+    uint32_t neighbour = peer < NT ? all_a[peer] : 0; /* unused when peer is past the block */
+    (void)neighbour;
+    switch (k) {
+    case 0: return g ? x + y : 7;
+    case 1: return g ? x - y : 7;
+    case 2: return !g ? x * y : 7;
+    case 3: return g ? x ^ y : 7;
+    case 4: return s >= 32 ? 0 : x << s;
+    case 5: return s >= 32 ? (sx < 0 ? 0xffffffffu : 0) : (uint32_t)(sx >> s);
+    case 6: return s >= 32 ? 0 : x >> s;
+    case 7: return (uint32_t)(sx < sy ? sx : sy);
+    case 8: return x > y ? x : y;
+    case 9: return sx < 0 ? 0u - x : x;
+    case 10: return 0u - y;
+    case 11: return ~x;
+    case 12: return (x & 1) == 0;
+    case 13: return (uint32_t)(int32_t)h;
+    case 14: return (uint16_t)x;
+    case 15: return p2 * 1u + p3 * 2u + p4 * 4u + p5 * 8u + p6 * 16u + p7 * 32u + p8 * 64u +
+                    p10 * 128u + p11 * 256u;
+    case 16: return (uint32_t)w;
+    case 17: return (uint32_t)((uint64_t)w >> 32);
+    case 18: return (uint32_t)uw;
+    case 19: return (uint32_t)(uw >> 32);
+    case 20: return (uint32_t)sext;
+    case 21: return (uint32_t)(sext >> 32);
+    case 22: return p1 ? (g ? x + y : 7) : x;
+    case 23: return y;
+    default: return 0;
+    }
+}
+
+/* the shared-memory reads: lane t reads its neighbour t^1's mul.wide.s32 */
+static void expect_shared(unsigned t, const uint32_t *a, const uint32_t *b, uint32_t *lo,
+                          uint32_t *hi)
+{
+    unsigned q = t ^ 1u;
+    int64_t w = (int64_t)(int32_t)a[q] * (int32_t)b[q];
+    uint64_t u = (uint64_t)w;
+    *lo = (uint32_t)(int32_t)(int16_t)(uint16_t)u;
+    *hi = (uint8_t)(u >> 8);
+}
+
+static unsigned run_ops(const vkrr_ptx_module *m, vkrr_ptx_engine engine, const uint32_t *a,
+                        const uint32_t *b)
+{
+    static uint32_t d[NT * WORDS];
+    memset(d, 0, sizeof d);
+    ptxt_args args = {0};
+    ptxt_ptr(&args, (void *)a, NT * 4);
+    ptxt_ptr(&args, (void *)b, NT * 4);
+    ptxt_ptr(&args, d, sizeof d);
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {NT, 1, 1}, .params = args.bytes,
+                         .params_bytes = args.n, .regions = args.regions,
+                         .nregions = args.nregions, .max_steps = 1u << 26, .engine = engine};
+    const char *used = NULL;
+    l.engine_used = &used;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_run(m, "ops", &l, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return 1;
+    }
+    if (engine == VKRR_PTX_ENGINE_JIT && vkrr_ptx_jit_built())
+        CHECK(used && !strcmp(used, "jit"));
+    unsigned bad = 0;
+    /* the slots after a guarded store (k 22, 23) sit at words 22, 23 */
+    static const unsigned word_of[24] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                         12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
+    for (unsigned t = 0; t < NT; t++) {
+        for (unsigned k = 0; k < 24; k++) {
+            uint32_t want = expect(t, a, b, k, a), got = d[t * WORDS + word_of[k]];
+            if (got != want && bad++ < 8)
+                fprintf(stderr, "  %s: thread %u value %u: 0x%08x, want 0x%08x (a 0x%08x b 0x%08x)\n",
+                        engine == VKRR_PTX_ENGINE_JIT ? "jit" : "interp", t, k, got, want, a[t],
+                        b[t]);
+        }
+        if ((t ^ 1u) < NT) {
+            uint32_t lo, hi;
+            expect_shared(t, a, b, &lo, &hi);
+            if ((d[t * WORDS + 24] != lo || d[t * WORDS + 25] != hi) && bad++ < 8)
+                fprintf(stderr, "  thread %u shared: 0x%08x 0x%08x, want 0x%08x 0x%08x\n", t,
+                        d[t * WORDS + 24], d[t * WORDS + 25], lo, hi);
+        }
+    }
+    return bad;
+}
+
+static void test_ops(void)
+{
+    static const uint32_t edge[] = {0, 1, 2, 31, 32, 33, 63, 64, 0x7fffffffu, 0x80000000u,
+                                    0xffffffffu, 0xfffffffeu, 0x8000u, 0xffffu, 0x12345678u};
+    static uint32_t a[NT], b[NT];
+    uint64_t seed = 7;
+    for (unsigned i = 0; i < NT; i++) {
+        a[i] = i < 15 ? edge[i] : ptxt_rand(&seed);
+        b[i] = i < 15 ? edge[(i * 4 + 3) % 15] : (i % 3 ? ptxt_rand(&seed) : a[i]);
+    }
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, ops_ptx, sizeof ops_ptx - 1, "ops.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    unsigned bj = run_ops(m, VKRR_PTX_ENGINE_JIT, a, b);
+    unsigned bi = run_ops(m, VKRR_PTX_ENGINE_INTERP, a, b);
+    printf("inline operations: %u threads, JIT %u wrong, interpreter %u wrong (JIT %s)\n", NT, bj,
+           bi, vkrr_ptx_jit_built() ? "built" : "not in this build");
+    CHECK_EQ_U64(bj, 0);
+    CHECK_EQ_U64(bi, 0);
+
+    /* a lane out of bounds: the handler's fault, naming the ld's line, in both engines */
+    static uint32_t in[64], out[64];
+    long ld_line = 1;
+    for (const char *c = ops_ptx; c < strstr(ops_ptx, "ld.global.u32 %r2, [%rd5]"); c++)
+        ld_line += *c == '\n';
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        ptxt_args args = {0};
+        ptxt_ptr(&args, in, sizeof in);
+        ptxt_ptr(&args, out, sizeof out);
+        vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        vkrr_error fe = {0};
+        CHECK(vkrr_ptx_run(m, "oob", &l, &fe) == VKRR_ERR_FAULT);
+        CHECK(strstr(fe.msg, "ld.global.u32") != NULL);
+        CHECK(strstr(fe.msg, "outside the memory this launch owns") != NULL);
+        CHECK(strstr(fe.msg, "thread (5,0,0)") != NULL);
+        CHECK(fe.line == ld_line);
+        if (fe.line != ld_line || !strstr(fe.msg, "thread (5,0,0)"))
+            vkrr_error_print(&fe, stderr);
+    }
+    vkrr_ptx_module_free(m);
+}
+
+int main(void)
+{
+    test_ops();
+    return test_finish("ptx_jit");
+}
