@@ -318,7 +318,7 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
 typedef struct ptx_jit_key {
     uint64_t h0, h1, bytes;
 } ptx_jit_key;
-/* The key of IR text ir (n bytes) compiled under env (LLVM, CPU, passes). */
+/* The key of IR ir (n bytes of bitcode) compiled under env (LLVM, CPU, passes). */
 void ptx_jit_key_make(ptx_jit_key *k, const char *ir, size_t n, const char *env);
 /* The entry's object (malloc'd, *size bytes), NULL when absent, damaged or
  * another key's. */

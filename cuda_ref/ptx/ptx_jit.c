@@ -88,6 +88,7 @@ bool ptx_jit_built(void)
 
 #else
 
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm/Config/llvm-config.h>
@@ -279,9 +280,15 @@ static LLVMModuleRef emit_module(LLVMContextRef ctx, ptx_func *f, ptx_jit_seq *s
         return NULL;
     }
     LLVMDisposeTargetMachine(tm);
-    char *ir = LLVMPrintModuleToString(mod);
-    ptx_jit_key_make(key, ir, strlen(ir), env);
-    LLVMDisposeMessage(ir);
+    /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+    if (!bc) {
+        LLVMDisposeModule(mod);
+        *why = llvm_why(f, "LLVM did not write the kernel's bitcode", NULL);
+        return NULL;
+    }
+    ptx_jit_key_make(key, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), env);
+    LLVMDisposeMemoryBuffer(bc);
     /* names unique in the process's JIT: the key's */
     for (uint32_t pc = 0; pc < f->ncode; pc++) {
         if (!seq[pc].len)

@@ -3,9 +3,9 @@
  *
  * An entry is one kernel's object code under $XDG_CACHE_HOME/vkrr/ptx-jit
  * (vkrr_cache_path), named by its key: two 64-bit hashes of the kernel's
- * LLVM IR as the JIT emitted it, before any optimisation, and of everything
- * else that shapes the code (LLVM's version, the host CPU and its features,
- * the passes, the JIT's version).  The IR holds every decoded operand and
+ * LLVM IR (as bitcode) as the JIT emitted it, before any optimisation, and
+ * of everything else that shapes the code (LLVM's version, the host CPU and
+ * its features, the passes, the JIT's version).  The IR holds every decoded operand and
  * the runtime's layout, so a changed kernel, a changed vkrr or another CPU
  * is another key.  The file repeats the key and carries the object's size
  * and hash: a damaged or stale entry (truncated, edited, another key's) is
