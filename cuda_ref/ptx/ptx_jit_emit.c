@@ -578,6 +578,57 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bo
     }
 }
 
+/* The values a ld reads (vals[k] for each destination, NULL for a sink):
+ * when the whole warp runs it at one address (weights, constants), one
+ * load broadcast; else the gather helper lane by lane. */
+static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef m,
+                        LLVMValueRef *vals)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned eb = in->a, n = in->b;
+    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
+    LLVMValueRef p0 = LLVMBuildExtractElement(b, ptrs, zero, "");
+    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, ptrs, splat_of(e, p0), "");
+    LLVMValueRef all = LLVMConstInt(e->i32, 0xffffffffu, 0);
+    LLVMValueRef uni = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""),
+                                    LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, same, e->i32, ""),
+                                                  all, ""), "");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldone");
+    LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldeach");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "lddone");
+    LLVMBuildCondBr(b, uni, one, each);
+    LLVMValueRef v1[4], v2[4];
+    LLVMPositionBuilderAtEnd(b, one);
+    for (unsigned k = 0; k < n; k++) {
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
+        LLVMTypeRef t = LLVMIntTypeInContext(e->ctx, eb * 8u);
+        LLVMValueRef x = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, e->i8, p0, &off, 1, ""), "");
+        LLVMSetAlignment(x, eb);
+        if (eb < 8)
+            x = in->c ? LLVMBuildSExt(b, x, e->i64, "") : LLVMBuildZExt(b, x, e->i64, "");
+        v1[k] = splat_of(e, x);
+    }
+    LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, each);
+    for (unsigned k = 0; k < n; k++)
+        if (in->o[1 + k] != UINT32_MAX)
+            v2[k] = mem_helper(e, ptrs, NULL, m, eb, in->c, k * eb);
+    LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+    for (unsigned k = 0; k < n; k++) {
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        vals[k] = LLVMBuildPhi(b, e->v64, "");
+        LLVMValueRef in_v[2] = {v1[k], v2[k]};
+        LLVMBasicBlockRef from[2] = {one_end, each_end};
+        LLVMAddIncoming(vals[k], in_v, from, 2);
+    }
+}
+
 /* ld/st: the lanes' accesses through the helpers when every lane of the
  * mask is in bounds and aligned, else the handler (which faults as the
  * interpreter does); the registers it reads are in memory for it, and the
@@ -612,16 +663,16 @@ static bool emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
     LLVMValueRef fastv[4], slowv[4];
     unsigned ns = 0, rb = in->e;
     uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
-    for (unsigned k = 0; k < n; k++) {
-        if (st) {
+    LLVMValueRef vals[4] = {NULL, NULL, NULL, NULL};
+    if (st) {
+        for (unsigned k = 0; k < n; k++)
             mem_helper(e, ptrs, load_slot(e, in->o[1 + k]), m, eb, false, k * eb);
-            continue;
-        }
-        if (in->o[1 + k] == UINT32_MAX)
-            continue;
-        LLVMValueRef v = mem_helper(e, ptrs, NULL, m, eb, in->c, k * eb);
-        store_slot(e, in->o[1 + k], LLVMBuildAnd(b, v, splat(e, 64, rmask), ""), mv);
+    } else {
+        load_values(e, in, ptrs, m, vals);
     }
+    for (unsigned k = 0; k < n; k++)
+        if (vals[k])
+            store_slot(e, in->o[1 + k], LLVMBuildAnd(b, vals[k], splat(e, 64, rmask), ""), mv);
     for (unsigned k = 0; !st && k < n; k++) { /* each destination once (its last value) */
         uint32_t sl = in->o[1 + k];
         bool seen = sl == UINT32_MAX;
