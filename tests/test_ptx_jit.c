@@ -62,7 +62,16 @@ static const char ops_ptx[] =
     " mul.wide.u32 %rd2, %r0, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
     " setp.eq.u32 %p0, %r0, 5;\n selp.u32 %r1, 100000, 0, %p0;\n"
     " mul.wide.u32 %rd4, %r1, 4;\n add.s64 %rd5, %rd0, %rd4;\n add.s64 %rd5, %rd5, %rd2;\n"
-    " ld.global.u32 %r2, [%rd5];\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
+    " ld.global.u32 %r2, [%rd5];\n st.global.u32 [%rd3], %r2;\n ret;\n}\n"
+    /* every lane loads the same bytes (one load broadcast in the JIT), then lane 7
+     * of a half-warp guard the same way */
+    ".visible .entry uni(.param .u64 pa, .param .u64 pd)\n{\n"
+    " .reg .b32 %r<8>;\n .reg .b64 %rd<6>;\n .reg .pred %p<1>;\n"
+    " mov.u32 %r0, %tid.x;\n ld.param.u64 %rd0, [pa];\n ld.param.u64 %rd1, [pd];\n"
+    " mul.wide.u32 %rd2, %r0, 16;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " ld.global.s8 %r1, [%rd0+3];\n ld.global.u16 %r2, [%rd0+4];\n ld.global.s16 %r3, [%rd0+6];\n"
+    " setp.lt.u32 %p0, %r0, 16;\n mov.u32 %r4, 9;\n @%p0 ld.global.s8 %r4, [%rd0+3];\n"
+    " st.global.v4.u32 [%rd3], {%r1, %r2, %r3, %r4};\n ret;\n}\n";
 
 enum { NT = 52, WORDS = 32 };
 
@@ -208,6 +217,27 @@ static void test_ops(void)
         CHECK(fe.line == ld_line);
         if (fe.line != ld_line || !strstr(fe.msg, "thread (5,0,0)"))
             vkrr_error_print(&fe, stderr);
+    }
+    /* one address for the warp: sign and zero extension of the broadcast load */
+    static const uint8_t bytes[8] = {1, 2, 3, 0x80, 0xfe, 0xff, 0x01, 0x80};
+    static uint32_t du[64 * 4];
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        memset(du, 0, sizeof du);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, (void *)bytes, sizeof bytes);
+        ptxt_ptr(&args, du, sizeof du);
+        vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        vkrr_error ue = {0};
+        CHECK(vkrr_ptx_run(m, "uni", &l, &ue) == VKRR_OK);
+        unsigned wrong = 0;
+        for (unsigned t = 0; t < 64; t++)
+            wrong += du[t * 4] != 0xffffff80u || du[t * 4 + 1] != 0xfffeu ||
+                     du[t * 4 + 2] != 0xffff8001u || du[t * 4 + 3] != (t < 16 ? 0xffffff80u : 9u);
+        printf("one address for the warp (%s): %u of 64 threads wrong\n",
+               e == VKRR_PTX_ENGINE_JIT ? "jit" : "interp", wrong);
+        CHECK_EQ_U64(wrong, 0);
     }
     vkrr_ptx_module_free(m);
 }
