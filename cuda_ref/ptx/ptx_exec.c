@@ -53,13 +53,15 @@ static int pick(ptx_warp *w)
         w->active = 0;
         return 0;
     }
-    uint32_t best = UINT32_MAX, g = 0;
-    for (uint32_t m = free_; m; m &= m - 1)
-        if (w->lpc[__builtin_ctz(m)] < best)
-            best = w->lpc[__builtin_ctz(m)];
-    for (uint32_t m = run & ~w->ylanes; m; m &= m - 1)
-        if (w->lpc[__builtin_ctz(m)] == best)
-            g |= 1u << __builtin_ctz(m);
+    /* over all 32 lanes without branches (the compiler vectorises it): a
+     * divergent warp picks at every branch and join */
+    uint32_t best = UINT32_MAX, g = 0, elig = run & ~w->ylanes;
+    for (unsigned l = 0; l < 32; l++) {
+        uint32_t pc = (free_ >> l) & 1u ? w->lpc[l] : UINT32_MAX;
+        best = pc < best ? pc : best;
+    }
+    for (unsigned l = 0; l < 32; l++)
+        g |= (uint32_t)(((elig >> l) & 1u) && w->lpc[l] == best) << l;
     w->parked &= ~g;
     w->active = g;
     w->pc = best;
