@@ -39,6 +39,8 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->vmask = LLVMVectorType(e->i1, 32);
     LLVMTypeRef params[3] = {e->ptr, e->i32, e->ptr}; /* ptx_seq_fn */
     e->fn_t = LLVMFunctionType(e->i32, params, 3, 0);
+    e->id_mstore = LLVMLookupIntrinsicID("llvm.masked.store", strlen("llvm.masked.store"));
+    e->id_gather = LLVMLookupIntrinsicID("llvm.masked.gather", strlen("llvm.masked.gather"));
     return e->rval && e->pval && e->rdirty && e->pdirty && e->touched && e->listed;
 }
 
@@ -119,12 +121,29 @@ static LLVMValueRef load_slot(jit_emit *e, uint32_t slot)
     return e->rval[slot];
 }
 
-/* Lanes of mask get v; the others keep what the slot holds. */
+/* Lanes of mask get v; the others keep what the slot holds.  A held value
+ * need only be right in the running lanes (the others are never stored:
+ * see put_slot), so an unguarded write is v itself, with no select. */
 static void store_slot(jit_emit *e, uint32_t slot, LLVMValueRef v, LLVMValueRef mask)
 {
-    LLVMValueRef old = load_slot(e, slot);
-    e->rval[slot] = LLVMBuildSelect(e->b, mask, v, old, "");
+    if (mask == e->mrun) {
+        e->rval[slot] = v;
+        touch(e, slot);
+    } else {
+        e->rval[slot] = LLVMBuildSelect(e->b, mask, v, load_slot(e, slot), "");
+    }
     e->rdirty[slot] = 1;
+}
+
+/* A held value to memory: the running lanes only (a masked store; the
+ * others' values in memory are theirs). */
+static void put_slot(jit_emit *e, uint32_t slot)
+{
+    LLVMTypeRef tys[2] = {e->v64, e->ptr};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_mstore, tys, 2);
+    LLVMValueRef args[4] = {e->rval[slot], slot_ptr(e, slot), LLVMConstInt(e->i32, 8, 0), e->mrun};
+    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    e->rdirty[slot] = 0;
 }
 
 static LLVMValueRef load_pred(jit_emit *e, uint32_t p)
@@ -160,8 +179,7 @@ static void flush(jit_emit *e, bool forget)
                 e->pval[p] = NULL;
         } else {
             if (e->rdirty[id])
-                LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[id], slot_ptr(e, id)), 8);
-            e->rdirty[id] = 0;
+                put_slot(e, id);
             if (forget)
                 e->rval[id] = NULL;
         }
@@ -198,10 +216,8 @@ static void before_call(jit_emit *e, const ptx_inst *in)
     for (unsigned f = 0; f < 8; f++) {
         uint32_t slot = in->o[f];
         if (((in->ruse | in->rdef) >> f & 1u) && slot < e->f->nslots && e->rval[slot] &&
-            e->rdirty[slot]) {
-            LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[slot], slot_ptr(e, slot)), 8);
-            e->rdirty[slot] = 0;
-        }
+            e->rdirty[slot])
+            put_slot(e, slot);
     }
 }
 
@@ -273,7 +289,7 @@ static bool emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
 static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m)
 {
     LLVMBuilderRef b = e->b;
-    LLVMValueRef mv = LLVMBuildBitCast(b, m, e->vmask, "");
+    LLVMValueRef mv = m == e->active ? e->mrun : LLVMBuildBitCast(b, m, e->vmask, "");
     unsigned n = j->bits;
     LLVMValueRef a, bb, r;
     switch (j->op) {
@@ -485,6 +501,24 @@ static LLVMValueRef mem_helper(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef val,
     return LLVMBuildLoad2(b, e->v64, e->vbuf, "");
 }
 
+/* Lanes mv of the eb-byte values at ptrs + off, extended to 64 bits (sign
+ * when sx): an LLVM gather (loads have no order to keep). */
+static LLVMValueRef gather(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef mv, unsigned eb, bool sx,
+                           unsigned off)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMTypeRef vt = vec(e, eb * 8u), vp = LLVMVectorType(e->ptr, 32);
+    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
+    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
+    LLVMTypeRef tys[2] = {vt, vp};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_gather, tys, 2);
+    LLVMValueRef args[4] = {at, LLVMConstInt(e->i32, eb, 0), mv, LLVMConstNull(vt)};
+    LLVMValueRef v = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    if (eb == 8)
+        return v;
+    return sx ? LLVMBuildSExt(b, v, e->v64, "") : LLVMBuildZExt(b, v, e->v64, "");
+}
+
 /* A run-time scalar in every lane. */
 static LLVMValueRef splat_of(jit_emit *e, LLVMValueRef x)
 {
@@ -510,10 +544,21 @@ static LLVMValueRef lane_index(jit_emit *e)
 /* Puts slot in memory now if only its value holds it (it stays held). */
 static void spill(jit_emit *e, uint32_t slot)
 {
-    if (slot != UINT32_MAX && e->rval[slot] && e->rdirty[slot]) {
-        LLVMSetAlignment(LLVMBuildStore(e->b, e->rval[slot], slot_ptr(e, slot)), 8);
-        e->rdirty[slot] = 0;
-    }
+    if (slot != UINT32_MAX && e->rval[slot] && e->rdirty[slot])
+        put_slot(e, slot);
+}
+
+/* Addresses a in a window of memory at base, size bytes long: its host
+ * addresses, and in *ok also the lanes whose access fits (as ptx_addr.c). */
+static LLVMValueRef window(jit_emit *e, LLVMValueRef a, unsigned bytes, LLVMValueRef base,
+                           LLVMValueRef size, LLVMValueRef *ok)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, size, LLVMConstInt(e->i64, bytes, 0), "");
+    LLVMValueRef lim = LLVMBuildSub(b, size, LLVMConstInt(e->i64, bytes, 0), "");
+    *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, splat_of(e, lim), ""), "");
+    *ok = LLVMBuildAnd(b, *ok, splat_of(e, big), "");
+    return LLVMBuildGEP2(b, e->i8, base, &a, 1, "");
 }
 
 /* The lanes' host addresses of a ld/st, and in *ok the lanes whose access
@@ -536,16 +581,20 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bo
         LLVMValueRef off = LLVMBuildAdd(b, a, LLVMBuildMul(b, lane_index(e), splat(e, 64, lb), ""), "");
         return LLVMBuildGEP2(b, e->i8, local, &off, 1, "");
     }
-    case SP_SHARED: {
+    case SP_SHARED: { /* the CTA's window: shared + a, below shared_bytes */
         LLVMValueRef cta = field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
         LLVMValueRef rt = field(e, cta, offsetof(ptx_cta, rt), e->ptr);
-        LLVMValueRef sb = field(e, rt, offsetof(ptx_rt, shared_bytes), e->i64);
-        LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, sb, LLVMConstInt(e->i64, bytes, 0), "");
-        LLVMValueRef lim = LLVMBuildSub(b, sb, LLVMConstInt(e->i64, bytes, 0), "");
-        *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, splat_of(e, lim), ""), "");
-        *ok = LLVMBuildAnd(b, *ok, splat_of(e, big), "");
-        LLVMValueRef shared = field(e, cta, offsetof(ptx_cta, shared), e->ptr);
-        return LLVMBuildGEP2(b, e->i8, shared, &a, 1, "");
+        LLVMValueRef size = field(e, rt, offsetof(ptx_rt, shared_bytes), e->i64);
+        return window(e, a, bytes, field(e, cta, offsetof(ptx_cta, shared), e->ptr), size, ok);
+    }
+    case SP_PARAM: { /* the kernel's parameters, read only */
+        if (st)
+            return NULL;
+        LLVMValueRef cta = field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef size = LLVMBuildZExt(b, field(e, rt, offsetof(ptx_rt, params_bytes), e->i32),
+                                          e->i64, "");
+        return window(e, a, bytes, field(e, rt, offsetof(ptx_rt, params), e->ptr), size, ok);
     }
     case SP_GLOBAL:
     case SP_GENERIC: { /* the region the warp hit last (regions has room past nregions) */
@@ -582,7 +631,7 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bo
  * when the whole warp runs it at one address (weights, constants), one
  * load broadcast; else the gather helper lane by lane. */
 static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef m,
-                        LLVMValueRef *vals)
+                        LLVMValueRef mv, LLVMValueRef *vals)
 {
     LLVMBuilderRef b = e->b;
     unsigned eb = in->a, n = in->b;
@@ -615,7 +664,7 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
     LLVMPositionBuilderAtEnd(b, each);
     for (unsigned k = 0; k < n; k++)
         if (in->o[1 + k] != UINT32_MAX)
-            v2[k] = mem_helper(e, ptrs, NULL, m, eb, in->c, k * eb);
+            v2[k] = gather(e, ptrs, mv, eb, in->c, k * eb);
     LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
@@ -668,7 +717,7 @@ static bool emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         for (unsigned k = 0; k < n; k++)
             mem_helper(e, ptrs, load_slot(e, in->o[1 + k]), m, eb, false, k * eb);
     } else {
-        load_values(e, in, ptrs, m, vals);
+        load_values(e, in, ptrs, m, mv, vals);
     }
     for (unsigned k = 0; k < n; k++)
         if (vals[k])
@@ -720,6 +769,7 @@ void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name)
     e->pbuf = e->vbuf = NULL;
     e->R = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, R)), "R");
     e->P = LLVMBuildLoad2(e->b, e->ptr, field_ptr(e, e->w, e->i8, offsetof(ptx_warp, P)), "P");
+    e->mrun = LLVMBuildBitCast(e->b, e->active, e->vmask, "run");
     for (uint32_t k = 0; k < len; k++) {
         const ptx_inst *in = &e->f->code[pc + k];
         LLVMValueRef m = e->active;

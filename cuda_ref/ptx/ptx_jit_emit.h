@@ -15,6 +15,8 @@ typedef struct jit_emit {
     const ptx_func *f;
     /* the function being emitted */
     LLVMValueRef fn, w, active, code, R, P;
+    LLVMValueRef mrun; /* active as <32 x i1>: the lanes whose registers the run writes */
+    unsigned id_mstore, id_gather; /* llvm.masked.store, llvm.masked.gather */
     LLVMBasicBlockRef fail;
     LLVMValueRef pbuf, vbuf; /* stack arrays for the memory helpers' lanes */
     /* registers held in SSA values between handler calls: a slot's vector
