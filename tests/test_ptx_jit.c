@@ -6,7 +6,11 @@
  * that leaves some lanes out and in a last warp of 20 lanes, run by the JIT
  * and by the interpreter (explicitly: both must give C's bytes).  And the
  * JIT's memory fast path falls back to the handler, which faults naming the
- * line, when one lane's address is out of bounds. */
+ * line, when one lane's address is out of bounds.  And the JIT's runs going
+ * on through branches (ptx_jit_emit.c's run_end): a loop whose branches go
+ * every way (taken by the whole warp, by none, by some; into a target with
+ * lanes waiting or not) gives C's values, and under every step limit both
+ * engines stop at the same instruction with the same message. */
 #include "ptx_testutil.h"
 
 static const char ops_ptx[] =
@@ -72,6 +76,93 @@ static const char ops_ptx[] =
     " ld.global.s8 %r1, [%rd0+3];\n ld.global.u16 %r2, [%rd0+4];\n ld.global.s16 %r3, [%rd0+6];\n"
     " setp.lt.u32 %p0, %r0, 16;\n mov.u32 %r4, 9;\n @%p0 ld.global.s8 %r4, [%rd0+3];\n"
     " st.global.v4.u32 [%rd3], {%r1, %r2, %r3, %r4};\n ret;\n}\n";
+
+/* A loop with a branch some lanes take inside; then branches the whole
+ * warp takes (tid < 32 in warp 0), none takes (warp 1) and some take, and
+ * a jump past the lanes that took it (the scheduler runs those first). */
+static const char chain_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry chain(.param .u64 pd, .param .u32 n)\n{\n"
+    " .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n .reg .pred %p<4>;\n"
+    " mov.u32 %r0, %tid.x;\n ld.param.u64 %rd0, [pd];\n ld.param.u32 %r1, [n];\n"
+    " mov.u32 %r2, 0;\n mov.u32 %r3, %r0;\n"
+    "$LOOP:\n mul.lo.u32 %r3, %r3, 1664525;\n add.u32 %r3, %r3, 1013904223;\n"
+    " and.b32 %r4, %r3, 768;\n setp.eq.u32 %p0, %r4, 0;\n @%p0 bra $SKIP;\n"
+    " xor.b32 %r3, %r3, %r2;\n shr.u32 %r5, %r3, 7;\n add.u32 %r3, %r3, %r5;\n"
+    "$SKIP:\n add.u32 %r2, %r2, 1;\n setp.lt.u32 %p1, %r2, %r1;\n @%p1 bra $LOOP;\n"
+    " setp.lt.u32 %p2, %r0, 32;\n @%p2 bra $WARP0;\n add.u32 %r3, %r3, 5;\n"
+    "$WARP0:\n setp.lt.u32 %p3, %r0, 8;\n @%p3 bra $X;\n add.u32 %r3, %r3, 11;\n"
+    " bra.uni $DONE;\n"
+    "$X:\n mul.lo.u32 %r3, %r3, 3;\n"
+    "$DONE:\n mul.wide.u32 %rd1, %r0, 4;\n add.s64 %rd2, %rd0, %rd1;\n"
+    " st.global.u32 [%rd2], %r3;\n ret;\n}\n";
+
+static uint32_t chain_expect(uint32_t t, uint32_t n)
+{
+    uint32_t r = t;
+    for (uint32_t i = 0; i < n; i++) {
+        r = r * 1664525u + 1013904223u;
+        if (r & 768u) {
+            r ^= i;
+            r += r >> 7;
+        }
+    }
+    r += t < 32 ? 0 : 5;
+    return t < 8 ? r * 3u : r + 11u;
+}
+
+static vkrr_status run_chain(const vkrr_ptx_module *m, vkrr_ptx_engine engine, uint32_t *out,
+                             uint32_t n, uint64_t max_steps, vkrr_error *err)
+{
+    ptxt_args args = {0};
+    ptxt_ptr(&args, out, 40 * sizeof *out);
+    ptxt_u32(&args, n);
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {40, 1, 1}, .params = args.bytes,
+                         .params_bytes = args.n, .regions = args.regions,
+                         .nregions = args.nregions, .max_steps = max_steps, .engine = engine};
+    return vkrr_ptx_run(m, "chain", &l, err);
+}
+
+static void test_chain(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, chain_ptx, sizeof chain_ptx - 1, "chain.ptx", &err) ==
+               VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t out[40];
+    unsigned wrong = 0;
+    static const uint32_t ns[] = {1, 2, 7, 3000};
+    for (unsigned k = 0; k < sizeof ns / sizeof ns[0]; k++)
+        for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+            memset(out, 0, sizeof out);
+            CHECK(run_chain(m, (vkrr_ptx_engine)e, out, ns[k], 0, &err) == VKRR_OK);
+            for (uint32_t t = 0; t < 40; t++)
+                wrong += out[t] != chain_expect(t, ns[k]);
+        }
+    printf("runs through branches: %u values wrong\n", wrong);
+    CHECK_EQ_U64(wrong, 0);
+    /* every step limit up to past the end: the same stop in both engines */
+    unsigned differ = 0, faults = 0;
+    for (uint64_t limit = 1; limit <= 400; limit++) {
+        vkrr_error ei = {0}, ej = {0};
+        vkrr_status si = run_chain(m, VKRR_PTX_ENGINE_INTERP, out, 9, limit, &ei);
+        vkrr_status sj = run_chain(m, VKRR_PTX_ENGINE_JIT, out, 9, limit, &ej);
+        faults += si != VKRR_OK;
+        if (si != sj || ei.line != ej.line || strcmp(ei.msg, ej.msg)) {
+            if (!differ++)
+                printf("step limit %llu: interp line %ld \"%s\", jit line %ld \"%s\"\n",
+                       (unsigned long long)limit, ei.line, ei.msg, ej.line, ej.msg);
+        }
+    }
+    printf("step limits 1..400: %u stopped the block, %u differ between the engines\n", faults,
+           differ);
+    CHECK(faults > 100 && faults < 400);
+    CHECK_EQ_U64(differ, 0);
+    vkrr_ptx_module_free(m);
+}
 
 enum { NT = 52, WORDS = 32 };
 
@@ -245,5 +336,6 @@ static void test_ops(void)
 int main(void)
 {
     test_ops();
+    test_chain();
     return test_finish("ptx_jit");
 }

@@ -192,12 +192,17 @@ static int run_warp(ptx_warp *w)
         uint32_t m;
         for (;;) {
             if (jit && jit[in - code].fn && steps + jit[in - code].len <= limit) {
-                /* a compiled run: as the loop below would step through it */
+                /* compiled runs: as the loop below would step through them.
+                 * A run goes on to the next where this loop would without
+                 * regrouping the warp, within the step budget; w->pc is
+                 * where the chain stopped. */
                 const ptx_jit_seq *run = &jit[in - code];
+                w->jbudget = limit - steps - run->len;
+                w->jchain = PTX_JIT_CHAIN;
                 if (run->fn(w, w->active, code))
                     goto fault;
-                in += run->len;
-                steps += run->len;
+                in = code + w->pc;
+                steps = limit - w->jbudget;
                 if ((in->flags & F_TARGET) && (w->live & ~w->active))
                     goto resched;
                 continue;

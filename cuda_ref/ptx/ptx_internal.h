@@ -203,7 +203,11 @@ typedef struct ptx_warp ptx_warp;
 /* A straight run of plain instructions compiled by the JIT (ptx_jit.c):
  * runs len instructions from its pc for the running lanes active, as the
  * interpreter would step through them (code: the function's decoded
- * instructions); 0, or -1 after ptx_fault(). */
+ * instructions), then goes on through a branch or into the next run where
+ * the interpreter would without regrouping the warp, while w->jbudget
+ * (steps) and w->jchain (runs) last; 0 with w->pc where it stopped, or -1
+ * after ptx_fault(). */
+#define PTX_JIT_CHAIN 64
 typedef int (*ptx_seq_fn)(ptx_warp *w, uint32_t active, const ptx_inst *code);
 typedef struct ptx_jit_seq {
     ptx_seq_fn fn;
@@ -540,6 +544,8 @@ struct ptx_warp {
     bool yield;                   /* a K_WAIT handler asks to end this turn */
     bool yielded;                 /* the last turn ended so */
     uint32_t ylanes;              /* lanes that waited this turn: the others run first */
+    uint64_t jbudget;             /* compiled runs: steps a chain of them may still take */
+    uint32_t jchain;              /* and how many more runs it may go on to */
 };
 
 typedef struct ptx_region_rt {

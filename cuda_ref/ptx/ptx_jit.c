@@ -139,7 +139,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * lighter ones saved no compile time worth their slower code (cached rerun
  * 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse and simplifycfg
  * alone, 16 s+ with the fast instruction selector). */
-#define JIT_VERSION "vkrr-ptx-jit 1"
+#define JIT_VERSION "vkrr-ptx-jit 2"
 #define JIT_PASSES "default<O2>"
 #define JIT_CODEGEN LLVMCodeGenLevelDefault
 
@@ -176,25 +176,6 @@ static LLVMOrcLLJITRef get_jit(vkrr_ptx_module *m, ptx_func *f, const char **why
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&s->jit, LLVMOrcCreateLLJITBuilder());
     if (e) {
         *why = llvm_why(f, "LLVM's JIT did not start", e);
-        free(s);
-        return NULL;
-    }
-    /* the helpers the code calls by name */
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } helpers[] = {{"vkrr_ptx_jit_gather", (void (*)(void))vkrr_ptx_jit_gather},
-                   {"vkrr_ptx_jit_scatter", (void (*)(void))vkrr_ptx_jit_scatter}};
-    LLVMOrcCSymbolMapPair syms[2];
-    for (unsigned i = 0; i < 2; i++)
-        syms[i] = (LLVMOrcCSymbolMapPair){
-            LLVMOrcLLJITMangleAndIntern(s->jit, helpers[i].name),
-            {(LLVMOrcExecutorAddress)(uintptr_t)helpers[i].fn,
-             {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0}}};
-    e = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(s->jit), LLVMOrcAbsoluteSymbols(syms, 2));
-    if (e) {
-        *why = llvm_why(f, "LLVM's JIT did not take the memory helpers", e);
-        LLVMOrcDisposeLLJIT(s->jit);
         free(s);
         return NULL;
     }
@@ -269,11 +250,19 @@ static LLVMModuleRef emit_module(LLVMContextRef ctx, ptx_func *f, ptx_jit_seq *s
             continue;
         }
         snprintf(names[pc], sizeof names[pc], "vkrr_pc%u", pc);
-        ptx_jit_emit_run(&e, pc, n, names[pc]);
         seq[pc].len = n;
         pc += n;
     }
+    LLVMValueRef *fns = calloc(f->ncode ? f->ncode : 1, sizeof *fns);
+    if (fns)
+        ptx_jit_emit_runs(&e, seq, fns, names);
+    free(fns);
     ptx_jit_emit_done(&e);
+    if (!fns) {
+        LLVMDisposeModule(mod);
+        *why = llvm_why(f, "out of memory", NULL);
+        return NULL;
+    }
     char env[1024];
     LLVMTargetMachineRef tm = host_machine(env, sizeof env);
     if (!tm) {

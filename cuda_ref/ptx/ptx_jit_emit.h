@@ -1,5 +1,7 @@
 /* ptx_jit_emit.h - LLVM IR for the JIT's runs of instructions (ptx_jit.c
- * drives it; built only with LLVM). */
+ * drives it; built only with LLVM): ptx_jit_ir.c holds registers and calls
+ * handlers, ptx_jit_mem.c emits ld/st, ptx_jit_emit.c the other inline
+ * operations and each run with the branch that ends it. */
 #ifndef VKRR_PTX_JIT_EMIT_H
 #define VKRR_PTX_JIT_EMIT_H
 
@@ -13,12 +15,13 @@ typedef struct jit_emit {
     LLVMBuilderRef b;
     LLVMTypeRef i1, i8, i32, i64, ptr, fn_t, v64, vmask;
     const ptx_func *f;
+    LLVMValueRef *fns;        /* per pc: the function of the run that starts there, or NULL */
+    const ptx_jit_seq *seq;   /* per pc: that run's length */
     /* the function being emitted */
     LLVMValueRef fn, w, active, code, R, P;
     LLVMValueRef mrun; /* active as <32 x i1>: the lanes whose registers the run writes */
-    unsigned id_mstore, id_gather; /* llvm.masked.store, llvm.masked.gather */
     LLVMBasicBlockRef fail;
-    LLVMValueRef pbuf, vbuf; /* stack arrays for the memory helpers' lanes */
+    unsigned id_mstore, id_gather, id_scatter; /* llvm.masked.store, .gather, .scatter */
     /* registers held in SSA values between handler calls: a slot's vector
      * (R) or a predicate's mask (P), NULL when memory holds the value; dirty
      * ones are stored before a call and at the end */
@@ -32,15 +35,34 @@ typedef struct jit_emit {
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */
 bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const ptx_func *f); /* false: no memory */
 void ptx_jit_emit_done(jit_emit *e);
-/* The run of instructions [pc, pc + len) of e->f as function name, of type
- * ptx_seq_fn: the operations of ptx_jop's tables as vector code over the
- * 32 lanes, every other instruction a call of its handler, each under the
- * lanes its guard leaves. */
-void ptx_jit_emit_run(jit_emit *e, uint32_t pc, uint32_t len, const char *name);
-/* The functions the code calls by name (defined in each JIT). */
-void vkrr_ptx_jit_gather(uint64_t *out, void *const *ptrs, uint32_t m, uint32_t eb, uint32_t sx,
-                         uint32_t off);
-void vkrr_ptx_jit_scatter(void *const *ptrs, const uint64_t *vals, uint32_t m, uint32_t eb,
-                          uint32_t off);
+/* Declares a function (type ptx_seq_fn) for every run of seq, in fns
+ * (f->ncode entries, NULL where no run starts), named by names; then emits
+ * each: the operations of ptx_jop's tables as vector code over the 32
+ * lanes, every other instruction a call of its handler, each under the
+ * lanes its guard leaves, and at the end the branch or branch target that
+ * ended the run, taken in compiled code where the scheduler would not
+ * regroup the warp (see ptx_jit_emit.c). */
+void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
+                       char (*names)[48]);
+
+/* ---- ptx_jit_ir.c ---- */
+LLVMTypeRef jit_vec(jit_emit *e, unsigned bits);                      /* <32 x iN> */
+LLVMValueRef jit_splat(jit_emit *e, unsigned bits, uint64_t v);       /* constant in every lane */
+LLVMValueRef jit_splat_of(jit_emit *e, LLVMValueRef x);               /* a run-time scalar, every lane */
+LLVMValueRef jit_field_ptr(jit_emit *e, LLVMValueRef base, LLVMTypeRef t, uint64_t index);
+LLVMValueRef jit_field(jit_emit *e, LLVMValueRef base, size_t off, LLVMTypeRef t); /* load at base + off */
+LLVMValueRef jit_slot_ptr(jit_emit *e, uint32_t slot);
+LLVMValueRef jit_load_slot(jit_emit *e, uint32_t slot);
+void jit_store_slot(jit_emit *e, uint32_t slot, LLVMValueRef v, LLVMValueRef mask);
+void jit_put_slot(jit_emit *e, uint32_t slot);
+LLVMValueRef jit_load_pred(jit_emit *e, uint32_t p);
+void jit_store_pred(jit_emit *e, uint32_t p, LLVMValueRef bits, LLVMValueRef m);
+void jit_flush(jit_emit *e, bool forget);
+void jit_call_handler(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
+void jit_emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
+/* ---- ptx_jit_mem.c ---- */
+/* ld/st (ptx_mem_jops) for lanes m (mv as <32 x i1>); false: not inline. */
+bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                  LLVMValueRef mv);
 
 #endif

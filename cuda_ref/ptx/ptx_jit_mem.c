@@ -1,0 +1,269 @@
+/* ptx_jit_mem.c - the JIT's ld and st: the bounds and alignment checks of
+ * ptx_addr.c as vector compares, then one load broadcast (the whole warp at
+ * one address), or LLVM's gather and scatter; a lane out of bounds takes the
+ * instruction's handler, which faults as the interpreter does. */
+#ifdef VKRR_PTX_JIT_LLVM
+
+#include <stddef.h>
+
+#include "ptx_jit_emit.h"
+
+/* Lanes mv of the eb-byte values at ptrs + off, extended to 64 bits (sign
+ * when sx): an LLVM gather (loads have no order to keep). */
+static LLVMValueRef gather(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef mv, unsigned eb, bool sx,
+                           unsigned off)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMTypeRef vt = jit_vec(e, eb * 8u), vp = LLVMVectorType(e->ptr, 32);
+    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
+    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
+    LLVMTypeRef tys[2] = {vt, vp};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_gather, tys, 2);
+    LLVMValueRef args[4] = {at, LLVMConstInt(e->i32, eb, 0), mv, LLVMConstNull(vt)};
+    LLVMValueRef v = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    if (eb == 8)
+        return v;
+    return sx ? LLVMBuildSExt(b, v, e->v64, "") : LLVMBuildZExt(b, v, e->v64, "");
+}
+
+/* Lanes mv of val's low eb bytes to ptrs + off: an LLVM scatter, whose
+ * lanes write in lane order (the last of lanes at one address wins, as in
+ * the handler). */
+static void scatter(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef val, LLVMValueRef mv, unsigned eb,
+                    unsigned off)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMTypeRef vt = jit_vec(e, eb * 8u), vp = LLVMVectorType(e->ptr, 32);
+    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
+    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
+    LLVMTypeRef tys[2] = {vt, vp};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_scatter, tys, 2);
+    LLVMValueRef v = eb == 8 ? val : LLVMBuildTrunc(b, val, vt, "");
+    LLVMValueRef args[4] = {v, at, LLVMConstInt(e->i32, eb, 0), mv};
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+}
+
+static LLVMValueRef lane_index(jit_emit *e)
+{
+    LLVMValueRef c[32];
+    for (unsigned i = 0; i < 32; i++)
+        c[i] = LLVMConstInt(e->i64, i, 0);
+    return LLVMConstVector(c, 32);
+}
+
+/* Puts slot in memory now if only its value holds it (it stays held). */
+static void spill(jit_emit *e, uint32_t slot)
+{
+    if (slot != UINT32_MAX && e->rval[slot] && e->rdirty[slot])
+        jit_put_slot(e, slot);
+}
+
+/* Addresses a in a window of memory at base, size bytes long: its host
+ * addresses, and in *ok also the lanes whose access fits (as ptx_addr.c). */
+static LLVMValueRef window(jit_emit *e, LLVMValueRef a, unsigned bytes, LLVMValueRef base,
+                           LLVMValueRef size, LLVMValueRef *ok)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, size, LLVMConstInt(e->i64, bytes, 0), "");
+    LLVMValueRef lim = LLVMBuildSub(b, size, LLVMConstInt(e->i64, bytes, 0), "");
+    *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, jit_splat_of(e, lim), ""), "");
+    *ok = LLVMBuildAnd(b, *ok, jit_splat_of(e, big), "");
+    return LLVMBuildGEP2(b, e->i8, base, &a, 1, "");
+}
+
+/* The lanes' host addresses of a ld/st, and in *ok the lanes whose access
+ * is in bounds and aligned (the checks of ptx_addr.c); NULL when the space
+ * has no fast path. */
+static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bool st,
+                             LLVMValueRef *ok)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat(e, 64, in->imm), "");
+    *ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, a, jit_splat(e, 64, bytes - 1u), ""),
+                        jit_splat(e, 64, 0), "");
+    switch (in->d) {
+    case SP_LOCAL: { /* lane l's window: local + l * local_bytes */
+        uint64_t lb = e->f->local_bytes;
+        if (lb < bytes)
+            return NULL;
+        *ok = LLVMBuildAnd(b, *ok, LLVMBuildICmp(b, LLVMIntULE, a, jit_splat(e, 64, lb - bytes), ""), "");
+        LLVMValueRef local = jit_field(e, e->w, offsetof(ptx_warp, local), e->ptr);
+        LLVMValueRef off = LLVMBuildAdd(b, a, LLVMBuildMul(b, lane_index(e), jit_splat(e, 64, lb), ""), "");
+        return LLVMBuildGEP2(b, e->i8, local, &off, 1, "");
+    }
+    case SP_SHARED: { /* the CTA's window: shared + a, below shared_bytes */
+        LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef size = jit_field(e, rt, offsetof(ptx_rt, shared_bytes), e->i64);
+        return window(e, a, bytes, jit_field(e, cta, offsetof(ptx_cta, shared), e->ptr), size, ok);
+    }
+    case SP_PARAM: { /* the kernel's parameters, read only */
+        if (st)
+            return NULL;
+        LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef size = LLVMBuildZExt(b, jit_field(e, rt, offsetof(ptx_rt, params_bytes), e->i32),
+                                          e->i64, "");
+        return window(e, a, bytes, jit_field(e, rt, offsetof(ptx_rt, params), e->ptr), size, ok);
+    }
+    case SP_GLOBAL:
+    case SP_GENERIC: { /* the region the warp hit last (regions has room past nregions) */
+        LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+        LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+        LLVMValueRef regions = jit_field(e, rt, offsetof(ptx_rt, regions), e->ptr);
+        LLVMValueRef nreg = jit_field(e, rt, offsetof(ptx_rt, nregions), e->i32);
+        LLVMValueRef hint = jit_field(e, e->w, offsetof(ptx_warp, rhint), e->i32);
+        LLVMValueRef have = LLVMBuildICmp(b, LLVMIntULT, hint, nreg, "");
+        hint = LLVMBuildSelect(b, have, hint, LLVMConstInt(e->i32, 0, 0), "");
+        LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, hint, e->i64, ""),
+                                        LLVMConstInt(e->i64, sizeof(ptx_region_rt), 0), "");
+        LLVMValueRef rg = LLVMBuildGEP2(b, e->i8, regions, &off, 1, "");
+        LLVMValueRef lo = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, lo), e->i64));
+        LLVMValueRef hi = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, hi), e->i64));
+        LLVMValueRef in_rg = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, a, lo, ""),
+                                          LLVMBuildICmp(b, LLVMIntULT, a, hi, ""), "");
+        LLVMValueRef room = LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a, ""),
+                                          jit_splat(e, 64, bytes), "");
+        *ok = LLVMBuildAnd(b, *ok, LLVMBuildAnd(b, in_rg, room, ""), "");
+        if (st) {
+            LLVMValueRef wr = jit_field(e, rg, offsetof(ptx_region_rt, writable), e->i8);
+            have = LLVMBuildAnd(b, have, LLVMBuildICmp(b, LLVMIntNE, wr, LLVMConstInt(e->i8, 0, 0), ""), "");
+        }
+        *ok = LLVMBuildAnd(b, *ok, jit_splat_of(e, have), "");
+        return LLVMBuildIntToPtr(b, a, LLVMVectorType(e->ptr, 32), "");
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* The values a ld reads (vals[k] for each destination, NULL for a sink):
+ * when the whole warp runs it at one address (weights, constants), one
+ * load broadcast; else the gather helper lane by lane. */
+static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef m,
+                        LLVMValueRef mv, LLVMValueRef *vals)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned eb = in->a, n = in->b;
+    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
+    LLVMValueRef p0 = LLVMBuildExtractElement(b, ptrs, zero, "");
+    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, ptrs, jit_splat_of(e, p0), "");
+    LLVMValueRef all = LLVMConstInt(e->i32, 0xffffffffu, 0);
+    LLVMValueRef uni = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""),
+                                    LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, same, e->i32, ""),
+                                                  all, ""), "");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldone");
+    LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldeach");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "lddone");
+    LLVMBuildCondBr(b, uni, one, each);
+    LLVMValueRef v1[4], v2[4];
+    LLVMPositionBuilderAtEnd(b, one);
+    for (unsigned k = 0; k < n; k++) {
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
+        LLVMTypeRef t = LLVMIntTypeInContext(e->ctx, eb * 8u);
+        LLVMValueRef x = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, e->i8, p0, &off, 1, ""), "");
+        LLVMSetAlignment(x, eb);
+        if (eb < 8)
+            x = in->c ? LLVMBuildSExt(b, x, e->i64, "") : LLVMBuildZExt(b, x, e->i64, "");
+        v1[k] = jit_splat_of(e, x);
+    }
+    LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, each);
+    for (unsigned k = 0; k < n; k++)
+        if (in->o[1 + k] != UINT32_MAX)
+            v2[k] = gather(e, ptrs, mv, eb, in->c, k * eb);
+    LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+    for (unsigned k = 0; k < n; k++) {
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        vals[k] = LLVMBuildPhi(b, e->v64, "");
+        LLVMValueRef in_v[2] = {v1[k], v2[k]};
+        LLVMBasicBlockRef from[2] = {one_end, each_end};
+        LLVMAddIncoming(vals[k], in_v, from, 2);
+    }
+}
+
+/* ld/st: the lanes' accesses through the helpers when every lane of the
+ * mask is in bounds and aligned, else the handler (which faults as the
+ * interpreter does); the registers it reads are in memory for it, and the
+ * ones it writes are read back after it. */
+bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                     LLVMValueRef mv)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned eb = in->a, n = in->b, bytes = eb * n;
+    bool st = j->op == JOP_ST;
+    if ((eb != 1 && eb != 2 && eb != 4 && eb != 8) || n < 1 || n > 4 || (bytes & (bytes - 1u)))
+        return false;
+    jit_load_slot(e, in->o[0]);
+    spill(e, in->o[0]);
+    for (unsigned k = 0; k < n; k++)
+        if (in->o[1 + k] != UINT32_MAX) {
+            jit_load_slot(e, in->o[1 + k]);
+            spill(e, in->o[1 + k]);
+        }
+    LLVMValueRef ok;
+    LLVMValueRef ptrs = mem_ptrs(e, in, bytes, st, &ok);
+    if (!ptrs)
+        return false;
+    LLVMValueRef bad = LLVMBuildAnd(b, LLVMBuildNot(b, ok, ""), mv, "");
+    bad = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildBitCast(b, bad, e->i32, ""), LLVMConstInt(e->i32, 0, 0), "");
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "mem");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "memslow");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "memdone");
+    LLVMBuildCondBr(b, bad, slow, fast);
+    LLVMPositionBuilderAtEnd(b, fast);
+    uint32_t slots[4];
+    LLVMValueRef fastv[4], slowv[4];
+    unsigned ns = 0, rb = in->e;
+    uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
+    LLVMValueRef vals[4] = {NULL, NULL, NULL, NULL};
+    if (st) {
+        for (unsigned k = 0; k < n; k++)
+            scatter(e, ptrs, jit_load_slot(e, in->o[1 + k]), mv, eb, k * eb);
+    } else {
+        load_values(e, in, ptrs, m, mv, vals);
+    }
+    for (unsigned k = 0; k < n; k++)
+        if (vals[k])
+            jit_store_slot(e, in->o[1 + k], LLVMBuildAnd(b, vals[k], jit_splat(e, 64, rmask), ""), mv);
+    for (unsigned k = 0; !st && k < n; k++) { /* each destination once (its last value) */
+        uint32_t sl = in->o[1 + k];
+        bool seen = sl == UINT32_MAX;
+        for (unsigned q = 0; q < ns; q++)
+            seen |= slots[q] == sl;
+        if (!seen) {
+            slots[ns] = sl;
+            fastv[ns++] = e->rval[sl];
+        }
+    }
+    LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, slow);
+    jit_call_handler(e, in, m);
+    for (unsigned q = 0; q < ns; q++) {
+        slowv[q] = LLVMBuildLoad2(b, e->v64, jit_slot_ptr(e, slots[q]), "");
+        LLVMSetAlignment(slowv[q], 8);
+    }
+    LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    for (unsigned q = 0; q < ns; q++) {
+        LLVMValueRef phi = LLVMBuildPhi(b, e->v64, "");
+        LLVMValueRef vals[2] = {fastv[q], slowv[q]};
+        LLVMBasicBlockRef from[2] = {fast_end, slow_end};
+        LLVMAddIncoming(phi, vals, from, 2);
+        e->rval[slots[q]] = phi;
+        e->rdirty[slots[q]] = 1;
+    }
+    return true;
+}
+
+#else
+typedef int ptx_jit_mem_unused; /* ISO C: a translation unit is not empty */
+#endif
