@@ -10,7 +10,8 @@
  * on through branches (ptx_jit_emit.c's run_end): a loop whose branches go
  * every way (taken by the whole warp, by none, by some; into a target with
  * lanes waiting or not) gives C's values, and under every step limit both
- * engines stop at the same instruction with the same message. */
+ * engines stop at the same instruction with the same message.  And loads
+ * of under 4 bytes (read from words in the JIT) at the end of a buffer. */
 #include "ptx_testutil.h"
 
 static const char ops_ptx[] =
@@ -161,6 +162,67 @@ static void test_chain(void)
            differ);
     CHECK(faults > 100 && faults < 400);
     CHECK_EQ_U64(differ, 0);
+    vkrr_ptx_module_free(m);
+}
+
+/* Loads of under 4 bytes, per lane (the JIT reads the aligned words that
+ * hold them): u8 from both ends of a 37-byte buffer (the word of its last
+ * byte runs past it: that lane takes the handler, and reads right), s16,
+ * v2.u8, v4.u8 and v2.s16. */
+static const char sub_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry sub(.param .u64 pa, .param .u64 pd)\n{\n"
+    " .reg .b32 %r<16>;\n .reg .b16 %h<8>;\n .reg .b64 %rd<12>;\n"
+    " mov.u32 %r0, %tid.x;\n ld.param.u64 %rd0, [pa];\n ld.param.u64 %rd1, [pd];\n"
+    " mul.wide.u32 %rd2, %r0, 48;\n add.s64 %rd1, %rd1, %rd2;\n"
+    " cvt.u64.u32 %rd3, %r0;\n add.s64 %rd4, %rd0, %rd3;\n ld.global.u8 %r1, [%rd4];\n"
+    " sub.s64 %rd5, %rd0, %rd3;\n ld.global.u8 %r2, [%rd5+36];\n"
+    " rem.u32 %r3, %r0, 18;\n mul.wide.u32 %rd6, %r3, 2;\n add.s64 %rd6, %rd0, %rd6;\n"
+    " ld.global.s16 %r4, [%rd6];\n ld.global.v2.u8 {%h0, %h1}, [%rd6];\n"
+    " rem.u32 %r5, %r0, 9;\n mul.wide.u32 %rd7, %r5, 4;\n add.s64 %rd7, %rd0, %rd7;\n"
+    " ld.global.v4.u8 {%r6, %r7, %r8, %r9}, [%rd7];\n ld.global.v2.s16 {%r10, %r11}, [%rd7];\n"
+    " cvt.u32.u16 %r12, %h0;\n cvt.u32.u16 %r13, %h1;\n"
+    " st.global.v4.u32 [%rd1], {%r1, %r2, %r4, %r12};\n"
+    " st.global.v4.u32 [%rd1+16], {%r13, %r6, %r7, %r8};\n"
+    " st.global.v4.u32 [%rd1+32], {%r9, %r10, %r11, %r0};\n ret;\n}\n";
+
+static void test_sub_word(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, sub_ptx, sizeof sub_ptx - 1, "sub.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint8_t buf[37] __attribute__((aligned(16)));
+    for (unsigned i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(0x81u + 37u * i);
+    static uint32_t out[32 * 12];
+    unsigned wrong[2] = {0, 0};
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        memset(out, 0, sizeof out);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, buf, sizeof buf);
+        ptxt_ptr(&args, out, sizeof out);
+        vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        if (!CHECK(vkrr_ptx_run(m, "sub", &l, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        for (unsigned t = 0; t < 32; t++) {
+            unsigned h = 2 * (t % 18), q = 4 * (t % 9);
+            uint32_t want[12] = {buf[t], buf[36 - t],
+                                 (uint32_t)(int32_t)(int16_t)(buf[h] | buf[h + 1] << 8), buf[h],
+                                 buf[h + 1], buf[q], buf[q + 1], buf[q + 2], buf[q + 3],
+                                 (uint32_t)(int32_t)(int16_t)(buf[q] | buf[q + 1] << 8),
+                                 (uint32_t)(int32_t)(int16_t)(buf[q + 2] | buf[q + 3] << 8), t};
+            for (unsigned k = 0; k < 12; k++)
+                wrong[e == VKRR_PTX_ENGINE_JIT] += out[t * 12 + k] != want[k];
+        }
+    }
+    printf("loads under 4 bytes: interpreter %u wrong, JIT %u wrong\n", wrong[0], wrong[1]);
+    CHECK_EQ_U64(wrong[0], 0);
+    CHECK_EQ_U64(wrong[1], 0);
     vkrr_ptx_module_free(m);
 }
 
@@ -337,5 +399,6 @@ int main(void)
 {
     test_ops();
     test_chain();
+    test_sub_word();
     return test_finish("ptx_jit");
 }

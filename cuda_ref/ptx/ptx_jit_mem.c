@@ -71,16 +71,22 @@ static LLVMValueRef window(jit_emit *e, LLVMValueRef a, unsigned bytes, LLVMValu
     return LLVMBuildGEP2(b, e->i8, base, &a, 1, "");
 }
 
-/* The lanes' host addresses of a ld/st, and in *ok the lanes whose access
- * is in bounds and aligned (the checks of ptx_addr.c); NULL when the space
- * has no fast path. */
-static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bool st,
-                             LLVMValueRef *ok)
+/* The lanes' host addresses of a ld/st at addresses a, and in *ok the
+ * lanes whose access is in bounds and aligned (the checks of ptx_addr.c);
+ * NULL when the space has no fast path.  A load of less than 4 bytes gets
+ * the addresses of the aligned words that hold it (read by a gather of
+ * words: x86 has no gather of bytes), and those words must be in bounds;
+ * a lane whose word is not takes the handler (windows start 16-aligned). */
+static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, unsigned bytes,
+                             bool st, LLVMValueRef *ok)
 {
     LLVMBuilderRef b = e->b;
-    LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat(e, 64, in->imm), "");
     *ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, a, jit_splat(e, 64, bytes - 1u), ""),
                         jit_splat(e, 64, 0), "");
+    if (!st && bytes < 4) {
+        a = LLVMBuildAnd(b, a, jit_splat(e, 64, ~3ull), "");
+        bytes = 4;
+    }
     switch (in->d) {
     case SP_LOCAL: { /* lane l's window: local + l * local_bytes */
         uint64_t lb = e->f->local_bytes;
@@ -137,17 +143,41 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, unsigned bytes, bo
     }
 }
 
+/* Elements of less than 4 bytes (eb) from the words at ptrs (mem_ptrs'
+ * word addresses; a: the lanes' addresses): element k of lanes mv, from
+ * the word that holds it, shifted down (x86 is little-endian). */
+static LLVMValueRef sub_word(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef a, LLVMValueRef mv,
+                             unsigned eb, unsigned bytes, bool sx, unsigned k, LLVMValueRef *words)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned off = k * eb, wo = bytes < 4 ? 0 : off / 4u; /* under 4 bytes: one word */
+    if (!words[wo])
+        words[wo] = gather(e, ptrs, mv, 4, false, wo * 4u);
+    LLVMValueRef sh = jit_splat(e, 64, (uint64_t)(off % 4u) * 8u);
+    if (bytes < 4) /* the element's place in its word: a's low bits */
+        sh = LLVMBuildAdd(b, sh, LLVMBuildShl(b, LLVMBuildAnd(b, a, jit_splat(e, 64, 3), ""),
+                                              jit_splat(e, 64, 3), ""), "");
+    LLVMValueRef v = LLVMBuildTrunc(b, LLVMBuildLShr(b, words[wo], sh, ""), jit_vec(e, eb * 8u), "");
+    return sx ? LLVMBuildSExt(b, v, e->v64, "") : LLVMBuildZExt(b, v, e->v64, "");
+}
+
 /* The values a ld reads (vals[k] for each destination, NULL for a sink):
  * when the whole warp runs it at one address (weights, constants), one
- * load broadcast; else the gather helper lane by lane. */
-static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef m,
-                        LLVMValueRef mv, LLVMValueRef *vals)
+ * load broadcast; else gathers (of words, for elements under 4 bytes). */
+static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef a,
+                        LLVMValueRef m, LLVMValueRef mv, LLVMValueRef *vals)
 {
     LLVMBuilderRef b = e->b;
     unsigned eb = in->a, n = in->b;
     LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
     LLVMValueRef p0 = LLVMBuildExtractElement(b, ptrs, zero, "");
     LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, ptrs, jit_splat_of(e, p0), "");
+    if (eb * n < 4) { /* ptrs hold the words' addresses; a's low bits the place in them */
+        LLVMValueRef low = LLVMBuildAnd(b, a, jit_splat(e, 64, 3), "");
+        LLVMValueRef low0 = LLVMBuildExtractElement(b, low, zero, "");
+        same = LLVMBuildAnd(b, same, LLVMBuildICmp(b, LLVMIntEQ, low, jit_splat_of(e, low0), ""), "");
+        p0 = LLVMBuildGEP2(b, e->i8, p0, &low0, 1, "");
+    }
     LLVMValueRef all = LLVMConstInt(e->i32, 0xffffffffu, 0);
     LLVMValueRef uni = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""),
                                     LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, same, e->i32, ""),
@@ -172,9 +202,11 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
     LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, each);
+    LLVMValueRef words[4] = {NULL, NULL, NULL, NULL};
     for (unsigned k = 0; k < n; k++)
         if (in->o[1 + k] != UINT32_MAX)
-            v2[k] = gather(e, ptrs, mv, eb, in->c, k * eb);
+            v2[k] = eb < 4 ? sub_word(e, ptrs, a, mv, eb, eb * n, in->c, k, words)
+                           : gather(e, ptrs, mv, eb, in->c, k * eb);
     LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
@@ -200,6 +232,8 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
     bool st = j->op == JOP_ST;
     if ((eb != 1 && eb != 2 && eb != 4 && eb != 8) || n < 1 || n > 4 || (bytes & (bytes - 1u)))
         return false;
+    if (st && eb < 4) /* x86 has no scatter of bytes: the handler's loop is as quick */
+        return false;
     jit_load_slot(e, in->o[0]);
     spill(e, in->o[0]);
     for (unsigned k = 0; k < n; k++)
@@ -208,7 +242,8 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
             spill(e, in->o[1 + k]);
         }
     LLVMValueRef ok;
-    LLVMValueRef ptrs = mem_ptrs(e, in, bytes, st, &ok);
+    LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat(e, 64, in->imm), "");
+    LLVMValueRef ptrs = mem_ptrs(e, in, a, bytes, st, &ok);
     if (!ptrs)
         return false;
     LLVMValueRef bad = LLVMBuildAnd(b, LLVMBuildNot(b, ok, ""), mv, "");
@@ -227,7 +262,7 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
         for (unsigned k = 0; k < n; k++)
             scatter(e, ptrs, jit_load_slot(e, in->o[1 + k]), mv, eb, k * eb);
     } else {
-        load_values(e, in, ptrs, m, mv, vals);
+        load_values(e, in, ptrs, a, m, mv, vals);
     }
     for (unsigned k = 0; k < n; k++)
         if (vals[k])
