@@ -12,7 +12,7 @@
  *   jit        the PTX JIT from a fresh backend over the filled cache: the best
  *              of R runs, the first of them loading the kernel from the cache
  * best of R runs each (default 3; the interpreter --interp-reps, default R),
- * all with their default threads (2), and prints per launch
+ * all with their default threads (every core), and prints per launch
  *     KERNEL#OCC  cpu MS  interp MS (x)  jit-first MS (x)  jit MS (x)  same|DIFFERENT
  * (x: over cpu; same: every engine's bytes equal the CPU backend's), then per
  * frame and in total.  The cache lives in DIR (XDG_CACHE_HOME is set there).

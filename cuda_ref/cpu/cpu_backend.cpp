@@ -9,10 +9,12 @@
 #include <atomic>
 #include <new>
 #include <thread>
+#include <vector>
 
 #include "cpu_kernels.h"
 #include "host_launch.h"
 extern "C" {
+#include "cores.h"
 #include "cuformat.h"
 }
 
@@ -76,17 +78,16 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
             k->run(params, grid, block, b0, b1);
         }
     };
-    std::thread extra[7];
-    unsigned started = 0;
+    std::vector<std::thread> extra;
     try {
-        for (; started + 1 < nthreads && started < 7; started++)
-            extra[started] = std::thread(worker);
+        while (extra.size() + 1 < nthreads)
+            extra.emplace_back(worker);
     } catch (...) {
         // fewer threads is still correct
     }
     worker();
-    for (unsigned i = 0; i < started; i++)
-        extra[i].join();
+    for (std::thread &t : extra)
+        t.join();
     vkrr_host_launch_current(NULL);
     int fault = __atomic_load_n(&l.fault, __ATOMIC_RELAXED);
     vkrr_host_launch_free(&l);
@@ -112,9 +113,9 @@ extern "C" vkrr_status vkrr_cpu_backend_create(vkrr_backend *out, vkrr_error *er
     cpu_backend *be = new (std::nothrow) cpu_backend;
     if (!be)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for the CPU backend");
-    be->threads = 2;
+    be->threads = vkrr_cores(64); // blocks on every core
     const char *env = getenv("VKRR_CPU_THREADS");
-    if (env && atoi(env) >= 1 && atoi(env) <= 8)
+    if (env && atoi(env) >= 1 && atoi(env) <= 64)
         be->threads = (unsigned)atoi(env);
     memset(out, 0, sizeof *out);
     out->name = "cpu";

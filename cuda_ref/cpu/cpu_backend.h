@@ -11,7 +11,8 @@
  * the launch's sampler state, surfaces start from pre or VKRR_SENTINEL_BYTE;
  * the parameter block is relocated with vkrr_replay_relocate (pointer words ->
  * host addresses + delta, handle words -> addresses of texture/surface
- * descriptors), and the grid runs block by block on 2 threads.
+ * descriptors), and the grid runs block by block on every core (VKRR_CPU_THREADS,
+ * 1 to 64, overrides).
  *
  * Does NOT: run kernels it was not compiled with (has_kernel says which);
  * reproduce the GPU's approximate instructions or texture-unit internals

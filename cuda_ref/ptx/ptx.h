@@ -143,7 +143,7 @@ typedef struct vkrr_ptx_launch {
     uint32_t ntextures;
     const vkrr_cusurf *surfaces;    /* likewise */
     uint32_t nsurfaces;
-    uint32_t threads;               /* host threads; 0: 2 (VKRR_PTX_THREADS overrides) */
+    uint32_t threads;               /* host threads; 0: every core (VKRR_PTX_THREADS overrides) */
     uint64_t max_steps;             /* warp instructions before VKRR_ERR_FAULT; 0: 2^40 */
     vkrr_ptx_engine engine;         /* see vkrr_ptx_engine */
     bool jit_no_cache;              /* compile without the JIT's cache (ptx_jit_cache.c) */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cores.h"
 #include "ptx_internal.h"
 
 /* ---- faults --------------------------------------------------------------- */
@@ -724,7 +725,7 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
     rt->shared_bytes = shared;
     rt->max_steps = l->max_steps ? l->max_steps : (1ull << 40);
     rt->jit = jit;
-    unsigned threads = l->threads ? l->threads : 2;
+    unsigned threads = l->threads ? l->threads : vkrr_cores(64); /* CTAs on every core */
     const char *env = getenv("VKRR_PTX_THREADS");
     if (!l->threads && env && atoi(env) >= 1 && atoi(env) <= 64)
         threads = (unsigned)atoi(env);

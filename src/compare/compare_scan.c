@@ -1,5 +1,6 @@
 /* compare_scan.c - the element loop of vkrr_compare (see compare_scan.h). */
 #include "scan_internal.h"
+#include "cores.h"
 #include "fpformat.h"
 
 #include <math.h>
@@ -330,10 +331,7 @@ static void hist_give(worker *w, uint32_t codes)
 
 static unsigned thread_count(uint64_t nchunks)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t t = cpus > 0 ? (uint64_t)cpus : 1;
-    if (t > VKRR_SCAN_MAX_THREADS)
-        t = VKRR_SCAN_MAX_THREADS;
+    uint64_t t = vkrr_cores(VKRR_SCAN_MAX_THREADS);
     return (unsigned)(t < nchunks ? t : nchunks);
 }
 

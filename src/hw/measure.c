@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "approx.h"
+#include "cores.h"
 #include "cuformat.h"
 #include "hw_internal.h"
 #include "hw_model.h"
@@ -311,8 +312,7 @@ static void *check_part(void *arg)
 static uint64_t check_batch(unsigned op, const uint32_t *in, const uint32_t *out, uint32_t n)
 {
     enum { MAXT = 64 };
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned t = nc < 1 ? 1 : nc > MAXT ? MAXT : (unsigned)nc;
+    unsigned t = vkrr_cores(MAXT);
     check_job jobs[MAXT];
     pthread_t th[MAXT];
     bool started[MAXT] = {0};
