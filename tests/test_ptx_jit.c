@@ -118,14 +118,23 @@ static vkrr_status run_chain(const vkrr_ptx_module *m, vkrr_ptx_engine engine, u
     ptxt_args args = {0};
     ptxt_ptr(&args, out, 40 * sizeof *out);
     ptxt_u32(&args, n);
+    const char *used = NULL;
     vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {40, 1, 1}, .params = args.bytes,
                          .params_bytes = args.n, .regions = args.regions,
-                         .nregions = args.nregions, .max_steps = max_steps, .engine = engine};
-    return vkrr_ptx_run(m, "chain", &l, err);
+                         .nregions = args.nregions, .max_steps = max_steps, .engine = engine,
+                         .engine_used = &used};
+    vkrr_status st = vkrr_ptx_run(m, "chain", &l, err);
+    /* the JIT ran it (not the interpreter after a failed compile) */
+    if (engine == VKRR_PTX_ENGINE_JIT && vkrr_ptx_jit_built() && !CHECK(used && !strcmp(used, "jit")))
+        fprintf(stderr, "  the chain kernel ran in: %s\n", used ? used : "(nothing)");
+    return st;
 }
 
-static void test_chain(void)
+static void test_chain(const char *parts)
 {
+    /* compiled in parts (ptx_jit.c): runs go on into other parts' runs */
+    setenv("VKRR_PTX_JIT_PARTS", parts, 1);
+    printf("the chain kernel in %s part(s):\n", parts);
     vkrr_ptx_module *m = NULL;
     vkrr_error err = {0};
     if (!CHECK(vkrr_ptx_module_load(&m, chain_ptx, sizeof chain_ptx - 1, "chain.ptx", &err) ==
@@ -163,6 +172,7 @@ static void test_chain(void)
     CHECK(faults > 100 && faults < 400);
     CHECK_EQ_U64(differ, 0);
     vkrr_ptx_module_free(m);
+    unsetenv("VKRR_PTX_JIT_PARTS");
 }
 
 /* Loads of under 4 bytes, per lane (the JIT reads the aligned words that
@@ -398,7 +408,8 @@ static void test_ops(void)
 int main(void)
 {
     test_ops();
-    test_chain();
+    test_chain("1");
+    test_chain("4");
     test_sub_word();
     return test_finish("ptx_jit");
 }

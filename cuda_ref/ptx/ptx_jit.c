@@ -1,22 +1,19 @@
 /* ptx_jit.c - the PTX JIT: an entry's straight runs of instructions as
  * native code, through LLVM 15's ORC JIT (C API).
  *
- * It defines no instruction of its own.  The interpreter's handlers (one
- * definition of each instruction, ptx_int.c, ptx_float.c, ...) are compiled
- * to bitcode at build time by clang-15 with the interpreter's flags and
- * embedded here.  For a kernel, each straight run of K_PLAIN instructions
- * (none of them after the first a branch target) becomes one function
- * that, for each instruction, computes the lanes its guard leaves and calls
- * that instruction's handler with a constant copy of the decoded
- * instruction.  LLVM inlines the handlers, folds the operand slots to
- * constants and vectorises their loops over the warp's 32 lanes, so the
- * result is the interpreter's arithmetic without its dispatch, byte for
- * byte.  Branches, barriers, warp collectives and calls stay with the
- * interpreter's scheduler (ptx_exec.c), which calls a run's function where
- * it would have stepped through the run.  A handler the bitcode does not
- * hold (a static one) is called through its address.
+ * For a kernel, each straight run of K_PLAIN instructions (none after the
+ * first a branch target) becomes one function (ptx_jit_emit.c): the
+ * operations of the ptx_jop tables (integer arithmetic, compares,
+ * predicates, moves, ld/st) as vector code over the warp's 32 lanes, every
+ * other instruction a call of its interpreter handler with its decoded
+ * instruction.  A run goes on into the next where the interpreter would
+ * without regrouping the warp; divergent branches, barriers, warp
+ * collectives and calls stay with the interpreter's scheduler (ptx_exec.c),
+ * which calls a run's function where it would have stepped through the
+ * run.  The code holds no addresses, so it is cached on disk
+ * (ptx_jit_cache.c), keyed by its IR and the code generator.
  *
- * Without LLVM at build time (VKRR_PTX_JIT_BC undefined) the entry points
+ * Without LLVM at build time (VKRR_PTX_JIT_LLVM undefined) the entry points
  * say there is no JIT and the interpreter runs everything. */
 #include <stdio.h>
 #include <pthread.h>
@@ -98,6 +95,7 @@ bool ptx_jit_built(void)
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "cores.h"
 #include "ptx_jit_emit.h"
 
 struct ptx_jit_done { /* a kernel compiled into this module's JIT */
@@ -139,7 +137,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * lighter ones saved no compile time worth their slower code (cached rerun
  * 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse and simplifycfg
  * alone, 16 s+ with the fast instruction selector). */
-#define JIT_VERSION "vkrr-ptx-jit 2"
+#define JIT_VERSION "vkrr-ptx-jit 3"
 #define JIT_PASSES "default<O2>"
 #define JIT_CODEGEN LLVMCodeGenLevelDefault
 
@@ -230,19 +228,44 @@ static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
     return err;
 }
 
-/* Emits f's runs into a fresh module: its IR's key, and each run's
- * function name (seq[pc].len set where one starts). */
-static LLVMModuleRef emit_module(LLVMContextRef ctx, ptx_func *f, ptx_jit_seq *seq,
-                                 char (*names)[48], ptx_jit_key *key, const char **why)
+/* A kernel is compiled in parts, one a core (up to JIT_PARTS), each a
+ * module of its own LLVM context holding the runs of one stretch of pcs:
+ * LLVM compiles a module on one thread, and its code generator is most of
+ * a first run's time.  A run that goes on into another part's calls it by
+ * name; the JIT links the parts' objects.  Kernels under JIT_PART_MIN
+ * instructions a part are one part (VKRR_PTX_JIT_PARTS, 1 to 8, sets the
+ * count, for tests). */
+#define JIT_PARTS 8u
+#define JIT_PART_MIN 800u
+
+typedef struct jit_part {
+    LLVMOrcThreadSafeContextRef tsc;
+    LLVMModuleRef mod;
+    LLVMMemoryBufferRef obj;
+    LLVMErrorRef err;
+    pthread_t th;
+    bool started;
+} jit_part;
+
+static void parts_free(jit_part *p, unsigned n)
 {
-    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("vkrr_kernel", ctx);
-    jit_emit e;
-    if (!ptx_jit_emit_init(&e, ctx, mod, f)) {
-        ptx_jit_emit_done(&e);
-        LLVMDisposeModule(mod);
-        *why = llvm_why(f, "out of memory", NULL);
-        return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        if (p[i].mod)
+            LLVMDisposeModule(p[i].mod);
+        if (p[i].obj)
+            LLVMDisposeMemoryBuffer(p[i].obj);
+        if (p[i].err)
+            LLVMConsumeError(p[i].err);
+        if (p[i].tsc)
+            LLVMOrcDisposeThreadSafeContext(p[i].tsc);
     }
+}
+
+/* Emits f's runs into the modules of nparts parts (seq[pc].len set where a
+ * run starts), named by the key of their IR, which goes to key. */
+static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_part *parts,
+                       unsigned nparts, ptx_jit_key *key, const char **why)
+{
     for (uint32_t pc = 0; pc < f->ncode;) {
         uint32_t n = run_length(f, pc);
         if (!n) {
@@ -254,41 +277,141 @@ static LLVMModuleRef emit_module(LLVMContextRef ctx, ptx_func *f, ptx_jit_seq *s
         pc += n;
     }
     LLVMValueRef *fns = calloc(f->ncode ? f->ncode : 1, sizeof *fns);
-    if (fns)
-        ptx_jit_emit_runs(&e, seq, fns, names);
+    LLVMMemoryBufferRef bc[JIT_PARTS] = {0};
+    size_t total = 0;
+    bool ok = fns != NULL;
+    for (unsigned i = 0; ok && i < nparts; i++) { /* pcs [lo, hi), cut where a run starts */
+        uint32_t lo = (uint32_t)((uint64_t)f->ncode * i / nparts);
+        uint32_t hi = (uint32_t)((uint64_t)f->ncode * (i + 1) / nparts);
+        while (lo > 0 && lo < f->ncode && !seq[lo].len && f->code[lo].kind == K_PLAIN)
+            lo--;
+        while (i + 1 < nparts && hi > 0 && hi < f->ncode && !seq[hi].len && f->code[hi].kind == K_PLAIN)
+            hi--;
+        parts[i].tsc = LLVMOrcCreateNewThreadSafeContext();
+        LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(parts[i].tsc);
+        parts[i].mod = LLVMModuleCreateWithNameInContext("vkrr_kernel", ctx);
+        jit_emit e;
+        memset(fns, 0, f->ncode * sizeof *fns);
+        ok = ptx_jit_emit_init(&e, ctx, parts[i].mod, f);
+        if (ok)
+            ptx_jit_emit_runs(&e, seq, fns, names, i ? lo : 0, i + 1 < nparts ? hi : f->ncode);
+        ptx_jit_emit_done(&e);
+        /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
+        if (ok && !(bc[i] = LLVMWriteBitcodeToMemoryBuffer(parts[i].mod)))
+            ok = false;
+        if (ok)
+            total += LLVMGetBufferSize(bc[i]);
+    }
     free(fns);
-    ptx_jit_emit_done(&e);
-    if (!fns) {
-        LLVMDisposeModule(mod);
-        *why = llvm_why(f, "out of memory", NULL);
-        return NULL;
-    }
     char env[1024];
-    LLVMTargetMachineRef tm = host_machine(env, sizeof env);
-    if (!tm) {
-        LLVMDisposeModule(mod);
-        *why = llvm_why(f, "LLVM has no target machine for this host", NULL);
+    LLVMTargetMachineRef tm = ok ? host_machine(env, sizeof env) : NULL;
+    char *all = ok && tm ? malloc(total ? total : 1) : NULL;
+    if (all) {
+        size_t at = 0;
+        for (unsigned i = 0; i < nparts; i++) {
+            memcpy(all + at, LLVMGetBufferStart(bc[i]), LLVMGetBufferSize(bc[i]));
+            at += LLVMGetBufferSize(bc[i]);
+        }
+        ptx_jit_key_make(key, all, total, env);
+        free(all);
+    }
+    for (unsigned i = 0; i < nparts; i++)
+        if (bc[i])
+            LLVMDisposeMemoryBuffer(bc[i]);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    if (!ok || !tm || !all) {
+        *why = llvm_why(f, !ok ? "LLVM did not write the kernel's bitcode (out of memory?)"
+                           : !tm ? "LLVM has no target machine for this host"
+                                 : "out of memory", NULL);
+        return false;
+    }
+    /* names unique in the process's JIT: the key's (definitions and declarations) */
+    for (unsigned i = 0; i < nparts; i++)
+        for (LLVMValueRef fn = LLVMGetFirstFunction(parts[i].mod); fn; fn = LLVMGetNextFunction(fn)) {
+            size_t len = 0;
+            const char *name = LLVMGetValueName2(fn, &len);
+            unsigned pc;
+            if (sscanf(name, "vkrr_pc%u", &pc) != 1 || pc >= f->ncode)
+                continue; /* an intrinsic */
+            snprintf(names[pc], sizeof names[pc], "vkrr_%016llx_pc%u", (unsigned long long)key->h0, pc);
+            LLVMSetValueName2(fn, names[pc], strlen(names[pc]));
+        }
+    return true;
+}
+
+static void *codegen_part(void *arg)
+{
+    jit_part *p = arg;
+    p->err = codegen(p->mod, &p->obj);
+    p->mod = NULL; /* codegen consumed it */
+    return NULL;
+}
+
+/* Every part's object code, the parts on threads of their own. */
+static LLVMErrorRef codegen_parts(jit_part *parts, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        parts[i].started = pthread_create(&parts[i].th, NULL, codegen_part, &parts[i]) == 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!i || !parts[i].started)
+            codegen_part(&parts[i]);
+    for (unsigned i = 1; i < n; i++)
+        if (parts[i].started)
+            pthread_join(parts[i].th, NULL);
+    for (unsigned i = 0; i < n; i++)
+        if (parts[i].err) {
+            LLVMErrorRef e = parts[i].err;
+            parts[i].err = NULL;
+            return e;
+        }
+    return NULL;
+}
+
+/* A cache entry holds the parts' objects: "vkrrjitp", their count, their
+ * sizes (u64), then their bytes. */
+static void *pack_parts(const jit_part *parts, unsigned n, size_t *size)
+{
+    size_t total = 12 + 8u * n;
+    for (unsigned i = 0; i < n; i++)
+        total += LLVMGetBufferSize(parts[i].obj);
+    unsigned char *b = malloc(total), *at = b;
+    if (!b)
         return NULL;
+    memcpy(at, "vkrrjitp", 8);
+    uint32_t n32 = n;
+    memcpy(at + 8, &n32, 4);
+    at += 12;
+    for (unsigned i = 0; i < n; i++, at += 8) {
+        uint64_t sz = LLVMGetBufferSize(parts[i].obj);
+        memcpy(at, &sz, 8);
     }
-    LLVMDisposeTargetMachine(tm);
-    /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
-    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
-    if (!bc) {
-        LLVMDisposeModule(mod);
-        *why = llvm_why(f, "LLVM did not write the kernel's bitcode", NULL);
-        return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        memcpy(at, LLVMGetBufferStart(parts[i].obj), LLVMGetBufferSize(parts[i].obj));
+        at += LLVMGetBufferSize(parts[i].obj);
     }
-    ptx_jit_key_make(key, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), env);
-    LLVMDisposeMemoryBuffer(bc);
-    /* names unique in the process's JIT: the key's */
-    for (uint32_t pc = 0; pc < f->ncode; pc++) {
-        if (!seq[pc].len)
-            continue;
-        LLVMValueRef fn = LLVMGetNamedFunction(mod, names[pc]);
-        snprintf(names[pc], sizeof names[pc], "vkrr_%016llx_pc%u", (unsigned long long)key->h0, pc);
-        LLVMSetValueName2(fn, names[pc], strlen(names[pc]));
+    *size = total;
+    return b;
+}
+
+/* The objects of a cache entry (n parts) into parts[].obj; false when it
+ * does not hold n of them exactly. */
+static bool unpack_parts(const unsigned char *b, size_t size, jit_part *parts, unsigned n)
+{
+    uint32_t n32;
+    if (size < 12 || memcmp(b, "vkrrjitp", 8) || (memcpy(&n32, b + 8, 4), n32 != n) ||
+        size < 12 + 8u * n)
+        return false;
+    size_t at = 12 + 8u * n;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t sz;
+        memcpy(&sz, b + 12 + 8u * i, 8);
+        if (sz > size - at)
+            return false;
+        parts[i].obj = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)b + at, sz, "vkrr_kernel.o");
+        at += sz;
     }
-    return mod;
+    return at == size;
 }
 
 /* Kernels larger than this many instructions are interpreted: LLVM takes
@@ -319,43 +442,62 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
         *why = llvm_why(f, "out of memory", NULL);
         goto fail;
     }
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    jit_part parts[JIT_PARTS];
+    memset(parts, 0, sizeof parts);
+    unsigned nparts = vkrr_cores(JIT_PARTS);
+    if (nparts > f->ncode / JIT_PART_MIN)
+        nparts = f->ncode / JIT_PART_MIN ? f->ncode / JIT_PART_MIN : 1;
+    const char *penv = getenv("VKRR_PTX_JIT_PARTS"); /* tests: kernels of any size split */
+    if (penv && atoi(penv) >= 1 && (unsigned)atoi(penv) <= JIT_PARTS)
+        nparts = (unsigned)atoi(penv);
     ptx_jit_key key;
-    LLVMModuleRef mod =
-        emit_module(LLVMOrcThreadSafeContextGetContext(tsc), f, seq, names, &key, why);
-    if (!mod) {
-        LLVMOrcDisposeThreadSafeContext(tsc);
+    if (!emit_parts(f, seq, names, parts, nparts, &key, why)) {
+        parts_free(parts, nparts);
         goto fail;
     }
     for (uint32_t i = 0; i < s->ndone; i++) /* an entry of this module with the same code */
         if (s->done[i].key.h0 == key.h0 && s->done[i].key.h1 == key.h1 &&
             s->done[i].key.bytes == key.bytes && s->done[i].f->ncode == f->ncode) {
-            LLVMDisposeModule(mod);
-            LLVMOrcDisposeThreadSafeContext(tsc);
+            parts_free(parts, nparts);
             memcpy(seq, s->done[i].f->jit, f->ncode * sizeof *seq);
             how = "shared with an identical entry";
             goto done;
         }
     size_t n = 0;
     void *bytes = cache ? ptx_jit_cache_load(&key, &n) : NULL;
+    if (bytes && !unpack_parts(bytes, n, parts, nparts)) { /* another split: compiled again */
+        for (unsigned i = 0; i < nparts; i++)
+            if (parts[i].obj) {
+                LLVMDisposeMemoryBuffer(parts[i].obj);
+                parts[i].obj = NULL;
+            }
+        free(bytes);
+        bytes = NULL;
+    }
     how = bytes ? "loaded from the cache" : cache ? "compiled (cached)" : "compiled (no cache)";
-    LLVMMemoryBufferRef obj = NULL;
     if (bytes) {
-        LLVMDisposeModule(mod);
-        obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes, n, "vkrr_kernel.o");
         free(bytes);
     } else {
-        LLVMErrorRef err = codegen(mod, &obj);
+        LLVMErrorRef err = codegen_parts(parts, nparts);
         if (err) {
-            LLVMOrcDisposeThreadSafeContext(tsc);
+            parts_free(parts, nparts);
             *why = llvm_why(f, "LLVM did not compile the kernel", err);
             goto fail;
         }
-        if (cache)
-            ptx_jit_cache_store(&key, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj));
+        void *blob = cache ? pack_parts(parts, nparts, &n) : NULL;
+        if (blob)
+            ptx_jit_cache_store(&key, blob, n);
+        free(blob);
     }
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(jit, LLVMOrcLLJITGetMainJITDylib(jit), obj);
+    LLVMErrorRef err = NULL;
+    for (unsigned i = 0; i < nparts; i++) {
+        if (!err)
+            err = LLVMOrcLLJITAddObjectFile(jit, LLVMOrcLLJITGetMainJITDylib(jit), parts[i].obj);
+        else
+            LLVMDisposeMemoryBuffer(parts[i].obj);
+        parts[i].obj = NULL; /* the JIT owns it */
+    }
+    parts_free(parts, nparts);
     if (err) {
         *why = llvm_why(f, "LLVM's JIT refused the kernel's code", err);
         goto fail;

@@ -202,6 +202,15 @@ static void stop_at(jit_emit *e, uint32_t pc)
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, 0, 0));
 }
 
+/* The function of the run at pc: this module's, or a declaration of
+ * another part's (the JIT links them by name). */
+static LLVMValueRef fn_at(jit_emit *e, uint32_t pc)
+{
+    if (!e->fns[pc])
+        e->fns[pc] = LLVMAddFunction(e->mod, e->names[pc], e->fn_t);
+    return e->fns[pc];
+}
+
 /* Goes on in the run at pc when the chain's budgets allow cost more steps
  * and one more run (ptx_warp.jbudget, .jchain; the scheduler sets both),
  * else stops at stop_pc.  The call is a tail call: the chain does not grow
@@ -221,7 +230,7 @@ static void chain(jit_emit *e, uint32_t pc, uint32_t cost, uint32_t stop_pc)
     LLVMBuildStore(b, LLVMBuildSub(b, budget, LLVMConstInt(e->i64, cost, 0), ""), bp);
     LLVMBuildStore(b, LLVMBuildSub(b, runs, LLVMConstInt(e->i32, 1, 0), ""), cp);
     LLVMValueRef args[3] = {e->w, e->active, e->code};
-    LLVMValueRef r = LLVMBuildCall2(b, e->fn_t, e->fns[pc], args, 3, "");
+    LLVMValueRef r = LLVMBuildCall2(b, e->fn_t, fn_at(e, pc), args, 3, "");
     LLVMSetTailCall(r, 1);
     LLVMBuildRet(b, r);
     LLVMPositionBuilderAtEnd(b, no);
@@ -248,7 +257,7 @@ static void run_end(jit_emit *e, uint32_t pc)
     LLVMBuilderRef b = e->b;
     const ptx_func *f = e->f;
     const ptx_inst *in = pc < f->ncode ? &f->code[pc] : NULL;
-    if (in && in->kind == K_PLAIN && e->fns[pc]) { /* a branch target (a run ends before one) */
+    if (in && in->kind == K_PLAIN && e->seq[pc].len) { /* a branch target (a run ends before one) */
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "target");
         LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "regroup");
         LLVMBuildCondBr(b, all_here(e), go, no);
@@ -264,8 +273,9 @@ static void run_end(jit_emit *e, uint32_t pc)
     }
     /* the bra itself is one step; a run at its target or after it, more */
     uint32_t t = in->target, next = pc + 1;
-    bool to_t = t < f->ncode && f->code[t].kind == K_PLAIN && e->fns[t];
-    bool to_next = in->guard >= 0 && next < f->ncode && f->code[next].kind == K_PLAIN && e->fns[next];
+    bool to_t = t < f->ncode && f->code[t].kind == K_PLAIN && e->seq[t].len;
+    bool to_next = in->guard >= 0 && next < f->ncode && f->code[next].kind == K_PLAIN &&
+                   e->seq[next].len;
     LLVMValueRef m = e->active;
     if (in->guard >= 0) {
         LLVMValueRef p = LLVMBuildLoad2(b, e->i32, jit_field_ptr(e, e->P, e->i32, (uint64_t)in->guard), "");
@@ -331,13 +341,15 @@ static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
 }
 
 void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
-                       char (*names)[48])
+                       char (*names)[48], uint32_t lo, uint32_t hi)
 {
     e->seq = seq;
     e->fns = fns;
-    for (uint32_t pc = 0; pc < e->f->ncode; pc++)
-        fns[pc] = seq[pc].len ? LLVMAddFunction(e->mod, names[pc], e->fn_t) : NULL;
-    for (uint32_t pc = 0; pc < e->f->ncode; pc++)
+    e->names = names;
+    for (uint32_t pc = lo; pc < hi; pc++)
+        if (seq[pc].len)
+            fn_at(e, pc);
+    for (uint32_t pc = lo; pc < hi; pc++)
         if (seq[pc].len)
             emit_run(e, pc, seq[pc].len);
 }

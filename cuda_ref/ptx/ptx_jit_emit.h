@@ -17,6 +17,7 @@ typedef struct jit_emit {
     const ptx_func *f;
     LLVMValueRef *fns;        /* per pc: the function of the run that starts there, or NULL */
     const ptx_jit_seq *seq;   /* per pc: that run's length */
+    char (*names)[48];        /* per pc: that run's function's name */
     /* the function being emitted */
     LLVMValueRef fn, w, active, code, R, P;
     LLVMValueRef mrun; /* active as <32 x i1>: the lanes whose registers the run writes */
@@ -35,15 +36,16 @@ typedef struct jit_emit {
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */
 bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const ptx_func *f); /* false: no memory */
 void ptx_jit_emit_done(jit_emit *e);
-/* Declares a function (type ptx_seq_fn) for every run of seq, in fns
- * (f->ncode entries, NULL where no run starts), named by names; then emits
- * each: the operations of ptx_jop's tables as vector code over the 32
- * lanes, every other instruction a call of its handler, each under the
- * lanes its guard leaves, and at the end the branch or branch target that
- * ended the run, taken in compiled code where the scheduler would not
- * regroup the warp (see ptx_jit_emit.c). */
+/* Defines a function (type ptx_seq_fn, named names[pc]) for every run of
+ * seq that starts in [lo, hi): the operations of ptx_jop's tables as vector
+ * code over the 32 lanes, every other instruction a call of its handler,
+ * each under the lanes its guard leaves, and at the end the branch or
+ * branch target that ended the run, taken in compiled code where the
+ * scheduler would not regroup the warp (see ptx_jit_emit.c).  fns (f->ncode
+ * entries, NULL) gets the module's functions by pc: those it defines, and
+ * declarations of the runs of other parts its runs go on to. */
 void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
-                       char (*names)[48]);
+                       char (*names)[48], uint32_t lo, uint32_t hi);
 
 /* ---- ptx_jit_ir.c ---- */
 LLVMTypeRef jit_vec(jit_emit *e, unsigned bits);                      /* <32 x iN> */
