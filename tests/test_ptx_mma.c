@@ -7,6 +7,7 @@
  * precision; see cuda_ref/ptx/ptx_mma.c).  One case is built so that
  * rounding the slice to f16 before adding c (two roundings, rrref's own
  * accumulator) gives a different f16 than the one rounding mma makes. */
+#include "approx.h"
 #include "ptx_testutil.h"
 
 static uint16_t f16_of(long double x) { return (uint16_t)ptxt_round(&PTXT_F16, x, 0, false); }
@@ -352,6 +353,46 @@ static void check_mma_m8(vkrr_ptx_module *m)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* m8n8k4 .f64 (dyadic inputs: every sum is exact, so only the layout shows) */
+static void check_mma_f64(vkrr_ptx_module *m)
+{
+    uint64_t s = 73;
+    static double A[32], Bt[32], C[64], D[64];
+    for (int i = 0; i < 32; i++) {
+        A[i] = (double)((int)(ptxt_rand(&s) % 2049) - 1024) / 64.0;
+        Bt[i] = (double)((int)(ptxt_rand(&s) % 2049) - 1024) / 32.0;
+    }
+    for (int i = 0; i < 64; i++)
+        C[i] = (double)((int)(ptxt_rand(&s) % 200001) - 100000) / 8.0;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, D, sizeof D);
+    unsigned standins = 0;
+    vkrr_error err = {0};
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes,
+                         .params_bytes = a.n, .regions = a.regions, .nregions = a.nregions,
+                         .standins = &standins};
+    if (!CHECK(vkrr_ptx_run(m, "k_mma_f64", &l, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    /* its rows say the reference is a model there (approx.h) */
+    CHECK_EQ_U64(standins, VKRR_STANDIN_DMMA);
+    unsigned bad = 0;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            double want = C[i * 8 + j];
+            for (int k = 0; k < 4; k++)
+                want += A[i * 4 + k] * Bt[j * 4 + k];
+            if (D[i * 8 + j] != want && bad++ < 4)
+                fprintf(stderr, "  m8n8k4 f64 d(%d,%d) = %.17g, want %.17g\n", i, j, D[i * 8 + j], want);
+        }
+    printf("mma m8n8k4 .f64: %u of 64 elements wrong\n", bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -363,6 +404,7 @@ int main(void)
         check_mma_tf32(m);
         check_mma_sub(m);
         check_mma_m8(m);
+        check_mma_f64(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

@@ -7,6 +7,7 @@
  *
  * mma.sync.aligned, fragments as the PTX ISA lays them out (g = lane / 4,
  * t = lane % 4):
+ *   m8n8k4 .f64: A a0 = (g, t); B b0 = (t, g); C/D c0, c1 = (g, 2t+{0,1}) (x_dmma)
  *   m16n8k16 .f16/.bf16: A a0..a7 = (g, 2t+{0,1}), (g+8, 2t+{0,1}),
  *     (g, 2t+8+{0,1}), (g+8, 2t+8+{0,1}); B b0..b3 = (2t+{0,1}, g), (2t+8+{0,1}, g)
  *   m16n8k8 .f16/.bf16: A (g, 2t+{0,1}), (g+8, 2t+{0,1}); B (2t+{0,1}, g)
@@ -43,6 +44,7 @@
  */
 #include <math.h>
 
+#include "approx.h"
 #include "ptx_internal.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
@@ -279,6 +281,34 @@ HANDLER(x_mma)
     return 0;
 }
 
+/* mma.m8n8k4 .f64 (sm_80): A a0 = (g, t), B b0 = (t, g), C/D c0, c1 = (g, 2t+{0,1})
+ * (the PTX ISA's figures for .f64; g = lane / 4, t = lane % 4).  Numerics: the
+ * ISA does not say how the four products and c are summed; modelled as IEEE
+ * fma in k order onto c, d = fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))),
+ * an approximation of the hardware wherever the sums round. */
+HANDLER(x_dmma)
+{
+    if (m != 0xffffffffu)
+        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma needs all 32 lanes (active 0x%08x)", m);
+    const uint32_t *ox = in->ox;
+    const uint64_t *A = PTX_R(w, ox[2]), *B = PTX_R(w, ox[3]);
+    double out[32][2];
+    for (unsigned row = 0; row < 8; row++)
+        for (unsigned col = 0; col < 8; col++) {
+            unsigned lane = row * 4 + col / 2, i = col % 2;
+            double v = ptx_d(PTX_R(w, ox[4 + i])[lane]);
+            for (unsigned k = 0; k < 4; k++)
+                v = fma(ptx_d(A[row * 4 + k]), ptx_d(B[col * 4 + k]), v);
+            out[lane][i] = v;
+        }
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t *d = PTX_R(w, ox[i]);
+        for (unsigned l = 0; l < 32; l++)
+            d[l] = ptx_db(out[l][i]);
+    }
+    return 0;
+}
+
 /* ---- decoder ---------------------------------------------------------------------- */
 static int vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field,
                     bool dst)
@@ -328,6 +358,39 @@ static int dec_ldmatrix(ptx_dctx *c, bool st)
     return 1;
 }
 
+/* mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1} */
+static int dec_dmma(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
+    ptx_take(c, ".rn"); /* the default; .rz/.rm/.rp are refused below */
+    ptx_type t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = ptx_take_type(c);
+    if (ptx_rest_ok(c) < 0)
+        return -1;
+    if (!rc || t[0] != PT_F64 || t[1] != PT_F64 || t[2] != PT_F64 || t[3] != PT_F64)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
+                            "mma.m8n8k4 other than .row.col.f64.f64.f64.f64 (the sm_70 .f16 form)");
+    if (c->m->sm && c->m->sm < 80)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "f64 mma needs sm_80 (.target sm_%u)", c->m->sm);
+    if (ptx_nops(c) != 4)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
+    in->ox = ptx_alloc_ox(c, 6);
+    if (!in->ox)
+        return -1;
+    if (vec_regs(c, ptx_op(c, 0), 2, PT_F64, 8, true) < 0 ||
+        vec_regs(c, ptx_op(c, 1), 1, PT_F64, 10, false) < 0 ||
+        vec_regs(c, ptx_op(c, 2), 1, PT_F64, 11, false) < 0 ||
+        vec_regs(c, ptx_op(c, 3), 2, PT_F64, 12, false) < 0)
+        return -1;
+    in->kind = K_SYNC;
+    in->target = UINT32_MAX;
+    in->fn = x_dmma;
+    c->f->standins |= VKRR_STANDIN_DMMA; /* rows say the reference is a model here */
+    return 1;
+}
+
 int ptx_dec_mma(ptx_dctx *c)
 {
     const char *op = c->r->op;
@@ -338,6 +401,8 @@ int ptx_dec_mma(ptx_dctx *c)
         return 0;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
+    if (ptx_take(c, ".m8n8k4"))
+        return dec_dmma(c);
     static const char *const shapes[] = {".m16n8k4",  ".m16n8k8",   ".m16n8k16", ".m16n8k32",
                                          ".m16n8k64", ".m16n8k128", ".m16n8k256"};
     static const char *const shapes8[] = {".m8n8k16", ".m8n8k32", ".m8n8k128"};
@@ -347,8 +412,8 @@ int ptx_dec_mma(ptx_dctx *c)
     const unsigned M = sh8 >= 0 ? 8 : 16;
     int K = sh < 0 ? 0 : 4 << sh;
     if (!K || !ptx_take(c, ".row") || !ptx_take(c, ".col"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4 to m16n8k256, m8n8k16, "
-                            "m8n8k32 and m8n8k128 .row.col)");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma shape/layout (m16n8k4 to m16n8k256, m8n8k4 "
+                            ".f64, m8n8k16, m8n8k32 and m8n8k128 .row.col)");
     bool satf = ptx_take(c, ".satfinite");
     bool andp = ptx_take(c, ".and"), xorp = !andp && ptx_take(c, ".xor");
     bool popc = ptx_take(c, ".popc");

@@ -546,13 +546,13 @@ void vkrr_approx_standin_bound(unsigned s, double *atol, double *rtol, int64_t *
 
 void vkrr_approx_standin_names(unsigned s, char *buf, size_t cap)
 {
-    static const char *const names[] = {"lg2.approx.f32", "tanh.approx.f32",
-                                        "div.approx.f32/div.full.f32",
-                                        "rcp.approx.ftz.f64/rsqrt.approx.f64"};
+    static const char *const names[VKRR_STANDIN_COUNT] = {
+        "lg2.approx.f32", "tanh.approx.f32", "div.approx.f32/div.full.f32",
+        "rcp.approx.ftz.f64/rsqrt.approx.f64", "mma.m8n8k4.f64"};
     size_t at = 0;
     if (cap)
         buf[0] = 0;
-    for (unsigned i = 0; i < 4 && cap; i++) {
+    for (unsigned i = 0; i < VKRR_STANDIN_COUNT && cap; i++) {
         if (!(s & (1u << i)))
             continue;
         int n = snprintf(buf + at, cap - at, "%s%s", at ? ", " : "", names[i]);

@@ -66,7 +66,9 @@ enum {
     VKRR_STANDIN_TANH = 1u << 1, /* tanh.approx.f32 off f16 values */
     VKRR_STANDIN_DIV = 1u << 2,  /* div.approx.f32, div.full.f32 */
     VKRR_STANDIN_F64 = 1u << 3,  /* rcp.approx.ftz.f64, rsqrt.approx{.ftz}.f64 */
-    VKRR_STANDIN_ALL = 0xfu
+    VKRR_STANDIN_DMMA = 1u << 4, /* mma.m8n8k4.f64: a model of its sums, no ISA bound */
+    VKRR_STANDIN_ALL = 0x1fu,
+    VKRR_STANDIN_COUNT = 5
 };
 
 /* OP.approx{.ftz}.f32 */

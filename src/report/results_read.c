@@ -269,7 +269,7 @@ static void read_launch(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i
     }
     const vkrr_json *si = need(r, o, "standins", VKRR_JSON_ARRAY);
     for (uint32_t k = 0; si && k < si->n; k++)
-        for (unsigned b = 0; b < 4; b++) {
+        for (unsigned b = 0; b < VKRR_STANDIN_COUNT; b++) {
             char nm[96];
             vkrr_approx_standin_names(1u << b, nm, sizeof nm);
             if (vkrr_json_string(&si->kids[k]) && !strcmp(si->kids[k].text, nm))

@@ -482,7 +482,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         fprintf(f, ", \"printf\": ");
         if (r->printed) vkrr_json_put_string(f, r->printed); else fputs("null", f);
         fprintf(f, ", \"standins\": [");
-        for (unsigned b = 0, k = 0; b < 4; b++)
+        for (unsigned b = 0, k = 0; b < VKRR_STANDIN_COUNT; b++)
             if (r->standins & (1u << b)) {
                 char nm[96];
                 vkrr_approx_standin_names(1u << b, nm, sizeof nm);

@@ -628,18 +628,25 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
                          at ? "; " : "", im->offset, why);
         at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
     }
-    if (out->standins) {
+    unsigned bounded = out->standins & ~(unsigned)VKRR_STANDIN_DMMA;
+    if (bounded) {
         char names[160];
         bool untyped = false;
         for (uint32_t i = 0; i < out->nres; i++)
             untyped = untyped || !vkrr_dtype_is_float(out->res[i].view.dtype);
-        vkrr_approx_standin_names(out->standins, names, sizeof names);
-        snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                 "%sthe reference computed %s with a stand-in (not measured exactly on a GPU): "
-                 "compared within the PTX ISA's bound%s", at ? "; " : "", names,
-                 untyped ? ", but outputs compared as bytes cannot be (give their type: "
-                           "--buffer-type or a .port)" : "");
+        vkrr_approx_standin_names(bounded, names, sizeof names);
+        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
+                         "%sthe reference computed %s with a stand-in (not measured exactly on a "
+                         "GPU): compared within the PTX ISA's bound%s", at ? "; " : "", names,
+                         untyped ? ", but outputs compared as bytes cannot be (give their type: "
+                                   "--buffer-type or a .port)" : "");
+        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
     }
+    if (out->standins & VKRR_STANDIN_DMMA) /* no bound to widen the tolerance by */
+        snprintf(out->hw_note + at, sizeof out->hw_note - at,
+                 "%sthe reference computed mma.m8n8k4.f64 with a model of how the GPU sums its "
+                 "products (fma in k order; the PTX ISA does not say): a difference in the last "
+                 "bits may be the model's", at ? "; " : "");
 }
 
 static void result_init(vkrr_launch_result *out, const vkrr_launch *l)
