@@ -8,22 +8,37 @@
 
 #include "ptx_jit_emit.h"
 
+/* A call of LLVM's masked gather (val NULL) or scatter of eb-byte elements
+ * at ptrs + off for lanes mv: a gather's result (as <32 x iN>), or NULL. */
+static LLVMValueRef masked_mem(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef val, LLVMValueRef mv,
+                               unsigned eb, unsigned off)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMTypeRef vt = jit_vec(e, eb * 8u);
+    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
+    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
+    LLVMTypeRef tys[2] = {vt, LLVMVectorType(e->ptr, 32)};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, val ? e->id_scatter : e->id_gather, tys, 2);
+    LLVMValueRef align = LLVMConstInt(e->i32, eb, 0), args[4] = {at, align, mv, LLVMConstNull(vt)};
+    if (val) { /* scatter(value, ptrs, align, mask) */
+        args[0] = eb == 8 ? val : LLVMBuildTrunc(b, val, vt, "");
+        args[1] = at;
+        args[2] = align;
+        args[3] = mv;
+    }
+    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    return val ? NULL : r;
+}
+
 /* Lanes mv of the eb-byte values at ptrs + off, extended to 64 bits (sign
  * when sx): an LLVM gather (loads have no order to keep). */
 static LLVMValueRef gather(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef mv, unsigned eb, bool sx,
                            unsigned off)
 {
-    LLVMBuilderRef b = e->b;
-    LLVMTypeRef vt = jit_vec(e, eb * 8u), vp = LLVMVectorType(e->ptr, 32);
-    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
-    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
-    LLVMTypeRef tys[2] = {vt, vp};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_gather, tys, 2);
-    LLVMValueRef args[4] = {at, LLVMConstInt(e->i32, eb, 0), mv, LLVMConstNull(vt)};
-    LLVMValueRef v = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    LLVMValueRef v = masked_mem(e, ptrs, NULL, mv, eb, off);
     if (eb == 8)
         return v;
-    return sx ? LLVMBuildSExt(b, v, e->v64, "") : LLVMBuildZExt(b, v, e->v64, "");
+    return sx ? LLVMBuildSExt(e->b, v, e->v64, "") : LLVMBuildZExt(e->b, v, e->v64, "");
 }
 
 /* Lanes mv of val's low eb bytes to ptrs + off: an LLVM scatter, whose
@@ -32,15 +47,7 @@ static LLVMValueRef gather(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef mv, unsi
 static void scatter(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef val, LLVMValueRef mv, unsigned eb,
                     unsigned off)
 {
-    LLVMBuilderRef b = e->b;
-    LLVMTypeRef vt = jit_vec(e, eb * 8u), vp = LLVMVectorType(e->ptr, 32);
-    LLVMValueRef k = LLVMConstInt(e->i64, off, 0);
-    LLVMValueRef at = off ? LLVMBuildGEP2(b, e->i8, ptrs, &k, 1, "") : ptrs;
-    LLVMTypeRef tys[2] = {vt, vp};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, e->id_scatter, tys, 2);
-    LLVMValueRef v = eb == 8 ? val : LLVMBuildTrunc(b, val, vt, "");
-    LLVMValueRef args[4] = {v, at, LLVMConstInt(e->i32, eb, 0), mv};
-    LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    masked_mem(e, ptrs, val, mv, eb, off);
 }
 
 static LLVMValueRef lane_index(jit_emit *e)
