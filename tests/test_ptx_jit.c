@@ -11,7 +11,8 @@
  * every way (taken by the whole warp, by none, by some; into a target with
  * lanes waiting or not) gives C's values, and under every step limit both
  * engines stop at the same instruction with the same message.  And loads
- * of under 4 bytes (read from words in the JIT) at the end of a buffer. */
+ * of under 4 bytes (read from words in the JIT) at the end of a buffer, and
+ * cvt.f32.f16 and cvt.f64.f32 (inline in the JIT) on every kind of value. */
 #include "ptx_testutil.h"
 
 static const char ops_ptx[] =
@@ -236,6 +237,63 @@ static void test_sub_word(void)
     vkrr_ptx_module_free(m);
 }
 
+/* cvt.f32.f16 of every f16 code and cvt.f64.f32 of 65536 f32 patterns (every
+ * sign, exponent and NaN kind; the JIT computes both inline) */
+static const char cvt_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry cvt(.param .u64 pf, .param .u64 pd)\n{\n"
+    " .reg .b16 %h<2>;\n .reg .b32 %r<8>;\n .reg .f32 %f<2>;\n .reg .f64 %fd<2>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n"
+    " mad.lo.u32 %r3, %r1, %r2, %r0;\n cvt.u16.u32 %h0, %r3;\n cvt.f32.f16 %f0, %h0;\n"
+    " shl.b32 %r4, %r3, 16;\n mul.lo.u32 %r5, %r3, 7;\n and.b32 %r5, %r5, 65535;\n"
+    " or.b32 %r4, %r4, %r5;\n mov.b32 %f1, %r4;\n cvt.f64.f32 %fd0, %f1;\n"
+    " ld.param.u64 %rd0, [pf];\n ld.param.u64 %rd1, [pd];\n"
+    " mul.wide.u32 %rd2, %r3, 4;\n add.s64 %rd3, %rd0, %rd2;\n st.global.f32 [%rd3], %f0;\n"
+    " mul.wide.u32 %rd4, %r3, 8;\n add.s64 %rd5, %rd1, %rd4;\n st.global.f64 [%rd5], %fd0;\n"
+    " ret;\n}\n";
+
+static void test_cvt(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, cvt_ptx, sizeof cvt_ptx - 1, "cvt.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t f[65536];
+    static uint64_t d[65536];
+    unsigned wrong[2] = {0, 0};
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        memset(f, 0, sizeof f);
+        memset(d, 0, sizeof d);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, f, sizeof f);
+        ptxt_ptr(&args, d, sizeof d);
+        vkrr_ptx_launch l = {.grid = {256, 1, 1}, .block = {256, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        if (!CHECK(vkrr_ptx_run(m, "cvt", &l, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        for (uint32_t t = 0; t < 65536; t++) {
+            uint32_t p = t << 16 | ((t * 7u) & 0xffffu);
+            double want_d = (double)vkrr_f32_from_bits(p);
+            uint64_t wd;
+            memcpy(&wd, &want_d, 8);
+            unsigned bad = (f[t] != vkrr_f32_bits(vkrr_f16_to_f32((uint16_t)t))) + (d[t] != wd);
+            if (bad && wrong[e == VKRR_PTX_ENGINE_JIT]++ < 3)
+                fprintf(stderr, "  %s: f16 0x%04x -> 0x%08x, f32 0x%08x -> 0x%016llx\n",
+                        e == VKRR_PTX_ENGINE_JIT ? "jit" : "interp", t, f[t], p,
+                        (unsigned long long)d[t]);
+        }
+    }
+    printf("cvt.f32.f16 and cvt.f64.f32 of 65536 codes: interpreter %u wrong, JIT %u wrong\n",
+           wrong[0], wrong[1]);
+    CHECK_EQ_U64(wrong[0], 0);
+    CHECK_EQ_U64(wrong[1], 0);
+    vkrr_ptx_module_free(m);
+}
+
 enum { NT = 52, WORDS = 32 };
 
 static uint32_t expect(unsigned t, const uint32_t *a, const uint32_t *b, unsigned k,
@@ -411,5 +469,6 @@ int main(void)
     test_chain("1");
     test_chain("4");
     test_sub_word();
+    test_cvt();
     return test_finish("ptx_jit");
 }

@@ -72,9 +72,6 @@ HANDLER(x_cvt_sext)
 }
 /* What the JIT emits inline (ptx_jit_emit.c): in->imm the mask, in->a the
  * sign-extended width. */
-const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0}, {x_cvt_sext, JOP_SEXT, 64, 1}};
-const unsigned ptx_cvt_njops = 2;
-
 HANDLER(x_cvt_f16_f32) /* cvt.f32.f16 */
 {
     uint64_t *d = A_(0);
@@ -103,6 +100,13 @@ HANDLER(x_cvt_f64_f32) /* cvt.f64.f32 */
     PTX_LANES(m, d[l] = ptx_db((double)ptx_f(A[l])));
     return 0;
 }
+
+/* What the JIT emits inline (ptx_jit_emit.c) */
+const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0},
+                                {x_cvt_sext, JOP_SEXT, 64, 1},
+                                {x_cvt_f16_f32, JOP_F16_F32, 16, 0},
+                                {x_cvt_f64_f32, JOP_F32_F64, 32, 0}};
+const unsigned ptx_cvt_njops = sizeof ptx_cvt_jops / sizeof ptx_cvt_jops[0];
 
 /* value kinds */
 enum { K_INT, K_F64, K_F32, K_F16, K_BF16, K_TF32, K_E4M3, K_E5M2 };

@@ -380,6 +380,7 @@ enum {
     JOP_MIN, JOP_MAX, JOP_ABS, JOP_NEG, JOP_MULWIDE, JOP_SHL, JOP_SHRU, JOP_SHRS,
     JOP_SETP_EQ, JOP_SETP_NE, JOP_SETP_LT, JOP_SETP_LE, JOP_SETP_GT, JOP_SETP_GE,
     JOP_SELP, JOP_MOV, JOP_ZEXT, JOP_SEXT,
+    JOP_F16_F32, JOP_F32_F64, /* cvt.f32.f16, cvt.f64.f32: exact (NaN payloads as the handlers) */
     JOP_PLOGIC, JOP_PIMM, /* predicates: in->a op (0 and, 1 or, 2 xor, 3 not, else mov),
                            * b, c negate o[1], o[2]; pimm: in->imm */
     JOP_LD, JOP_ST, /* ptx_mem.c's fields: in->a element bytes, b count, c sign, d space,

@@ -87,6 +87,30 @@ static void emit_setp(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMVal
 
 /* Instruction in as vector code; false when this one is not (the caller
  * calls its handler). */
+/* f16 codes (<32 x i16>) to f32 bits (<32 x i32>) exactly as
+ * vkrr_f16_to_f32 (fpformat.h): the exponent rebiased, a subnormal by one
+ * exact float subtraction, Inf and NaN with their payload kept. */
+static LLVMValueRef f16_to_f32(jit_emit *e, LLVMValueRef h16)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef h = LLVMBuildZExt(b, h16, jit_vec(e, 32), "");
+    LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h, jit_splat(e, 32, 0x7fffu), ""), jit_splat(e, 32, 13), "");
+    LLVMValueRef ex = LLVMBuildAnd(b, o, jit_splat(e, 32, 0x0f800000u), "");
+    LLVMValueRef special = LLVMBuildICmp(b, LLVMIntEQ, ex, jit_splat(e, 32, 0x0f800000u), "");
+    LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntEQ, ex, jit_splat(e, 32, 0), "");
+    LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(e->ctx), 32);
+    LLVMValueRef lo = LLVMBuildBitCast(b, LLVMBuildAdd(b, o, jit_splat(e, 32, 113u << 23), ""), vf, "");
+    LLVMValueRef k = LLVMConstReal(LLVMFloatTypeInContext(e->ctx), 0x1p-14), ks[32];
+    for (unsigned i = 0; i < 32; i++)
+        ks[i] = k;
+    lo = LLVMBuildBitCast(b, LLVMBuildFSub(b, lo, LLVMConstVector(ks, 32), ""), jit_vec(e, 32), "");
+    LLVMValueRef r = LLVMBuildSelect(
+        b, special, LLVMBuildAdd(b, o, jit_splat(e, 32, (255u - 31u) << 23), ""),
+        LLVMBuildSelect(b, tiny, lo, LLVMBuildAdd(b, o, jit_splat(e, 32, (127u - 15u) << 23), ""), ""), "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, h, jit_splat(e, 32, 0x8000u), ""), jit_splat(e, 32, 16), "");
+    return LLVMBuildOr(b, r, sign, "");
+}
+
 static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m)
 {
     LLVMBuilderRef b = e->b;
@@ -121,6 +145,16 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         return true;
     case JOP_LD: case JOP_ST:
         return jit_emit_mem(e, in, j, m, mv);
+    case JOP_F16_F32:
+        jit_store_slot(e, in->o[0], LLVMBuildZExt(b, f16_to_f32(e, src(e, in->o[1], 16)), e->v64, ""), mv);
+        return true;
+    case JOP_F32_F64: { /* the host's conversion, as the handler's (double)float */
+        LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(e->ctx), 32);
+        LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(e->ctx), 32);
+        r = LLVMBuildFPExt(b, LLVMBuildBitCast(b, src(e, in->o[1], 32), vf, ""), vd, "");
+        jit_store_slot(e, in->o[0], LLVMBuildBitCast(b, r, e->v64, ""), mv);
+        return true;
+    }
     case JOP_PIMM:
         jit_store_pred(e, in->o[0], LLVMConstInt(e->i32, in->imm ? 0xffffffffu : 0, 0), m);
         return true;
