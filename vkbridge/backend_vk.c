@@ -294,8 +294,9 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     }
     b->vk->fn.vkResetFences(b->vk->device, 1, &b->dev.fence);
     b->last_gpu_ms = vkrr_vk_launch_gpu_ms(b->vk, &b->dev);
+    if ((st = vkrr_vk_launch_finish(b->vk, &b->dev, r, &L, err)) != VKRR_OK)
+        goto fail; /* a streamed launch's read-back failed */
     keep_outputs_only(b, &L);
-    vkrr_vk_launch_finish(r, &L);
     b->kept = L; /* post_view points into it until the next run or release */
     return VKRR_OK;
 fail:

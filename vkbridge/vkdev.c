@@ -40,16 +40,7 @@ static vkrr_status make_dummies(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err
                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
     }
-    if ((st = vkrr_vk_check(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err)) != VKRR_OK)
-        return st;
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                       .pCommandBuffers = &d->cmd};
-    if ((st = vkrr_vk_check(vk->fn.vkQueueSubmit(vk->queue, 1, &si, d->fence), "vkQueueSubmit", err)) != VKRR_OK)
-        return st;
-    if ((st = vkrr_vk_check(vk->fn.vkWaitForFences(vk->device, 1, &d->fence, VK_TRUE, UINT64_MAX),
-                            "vkWaitForFences", err)) != VKRR_OK)
-        return st;
-    return vkrr_vk_check(vk->fn.vkResetFences(vk->device, 1, &d->fence), "vkResetFences", err);
+    return vkrr_vk_submit_wait(vk, d, err);
 }
 
 /* Timing is optional: a queue family without timestamps (timestampValidBits

@@ -4,6 +4,7 @@
  *   vktables.c the descriptor tables of bindings.glsl: formats, samplers, writes
  *   vkrecord.c command recording: barriers, upload, dispatch, read-back, frames
  *   vklaunch.c one launch's resources (vkrr_vk_launch), prepare, finish, free
+ *   vkstream.c a streamed launch's data through staging, a slice at a time
  *
  * Internal to vkbridge.  vkrr_vk_dev holds what outlives a launch: the
  * descriptor set layout of bindings.glsl, the pipeline layout, one descriptor
@@ -71,6 +72,12 @@ typedef struct vkrr_vk_launch {
     uint8_t *borrowed;
     const vkrr_replay *r;              /* the replay it was made for (frame lookups) */
     VkDescriptorSet set;
+    /* streamed (bulk.h: the launch exceeds the memory limit): `stage` is
+     * one slice that vkstream.c moves everything not mapped through, and
+     * outs [nbufs + nimgs] the read-back outputs the caller gave no post
+     * for, in bulk memory */
+    bool streamed;
+    void **outs;
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -87,8 +94,10 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
                                    VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err);
 /* Points every output's post_view at the launch's copy (mapped buffer or
  * staging region) and copies it into every wanted post.  The views stay
- * valid until vkrr_vk_launch_free(L). */
-void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L);
+ * valid until vkrr_vk_launch_free(L).  A streamed launch: reads its outputs
+ * back first (vkrr_vk_stream_readback). */
+vkrr_status vkrr_vk_launch_finish(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *r,
+                                  vkrr_vk_launch *L, vkrr_error *err);
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
 /* Frame mode (`vkrr bench`): n launches recorded into d->cmd, every buffer
  * shared by base address and every image by handle with the launches before
@@ -132,9 +141,21 @@ void vkrr_vk_memory_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkAccessFlags 
                             VkPipelineStageFlags dst_stage);
 /* Resets d's command pool and begins d->cmd for one submission. */
 vkrr_status vkrr_vk_cmd_begin(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
-/* One launch into d->cmd: upload, timestamp, dispatch, timestamp, read-back. */
+/* Ends d->cmd, submits it and waits for it on d->fence (reset after). */
+vkrr_status vkrr_vk_submit_wait(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
+
+/* One launch into d->cmd: upload, timestamp, dispatch, timestamp, read-back
+ * (a streamed launch: the dispatch alone, vkstream.c moves its data). */
 void vkrr_vk_record_launch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                            const vkrr_vk_launch *L, VkPipeline pipe);
+/* vkstream.c: a streamed launch's pre contents to the device before its
+ * dispatch (what is not mapped), and its outputs back after it, each
+ * setting post_view (and filling post where given). */
+vkrr_status vkrr_vk_stream_upload(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
+                                  vkrr_vk_launch *L, vkrr_error *err);
+vkrr_status vkrr_vk_stream_readback(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *r,
+                                    vkrr_vk_launch *L, vkrr_error *err);
+
 /* A frame's n launches into d->cmd (see vkrr_vk_frame_prepare); returns the
  * number of barriers between dispatches. */
 uint32_t vkrr_vk_record_frame(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
+
 #define VKRR_ALIGN16(x) (((x) + 15u) & ~(uint64_t)15u)
 
 static bool add_size(uint64_t *total, uint64_t n)
@@ -19,7 +21,6 @@ static bool add_size(uint64_t *total, uint64_t n)
 
 static void *zalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-/* Creates buffers, images and samplers, and sizes the staging buffers. */
 /* Frame mode: the same allocation (base, size) or image (handle, kind,
  * size, format) in an earlier launch of the frame; false when none. */
 static bool find_buf(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_replay_alloc *a,
@@ -53,6 +54,9 @@ static bool find_img(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_repl
     return false;
 }
 
+/* Creates buffers, images and samplers, and sizes the staging buffers: a
+ * region for everything not mapped, or for a streamed launch one slice
+ * (at least an image row) that vkstream.c moves it all through. */
 static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const vkrr_vk_launch *prev,
                                     uint32_t nprev, vkrr_vk_launch *L, uint64_t *stage_bytes,
                                     uint64_t *upload_bytes, vkrr_error *err)
@@ -72,7 +76,7 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
         !L->img_off || !L->borrowed)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
-    uint64_t up = 0, tex_up = 0;
+    uint64_t up = 0, tex_up = 0, row_max = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -120,12 +124,19 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
                                               &L->samplers[i], err)) != VKRR_OK)
             return st;
         uint64_t bytes = vkrr_replay_image_bytes(im);
+        if (bytes / im->height > row_max)
+            row_max = bytes / im->height;
         L->img_off[i] = tex ? tex_up : up;
         if (!add_size(tex ? &tex_up : &up, bytes))
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1, "image sizes overflow");
     }
     *stage_bytes = up;
     *upload_bytes = tex_up;
+    if (L->streamed) {
+        uint64_t slice = vkrr_mem_slice() < row_max ? VKRR_ALIGN16(row_max) : vkrr_mem_slice();
+        *stage_bytes = up + tex_up < slice ? up + tex_up : slice;
+        *upload_bytes = 0;
+    }
     return VKRR_OK;
 }
 
@@ -133,12 +144,17 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
  * descriptor set from pool. */
 static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                          const vkrr_vk_launch *prev, uint32_t nprev, VkDescriptorPool pool,
-                         vkrr_vk_launch *L, vkrr_error *err)
+                         bool streamed, vkrr_vk_launch *L, vkrr_error *err)
 {
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
+    L->streamed = streamed;
     uint64_t stage_bytes = 0, upload_bytes = 0;
+    if (streamed && !(L->outs = zalloc(r->nallocs + r->nimages, sizeof *L->outs))) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
+        goto fail;
+    }
     if ((st = create_resources(vk, r, prev, nprev, L, &stage_bytes, &upload_bytes, err)) != VKRR_OK)
         goto fail;
     if ((st = vkrr_vk_buffer_create(vk, upload_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -152,8 +168,8 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
         goto fail;
     uint8_t *up = L->stage.map;
     for (uint32_t a = 0; a < r->nallocs; a++) {
-        if (L->borrowed[a])
-            continue;
+        if (L->borrowed[a] || (streamed && !L->bufs[a].map))
+            continue; /* streamed: vkrr_vk_stream_upload */
         uint8_t *dst = L->bufs[a].map ? L->bufs[a].map : up + L->buf_off[a];
         if (r->allocs[a].pre)
             memcpy(dst, r->allocs[a].pre, r->allocs[a].size);
@@ -173,7 +189,7 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
         words[i] = L->slot[i];
-        if (L->borrowed[r->nallocs + i])
+        if (L->borrowed[r->nallocs + i] || streamed)
             continue;
         uint64_t bytes = vkrr_replay_image_bytes(im);
         uint8_t *dst = (im->kind == VKRR_IMAGE_TEXTURE ? (uint8_t *)L->upload.map : up) + L->img_off[i];
@@ -194,6 +210,8 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                             "vkAllocateDescriptorSets", err)) != VKRR_OK)
         goto fail;
     vkrr_vk_write_descriptors(vk, d, L, L->set);
+    if (streamed && (st = vkrr_vk_stream_upload(vk, d, r, L, err)) != VKRR_OK)
+        goto fail;
     free(addr);
     free(words);
     return VKRR_OK;
@@ -211,7 +229,8 @@ vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_r
     memset(L, 0, sizeof *L);
     if ((st = vkrr_vk_check(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK)
         return st;
-    if ((st = setup(vk, d, r, NULL, 0, d->pool, L, err)) != VKRR_OK)
+    if ((st = setup(vk, d, r, NULL, 0, d->pool, vkrr_mem_streamed(vkrr_replay_bytes(r)), L, err)) !=
+        VKRR_OK)
         return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         goto fail;
@@ -241,7 +260,7 @@ vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
                             "vkCreateDescriptorPool", err)) != VKRR_OK)
         return st;
     for (uint32_t k = 0; k < n; k++)
-        if ((st = setup(vk, d, r[k], L, k, *pool, &L[k], err)) != VKRR_OK)
+        if ((st = setup(vk, d, r[k], L, k, *pool, false, &L[k], err)) != VKRR_OK)
             return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         return st;
@@ -249,8 +268,11 @@ vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
     return vkrr_vk_check(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err);
 }
 
-void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L)
+vkrr_status vkrr_vk_launch_finish(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *r,
+                                  vkrr_vk_launch *L, vkrr_error *err)
 {
+    if (L->streamed)
+        return vkrr_vk_stream_readback(vk, d, r, L, err);
     uint8_t *stage = L->stage.map;
     for (uint32_t a = 0; a < r->nallocs; a++) {
         vkrr_replay_alloc *al = &r->allocs[a];
@@ -266,6 +288,7 @@ void vkrr_vk_launch_finish(vkrr_replay *r, const vkrr_vk_launch *L)
         if (im->post)
             memcpy(im->post, im->post_view, vkrr_replay_image_bytes(im));
     }
+    return VKRR_OK;
 }
 
 void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
@@ -293,5 +316,8 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     free(L->img_off);
     free(L->buf_off);
     free(L->borrowed);
+    for (uint32_t k = 0; L->outs && k < L->nbufs + L->nimgs; k++)
+        vkrr_bulk_free(L->outs[k]);
+    free(L->outs);
     memset(L, 0, sizeof *L);
 }

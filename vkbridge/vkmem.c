@@ -1,5 +1,6 @@
 #include "vkmem.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int find_type(const vkrr_vk_ctx *vk, uint32_t bits, VkMemoryPropertyFlags want,
@@ -20,6 +21,15 @@ static int find_type(const vkrr_vk_ctx *vk, uint32_t bits, VkMemoryPropertyFlags
     return fallback;
 }
 
+/* VKRR_VK_UNMAPPED=1: DEVICE_MAPPED requests get plain device memory, as on
+ * a discrete GPU without ReBAR, so the staging paths (vklaunch.c, and
+ * vkstream.c's slices) run and are tested on a device that maps everything. */
+static bool unmapped_forced(void)
+{
+    const char *e = getenv("VKRR_VK_UNMAPPED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
 /* *mapped: set when a DEVICE_MAPPED request got a host-visible type. */
 static vkrr_status alloc_memory(vkrr_vk_ctx *vk, const VkMemoryRequirements *req, vkrr_vk_mem where,
                                 bool device_address, VkDeviceMemory *out, bool *mapped,
@@ -31,7 +41,7 @@ static vkrr_status alloc_memory(vkrr_vk_ctx *vk, const VkMemoryRequirements *req
                                      : 0;
     VkMemoryPropertyFlags prefer = where == VKRR_VK_MEM_HOST ? want : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     int type = -1;
-    if (where == VKRR_VK_MEM_DEVICE_MAPPED) {
+    if (where == VKRR_VK_MEM_DEVICE_MAPPED && !unmapped_forced()) {
         const VkMemoryPropertyFlags all = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
                                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |

@@ -25,7 +25,7 @@
  * mapped (map != NULL) when a memory type is DEVICE_LOCAL | HOST_VISIBLE |
  * HOST_COHERENT | HOST_CACHED (lavapipe, integrated GPUs, some ReBAR), so a
  * launch needs no staging copies; plain device memory (map == NULL)
- * otherwise.  Uncached BAR memory is not used: reading results back through
+ * otherwise, or when VKRR_VK_UNMAPPED=1 (the discrete-GPU path, for tests).  Uncached BAR memory is not used: reading results back through
  * it is slower than a staging copy. */
 typedef enum vkrr_vk_mem {
     VKRR_VK_MEM_DEVICE = 0,

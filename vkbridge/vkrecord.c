@@ -44,6 +44,21 @@ vkrr_status vkrr_vk_cmd_begin(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
     return vkrr_vk_check(vk->fn.vkBeginCommandBuffer(d->cmd, &bi), "vkBeginCommandBuffer", err);
 }
 
+vkrr_status vkrr_vk_submit_wait(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
+{
+    vkrr_status st;
+    if ((st = vkrr_vk_check(vk->fn.vkEndCommandBuffer(d->cmd), "vkEndCommandBuffer", err)) != VKRR_OK)
+        return st;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                       .pCommandBuffers = &d->cmd};
+    if ((st = vkrr_vk_check(vk->fn.vkQueueSubmit(vk->queue, 1, &si, d->fence), "vkQueueSubmit", err)) != VKRR_OK)
+        return st;
+    if ((st = vkrr_vk_check(vk->fn.vkWaitForFences(vk->device, 1, &d->fence, VK_TRUE, UINT64_MAX),
+                            "vkWaitForFences", err)) != VKRR_OK)
+        return st;
+    return vkrr_vk_check(vk->fn.vkResetFences(vk->device, 1, &d->fence), "vkResetFences", err);
+}
+
 /* Uploads and layout transitions of the resources L owns (not borrowed). */
 static void record_upload(vkrr_vk_ctx *vk, VkCommandBuffer cmd, const vkrr_replay *r,
                           const vkrr_vk_launch *L)
@@ -116,7 +131,8 @@ void vkrr_vk_record_launch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r
     const VkPipelineStageFlags T = VK_PIPELINE_STAGE_TRANSFER_BIT, C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     if (d->timestamps)
         vk->fn.vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
-    record_upload(vk, cmd, r, L);
+    if (!L->streamed) /* streamed: vkstream.c uploaded it */
+        record_upload(vk, cmd, r, L);
     upload_barrier(vk, cmd);
     /* BOTTOM_OF_PIPE both times: the first waits for the uploads, the second
      * for the dispatch, so the difference is the dispatch alone. */
@@ -128,12 +144,12 @@ void vkrr_vk_record_launch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r
     /* The read-back reuses each resource's upload region: the barriers
      * around the dispatch order it after the upload that read it. */
     vkrr_vk_memory_barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, C, T);
-    for (uint32_t a = 0; a < L->nbufs; a++) {
+    for (uint32_t a = 0; a < L->nbufs && !L->streamed; a++) {
         VkBufferCopy c = {0, L->buf_off[a], r->allocs[a].size};
         if (c.size && !L->bufs[a].map)
             vk->fn.vkCmdCopyBuffer(cmd, L->bufs[a].buf, L->stage.buf, 1, &c);
     }
-    for (uint32_t i = 0; i < L->nimgs; i++) {
+    for (uint32_t i = 0; i < L->nimgs && !L->streamed; i++) {
         if (r->images[i].kind != VKRR_IMAGE_SURFACE)
             continue;
         vkrr_vk_image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_GENERAL,

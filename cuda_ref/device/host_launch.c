@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
 #include "cuformat.h"
 
 static void *zalloc(size_t n, size_t size)
@@ -16,9 +17,7 @@ static void *out_buffer(vkrr_host_launch *hl, void *post, uint64_t bytes)
 {
     if (post)
         return post;
-    if (bytes > SIZE_MAX - 1)
-        return NULL;
-    void *p = malloc(bytes ? (size_t)bytes : 1);
+    void *p = vkrr_bulk_alloc(bytes);
     if (p)
         hl->scratch[hl->nscratch++] = p;
     return p;
@@ -103,7 +102,7 @@ vkrr_status vkrr_host_launch_prepare(const vkrr_replay *r, vkrr_host_launch *hl,
 void vkrr_host_launch_free(vkrr_host_launch *hl)
 {
     for (uint32_t i = 0; hl->scratch && i < hl->nscratch; i++)
-        free(hl->scratch[i]);
+        vkrr_bulk_free(hl->scratch[i]);
     free(hl->scratch);
     free(hl->alloc_addr);
     free(hl->tex);

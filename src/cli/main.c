@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bulk.h"
 #include "cli.h"
 
 typedef struct command {
@@ -42,7 +43,12 @@ static void usage(FILE *f)
             "\n"
             "Run 'vkrr COMMAND --help' for a command's options.\n"
             "Exit codes: 0 all pass, 1 a mismatch was found, 2 bad input or usage (or a\n"
-            "capture validated only in part), 3 no usable device or library, 130 interrupted.\n");
+            "capture validated only in part), 3 no usable device or library, 130 interrupted.\n"
+            "\n"
+            "Memory: a launch's data lives in memory up to VKRR_MEM_LIMIT (512M, 8G; default\n"
+            "three quarters of the available memory) and beyond it in unlinked scratch files\n"
+            "in VKRR_SCRATCH_DIR (else TMPDIR, else /var/tmp); a launch larger than the limit\n"
+            "is streamed: to and from the Vulkan device in slices of an eighth of it.\n");
 }
 
 int main(int argc, char **argv)
@@ -58,6 +64,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         vkrr_cli_version(stdout);
         return 0;
+    }
+    vkrr_error err = {0};
+    if (vkrr_mem_limit_check(&err) != VKRR_OK) { /* before a command reads a byte */
+        vkrr_error_print(&err, stderr);
+        return vkrr_status_exit_code(err.status);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))

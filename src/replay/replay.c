@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
 #include "cuformat.h"
 
 vkrr_status vkrr_replay_relocate(const vkrr_replay *r, const uint64_t *alloc_addr,
@@ -46,6 +47,16 @@ vkrr_status vkrr_replay_relocate(const vkrr_replay *r, const uint64_t *alloc_add
 uint64_t vkrr_replay_image_bytes(const vkrr_replay_image *im)
 {
     return (uint64_t)im->width * im->height * vkrr_cuformat_texel_bytes(im->format, im->channels);
+}
+
+uint64_t vkrr_replay_bytes(const vkrr_replay *r)
+{
+    uint64_t n = 0;
+    for (uint32_t a = 0; a < r->nallocs; a++)
+        n += r->allocs[a].size;
+    for (uint32_t i = 0; i < r->nimages; i++)
+        n += vkrr_replay_image_bytes(&r->images[i]);
+    return n;
 }
 
 void vkrr_replay_linear_shape(const vkrr_image *im, uint32_t *width, uint32_t *height)
@@ -92,9 +103,9 @@ void vkrr_replay_capture_free(vkrr_replay_storage *st)
         for (uint32_t i = 0; i < st->nallocs + st->nimages; i++)
             vkrr_mapfile_close(&st->maps[i]);
     for (uint32_t i = 0; st->allocs && i < st->nallocs; i++)
-        free(st->allocs[i].post);
+        vkrr_bulk_free(st->allocs[i].post);
     for (uint32_t i = 0; st->images && i < st->nimages; i++)
-        free(st->images[i].post);
+        vkrr_bulk_free(st->images[i].post);
     for (uint32_t i = 0; st->packed && i < st->nimages; i++)
         free(st->packed[i]);
     free(st->packed);
@@ -149,7 +160,7 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
         a->pre = st->maps[i].data;
         /* post is sized by the manifest, which the reader checked against
          * the alloc file on disk: no unchecked number reaches malloc. */
-        a->post = posts ? malloc(a->size ? a->size : 1) : NULL;
+        a->post = posts ? vkrr_bulk_alloc(a->size) : NULL;
         if (posts && !a->post)
             goto nomem;
     }
@@ -187,7 +198,7 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
              * start from the sentinel so unwritten texels show. */
             im->pre = NULL;
             uint64_t n = vkrr_replay_image_bytes(im);
-            im->post = posts ? malloc(n ? n : 1) : NULL;
+            im->post = posts ? vkrr_bulk_alloc(n) : NULL;
             if (posts && !im->post)
                 goto nomem;
         }

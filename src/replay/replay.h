@@ -126,6 +126,9 @@ vkrr_status vkrr_replay_relocate(const vkrr_replay *r, const uint64_t *alloc_add
 
 /* Bytes of one image's contents: width * height * texel bytes. */
 uint64_t vkrr_replay_image_bytes(const vkrr_replay_image *im);
+/* Bytes of the whole launch: every allocation and image (what bulk.h's
+ * memory limit is held against: over it, the launch is streamed). */
+uint64_t vkrr_replay_bytes(const vkrr_replay *r);
 
 /* A captured texture over linear memory as a replay texture: the shape it
  * is replayed with (LINEAR folded, see VKRR_LINEAR_ROW), and its texels

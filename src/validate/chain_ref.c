@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
+
 void vkrr_chain_original_free(const vkrr_validate_opts *o, vkrr_chain_original *x)
 {
     for (uint32_t a = 0; x->r.allocs && a < x->r.nallocs; a++)
-        free(x->r.allocs[a].post);
+        vkrr_bulk_free(x->r.allocs[a].post);
     for (uint32_t i = 0; x->r.images && i < x->r.nimages; i++)
-        free(x->r.images[i].post);
+        vkrr_bulk_free(x->r.images[i].post);
     free(x->r.allocs);
     free(x->r.images);
     if (x->tried && o->rerun->release)
@@ -32,7 +34,7 @@ static bool copy_replay(const vkrr_backend *be, const vkrr_replay *rp, vkrr_repl
         r->allocs[a] = rp->allocs[a];
         r->allocs[a].post = r->allocs[a].post_view = NULL;
         if (!be->keeps_outputs &&
-            !(r->allocs[a].post = malloc(rp->allocs[a].size ? rp->allocs[a].size : 1)))
+            !(r->allocs[a].post = vkrr_bulk_alloc(rp->allocs[a].size)))
             return false;
     }
     for (uint32_t i = 0; i < rp->nimages; i++) {
@@ -40,7 +42,7 @@ static bool copy_replay(const vkrr_backend *be, const vkrr_replay *rp, vkrr_repl
         r->images[i].post = r->images[i].post_view = NULL;
         uint64_t n = vkrr_replay_image_bytes(&rp->images[i]);
         if (rp->images[i].kind == VKRR_IMAGE_SURFACE && !be->keeps_outputs &&
-            !(r->images[i].post = malloc(n ? n : 1)))
+            !(r->images[i].post = vkrr_bulk_alloc(n)))
             return false;
     }
     return true;

@@ -27,54 +27,6 @@ const char *vkrr_launch_status_name(vkrr_launch_status s)
     return "?";
 }
 
-void vkrr_launch_result_free(vkrr_launch_result *r)
-{
-    if (!r)
-        return;
-    free(r->res);
-    r->res = NULL;
-    r->nres = 0;
-    free(r->printed);
-    r->printed = NULL;
-}
-
-/* Keeps what the kernel printed in this run of r (the first backend that
- * printed: the port, then the original), and says when r ran in a slower
- * engine than asked (the PTX JIT's fallback). */
-static void keep_printed(vkrr_launch_result *out, const vkrr_replay *r)
-{
-    if (!out->printed && r->printed && r->printed[0])
-        out->printed = strdup(r->printed);
-    if (r->engine_note)
-        vkrr_launch_note(out, "the original ran in the PTX interpreter: %s", r->engine_note);
-}
-
-void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
-{
-    size_t n = strlen(r->note);
-    if (n && n + 2 < sizeof r->note) {
-        memcpy(r->note + n, "; ", 3);
-        n += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    if (n + 1 < sizeof r->note)
-        vsnprintf(r->note + n, sizeof r->note - n, fmt, ap);
-    va_end(ap);
-}
-
-void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_t more)
-{
-    char buf[1400];
-    vkrr_error_format(e, buf, sizeof buf);
-    r->status = VKRR_LAUNCH_ERROR;
-    r->damaged = true;
-    if (more)
-        vkrr_launch_note(r, "%s (and %u more)", buf, more);
-    else
-        vkrr_launch_note(r, "%s", buf);
-}
-
 bool vkrr_validate_unreadable(vkrr_status s)
 {
     return s != VKRR_OK && !vkrr_status_ends_run(s, true); /* status.h's one table */
@@ -726,7 +678,8 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     r->printed = NULL;
     s = vkrr_validate_run(o->port_backend, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = vkrr_now_s() - t0;
-    keep_printed(out, r);
+    vkrr_launch_keep_run(out, r);
+    vkrr_launch_note_streamed(out, r);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
     out->ran = true;
@@ -755,7 +708,8 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     s = run_on(o->port_backend, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
                sizeof out->note, err);
     out->seconds = vkrr_now_s() - t0;
-    keep_printed(out, &pr);
+    vkrr_launch_keep_run(out, &pr);
+    vkrr_launch_note_streamed(out, &pr);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
     out->ran = true;
@@ -765,7 +719,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         char note[512] = "";
         bool rdamaged = false;
         s = run_on(o->rerun, cap, l, &rr, &rst, &rs, &rdamaged, note, sizeof note, err);
-        keep_printed(out, &rr);
+        vkrr_launch_keep_run(out, &rr);
         if (s != VKRR_OK)
             goto done;
         if (rs != VKRR_LAUNCH_PASS) {

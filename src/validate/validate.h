@@ -186,6 +186,12 @@ void vkrr_validate_hw_note(vkrr_launch_result *r, const vkrr_launch *l);
 /* "; "-separated: adds one sentence to r->note (cut when it is full). */
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Keeps what the kernel printed in this run of r (the first backend that
+ * printed), and notes a run in a slower engine than asked (the PTX JIT's
+ * fallback). */
+void vkrr_launch_keep_run(vkrr_launch_result *out, const vkrr_replay *r);
+/* Notes that r, larger than the memory limit, ran streamed (bulk.h). */
+void vkrr_launch_note_streamed(vkrr_launch_result *out, const vkrr_replay *r);
 /* r becomes ERROR, damaged, its note naming e (and how many more problems). */
 void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_t more);
 /* True for a status that says the launch's input could not be read (exit 2),

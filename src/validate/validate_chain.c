@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
 #include "chain_ref.h"
 
 #define NONE UINT32_MAX
@@ -60,7 +61,7 @@ static alloc_entry *find_alloc(vkrr_chain *c, uint64_t base)
 static void drop(vkrr_chain *c, uint8_t **bytes, uint64_t size)
 {
     if (*bytes) {
-        free(*bytes);
+        vkrr_bulk_free(*bytes);
         *bytes = NULL;
         c->held -= size;
     }
@@ -86,8 +87,8 @@ static uint8_t *take(void **post, const void *view, uint64_t size)
     }
     if (!view)
         return NULL;
-    p = malloc(size ? size : 1);
-    if (p && view)
+    p = vkrr_bulk_alloc(size);
+    if (p)
         memcpy(p, view, size);
     return p;
 }
@@ -97,9 +98,9 @@ void vkrr_chain_destroy(vkrr_chain *c)
     if (!c)
         return;
     for (uint32_t i = 0; c->allocs && i < c->nallocs; i++)
-        free(c->allocs[i].bytes);
+        vkrr_bulk_free(c->allocs[i].bytes);
     for (uint32_t i = 0; c->surfs && i < c->nsurfs; i++)
-        free(c->surfs[i].bytes);
+        vkrr_bulk_free(c->surfs[i].bytes);
     for (uint32_t i = 0; c->producer && i < c->cap->nlaunches; i++)
         free(c->producer[i]);
     free(c->producer);

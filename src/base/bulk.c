@@ -1,0 +1,208 @@
+/* bulk.c - a launch's data in memory up to the limit, in scratch files beyond (bulk.h). */
+#include "bulk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Every block has this header HEAD bytes before the pointer handed out: 64
+ * keeps the data aligned for any vector load.  A scratch file's data starts
+ * a page in (page aligned), its header at the end of that first page. */
+#define MAGIC_ANON 0x766b72726275616bull /* "vkrrbuak" */
+#define MAGIC_FILE 0x766b727262756669ull /* "vkrrbufi" */
+#define HEAD 64u
+
+typedef struct head {
+    uint64_t magic;
+    uint64_t bytes; /* the caller's */
+    uint64_t span;  /* what was mapped (file) */
+} head;
+
+static _Atomic uint64_t anon_now, file_now, file_peak;
+
+static uint64_t page_bytes(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (uint64_t)p : 4096u;
+}
+
+/* "123", "64K", "1.5G": bytes; false when s is not a size. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0))
+        return false;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1024.0; end++; break;
+    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end == 'i' && mul > 1) /* KiB, MiB: the same powers of 1024 */
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    v *= mul;
+    if (*end || v < 1 || v >= 1.8e19)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* MemAvailable of /proc/meminfo, else the free pages. */
+static uint64_t available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kb)
+        return (uint64_t)kb * 1024u;
+    long pages = sysconf(_SC_AVPHYS_PAGES);
+    return pages > 0 ? (uint64_t)pages * page_bytes() : UINT64_MAX / 4 * 3;
+}
+
+static uint64_t the_limit;
+static pthread_once_t limit_once = PTHREAD_ONCE_INIT;
+
+static void find_limit(void)
+{
+    const char *env = getenv("VKRR_MEM_LIMIT");
+    uint64_t v = 0;
+    if (env && *env && parse_size(env, &v))
+        the_limit = v;
+    else
+        the_limit = available() / 4 * 3;
+}
+
+uint64_t vkrr_mem_limit(void)
+{
+    pthread_once(&limit_once, find_limit);
+    return the_limit;
+}
+
+vkrr_status vkrr_mem_limit_check(vkrr_error *err)
+{
+    const char *env = getenv("VKRR_MEM_LIMIT");
+    uint64_t v;
+    if (env && *env && !parse_size(env, &v))
+        return vkrr_fail(err, VKRR_ERR_USAGE, "VKRR_MEM_LIMIT", 0, -1,
+                         "'%s' is not a size (bytes, or a number with K, M, G or T: 512M, 1.5G)",
+                         env);
+    return VKRR_OK;
+}
+
+bool vkrr_mem_streamed(uint64_t bytes)
+{
+    return bytes > vkrr_mem_limit();
+}
+
+uint64_t vkrr_mem_slice(void)
+{
+    uint64_t s = vkrr_mem_limit() / 8;
+    const uint64_t lo = 16u << 10, hi = 64u << 20;
+    return s < lo ? lo : s > hi ? hi : s;
+}
+
+static void peak_max(uint64_t v)
+{
+    uint64_t p = atomic_load(&file_peak);
+    while (v > p && !atomic_compare_exchange_weak(&file_peak, &p, v))
+        ;
+}
+
+/* A scratch file of span bytes, unlinked, its blocks reserved now so that
+ * a full disk is a NULL here and never a SIGBUS on a later write. */
+static void *scratch_map(uint64_t span)
+{
+    const char *dir = getenv("VKRR_SCRATCH_DIR");
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/var/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) { /* a file system without O_TMPFILE */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/vkrr-scratch-XXXXXX", dir);
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(path);
+    }
+    if (fd < 0) {
+        vkrr_warn("scratch file in %s: %s (set VKRR_SCRATCH_DIR to a writable directory)", dir,
+                  strerror(errno));
+        return NULL;
+    }
+    int e = span > (uint64_t)INT64_MAX ? EFBIG : posix_fallocate(fd, 0, (off_t)span);
+    void *p = MAP_FAILED;
+    if (e == 0)
+        p = mmap(NULL, (size_t)span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    else
+        vkrr_warn("scratch file of %" PRIu64 " bytes in %s: %s", span, dir, strerror(e));
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void *vkrr_bulk_alloc(uint64_t bytes)
+{
+    if (bytes > UINT64_MAX / 2)
+        return NULL;
+    uint64_t now = atomic_fetch_add(&anon_now, bytes);
+    if (now + bytes <= vkrr_mem_limit()) {
+        head *h = NULL;
+        if (bytes <= SIZE_MAX - 2 * HEAD &&
+            (h = aligned_alloc(HEAD, (size_t)(HEAD + (bytes + HEAD - 1) / HEAD * HEAD)))) {
+            *h = (head){MAGIC_ANON, bytes, 0};
+            return (char *)h + HEAD;
+        }
+        atomic_fetch_sub(&anon_now, bytes);
+        return NULL;
+    }
+    atomic_fetch_sub(&anon_now, bytes);
+    uint64_t pg = page_bytes(), span = pg + (bytes + pg - 1) / pg * pg;
+    if (span > SIZE_MAX)
+        return NULL;
+    char *base = scratch_map(span);
+    if (!base)
+        return NULL;
+    *(head *)(base + pg - HEAD) = (head){MAGIC_FILE, bytes, span};
+    peak_max(atomic_fetch_add(&file_now, bytes) + bytes);
+    return base + pg;
+}
+
+void vkrr_bulk_free(void *p)
+{
+    if (!p)
+        return;
+    head *h = (head *)((char *)p - HEAD);
+    if (h->magic == MAGIC_FILE) {
+        atomic_fetch_sub(&file_now, h->bytes);
+        h->magic = 0;
+        munmap((char *)p - page_bytes(), (size_t)h->span);
+        return;
+    }
+    atomic_fetch_sub(&anon_now, h->bytes);
+    h->magic = 0;
+    free(h);
+}
+
+void vkrr_bulk_scratch_bytes(uint64_t *now, uint64_t *peak)
+{
+    *now = atomic_load(&file_now);
+    *peak = atomic_load(&file_peak);
+}
