@@ -61,7 +61,7 @@ static bool parse_size(const char *s, uint64_t *out)
 }
 
 /* MemAvailable of /proc/meminfo, else the free pages. */
-static uint64_t available(void)
+static uint64_t system_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
@@ -75,6 +75,72 @@ static uint64_t available(void)
         return (uint64_t)kb * 1024u;
     long pages = sysconf(_SC_AVPHYS_PAGES);
     return pages > 0 ? (uint64_t)pages * page_bytes() : UINT64_MAX / 4 * 3;
+}
+
+/* The number of a cgroup file ("max": none), or of its line starting with
+ * key (memory.stat); 0 when unreadable. */
+static uint64_t read_u64(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    unsigned long long v = 0;
+    size_t k = key ? strlen(key) : 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!key || (!strncmp(line, key, k) && line[k] == ' ')) {
+            if (sscanf(line + k, "%llu", &v) != 1)
+                v = 0;
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* What this process's memory cgroup still allows: its limit less its
+ * anonymous memory (page cache it reclaims), v2 or v1, at the group's own
+ * path and at the mount's root (a container's own group); UINT64_MAX where
+ * none limits it.  A CI job is often held to a few GB on a machine with
+ * many more, which MemAvailable alone would not say. */
+static uint64_t cgroup_room(void)
+{
+    uint64_t room = UINT64_MAX;
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024], path[1400];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *rel = strchr(line, ':') ? strchr(strchr(line, ':') + 1, ':') : NULL;
+        bool v2 = !strncmp(line, "0::", 3), v1 = strstr(line, ":memory:") != NULL;
+        if (!rel || (!v2 && !v1))
+            continue;
+        static const char *const roots[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+                                            "/sys/fs/cgroup/memory"};
+        for (int r = v2 ? 0 : 2; r < (v2 ? 2 : 3); r++)
+            for (int own = 0; own < 2; own++) {
+                const char *sub = own ? rel + 1 : "";
+                snprintf(path, sizeof path, "%s%s/%s", roots[r], sub,
+                         v2 ? "memory.max" : "memory.limit_in_bytes");
+                uint64_t lim = read_u64(path, NULL);
+                if (!lim || lim >= (1ull << 60)) /* v1 writes "no limit" as ~2^63 */
+                    continue;
+                snprintf(path, sizeof path, "%s%s/memory.stat", roots[r], sub);
+                uint64_t anon = read_u64(path, v2 ? "anon" : "total_rss");
+                uint64_t left = lim > anon ? lim - anon : 0;
+                if (left < room)
+                    room = left;
+            }
+    }
+    if (f)
+        fclose(f);
+    return room;
+}
+
+/* MemAvailable of /proc/meminfo (else the free pages), or what the
+ * process's cgroup allows where that is less. */
+static uint64_t available(void)
+{
+    uint64_t room = cgroup_room();
+    uint64_t sys = system_available();
+    return room < sys ? room : sys;
 }
 
 static uint64_t the_limit;

@@ -33,16 +33,18 @@ void vkrr_launch_keep_run(vkrr_launch_result *out, const vkrr_replay *r)
 
 /* A launch larger than the memory limit runs streamed (bulk.h): the row
  * says so, with the figures, since it is slower and uses scratch files. */
-void vkrr_launch_note_streamed(vkrr_launch_result *out, const vkrr_replay *r)
+void vkrr_launch_note_streamed(vkrr_launch_result *out, const vkrr_replay *r, const char *backend)
 {
     uint64_t n = vkrr_replay_bytes(r);
+    char sliced[96] = "";
+    if (!strcmp(backend, "vulkan"))
+        snprintf(sliced, sizeof sliced, ", moved to and from the device in slices of %.2f MiB",
+                 vkrr_mem_slice() / 1048576.0);
     if (vkrr_mem_streamed(n))
         vkrr_launch_note(out,
                          "streamed: its %.2f MiB exceed the memory limit of %.2f MiB "
-                         "(VKRR_MEM_LIMIT), so data past the limit is in scratch files and "
-                         "goes to and from a Vulkan device in slices of %.2f MiB",
-                         n / 1048576.0, vkrr_mem_limit() / 1048576.0,
-                         vkrr_mem_slice() / 1048576.0);
+                         "(VKRR_MEM_LIMIT), so data past the limit is in scratch files%s",
+                         n / 1048576.0, vkrr_mem_limit() / 1048576.0, sliced);
 }
 
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)

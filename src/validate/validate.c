@@ -679,7 +679,7 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     s = vkrr_validate_run(o->port_backend, r, &out->status, out->note, sizeof out->note, err);
     out->seconds = vkrr_now_s() - t0;
     vkrr_launch_keep_run(out, r);
-    vkrr_launch_note_streamed(out, r);
+    vkrr_launch_note_streamed(out, r, o->port_backend->name);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         return s;
     out->ran = true;
@@ -709,7 +709,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
                sizeof out->note, err);
     out->seconds = vkrr_now_s() - t0;
     vkrr_launch_keep_run(out, &pr);
-    vkrr_launch_note_streamed(out, &pr);
+    vkrr_launch_note_streamed(out, &pr, o->port_backend->name);
     if (s != VKRR_OK || out->status != VKRR_LAUNCH_PASS)
         goto done;
     out->ran = true;

@@ -190,8 +190,9 @@ void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
  * printed), and notes a run in a slower engine than asked (the PTX JIT's
  * fallback). */
 void vkrr_launch_keep_run(vkrr_launch_result *out, const vkrr_replay *r);
-/* Notes that r, larger than the memory limit, ran streamed (bulk.h). */
-void vkrr_launch_note_streamed(vkrr_launch_result *out, const vkrr_replay *r);
+/* Notes that r, larger than the memory limit, ran streamed (bulk.h) on the
+ * backend of that name (vulkan: also in slices). */
+void vkrr_launch_note_streamed(vkrr_launch_result *out, const vkrr_replay *r, const char *backend);
 /* r becomes ERROR, damaged, its note naming e (and how many more problems). */
 void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_t more);
 /* True for a status that says the launch's input could not be read (exit 2),
