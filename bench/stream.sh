@@ -11,6 +11,8 @@
 #     streams, and must PASS;
 #   - in the same cgroup with streaming off (VKRR_MEM_LIMIT=1T): what the
 #     kernel does to a run that holds the launch in memory (killed, 137);
+#   - validate (Vulkan) the same three ways, its cgroup 128 MiB larger for
+#     the driver's own memory;
 # and validated on Vulkan through the staging path of a discrete GPU
 # (VKRR_VK_UNMAPPED=1), whole and in slices (VKRR_MEM_LIMIT = half the
 # largest launch): the cost of slicing.  Figures, never pass/fail.
@@ -65,6 +67,8 @@ show() { # WHAT rc wall rss pass streamed
 
 read -r -a r < <(run plain -- rerun "$cap" --backend cpu --heatmaps none)
 show "rerun cpu" "${r[@]}"
+read -r -a r < <(run vk-plain -- validate "$cap" --mode isolated --heatmaps none)
+show "validate" "${r[@]}"
 
 # The cgroup allows three quarters of one copy of the largest launch's data
 # (largest_launch counts its allocations twice): less than a run that holds
@@ -92,6 +96,15 @@ if [ -n "$cg" ]; then
     show "rerun cpu, in the cgroup, streamed" "${r[@]}"
     read -r -a r < <(run cg-whole incg env VKRR_MEM_LIMIT=1T -- rerun "$cap" --backend cpu --heatmaps none)
     show "rerun cpu, in the cgroup, not streamed" "${r[@]}"
+    # Vulkan: the driver (lavapipe: its images, its compiled shaders) takes
+    # some 128 MiB more of its own.
+    cg_vk=$((cg_bytes + (128 << 20)))
+    { echo "$cg_vk" >"$cg/memory.max"; } 2>/dev/null || { echo "$cg_vk" >"$cg/memory.limit_in_bytes"; } 2>/dev/null
+    printf 'the cgroup for validate: %s bytes\n' "$cg_vk"
+    read -r -a r < <(run cg-vk incg -- validate "$cap" --mode isolated --heatmaps none)
+    show "validate, in the cgroup, streamed" "${r[@]}"
+    read -r -a r < <(run cg-vk-whole incg env VKRR_MEM_LIMIT=1T -- validate "$cap" --mode isolated --heatmaps none)
+    show "validate, in the cgroup, not streamed" "${r[@]}"
     sleep 1
     rmdir "$cg" 2>/dev/null
 else

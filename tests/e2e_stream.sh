@@ -4,7 +4,8 @@
 # (VKRR_SCRATCH_DIR), to and from the Vulkan device through staging in
 # slices.  Streamed, every row is the unstreamed run's (validate isolated and
 # chained with a perturbed launch that fails, rerun on the cpu and ptx
-# backends); the staging paths of a discrete GPU (VKRR_VK_UNMAPPED=1: no
+# backends; on lavapipe the buffers are the scratch pages, imported); the
+# staging paths of a discrete GPU (VKRR_VK_UNMAPPED=1: no
 # mapped device memory) give the same rows, whole and in slices; the rows
 # of streamed launches say so; no scratch file is left behind; a scratch
 # directory that cannot hold the files fails those launches naming it, and
@@ -116,6 +117,17 @@ rc=$?
 grep -q "scratch file in $WORK/none" "$WORK/none.out" || fail "the missing scratch directory is not named"
 VKRR_SCRATCH_DIR=$WORK/none vkrr rerun "$cap" --backend cpu --heatmaps none >/dev/null 2>&1 ||
     fail "rerun under the limit needs a scratch directory"
+# On Vulkan too: a device whose memory is the host's imports the scratch
+# pages as the buffers' memory, one without mapped memory reads back into them.
+for env in "" "VKRR_VK_UNMAPPED=1"; do
+    # shellcheck disable=SC2086
+    env VKRR_SCRATCH_DIR="$WORK/none" VKRR_MEM_LIMIT=$LIMIT $env "$VKRR" validate "$cap" \
+        --mode isolated --heatmaps none >"$WORK/none-vk.out" 2>&1
+    rc=$?
+    [ $rc = 2 ] || fail "validate $env with no scratch directory: exit $rc, expected 2"
+    grep -q "scratch file in $WORK/none" "$WORK/none-vk.out" ||
+        fail "validate $env: the missing scratch directory is not named"
+done
 
 VKRR_MEM_LIMIT=lots "$VKRR" validate "$cap" >"$WORK/bad.out" 2>&1
 rc=$?

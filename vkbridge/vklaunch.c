@@ -85,7 +85,8 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
             L->borrowed[a] = 1;
             continue;
         }
-        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage, VKRR_VK_MEM_DEVICE_MAPPED,
+        if ((st = vkrr_vk_buffer_create(vk, r->allocs[a].size, busage,
+                                        L->streamed ? VKRR_VK_MEM_DEVICE_BULK : VKRR_VK_MEM_DEVICE_MAPPED,
                                         &L->bufs[a], err)) != VKRR_OK)
             return st;
         L->buf_off[a] = up;

@@ -333,6 +333,20 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
     return VKRR_OK;
 }
 
+static bool has_extension(VkPhysicalDevice phys, const char *name)
+{
+    uint32_t n = 0;
+    bool found = false;
+    if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || !n)
+        return false;
+    VkExtensionProperties *e = calloc(n, sizeof *e);
+    if (e && vkEnumerateDeviceExtensionProperties(phys, NULL, &n, e) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(e[i].extensionName, name);
+    free(e);
+    return found;
+}
+
 static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
 {
     uint32_t nq = 0;
@@ -360,11 +374,23 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
         .queueCount = 1,
         .pQueuePriorities = &prio,
     };
+    const char *ext[1] = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
+    vk->host_import = has_extension(vk->phys, ext[0]);
+    if (vk->host_import) {
+        VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &hp};
+        vkGetPhysicalDeviceProperties2(vk->phys, &p2);
+        vk->host_import_align = hp.minImportedHostPointerAlignment;
+    }
     VkDeviceCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &want.f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qi,
+        .enabledExtensionCount = vk->host_import ? 1 : 0,
+        .ppEnabledExtensionNames = ext,
     };
     VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);
     if (r != VK_SUCCESS)

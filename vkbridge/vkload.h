@@ -67,6 +67,10 @@ typedef struct vkrr_vk_ctx {
     uint32_t timestamp_bits;  /* timestampValidBits of queue_family (0: no timestamps) */
     bool validation;
     unsigned messages;    /* validation messages (warning or error) seen so far */
+    /* VK_EXT_external_memory_host, enabled where the device has it: host
+     * pages can be a buffer's memory (vkmem.h VKRR_VK_MEM_DEVICE_BULK) */
+    bool host_import;
+    uint64_t host_import_align; /* minImportedHostPointerAlignment */
 } vkrr_vk_ctx;
 
 vkrr_status vkrr_vk_ctx_create(vkrr_vk_ctx **out, const vkrr_vk_ctx_desc *desc,

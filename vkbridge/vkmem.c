@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
+
 static int find_type(const vkrr_vk_ctx *vk, uint32_t bits, VkMemoryPropertyFlags want,
                      VkMemoryPropertyFlags prefer)
 {
@@ -73,6 +75,55 @@ static vkrr_status alloc_memory(vkrr_vk_ctx *vk, const VkMemoryRequirements *req
     return VKRR_OK;
 }
 
+/* DEVICE_BULK: is this a device whose mapped device memory is the host's
+ * (the type DEVICE_MAPPED takes exists) and that imports host pages? */
+static bool imports_bulk(const vkrr_vk_ctx *vk)
+{
+    const VkMemoryPropertyFlags all = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    uint64_t a = vk->host_import_align;
+    return vk->host_import && !unmapped_forced() && a && a <= vkrr_bulk_page_bytes() &&
+           vkrr_bulk_page_bytes() % a == 0 && find_type(vk, ~0u, all, all) >= 0;
+}
+
+/* The buffer's memory: bulk pages of its own, imported. */
+static vkrr_status import_bulk(vkrr_vk_ctx *vk, const VkMemoryRequirements *req, bool device_address,
+                               vkrr_vk_buffer *out, vkrr_error *err)
+{
+    uint64_t pg = vkrr_bulk_page_bytes(), bytes = (req->size + pg - 1) / pg * pg;
+    if (!(out->host = vkrr_bulk_alloc_pages(bytes)))
+        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1,
+                         "no memory or scratch file for a %llu-byte buffer (VKRR_SCRATCH_DIR)",
+                         (unsigned long long)bytes);
+    VkMemoryHostPointerPropertiesEXT hp = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    VkResult r = vk->fn.vkGetMemoryHostPointerPropertiesEXT(
+        vk->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, out->host, &hp);
+    int type = r == VK_SUCCESS ? find_type(vk, req->memoryTypeBits & hp.memoryTypeBits, 0,
+                                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+                               : -1;
+    if (type < 0)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1,
+                         "no memory type imports host pages for a %llu-byte buffer (%s)",
+                         (unsigned long long)bytes, vkrr_vk_result_name(r));
+    VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+    VkImportMemoryHostPointerInfoEXT imp = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .pNext = device_address ? &flags : NULL,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = out->host};
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = &imp,
+                               .allocationSize = bytes, .memoryTypeIndex = (uint32_t)type};
+    if ((r = vk->fn.vkAllocateMemory(vk->device, &ai, NULL, &out->mem)) != VK_SUCCESS)
+        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1,
+                         "vkAllocateMemory importing %llu host bytes: %s", (unsigned long long)bytes,
+                         vkrr_vk_result_name(r));
+    out->map = out->host;
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_vk_buffer_create(vkrr_vk_ctx *vk, VkDeviceSize size, VkBufferUsageFlags usage,
                                   vkrr_vk_mem where, vkrr_vk_buffer *out, vkrr_error *err)
 {
@@ -80,8 +131,15 @@ vkrr_status vkrr_vk_buffer_create(vkrr_vk_ctx *vk, VkDeviceSize size, VkBufferUs
     memset(out, 0, sizeof *out);
     if (size == 0)
         size = 16; /* Vulkan forbids empty buffers; nothing reads past the real size */
+    bool import = where == VKRR_VK_MEM_DEVICE_BULK && imports_bulk(vk);
+    if (where == VKRR_VK_MEM_DEVICE_BULK && !import)
+        where = VKRR_VK_MEM_DEVICE_MAPPED;
+    VkExternalMemoryBufferCreateInfo ext = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
     VkBufferCreateInfo bi = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = import ? &ext : NULL,
         .size = size,
         .usage = usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
@@ -96,7 +154,8 @@ vkrr_status vkrr_vk_buffer_create(vkrr_vk_ctx *vk, VkDeviceSize size, VkBufferUs
     vk->fn.vkGetBufferMemoryRequirements(vk->device, out->buf, &req);
     bool bda = (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0;
     bool mapped = false;
-    if ((st = alloc_memory(vk, &req, where, bda, &out->mem, &mapped, err)) != VKRR_OK)
+    if ((st = import ? import_bulk(vk, &req, bda, out, err)
+                     : alloc_memory(vk, &req, where, bda, &out->mem, &mapped, err)) != VKRR_OK)
         goto fail;
     if ((r = vk->fn.vkBindBufferMemory(vk->device, out->buf, out->mem, 0)) != VK_SUCCESS) {
         st = vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkBindBufferMemory: %s", vkrr_vk_result_name(r));
@@ -127,6 +186,7 @@ void vkrr_vk_buffer_destroy(vkrr_vk_ctx *vk, vkrr_vk_buffer *b)
         vk->fn.vkDestroyBuffer(vk->device, b->buf, NULL);
     if (b->mem) /* freeing mapped memory unmaps it */
         vk->fn.vkFreeMemory(vk->device, b->mem, NULL);
+    vkrr_bulk_free(b->host); /* imported: after the memory that uses it */
     memset(b, 0, sizeof *b);
 }
 

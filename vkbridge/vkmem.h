@@ -27,10 +27,17 @@
  * launch needs no staging copies; plain device memory (map == NULL)
  * otherwise, or when VKRR_VK_UNMAPPED=1 (the discrete-GPU path, for tests).  Uncached BAR memory is not used: reading results back through
  * it is slower than a staging copy. */
+/* VKRR_VK_MEM_DEVICE_BULK: a streamed launch's buffer (bulk.h).  Where
+ * DEVICE_MAPPED would be host memory anyway (the device's memory is the
+ * host's) and the device can import host pages (VK_EXT_external_memory_host),
+ * the buffer's memory is bulk pages it owns (host: anonymous up to the
+ * memory limit, a scratch file beyond), so a launch larger than memory runs
+ * there too; DEVICE_MAPPED otherwise. */
 typedef enum vkrr_vk_mem {
     VKRR_VK_MEM_DEVICE = 0,
     VKRR_VK_MEM_HOST = 1,
-    VKRR_VK_MEM_DEVICE_MAPPED = 2
+    VKRR_VK_MEM_DEVICE_MAPPED = 2,
+    VKRR_VK_MEM_DEVICE_BULK = 3
 } vkrr_vk_mem;
 
 typedef struct vkrr_vk_buffer {
@@ -39,6 +46,7 @@ typedef struct vkrr_vk_buffer {
     VkDeviceSize size;
     void *map;            /* host (and mapped device) buffers: mapped pointer */
     VkDeviceAddress addr; /* buffers with SHADER_DEVICE_ADDRESS usage */
+    void *host;           /* DEVICE_BULK: the imported bulk pages (== map), freed with it */
 } vkrr_vk_buffer;
 
 typedef struct vkrr_vk_image {

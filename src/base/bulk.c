@@ -17,6 +17,7 @@
  * a page in (page aligned), its header at the end of that first page. */
 #define MAGIC_ANON 0x766b72726275616bull /* "vkrrbuak" */
 #define MAGIC_FILE 0x766b727262756669ull /* "vkrrbufi" */
+#define MAGIC_PAGES 0x766b727262757061ull /* "vkrrbupa": anonymous, mapped */
 #define HEAD 64u
 
 typedef struct head {
@@ -27,7 +28,7 @@ typedef struct head {
 
 static _Atomic uint64_t anon_now, file_now, file_peak;
 
-static uint64_t page_bytes(void)
+uint64_t vkrr_bulk_page_bytes(void)
 {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (uint64_t)p : 4096u;
@@ -74,7 +75,7 @@ static uint64_t system_available(void)
     if (kb)
         return (uint64_t)kb * 1024u;
     long pages = sysconf(_SC_AVPHYS_PAGES);
-    return pages > 0 ? (uint64_t)pages * page_bytes() : UINT64_MAX / 4 * 3;
+    return pages > 0 ? (uint64_t)pages * vkrr_bulk_page_bytes() : UINT64_MAX / 4 * 3;
 }
 
 /* The number of a cgroup file ("max": none), or of its line starting with
@@ -143,7 +144,7 @@ static uint64_t available(void)
     return room < sys ? room : sys;
 }
 
-static uint64_t the_limit;
+static uint64_t env_limit; /* 0: not set (or not a size) */
 static pthread_once_t limit_once = PTHREAD_ONCE_INIT;
 
 static void find_limit(void)
@@ -151,15 +152,21 @@ static void find_limit(void)
     const char *env = getenv("VKRR_MEM_LIMIT");
     uint64_t v = 0;
     if (env && *env && parse_size(env, &v))
-        the_limit = v;
-    else
-        the_limit = available() / 4 * 3;
+        env_limit = v;
 }
 
+/* Without VKRR_MEM_LIMIT the limit is taken anew at each call, from what
+ * is free now: what the bulk data holds plus half of what is left (half
+ * for everything else: the driver's images and compiled shaders, the
+ * previous launch's outputs until the next one is read, the compare), so a
+ * process whose driver alone takes a good part of a small cgroup still
+ * streams where it must (bench/stream.sh). */
 uint64_t vkrr_mem_limit(void)
 {
     pthread_once(&limit_once, find_limit);
-    return the_limit;
+    if (env_limit)
+        return env_limit;
+    return atomic_load(&anon_now) + available() / 2;
 }
 
 vkrr_status vkrr_mem_limit_check(vkrr_error *err)
@@ -224,12 +231,36 @@ static void *scratch_map(uint64_t span)
     return p == MAP_FAILED ? NULL : p;
 }
 
-void *vkrr_bulk_alloc(uint64_t bytes)
+/* A header page, then the data's pages: mapped from a scratch file (file,
+ * `scratch_map`) or anonymous. */
+static void *pages(uint64_t bytes, bool file)
+{
+    uint64_t pg = vkrr_bulk_page_bytes(), span = pg + (bytes + pg - 1) / pg * pg;
+    if (span > SIZE_MAX)
+        return NULL;
+    char *base = file ? scratch_map(span)
+                      : mmap(NULL, (size_t)span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!base || base == MAP_FAILED)
+        return NULL;
+    *(head *)(base + pg - HEAD) = (head){file ? MAGIC_FILE : MAGIC_PAGES, bytes, span};
+    if (file)
+        peak_max(atomic_fetch_add(&file_now, bytes) + bytes);
+    return base + pg;
+}
+
+static void *bulk_alloc(uint64_t bytes, bool paged)
 {
     if (bytes > UINT64_MAX / 2)
         return NULL;
+    uint64_t limit = vkrr_mem_limit();
     uint64_t now = atomic_fetch_add(&anon_now, bytes);
-    if (now + bytes <= vkrr_mem_limit()) {
+    if (now + bytes <= limit && paged) {
+        void *p = pages(bytes, false);
+        if (!p)
+            atomic_fetch_sub(&anon_now, bytes);
+        return p;
+    }
+    if (now + bytes <= limit) {
         head *h = NULL;
         if (bytes <= SIZE_MAX - 2 * HEAD &&
             (h = aligned_alloc(HEAD, (size_t)(HEAD + (bytes + HEAD - 1) / HEAD * HEAD)))) {
@@ -240,15 +271,17 @@ void *vkrr_bulk_alloc(uint64_t bytes)
         return NULL;
     }
     atomic_fetch_sub(&anon_now, bytes);
-    uint64_t pg = page_bytes(), span = pg + (bytes + pg - 1) / pg * pg;
-    if (span > SIZE_MAX)
-        return NULL;
-    char *base = scratch_map(span);
-    if (!base)
-        return NULL;
-    *(head *)(base + pg - HEAD) = (head){MAGIC_FILE, bytes, span};
-    peak_max(atomic_fetch_add(&file_now, bytes) + bytes);
-    return base + pg;
+    return pages(bytes, true);
+}
+
+void *vkrr_bulk_alloc(uint64_t bytes)
+{
+    return bulk_alloc(bytes, false);
+}
+
+void *vkrr_bulk_alloc_pages(uint64_t bytes)
+{
+    return bulk_alloc(bytes, true);
 }
 
 void vkrr_bulk_free(void *p)
@@ -256,10 +289,10 @@ void vkrr_bulk_free(void *p)
     if (!p)
         return;
     head *h = (head *)((char *)p - HEAD);
-    if (h->magic == MAGIC_FILE) {
-        atomic_fetch_sub(&file_now, h->bytes);
+    if (h->magic == MAGIC_FILE || h->magic == MAGIC_PAGES) {
+        atomic_fetch_sub(h->magic == MAGIC_FILE ? &file_now : &anon_now, h->bytes);
         h->magic = 0;
-        munmap((char *)p - page_bytes(), (size_t)h->span);
+        munmap((char *)p - vkrr_bulk_page_bytes(), (size_t)h->span);
         return;
     }
     atomic_fetch_sub(&anon_now, h->bytes);

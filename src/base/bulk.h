@@ -9,8 +9,9 @@
  *     vkrr_bulk_free(p);                   // accepts NULL
  *
  * The limit: VKRR_MEM_LIMIT (bytes, or with a K, M, G or T suffix: powers of
- * 1024), else three quarters of the memory the system says is available at
- * the first call.  Scratch files go in VKRR_SCRATCH_DIR, else TMPDIR, else
+ * 1024), else, taken anew at each call, the bulk data held now plus half
+ * of what is available now: the system's MemAvailable, or what
+ * the process's memory cgroup leaves where that is less.  Scratch files go in VKRR_SCRATCH_DIR, else TMPDIR, else
  * /var/tmp (a disk on most systems, where /tmp may be memory); they are
  * unlinked at creation, so nothing is left behind, even after a crash.
  *
@@ -29,7 +30,11 @@
 #include "status.h"
 
 void *vkrr_bulk_alloc(uint64_t bytes);
+/* The same, page aligned and a whole number of pages (what a Vulkan device
+ * can import as a buffer's memory); freed with vkrr_bulk_free. */
+void *vkrr_bulk_alloc_pages(uint64_t bytes);
 void vkrr_bulk_free(void *p);
+uint64_t vkrr_bulk_page_bytes(void);
 
 /* Bytes the limit allows (see above); a bad VKRR_MEM_LIMIT counts as unset,
  * vkrr_mem_limit_check is what reports it. */

@@ -46,7 +46,7 @@ static void usage(FILE *f)
             "capture validated only in part), 3 no usable device or library, 130 interrupted.\n"
             "\n"
             "Memory: a launch's data lives in memory up to VKRR_MEM_LIMIT (512M, 8G; default\n"
-            "three quarters of the available memory) and beyond it in unlinked scratch files\n"
+            "half of what is free, in the system or the cgroup) and beyond it in unlinked scratch files\n"
             "in VKRR_SCRATCH_DIR (else TMPDIR, else /var/tmp); a launch larger than the limit\n"
             "is streamed: to and from the Vulkan device in slices of an eighth of it.\n");
 }
