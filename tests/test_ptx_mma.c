@@ -7,6 +7,10 @@
  * precision; see cuda_ref/ptx/ptx_mma.c).  One case is built so that
  * rounding the slice to f16 before adding c (two roundings, rrref's own
  * accumulator) gives a different f16 than the one rounding mma makes. */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
 #include "approx.h"
 #include "ptx_testutil.h"
 
@@ -393,6 +397,61 @@ static void check_mma_f64(vkrr_ptx_module *m)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* fma(a, b, c) in the rounding mode fe (the host FPU's, around the call;
+ * volatile so the compiler neither folds nor moves it) */
+static double fma_in(double a, double b, double c, int fe)
+{
+    volatile double va = a, vb = b, vc = c;
+    int old = fegetround();
+    fesetround(fe);
+    volatile double r = fma(va, vb, vc);
+    fesetround(old);
+    return r;
+}
+
+/* The .rn/.rz/.rm/.rp modifiers of the f64 mma on inputs whose products
+ * and sums round: each kernel against the model's four fmas in k order in
+ * that mode, computed here by the host FPU; the modes must not all agree
+ * (or the inputs would test nothing), and no modifier is .rn in disguise. */
+static void check_mma_f64_rounding(vkrr_ptx_module *m)
+{
+    uint64_t s = 91;
+    static double A[32], Bt[32], C[64], D[4][64];
+    for (int i = 0; i < 32; i++) {
+        A[i] = ((double)ptxt_rand(&s) / 4294967296.0 - 0.5) * 3.0;
+        Bt[i] = ((double)ptxt_rand(&s) / 4294967296.0 - 0.5) / 7.0;
+    }
+    for (int i = 0; i < 64; i++)
+        C[i] = ((double)ptxt_rand(&s) / 4294967296.0 - 0.5) * 1e-3;
+    static const char *const kernel[4] = {"k_mma_f64_rn", "k_mma_f64_rz", "k_mma_f64_rm", "k_mma_f64_rp"};
+    static const int fe[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
+    unsigned bad = 0, differ = 0;
+    for (int r = 0; r < 4; r++) {
+        ptxt_args a = {0};
+        ptxt_ptr(&a, A, sizeof A);
+        ptxt_ptr(&a, Bt, sizeof Bt);
+        ptxt_ptr(&a, C, sizeof C);
+        ptxt_ptr(&a, D[r], sizeof D[r]);
+        if (!CHECK(ptxt_run(m, kernel[r], &a, 1, 32, 0)))
+            return;
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 8; j++) {
+                double want = C[i * 8 + j];
+                for (int k = 0; k < 4; k++)
+                    want = fma_in(A[i * 4 + k], Bt[j * 4 + k], want, fe[r]);
+                if (memcmp(&D[r][i * 8 + j], &want, 8) && bad++ < 4)
+                    fprintf(stderr, "  %s d(%d,%d) = %.17g, want %.17g\n", kernel[r], i, j,
+                            D[r][i * 8 + j], want);
+            }
+    }
+    for (int i = 0; i < 64; i++)
+        differ += D[1][i] != D[0][i] && D[2][i] != D[3][i];
+    printf("mma m8n8k4 .f64 .rn/.rz/.rm/.rp: %u elements wrong; %u of 64 differ in .rz and .rn, "
+           "and in .rm and .rp\n", bad, differ);
+    CHECK_EQ_U64(bad, 0);
+    CHECK(differ > 16);
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -405,6 +464,7 @@ int main(void)
         check_mma_sub(m);
         check_mma_m8(m);
         check_mma_f64(m);
+        check_mma_f64_rounding(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

@@ -285,6 +285,7 @@ HANDLER(x_mma)
  * (the PTX ISA's figures for .f64; g = lane / 4, t = lane % 4).  Numerics: the
  * ISA does not say how the four products and c are summed; modelled as IEEE
  * fma in k order onto c, d = fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))),
+ * each fma in the instruction's rounding mode (in->c: .rn, .rz, .rm, .rp),
  * an approximation of the hardware wherever the sums round. */
 HANDLER(x_dmma)
 {
@@ -298,7 +299,8 @@ HANDLER(x_dmma)
             unsigned lane = row * 4 + col / 2, i = col % 2;
             double v = ptx_d(PTX_R(w, ox[4 + i])[lane]);
             for (unsigned k = 0; k < 4; k++)
-                v = fma(ptx_d(A[row * 4 + k]), ptx_d(B[col * 4 + k]), v);
+                v = in->c == RND_RN ? fma(ptx_d(A[row * 4 + k]), ptx_d(B[col * 4 + k]), v)
+                                    : ptx_f64_op(2, ptx_d(A[row * 4 + k]), ptx_d(B[col * 4 + k]), v, in->c);
             out[lane][i] = v;
         }
     for (unsigned i = 0; i < 2; i++) {
@@ -358,12 +360,15 @@ static int dec_ldmatrix(ptx_dctx *c, bool st)
     return 1;
 }
 
-/* mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1} */
+/* mma.sync.aligned.m8n8k4.row.col{.rn,.rz,.rm,.rp}.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1} */
 static int dec_dmma(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
     bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
-    ptx_take(c, ".rn"); /* the default; .rz/.rm/.rp are refused below */
+    static const char *const rnd[] = {".rn", ".rz", ".rm", ".rp"};
+    static const uint8_t mode[] = {RND_RN, RND_RZ, RND_RM, RND_RP};
+    int r = ptx_take_any(c, rnd, 4); /* none: .rn, the default */
+    in->c = mode[r < 0 ? 0 : r];
     ptx_type t[4];
     for (int i = 0; i < 4; i++)
         t[i] = ptx_take_type(c);

@@ -13,7 +13,8 @@
 //   k_mma_m8:   the m8n8 shapes on one 8-row A and 8-column B of 16 bytes a row:
 //               m8n8k16 .s8.s8 -> D8, m8n8k32 .u4.u4 -> D4, m8n8k128 .b1
 //               .xor.popc -> D1.
-//   k_mma_f64:  m8n8k4 .f64 on an 8 x 4 A and a 4 x 8 B (Bt 8 x 4) -> D.
+//   k_mma_f64:  m8n8k4 .f64 on an 8 x 4 A and a 4 x 8 B (Bt 8 x 4) -> D;
+//               k_mma_f64_rn/_rz/_rm/_rp the same with each rounding modifier.
 #include <stdint.h>
 
 extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
@@ -142,14 +143,21 @@ extern "C" __global__ void k_mma_m8(const uint32_t *A, const uint32_t *Bt, const
     D1[g * 8 + 2 * t + 1] = d1;
 }
 
-extern "C" __global__ void k_mma_f64(const double *A, const double *Bt, const double *C, double *D)
-{
-    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
-    double a0 = A[g * 4 + t], b0 = Bt[g * 4 + t];
-    double c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1], d0, d1;
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};"
-                 : "=d"(d0), "=d"(d1)
-                 : "d"(a0), "d"(b0), "d"(c0), "d"(c1));
-    D[g * 8 + 2 * t] = d0;
-    D[g * 8 + 2 * t + 1] = d1;
-}
+#define MMA_F64(NAME, RND)                                                                      \
+    extern "C" __global__ void NAME(const double *A, const double *Bt, const double *C, double *D) \
+    {                                                                                            \
+        unsigned l = threadIdx.x, g = l / 4, t = l % 4;                                          \
+        double a0 = A[g * 4 + t], b0 = Bt[g * 4 + t];                                            \
+        double c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1], d0, d1;                         \
+        asm volatile("mma.sync.aligned.m8n8k4.row.col" RND ".f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};" \
+                     : "=d"(d0), "=d"(d1)                                                        \
+                     : "d"(a0), "d"(b0), "d"(c0), "d"(c1));                                      \
+        D[g * 8 + 2 * t] = d0;                                                                   \
+        D[g * 8 + 2 * t + 1] = d1;                                                               \
+    }
+MMA_F64(k_mma_f64, "")
+// the rounding modes: each kernel the same but for its modifier
+MMA_F64(k_mma_f64_rn, ".rn")
+MMA_F64(k_mma_f64_rz, ".rz")
+MMA_F64(k_mma_f64_rm, ".rm")
+MMA_F64(k_mma_f64_rp, ".rp")
