@@ -46,9 +46,9 @@ static void usage(FILE *f)
             "capture validated only in part), 3 no usable device or library, 130 interrupted.\n"
             "\n"
             "Memory: a launch's data lives in memory up to VKRR_MEM_LIMIT (512M, 8G; default\n"
-            "half of what is free, in the system or the cgroup) and beyond it in unlinked scratch files\n"
-            "in VKRR_SCRATCH_DIR (else TMPDIR, else /var/tmp); a launch larger than the limit\n"
-            "is streamed: to and from the Vulkan device in slices of an eighth of it.\n");
+            "half of what the system or the process's cgroup has free) and beyond it in\n"
+            "unlinked scratch files in VKRR_SCRATCH_DIR (else TMPDIR, else /var/tmp); a\n"
+            "launch larger than the limit is streamed, never refused.\n");
 }
 
 int main(int argc, char **argv)
