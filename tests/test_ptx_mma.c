@@ -452,6 +452,106 @@ static void check_mma_f64_rounding(vkrr_ptx_module *m)
     CHECK(differ > 16);
 }
 
+/* Sparse A (mma.sp), the case a published sm_80 run checked: m16n8k32 f16
+ * with f16 accumulators, Ac[i][j] = i + j + 1, every group keeping its
+ * columns 0 and 2 (0x8888), Bt[n][k] = n - k, C = 0.  D against the sum
+ * computed here, and three of that run's printed results. */
+static void check_mma_sp_published(vkrr_ptx_module *m)
+{
+    static uint16_t Ac[16 * 16], Meta[16 * 2], Bt[8 * 32], D[16 * 8];
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++)
+            Ac[i * 16 + j] = vkrr_f32_to_f16_rne((float)(i + j + 1));
+    for (int i = 0; i < 32; i++)
+        Meta[i] = 0x8888;
+    for (int n = 0; n < 8; n++)
+        for (int k = 0; k < 32; k++)
+            Bt[n * 32 + k] = vkrr_f32_to_f16_rne((float)(n - k));
+    ptxt_args a = {0};
+    ptxt_ptr(&a, Ac, sizeof Ac);
+    ptxt_ptr(&a, Meta, sizeof Meta);
+    ptxt_ptr(&a, Bt, sizeof Bt);
+    ptxt_ptr(&a, D, sizeof D);
+    if (!CHECK(ptxt_run(m, "k_mma_sp_f16acc", &a, 1, 32, 0)))
+        return;
+    unsigned bad = 0;
+    for (int i = 0; i < 16; i++)
+        for (int n = 0; n < 8; n++) {
+            double want = 0;
+            for (int j = 0; j < 16; j++)
+                want += (double)(i + j + 1) * (n - (4 * (j / 2) + (j % 2 ? 2 : 0)));
+            if (D[i * 8 + n] != vkrr_f32_to_f16_rne((float)want) && bad++ < 4)
+                fprintf(stderr, "  mma.sp k32 f16 d(%d,%d) = 0x%04x, want %g\n", i, n, D[i * 8 + n], want);
+        }
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(D[0], vkrr_f32_to_f16_rne(-2720.0f));
+    CHECK_EQ_U64(D[7 * 8 + 3], vkrr_f32_to_f16_rne(-3656.0f));
+    CHECK_EQ_U64(D[15 * 8 + 7], vkrr_f32_to_f16_rne(-3688.0f));
+    printf("mma.sp m16n8k32 f16 (published case): %u of 128 elements wrong\n", bad);
+}
+
+/* mma.sp m16n8k32 (selector 1) and m16n8k16 (selector 2), f32 accumulators,
+ * on metadata that differs row by row and group by group (every one of the
+ * six ways to keep two of four columns), small dyadic values (every sum
+ * exact), against the dense product computed here; lanes that do not hold
+ * the metadata for the selector pass metadata that would fault if read.
+ * Then one group naming a column twice: the launch faults. */
+static void check_mma_sp(vkrr_ptx_module *m)
+{
+    static const uint8_t keep[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    uint64_t s = 5;
+    for (int k32 = 1; k32 >= 0; k32--) {
+        int K = k32 ? 32 : 16;
+        static uint16_t Ac[16 * 16], Meta[16 * 2], Bt[8 * 32];
+        static float C[128], D[128], A[16][32];
+        memset(A, 0, sizeof A);
+        memset(Meta, 0, sizeof Meta);
+        for (int i = 0; i < 16; i++)
+            for (int grp = 0; grp < K / 4; grp++) {
+                const uint8_t *kp = keep[(i * 5 + grp * 3 + k32) % 6];
+                Meta[i * (K / 16) + grp / 4] |= (uint16_t)((kp[0] | kp[1] << 2) << (4 * (grp % 4)));
+                for (int e = 0; e < 2; e++) {
+                    float v = (float)((int)(ptxt_rand(&s) % 61) - 30) / 8.0f;
+                    Ac[i * (K / 2) + 2 * grp + e] = vkrr_f32_to_f16_rne(v);
+                    A[i][4 * grp + kp[e]] = v;
+                }
+            }
+        for (int n = 0; n < 8; n++)
+            for (int k = 0; k < K; k++)
+                Bt[n * K + k] = vkrr_f32_to_f16_rne((float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f);
+        for (int i = 0; i < 128; i++)
+            C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
+        ptxt_args a = {0};
+        ptxt_ptr(&a, Ac, sizeof Ac);
+        ptxt_ptr(&a, Meta, sizeof Meta);
+        ptxt_ptr(&a, Bt, sizeof Bt);
+        ptxt_ptr(&a, C, sizeof C);
+        ptxt_ptr(&a, D, sizeof D);
+        ptxt_u32(&a, (uint32_t)k32);
+        if (!CHECK(ptxt_run(m, "k_mma_sp", &a, 1, 32, 0)))
+            return;
+        unsigned bad = 0;
+        for (int i = 0; i < 16; i++)
+            for (int n = 0; n < 8; n++) {
+                double want = C[i * 8 + n];
+                for (int k = 0; k < K; k++)
+                    want += (double)A[i][k] * vkrr_f16_to_f32(Bt[n * K + k]);
+                if (D[i * 8 + n] != (float)want && bad++ < 4)
+                    fprintf(stderr, "  mma.sp k%d d(%d,%d) = %g, want %g\n", K, i, n, D[i * 8 + n], want);
+            }
+        printf("mma.sp m16n8k%d f16 (varied metadata): %u of 128 elements wrong\n", K, bad);
+        CHECK_EQ_U64(bad, 0);
+        if (k32) { /* row 5's group 2 keeps column 1 twice: undefined, a fault */
+            Meta[5 * 2] = (uint16_t)((Meta[5 * 2] & ~0x0f00u) | 0x0500u);
+            vkrr_error err = {0};
+            vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes,
+                                 .params_bytes = a.n, .regions = a.regions, .nregions = a.nregions};
+            CHECK(vkrr_ptx_run(m, "k_mma_sp", &l, &err) != VKRR_OK);
+            CHECK(strstr(err.msg, "mma.sp metadata: row 5, columns 8-11 name column 9 twice") != NULL);
+        }
+    }
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -465,6 +565,8 @@ int main(void)
         check_mma_m8(m);
         check_mma_f64(m);
         check_mma_f64_rounding(m);
+        check_mma_sp_published(m);
+        check_mma_sp(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

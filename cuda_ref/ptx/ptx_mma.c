@@ -1,4 +1,4 @@
-/* ptx_mma.c - ldmatrix, stmatrix and mma.sync (warp-wide matrix operations).
+/* ptx_mma.c - ldmatrix, stmatrix, mma.sync and mma.sp (warp-wide matrix operations).
  *
  * ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: lanes 8i..8i+7
  * give the row addresses of matrix i (16-byte rows in shared memory); lane t
@@ -168,7 +168,7 @@ static double fp8_val(uint8_t code, int kind)
  * elements of ew bits: 16 and 8 packed in .b32 registers, 32 (tf32) one a
  * register (a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)) */
 typedef struct frag {
-    uint32_t a[32][4], b[32][2];
+    uint32_t a[32][4], b[32][4];
     uint64_t c[32][4];
 } frag;
 
@@ -271,6 +271,65 @@ HANDLER(x_mma)
                 bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
             }
             out[lane][idx] = bits;
+        }
+    }
+    for (unsigned r = 0; r < nd; r++) {
+        uint64_t *d = PTX_R(w, ox[r]);
+        for (unsigned l = 0; l < 32; l++)
+            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
+    }
+    return 0;
+}
+
+/* mma.sp (sparse A, 2:4) m16n8k16 / m16n8k32 .f16/.bf16: A holds the K/2
+ * kept elements of each row in the dense layout of an m16n8k(K/2) A; B, C
+ * and D are the dense m16n8kK ones.  Metadata (e, one register a lane): the
+ * lanes 4g + sel (k16) or 4g + 2 sel + h (k32, h = 0 for the groups 0-3 of a
+ * row, 1 for 4-7) hold it, bits 0-15 for row g and 16-31 for row g + 8, four
+ * bits a group of four columns: the column within the group of its first
+ * kept element in the low two, of its second in the high two.  A group
+ * naming one column twice is undefined in the ISA: a fault here.  Numerics as
+ * the dense .f16/.bf16: the K/2 products exact, summed in double in k order,
+ * c added last, rounded once.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
+HANDLER(x_mma_sp)
+{
+    if (m != 0xffffffffu)
+        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma.sp needs all 32 lanes (active 0x%08x)", m);
+    unsigned K = 4u << in->e, ka = in->a, sel = (unsigned)(in->imm >> 8) & 3u;
+    bool d32 = in->c, c32 = in->d;
+    unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+    const uint32_t *ox = in->ox;
+    frag f;
+    uint32_t meta[32];
+    for (unsigned l = 0; l < 32; l++) {
+        for (unsigned r = 0; r < na; r++)
+            f.a[l][r] = (uint32_t)PTX_R(w, ox[nd + r])[l];
+        for (unsigned r = 0; r < nb; r++)
+            f.b[l][r] = (uint32_t)PTX_R(w, ox[nd + na + r])[l];
+        for (unsigned r = 0; r < nc; r++)
+            f.c[l][r] = PTX_R(w, ox[nd + na + nb + r])[l];
+        meta[l] = (uint32_t)PTX_R(w, ox[nd + na + nb + nc])[l];
+    }
+    uint64_t out[32][4];
+    for (unsigned row = 0; row < 16; row++) {
+        unsigned g = row % 8, hi = row / 8;
+        for (unsigned col = 0; col < 8; col++) {
+            unsigned lane = g * 4 + col / 2, idx = hi * 2 + col % 2;
+            uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
+            double v = 0.0;
+            for (unsigned kc = 0; kc < K / 2; kc++) {
+                unsigned grp = kc / 2, holder = g * 4 + (K == 32 ? 2 * sel + grp / 4 : sel);
+                unsigned nib = (meta[holder] >> (16 * hi + 4 * (grp % 4))) & 0xfu;
+                if ((nib & 3u) == (nib >> 2))
+                    return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
+                                     "mma.sp metadata: row %u, columns %u-%u name column %u twice "
+                                     "(0x%x; undefined in the PTX ISA)", row, 4 * grp, 4 * grp + 3,
+                                     4 * grp + (nib & 3u), nib);
+                unsigned k = 4 * grp + (kc % 2 ? nib >> 2 : nib & 3u);
+                v += fval(a_elem(&f, 16, row, kc), (int)ka) * fval(b_elem(&f, 16, k, col), (int)ka);
+            }
+            v += c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
+            out[lane][idx] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
         }
     }
     for (unsigned r = 0; r < nd; r++) {
@@ -396,6 +455,57 @@ static int dec_dmma(ptx_dctx *c)
     return 1;
 }
 
+/* mma.sp{::ordered_metadata}.sync.aligned.m16n8k16|m16n8k32.row.col.dtype.atype.btype.ctype
+ * d, a, b, c, e, sel (x_mma_sp): .f16/.bf16 only; the other kinds' metadata
+ * layouts are refused rather than guessed. */
+static int dec_mma_sp(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp without .sync.aligned");
+    static const char *const shapes[] = {".m16n8k16", ".m16n8k32"};
+    int sh = ptx_take_any(c, shapes, 2);
+    bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
+    ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
+    if (sh < 0 || !rc || ta != tb || (ta != PT_F16 && ta != PT_BF16))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
+                            "mma.sp other than m16n8k16/m16n8k32 .row.col .f16/.bf16 (the metadata "
+                            "layouts of the tf32, integer and fp8 forms are not implemented)");
+    if (ptx_rest_ok(c) < 0)
+        return -1;
+    if (!((td == PT_F32 && tc == PT_F32) || (ta == PT_F16 && (td == PT_F32 || td == PT_F16) &&
+                                             (tc == PT_F32 || tc == PT_F16))))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp with these accumulator types");
+    unsigned K = sh ? 32 : 16;
+    int ka = ta == PT_F16 ? MK_F16 : MK_BF16;
+    if (ptx_nops(c) != 6)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp takes d, a, b, c, e and a sparsity selector");
+    const ptx_rop *s = ptx_op(c, 5);
+    if (!s || s->kind != RO_INT || s->ival < 0 || s->ival >= (K == 32 ? 2 : 4))
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp's sparsity selector is a constant 0-%u here",
+                            K == 32 ? 1u : 3u);
+    bool d32 = td == PT_F32, c32 = tc == PT_F32;
+    unsigned na = a_regs(ka, 16, K / 2), nb = b_regs(ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+    in->ox = ptx_alloc_ox(c, nd + na + nb + nc + 1);
+    if (!in->ox)
+        return -1;
+    if (vec_regs(c, ptx_op(c, 0), nd, d32 ? PT_F32 : PT_B32, 8, true) < 0 ||
+        vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
+        vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
+        vec_regs(c, ptx_op(c, 3), nc, c32 ? PT_F32 : PT_B32, 8 + nd + na + nb, false) < 0 ||
+        ptx_set_src(c, 8 + nd + na + nb + nc, ptx_op(c, 4), PT_B32, false) < 0)
+        return -1;
+    in->a = (uint8_t)ka;
+    in->c = d32;
+    in->d = c32;
+    in->e = (uint8_t)(K == 32 ? 3 : 2);
+    in->imm = (uint64_t)s->ival << 8;
+    in->kind = K_SYNC;
+    in->target = UINT32_MAX;
+    in->fn = x_mma_sp;
+    return 1;
+}
+
 int ptx_dec_mma(ptx_dctx *c)
 {
     const char *op = c->r->op;
@@ -404,6 +514,8 @@ int ptx_dec_mma(ptx_dctx *c)
         return dec_ldmatrix(c, op[0] == 's');
     if (strcmp(op, "mma"))
         return 0;
+    if (ptx_take(c, ".sp") || ptx_take(c, ".sp::ordered_metadata"))
+        return dec_mma_sp(c);
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
     if (ptx_take(c, ".m8n8k4"))

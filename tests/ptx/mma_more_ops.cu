@@ -15,6 +15,13 @@
 //               .xor.popc -> D1.
 //   k_mma_f64:  m8n8k4 .f64 on an 8 x 4 A and a 4 x 8 B (Bt 8 x 4) -> D;
 //               k_mma_f64_rn/_rz/_rm/_rp the same with each rounding modifier.
+//   k_mma_sp:   sparse A (2:4): Ac 16 x K/2 f16 (the kept elements, row-major),
+//               Meta 16 x K/16 u16 (four bits a group of four columns), Bt 8 x K
+//               f16, C 16 x 8 f32 -> D (f32): m16n8k32 (k32 != 0, selector sel32)
+//               or m16n8k16 (selector sel16); each lane loads the metadata of
+//               rows g and g + 8 as the ISA's holders do (k32: lanes 4g + 2 sel
+//               + h, h the half of the row's groups; k16: lane 4g + sel); the
+//               other lanes pass 0, metadata that faults if it were read.
 #include <stdint.h>
 
 extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
@@ -161,3 +168,65 @@ MMA_F64(k_mma_f64_rn, ".rn")
 MMA_F64(k_mma_f64_rz, ".rz")
 MMA_F64(k_mma_f64_rm, ".rm")
 MMA_F64(k_mma_f64_rp, ".rp")
+
+extern "C" __global__ void k_mma_sp(const uint16_t *Ac, const uint16_t *Meta, const uint16_t *Bt,
+                                    const float *C, float *D, int k32)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    unsigned K = k32 ? 32 : 16, w = K / 16; // metadata u16 words a row
+    // the metadata word this lane would hold if it were a holder
+    unsigned h = k32 ? (t & 1) : 0;
+    uint32_t e = Meta[g * w + h] | (uint32_t)Meta[(g + 8) * w + h] << 16;
+    if (k32 ? (t >> 1) != 1 : t != 2)
+        e = 0; // not a holder for the selectors below: metadata that would fault
+    uint32_t a[4], b[4];
+    for (unsigned r = 0; r < 4; r++) { // dense layout of K/2 columns
+        unsigned row = g + 8 * (r & 1), col = 2 * t + 8 * (r >> 1);
+        a[r] = Ac[row * (K / 2) + col] | (uint32_t)Ac[row * (K / 2) + col + 1] << 16;
+        unsigned k = 2 * t + 8 * r;
+        b[r] = Bt[g * K + k] | (uint32_t)Bt[g * K + k + 1] << 16;
+    }
+    float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
+    float d[4];
+    if (k32)
+        asm volatile("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x1;"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),
+                       "r"(b[3]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]), "r"(e));
+    else
+        asm volatile("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x2;"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+                       "f"(c[3]), "r"(e));
+    D[g * 8 + 2 * t] = d[0];
+    D[g * 8 + 2 * t + 1] = d[1];
+    D[(g + 8) * 8 + 2 * t] = d[2];
+    D[(g + 8) * 8 + 2 * t + 1] = d[3];
+}
+
+// The uniform-metadata case of a published sm_80 test of mma.sp m16n8k32 f16
+// (f16 accumulators, selector 0): Ac[i][j] = i + j + 1, every group keeps
+// columns 0 and 2 (0x8888), Bt[n][k] = n - k, C = 0 -> D (16 x 8 f16).
+extern "C" __global__ void k_mma_sp_f16acc(const uint16_t *Ac, const uint16_t *Meta, const uint16_t *Bt,
+                                           uint16_t *D)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    uint32_t e = Meta[g * 2 + (l & 1)] | (uint32_t)Meta[(g + 8) * 2 + (l & 1)] << 16;
+    uint32_t a[4], b[4], d0, d1;
+    for (unsigned r = 0; r < 4; r++) {
+        unsigned row = g + 8 * (r & 1), col = 2 * t + 8 * (r >> 1);
+        a[r] = Ac[row * 16 + col] | (uint32_t)Ac[row * 16 + col + 1] << 16;
+        b[r] = Bt[g * 32 + 2 * t + 8 * r] | (uint32_t)Bt[g * 32 + 2 * t + 8 * r + 1] << 16;
+    }
+    asm volatile("mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, "
+                 "{%6, %7, %8, %9}, {%10, %11}, %12, 0x0;"
+                 : "=r"(d0), "=r"(d1)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]),
+                   "r"(0u), "r"(0u), "r"(e));
+    D[g * 8 + 2 * t] = d0 & 0xffffu;
+    D[g * 8 + 2 * t + 1] = d0 >> 16;
+    D[(g + 8) * 8 + 2 * t] = d1 & 0xffffu;
+    D[(g + 8) * 8 + 2 * t + 1] = d1 >> 16;
+}
