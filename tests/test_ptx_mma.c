@@ -490,18 +490,29 @@ static void check_mma_sp_published(vkrr_ptx_module *m)
     printf("mma.sp m16n8k32 f16 (published case): %u of 128 elements wrong\n", bad);
 }
 
-/* mma.sp m16n8k32 (selector 1) and m16n8k16 (selector 2), f32 accumulators,
+/* mma.sp m16n8k32 (selector 1) and m16n8k16 (selector 2), .f16 and .bf16, f32 accumulators,
  * on metadata that differs row by row and group by group (every one of the
  * six ways to keep two of four columns), small dyadic values (every sum
  * exact), against the dense product computed here; lanes that do not hold
  * the metadata for the selector pass metadata that would fault if read.
  * Then one group naming a column twice: the launch faults. */
+/* a value of the type (bf16: the f32's upper half; these values fit it exactly) */
+static uint16_t half_of(float v, int bf16)
+{
+    return bf16 ? (uint16_t)(ptxt_u(v) >> 16) : vkrr_f32_to_f16_rne(v);
+}
+
+static float from_half(uint16_t h, int bf16)
+{
+    return bf16 ? ptxt_f((uint32_t)h << 16) : vkrr_f16_to_f32(h);
+}
+
 static void check_mma_sp(vkrr_ptx_module *m)
 {
     static const uint8_t keep[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
     uint64_t s = 5;
-    for (int k32 = 1; k32 >= 0; k32--) {
-        int K = k32 ? 32 : 16;
+    for (int run = 0; run < 4; run++) {
+        int k32 = run < 2, bf16 = run % 2, K = k32 ? 32 : 16;
         static uint16_t Ac[16 * 16], Meta[16 * 2], Bt[8 * 32];
         static float C[128], D[128], A[16][32];
         memset(A, 0, sizeof A);
@@ -512,13 +523,13 @@ static void check_mma_sp(vkrr_ptx_module *m)
                 Meta[i * (K / 16) + grp / 4] |= (uint16_t)((kp[0] | kp[1] << 2) << (4 * (grp % 4)));
                 for (int e = 0; e < 2; e++) {
                     float v = (float)((int)(ptxt_rand(&s) % 61) - 30) / 8.0f;
-                    Ac[i * (K / 2) + 2 * grp + e] = vkrr_f32_to_f16_rne(v);
+                    Ac[i * (K / 2) + 2 * grp + e] = half_of(v, bf16);
                     A[i][4 * grp + kp[e]] = v;
                 }
             }
         for (int n = 0; n < 8; n++)
             for (int k = 0; k < K; k++)
-                Bt[n * K + k] = vkrr_f32_to_f16_rne((float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f);
+                Bt[n * K + k] = half_of((float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f, bf16);
         for (int i = 0; i < 128; i++)
             C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
         ptxt_args a = {0};
@@ -528,6 +539,7 @@ static void check_mma_sp(vkrr_ptx_module *m)
         ptxt_ptr(&a, C, sizeof C);
         ptxt_ptr(&a, D, sizeof D);
         ptxt_u32(&a, (uint32_t)k32);
+        ptxt_u32(&a, (uint32_t)bf16);
         if (!CHECK(ptxt_run(m, "k_mma_sp", &a, 1, 32, 0)))
             return;
         unsigned bad = 0;
@@ -535,13 +547,15 @@ static void check_mma_sp(vkrr_ptx_module *m)
             for (int n = 0; n < 8; n++) {
                 double want = C[i * 8 + n];
                 for (int k = 0; k < K; k++)
-                    want += (double)A[i][k] * vkrr_f16_to_f32(Bt[n * K + k]);
+                    want += (double)A[i][k] * from_half(Bt[n * K + k], bf16);
                 if (D[i * 8 + n] != (float)want && bad++ < 4)
-                    fprintf(stderr, "  mma.sp k%d d(%d,%d) = %g, want %g\n", K, i, n, D[i * 8 + n], want);
+                    fprintf(stderr, "  mma.sp k%d %s d(%d,%d) = %g, want %g\n", K, bf16 ? "bf16" : "f16",
+                            i, n, D[i * 8 + n], want);
             }
-        printf("mma.sp m16n8k%d f16 (varied metadata): %u of 128 elements wrong\n", K, bad);
+        printf("mma.sp m16n8k%d %s (varied metadata): %u of 128 elements wrong\n", K,
+               bf16 ? "bf16" : "f16", bad);
         CHECK_EQ_U64(bad, 0);
-        if (k32) { /* row 5's group 2 keeps column 1 twice: undefined, a fault */
+        if (k32 && !bf16) { /* row 5's group 2 keeps column 1 twice: undefined, a fault */
             Meta[5 * 2] = (uint16_t)((Meta[5 * 2] & ~0x0f00u) | 0x0500u);
             vkrr_error err = {0};
             vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes,

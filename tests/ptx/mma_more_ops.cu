@@ -15,10 +15,10 @@
 //               .xor.popc -> D1.
 //   k_mma_f64:  m8n8k4 .f64 on an 8 x 4 A and a 4 x 8 B (Bt 8 x 4) -> D;
 //               k_mma_f64_rn/_rz/_rm/_rp the same with each rounding modifier.
-//   k_mma_sp:   sparse A (2:4): Ac 16 x K/2 f16 (the kept elements, row-major),
-//               Meta 16 x K/16 u16 (four bits a group of four columns), Bt 8 x K
-//               f16, C 16 x 8 f32 -> D (f32): m16n8k32 (k32 != 0, selector sel32)
-//               or m16n8k16 (selector sel16); each lane loads the metadata of
+//   k_mma_sp:   sparse A (2:4): Ac 16 x K/2 f16 or bf16 (bf16 != 0; the kept
+//               elements, row-major), Meta 16 x K/16 u16 (four bits a group of four
+//               columns), Bt 8 x K of the same type, C 16 x 8 f32 -> D (f32):
+//               m16n8k32 (k32 != 0, selector 1) or m16n8k16 (selector 2); each lane loads the metadata of
 //               rows g and g + 8 as the ISA's holders do (k32: lanes 4g + 2 sel
 //               + h, h the half of the row's groups; k16: lane 4g + sel); the
 //               other lanes pass 0, metadata that faults if it were read.
@@ -170,7 +170,7 @@ MMA_F64(k_mma_f64_rm, ".rm")
 MMA_F64(k_mma_f64_rp, ".rp")
 
 extern "C" __global__ void k_mma_sp(const uint16_t *Ac, const uint16_t *Meta, const uint16_t *Bt,
-                                    const float *C, float *D, int k32)
+                                    const float *C, float *D, int k32, int bf16)
 {
     unsigned l = threadIdx.x, g = l / 4, t = l % 4;
     unsigned K = k32 ? 32 : 16, w = K / 16; // metadata u16 words a row
@@ -188,18 +188,26 @@ extern "C" __global__ void k_mma_sp(const uint16_t *Ac, const uint16_t *Meta, co
     }
     float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
     float d[4];
-    if (k32)
-        asm volatile("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x1;"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),
-                       "r"(b[3]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]), "r"(e));
+#define MMA_SP_K32(T)                                                                               \
+    asm volatile("mma.sp.sync.aligned.m16n8k32.row.col.f32." T "." T ".f32 {%0, %1, %2, %3}, "     \
+                 "{%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x1;"            \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),   \
+                   "r"(b[3]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]), "r"(e))
+#define MMA_SP_K16(T)                                                                               \
+    asm volatile("mma.sp.sync.aligned.m16n8k16.row.col.f32." T "." T ".f32 {%0, %1, %2, %3}, "     \
+                 "{%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x2;"                                \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),   \
+                   "f"(c[3]), "r"(e))
+    if (k32 && bf16)
+        MMA_SP_K32("bf16");
+    else if (k32)
+        MMA_SP_K32("f16");
+    else if (bf16)
+        MMA_SP_K16("bf16");
     else
-        asm volatile("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x2;"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
-                       "f"(c[3]), "r"(e));
+        MMA_SP_K16("f16");
     D[g * 8 + 2 * t] = d[0];
     D[g * 8 + 2 * t + 1] = d[1];
     D[(g + 8) * 8 + 2 * t] = d[2];
