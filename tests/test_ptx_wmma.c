@@ -8,6 +8,7 @@
  * the expected value does not depend on how the accumulation rounds. */
 #include <stdio.h>
 
+#include "approx.h"
 #include "ptx_testutil.h"
 
 static uint16_t f16_of(long double x) { return (uint16_t)ptxt_round(&PTXT_F16, x, 0, false); }
@@ -214,6 +215,46 @@ static void check_b1(vkrr_ptx_module *m)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* m8n8k4 f64 through the WMMA API: dyadic inputs whose every sum is exact,
+ * so any order of the sums gives D = A*B + C; the launch says it used the
+ * f64 model (a stand-in, approx.h) */
+static void check_f64(vkrr_ptx_module *m)
+{
+    uint64_t s = 29;
+    static double A[8 * 4], B[4 * 8], C[64], D[64];
+    for (int i = 0; i < 32; i++) {
+        A[i] = (double)small(&s, 2000) / 64.0;
+        B[i] = (double)small(&s, 2000) / 32.0;
+    }
+    for (int i = 0; i < 64; i++)
+        C[i] = (double)small(&s, 200000) / 8.0;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, B, sizeof B);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, D, sizeof D);
+    unsigned standins = 0;
+    vkrr_error err = {0};
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes, .params_bytes = a.n,
+                         .regions = a.regions, .nregions = a.nregions, .standins = &standins};
+    if (!CHECK(vkrr_ptx_run(m, "k_wmma_f64", &l, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    CHECK_EQ_U64(standins, VKRR_STANDIN_DMMA);
+    unsigned bad = 0;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            double p = C[i * 8 + j]; /* B column-major: B[j * 4 + k]; D column-major */
+            for (int k = 0; k < 4; k++)
+                p += A[i * 4 + k] * B[j * 4 + k];
+            if (D[j * 8 + i] != p && bad++ < 4)
+                fprintf(stderr, "  wmma f64 d(%d,%d) = %.17g, want %.17g\n", i, j, D[j * 8 + i], p);
+        }
+    printf("wmma m8n8k4 f64: %u of 64 elements wrong\n", bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     static const unsigned sms[2] = {80, 89};
@@ -227,6 +268,7 @@ int main(void)
         check_s8(m);
         check_u4(m);
         check_b1(m);
+        check_f64(m);
         vkrr_ptx_module_free(m);
     }
     return test_finish("ptx_wmma");

@@ -6,6 +6,7 @@
  *   .tf32           m16n16k8 (d and c .f32)
  *   .s8 and .u8     m16n16k16, m32n8k16, m8n32k16 (d and c .s32, .satfinite)
  *   .s4 and .u4     m8n8k32, .b1 m8n8k128 (.xor.popc, .and.popc) (d and c .s32)
+ *   .f64            m8n8k4 (d and c .f64; .rn .rz .rm .rp)
  * with .row/.col layouts, an optional stride (in elements) and .global,
  * .shared or generic addresses.  Each fragment has the register count and
  * element packing the ISA gives it (.f16 a and b: eight .f16x2 registers,
@@ -21,24 +22,27 @@
  * Numerics as mma.sync's (ptx_mma.c): .f16/.bf16/.tf32 products exact (tf32:
  * the f32 register's low 13 mantissa bits ignored), summed in double in k
  * order, c added last, rounded once to d's type; integers exact, wrapping to
- * s32 (.satfinite: clamped); .b1: c + popc(a op b).  wmma on .f64 and the
- * .sp/.k/.sat forms are refused.
+ * s32 (.satfinite: clamped); .b1: c + popc(a op b); .f64 as mma.sync's
+ * m8n8k4 .f64 (ptx_mma.c): IEEE fma in k order onto c in the rounding mode,
+ * a model (VKRR_STANDIN_DMMA).  The .sp/.k/.sat forms are refused.
  */
 #include <math.h>
 
+#include "approx.h"
 #include "ptx_internal.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
-enum { WT_F16, WT_BF16, WT_TF32, WT_S8, WT_U8, WT_S4, WT_U4, WT_B1, WT_F32, WT_S32 };
-static const unsigned wt_bits[] = {16, 16, 32, 8, 8, 4, 4, 1, 32, 32};
+enum { WT_F16, WT_BF16, WT_TF32, WT_S8, WT_U8, WT_S4, WT_U4, WT_B1, WT_F32, WT_S32, WT_F64 };
+static const unsigned wt_bits[] = {16, 16, 32, 8, 8, 4, 4, 1, 32, 32, 64};
 
 enum { MAT_A, MAT_B, MAT_C };
 
 static const unsigned shapes[][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8},
-                                     {8, 8, 32},   {8, 8, 128}};
+                                     {8, 8, 32},   {8, 8, 128}, {8, 8, 4}};
 static const char *const shape_names[] = {".m16n16k16", ".m32n8k16", ".m8n32k16", ".m16n16k8",
-                                          ".m8n8k32",   ".m8n8k128"};
+                                          ".m8n8k32",   ".m8n8k128", ".m8n8k4"};
+enum { SHAPE_F64 = 6 };
 
 /* One fragment's geometry. */
 typedef struct wgeo {
@@ -48,7 +52,8 @@ typedef struct wgeo {
     bool col;            /* .col layout in memory */
 } wgeo;
 
-static unsigned per_reg(unsigned type) { return 32u / wt_bits[type]; }
+/* elements a register: .f64 ones are 64-bit registers, one element each */
+static unsigned per_reg(unsigned type) { return wt_bits[type] >= 32 ? 1u : 32u / wt_bits[type]; }
 
 static wgeo geo(unsigned shape, unsigned mat, unsigned type, bool col)
 {
@@ -62,42 +67,43 @@ static wgeo geo(unsigned shape, unsigned mat, unsigned type, bool col)
 
 static unsigned elems_per_lane(const wgeo *g) { return g->regs * per_reg(g->type); }
 
-static uint32_t frag_get(const uint32_t (*regs)[32], const wgeo *g, unsigned lane, unsigned e)
+static uint64_t frag_get(const uint64_t (*regs)[32], const wgeo *g, unsigned lane, unsigned e)
 {
     unsigned pr = per_reg(g->type), bits = wt_bits[g->type];
-    uint32_t word = regs[e / pr][lane];
-    return bits == 32 ? word : (word >> ((e % pr) * bits)) & ((1u << bits) - 1u);
+    uint64_t word = regs[e / pr][lane];
+    return bits >= 32 ? word : (word >> ((e % pr) * bits)) & ((1u << bits) - 1u);
 }
 
-static void frag_set(uint32_t (*regs)[32], const wgeo *g, unsigned lane, unsigned e, uint32_t v)
+static void frag_set(uint64_t (*regs)[32], const wgeo *g, unsigned lane, unsigned e, uint64_t v)
 {
     unsigned pr = per_reg(g->type), bits = wt_bits[g->type];
-    if (bits == 32) {
+    if (bits >= 32) {
         regs[e / pr][lane] = v;
         return;
     }
     unsigned sh = (e % pr) * bits;
-    uint32_t mask = ((1u << bits) - 1u) << sh;
+    uint64_t mask = (uint64_t)((1u << bits) - 1u) << sh;
     regs[e / pr][lane] = (regs[e / pr][lane] & ~mask) | ((v << sh) & mask);
 }
 
 /* Fragment registers (slots ox[0..regs)) to the matrix, row-major, each
  * element from its first copy; and back, every copy. */
-static void frag_read(ptx_warp *w, const uint32_t *ox, const wgeo *g, uint32_t *mat)
+static void frag_read(ptx_warp *w, const uint32_t *ox, const wgeo *g, uint64_t *mat)
 {
     unsigned E = elems_per_lane(g), size = g->rows * g->cols;
-    uint32_t regs[8][32];
+    uint64_t regs[8][32];
+    uint64_t keep = wt_bits[g->type] == 64 ? UINT64_MAX : UINT32_MAX;
     for (unsigned r = 0; r < g->regs; r++)
         for (unsigned l = 0; l < 32; l++)
-            regs[r][l] = (uint32_t)PTX_R(w, ox[r])[l];
+            regs[r][l] = PTX_R(w, ox[r])[l] & keep;
     for (unsigned idx = 0; idx < size; idx++)
-        mat[idx] = frag_get((const uint32_t(*)[32])regs, g, idx / E, idx % E);
+        mat[idx] = frag_get((const uint64_t(*)[32])regs, g, idx / E, idx % E);
 }
 
-static void frag_write(ptx_warp *w, const uint32_t *ox, const wgeo *g, const uint32_t *mat)
+static void frag_write(ptx_warp *w, const uint32_t *ox, const wgeo *g, const uint64_t *mat)
 {
     unsigned E = elems_per_lane(g), size = g->rows * g->cols;
-    uint32_t regs[8][32];
+    uint64_t regs[8][32];
     memset(regs, 0, sizeof regs);
     for (unsigned l = 0; l < 32; l++)
         for (unsigned e = 0; e < E; e++)
@@ -152,14 +158,14 @@ HANDLER(x_wmma_load)
     if (ldst_begin(w, in, m, &g, &base, &stride) < 0)
         return -1;
     unsigned bits = wt_bits[g.type];
-    uint32_t mat[1024];
+    uint64_t mat[1024];
     for (unsigned i = 0; i < g.rows; i++)
         for (unsigned j = 0; j < g.cols; j++) {
             unsigned sh;
             const uint8_t *p = elem_at(w, in, &g, base, stride, i, j, &sh, false);
             if (!p)
                 return -1;
-            uint32_t v = 0;
+            uint64_t v = 0;
             memcpy(&v, p, bits >= 8 ? bits / 8 : 1);
             mat[i * g.cols + j] = bits < 8 ? (v >> sh) & ((1u << bits) - 1u) : v;
         }
@@ -173,7 +179,7 @@ HANDLER(x_wmma_store)
     uint64_t base, stride;
     if (ldst_begin(w, in, m, &g, &base, &stride) < 0)
         return -1;
-    uint32_t mat[1024];
+    uint64_t mat[1024];
     frag_read(w, in->ox, &g, mat);
     unsigned bytes = wt_bits[g.type] / 8;
     for (unsigned i = 0; i < g.rows; i++)
@@ -217,7 +223,7 @@ HANDLER(x_wmma_mma)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "wmma needs all 32 lanes (active 0x%08x)", m);
     wgeo ga = geo(in->a, MAT_A, in->b, false), gb = geo(in->a, MAT_B, in->b, false);
     wgeo gc = geo(in->a, MAT_C, in->c, false), gd = geo(in->a, MAT_C, in->d, false);
-    uint32_t a[1024], b[1024], c[256], d[256];
+    uint64_t a[1024], b[1024], c[256], d[256];
     frag_read(w, in->ox + gd.regs, &ga, a);
     frag_read(w, in->ox + gd.regs + ga.regs, &gb, b);
     frag_read(w, in->ox + gd.regs + ga.regs + gb.regs, &gc, c);
@@ -225,25 +231,32 @@ HANDLER(x_wmma_mma)
     const unsigned t = in->b;
     for (unsigned i = 0; i < M; i++)
         for (unsigned j = 0; j < N; j++) {
-            if (t == WT_B1) {
-                int64_t s = ival(c[i * N + j], WT_S32);
+            if (t == WT_F64) { /* the model: fma in k order onto c, in the rounding mode */
+                double v = ptx_d(c[i * N + j]);
+                int rnd = in->e >> 4;
+                for (unsigned k = 0; k < K; k++)
+                    v = rnd == RND_RN ? fma(ptx_d(a[i * K + k]), ptx_d(b[k * N + j]), v)
+                                      : ptx_f64_op(2, ptx_d(a[i * K + k]), ptx_d(b[k * N + j]), v, rnd);
+                d[i * N + j] = ptx_db(v);
+            } else if (t == WT_B1) {
+                int64_t s = ival((uint32_t)c[i * N + j], WT_S32);
                 for (unsigned k = 0; k < K; k++) {
-                    unsigned x = a[i * K + k], y = b[k * N + j];
+                    unsigned x = (unsigned)a[i * K + k], y = (unsigned)b[k * N + j];
                     s += (in->e & 8u) ? (x & y) : (x ^ y);
                 }
                 d[i * N + j] = (uint32_t)s;
             } else if (t == WT_S8 || t == WT_U8 || t == WT_S4 || t == WT_U4) {
-                int64_t s = ival(c[i * N + j], WT_S32);
+                int64_t s = ival((uint32_t)c[i * N + j], WT_S32);
                 for (unsigned k = 0; k < K; k++)
-                    s += ival(a[i * K + k], t) * ival(b[k * N + j], t);
+                    s += ival((uint32_t)a[i * K + k], t) * ival((uint32_t)b[k * N + j], t);
                 if (in->e & 4u)
                     s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
                 d[i * N + j] = (uint32_t)s;
             } else {
                 double v = 0.0;
                 for (unsigned k = 0; k < K; k++)
-                    v += fval(a[i * K + k], t) * fval(b[k * N + j], t);
-                v += fval(c[i * N + j], in->c);
+                    v += fval((uint32_t)a[i * K + k], t) * fval((uint32_t)b[k * N + j], t);
+                v += fval((uint32_t)c[i * N + j], in->c);
                 d[i * N + j] = vkrr_round_to(v, 0.0, in->d == WT_F16 ? FMT_F16 : FMT_F32, RND_RN, false);
             }
         }
@@ -253,7 +266,7 @@ HANDLER(x_wmma_mma)
 
 /* ---- decoder ---------------------------------------------------------------------- */
 static const char *const elem_names[] = {".f16", ".bf16", ".tf32", ".s8", ".u8", ".s4", ".u4", ".b1",
-                                         ".f32", ".s32"};
+                                         ".f32", ".s32", ".f64"};
 
 /* Valid shape for a type: a and b types by their own, c/d types with the a/b one. */
 static bool shape_ok(unsigned shape, unsigned t)
@@ -263,20 +276,21 @@ static bool shape_ok(unsigned shape, unsigned t)
     case WT_TF32: return shape == 3;
     case WT_S4: case WT_U4: return shape == 4;
     case WT_B1: return shape == 5;
+    case WT_F64: return shape == SHAPE_F64;
     default: return false;
     }
 }
 
 static int take_shape(ptx_dctx *c)
 {
-    return ptx_take_any(c, shape_names, 6);
+    return ptx_take_any(c, shape_names, 7);
 }
 
 static int frag_regs(ptx_dctx *c, const ptx_rop *o, const wgeo *g, unsigned field, bool dst)
 {
     if (!o || o->kind != RO_VEC || o->n != g->regs)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "this fragment is a vector of %u registers", g->regs);
-    ptx_type t = g->type == WT_F32 ? PT_F32 : g->type == WT_S32 ? PT_S32 : PT_B32;
+    ptx_type t = g->type == WT_F32 ? PT_F32 : g->type == WT_S32 ? PT_S32 : g->type == WT_F64 ? PT_F64 : PT_B32;
     for (unsigned k = 0; k < g->regs; k++) {
         const ptx_rop *e = &c->f->rops[o->first + k];
         if (dst ? ptx_set_dst(c, field + k, e, t, false) : ptx_set_src(c, field + k, e, t, false))
@@ -308,16 +322,16 @@ static int dec_ldst(ptx_dctx *c, bool st)
         sp = SP_GLOBAL;
     else if (ptx_take(c, ".shared") || ptx_take(c, ".shared::cta"))
         sp = SP_SHARED;
-    int t = ptx_take_any(c, elem_names, 10);
+    int t = ptx_take_any(c, elem_names, 11);
     bool ok = shape >= 0 && t >= 0;
     if (ok && mat <= 1)
         ok = shape_ok((unsigned)shape, (unsigned)t);
     else if (ok)
         ok = (t == WT_F16 && shape <= 2) || (t == WT_F32 && shape <= 3) ||
-             (t == WT_S32 && shape != 3);
+             (t == WT_S32 && shape != 3 && shape != SHAPE_F64) || (t == WT_F64 && shape == SHAPE_F64);
     if (!ok)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "wmma.%s with this shape and type (f64 and other "
-                            "forms are not implemented)", st ? "store" : "load");
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "wmma.%s with this shape and type",
+                            st ? "store" : "load");
     if (ptx_rest_ok(c) < 0)
         return -1;
     unsigned n = ptx_nops(c);
@@ -365,9 +379,12 @@ static int dec_mma(ptx_dctx *c)
     if (la < 0 || lb < 0)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "wmma.mma needs the layouts of a and b");
     int shape = take_shape(c);
+    static const char *const rnds[] = {".rn", ".rz", ".rm", ".rp"};
+    static const uint8_t rmode[] = {RND_RN, RND_RZ, RND_RM, RND_RP};
+    int rnd = ptx_take_any(c, rnds, 4); /* .f64 only; none: .rn */
     bool satf = ptx_take(c, ".satfinite");
     int ty[4], nt = 0;
-    for (int k; nt < 4 && (k = ptx_take_any(c, elem_names, 10)) >= 0;)
+    for (int k; nt < 4 && (k = ptx_take_any(c, elem_names, 11)) >= 0;)
         ty[nt++] = k;
     int td = -1, ta = -1, tc = -1;
     if (nt == 2 && ty[0] != WT_S32) { /* .f16: d and c types only */
@@ -381,8 +398,11 @@ static int dec_mma(ptx_dctx *c)
     }
     bool intop = ta >= WT_S8 && ta <= WT_B1;
     bool ok = shape >= 0 && ta >= 0 && shape_ok((unsigned)shape, (unsigned)ta) && (popc == (ta == WT_B1)) &&
-              (andpopc + xorpopc == (ta == WT_B1)) && (!satf || (intop && ta != WT_B1));
-    if (ok && intop)
+              (andpopc + xorpopc == (ta == WT_B1)) && (!satf || (intop && ta != WT_B1)) &&
+              (rnd < 0 || ta == WT_F64);
+    if (ok && ta == WT_F64)
+        ok = td == WT_F64 && tc == WT_F64;
+    else if (ok && intop)
         ok = td == WT_S32 && tc == WT_S32;
     else if (ok && ta == WT_F16)
         ok = (td == WT_F16 || td == WT_F32) && (tc == WT_F16 || tc == WT_F32);
@@ -392,6 +412,8 @@ static int dec_mma(ptx_dctx *c)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "wmma.mma with this shape and these types");
     if (ptx_rest_ok(c) < 0)
         return -1;
+    if (ta == WT_F64 && c->m->sm && c->m->sm < 80)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "f64 wmma needs sm_80 (.target sm_%u)", c->m->sm);
     if (ptx_nops(c) != 4)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "wmma.mma takes d, a, b, c");
     wgeo gd = geo((unsigned)shape, MAT_C, (unsigned)td, false), ga = geo((unsigned)shape, MAT_A, (unsigned)ta, false);
@@ -406,7 +428,9 @@ static int dec_mma(ptx_dctx *c)
     in->b = (uint8_t)ta;
     in->c = (uint8_t)tc;
     in->d = (uint8_t)td;
-    in->e = (uint8_t)((satf ? 4u : 0u) | (andpopc ? 8u : 0u));
+    in->e = (uint8_t)((satf ? 4u : 0u) | (andpopc ? 8u : 0u) | (unsigned)rmode[rnd < 0 ? 0 : rnd] << 4);
+    if (ta == WT_F64)
+        c->f->standins |= VKRR_STANDIN_DMMA; /* rows say the reference is a model here */
     sync_all(in);
     in->fn = x_wmma_mma;
     return 1;

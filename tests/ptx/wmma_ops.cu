@@ -11,6 +11,8 @@
 //                without saturation.
 //   k_wmma_u4:   m8n8k32, A u4 row-major, B u4 col-major (packed), s32 C and D.
 //   k_wmma_b1:   m8n8k128, A b1 row-major, B b1 col-major, XOR and AND popc.
+//   k_wmma_f64:  m8n8k4, A f64 row-major, B f64 col-major, C row-major, D = A*B + C
+//                stored col-major.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
@@ -106,4 +108,16 @@ extern "C" __global__ void k_wmma_b1(const unsigned *A, const unsigned *B, const
     wmma::store_matrix_sync(Dxor, d, 8, wmma::mem_row_major);
     wmma::bmma_sync(d, a, b, c, bmmaBitOpAND, bmmaAccumulateOpPOPC);
     wmma::store_matrix_sync(Dand, d, 8, wmma::mem_row_major);
+}
+
+extern "C" __global__ void k_wmma_f64(const double *A, const double *B, const double *C, double *D)
+{
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> c;
+    wmma::load_matrix_sync(a, A, 4);
+    wmma::load_matrix_sync(b, B, 4);
+    wmma::load_matrix_sync(c, C, 8, wmma::mem_row_major);
+    wmma::mma_sync(c, a, b, c);
+    wmma::store_matrix_sync(D, c, 8, wmma::mem_col_major);
 }
