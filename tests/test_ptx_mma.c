@@ -566,6 +566,26 @@ static void check_mma_sp(vkrr_ptx_module *m)
     }
 }
 
+/* movmatrix.trans: every element of an 8 x 8 matrix lands at its transposed
+ * place (distinct values, so a wrong lane or half shows) */
+static void check_movmatrix(vkrr_ptx_module *m)
+{
+    static uint16_t M[64], T[64];
+    for (int i = 0; i < 64; i++)
+        M[i] = (uint16_t)(0x1000 + i * 7);
+    ptxt_args a = {0};
+    ptxt_ptr(&a, M, sizeof M);
+    ptxt_ptr(&a, T, sizeof T);
+    if (!CHECK(ptxt_run(m, "k_movmatrix", &a, 1, 32, 0)))
+        return;
+    unsigned bad = 0;
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++)
+            bad += T[r * 8 + c] != M[c * 8 + r];
+    printf("movmatrix.trans: %u of 64 elements misplaced\n", bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     check_stmatrix();
@@ -581,6 +601,7 @@ int main(void)
         check_mma_f64_rounding(m);
         check_mma_sp_published(m);
         check_mma_sp(m);
+        check_movmatrix(m);
         vkrr_ptx_module_free(m);
     }
     static const unsigned sms[2] = {80, 89};

@@ -1,5 +1,7 @@
 /* ptx_mma.c - ldmatrix, stmatrix, mma.sync and mma.sp (warp-wide matrix operations).
  *
+ * movmatrix.sync.aligned.m8n8.trans.b16: the same layout, transposed in registers.
+ *
  * ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: lanes 8i..8i+7
  * give the row addresses of matrix i (16-byte rows in shared memory); lane t
  * receives row t/4, columns 2(t%4) and 2(t%4)+1 (lower half = lower column),
@@ -112,6 +114,29 @@ HANDLER(x_stmatrix)
             memcpy(p, rows[r], 16);
         }
     }
+    return 0;
+}
+
+/* movmatrix.sync.aligned.m8n8.trans.b16 d, a: an 8 x 8 matrix of b16 held as
+ * ldmatrix leaves one (lane t: row t/4, columns 2(t%4) and 2(t%4)+1, lower half
+ * the lower column) becomes its transpose in the same layout.  o[0] d, o[1] a. */
+HANDLER(x_movmatrix)
+{
+    if (m != 0xffffffffu)
+        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "movmatrix needs all 32 lanes (active 0x%08x)", m);
+    const uint64_t *S = PTX_R(w, in->o[1]);
+    uint32_t out[32];
+    for (unsigned t = 0; t < 32; t++) {
+        out[t] = 0;
+        for (unsigned i = 0; i < 2; i++) { /* T[t/4][2(t%4)+i] = M[2(t%4)+i][t/4] */
+            unsigned r = 2 * (t % 4) + i, c = t / 4;
+            uint16_t v = (uint16_t)(S[r * 4 + c / 2] >> (16 * (c % 2)));
+            out[t] |= (uint32_t)v << (16 * i);
+        }
+    }
+    uint64_t *D = PTX_R(w, in->o[0]);
+    for (unsigned t = 0; t < 32; t++)
+        D[t] = out[t];
     return 0;
 }
 
@@ -419,6 +444,24 @@ static int dec_ldmatrix(ptx_dctx *c, bool st)
     return 1;
 }
 
+static int dec_movmatrix(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned") || !ptx_take(c, ".m8n8") ||
+        !ptx_take(c, ".trans") || !ptx_take(c, ".b16"))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "movmatrix form (only .sync.aligned.m8n8.trans.b16)");
+    if (ptx_rest_ok(c) < 0)
+        return -1;
+    if (ptx_nops(c) != 2)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "movmatrix takes d and a");
+    if (ptx_set_dst(c, 0, ptx_op(c, 0), PT_B32, false) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), PT_B32, false) < 0)
+        return -1;
+    in->kind = K_SYNC;
+    in->target = UINT32_MAX;
+    in->fn = x_movmatrix;
+    return 1;
+}
+
 /* mma.sync.aligned.m8n8k4.row.col{.rn,.rz,.rm,.rp}.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1} */
 static int dec_dmma(ptx_dctx *c)
 {
@@ -512,6 +555,8 @@ int ptx_dec_mma(ptx_dctx *c)
     ptx_inst *in = c->in;
     if (!strcmp(op, "ldmatrix") || !strcmp(op, "stmatrix"))
         return dec_ldmatrix(c, op[0] == 's');
+    if (!strcmp(op, "movmatrix"))
+        return dec_movmatrix(c);
     if (strcmp(op, "mma"))
         return 0;
     if (ptx_take(c, ".sp") || ptx_take(c, ".sp::ordered_metadata"))

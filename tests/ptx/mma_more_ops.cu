@@ -15,6 +15,8 @@
 //               .xor.popc -> D1.
 //   k_mma_f64:  m8n8k4 .f64 on an 8 x 4 A and a 4 x 8 B (Bt 8 x 4) -> D;
 //               k_mma_f64_rn/_rz/_rm/_rp the same with each rounding modifier.
+//   k_movmatrix: an 8 x 8 b16 matrix M (row-major) in ldmatrix's layout,
+//               movmatrix.trans'd, stored in the same layout -> T.
 //   k_mma_sp:   sparse A (2:4): Ac 16 x K/2 f16 or bf16 (bf16 != 0; the kept
 //               elements, row-major), Meta 16 x K/16 u16 (four bits a group of four
 //               columns), Bt 8 x K of the same type, C 16 x 8 f32 -> D (f32):
@@ -237,4 +239,13 @@ extern "C" __global__ void k_mma_sp_f16acc(const uint16_t *Ac, const uint16_t *M
     D[g * 8 + 2 * t + 1] = d0 >> 16;
     D[(g + 8) * 8 + 2 * t] = d1 & 0xffffu;
     D[(g + 8) * 8 + 2 * t + 1] = d1 >> 16;
+}
+
+extern "C" __global__ void k_movmatrix(const uint16_t *M, uint16_t *T)
+{
+    unsigned l = threadIdx.x, r = l / 4, c = 2 * (l % 4), d;
+    unsigned a = M[r * 8 + c] | (unsigned)M[r * 8 + c + 1] << 16;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(d) : "r"(a));
+    T[r * 8 + c] = (uint16_t)d;
+    T[r * 8 + c + 1] = (uint16_t)(d >> 16);
 }
