@@ -83,6 +83,22 @@ static inline bool ptxt_run(const vkrr_ptx_module *m, const char *entry, const p
     return CHECK(st == VKRR_OK);
 }
 
+/* one warp of entry, checked to have run; *standins: the approx.h stand-in
+ * bits the launch reports */
+static inline bool ptxt_run_standins(const vkrr_ptx_module *m, const char *entry, const ptxt_args *a,
+                                     unsigned *standins)
+{
+    vkrr_error err = {0};
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a->bytes, .params_bytes = a->n,
+                         .regions = a->regions, .nregions = a->nregions, .standins = standins};
+    vkrr_status st = vkrr_ptx_run(m, entry, &l, &err);
+    if (st != VKRR_OK) {
+        fprintf(stderr, "%s: ", entry);
+        vkrr_error_print(&err, stderr);
+    }
+    return CHECK(st == VKRR_OK);
+}
+
 /* deterministic inputs with plenty of edge cases */
 static inline uint32_t ptxt_rand(uint64_t *s)
 {

@@ -234,13 +234,8 @@ static void check_f64(vkrr_ptx_module *m)
     ptxt_ptr(&a, C, sizeof C);
     ptxt_ptr(&a, D, sizeof D);
     unsigned standins = 0;
-    vkrr_error err = {0};
-    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes, .params_bytes = a.n,
-                         .regions = a.regions, .nregions = a.nregions, .standins = &standins};
-    if (!CHECK(vkrr_ptx_run(m, "k_wmma_f64", &l, &err) == VKRR_OK)) {
-        vkrr_error_print(&err, stderr);
+    if (!ptxt_run_standins(m, "k_wmma_f64", &a, &standins))
         return;
-    }
     CHECK_EQ_U64(standins, VKRR_STANDIN_DMMA);
     unsigned bad = 0;
     for (int i = 0; i < 8; i++)

@@ -216,6 +216,31 @@ static uint32_t b_elem(const frag *f, unsigned ew, unsigned k, unsigned col)
     return (f->b[col * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
 }
 
+/* The fragments' registers (d's nd slots first in ox, then a, b, c). */
+static void frag_load(ptx_warp *w, const uint32_t *ox, unsigned nd, unsigned na, unsigned nb, unsigned nc,
+                      frag *f)
+{
+    for (unsigned l = 0; l < 32; l++) {
+        for (unsigned r = 0; r < na; r++)
+            f->a[l][r] = (uint32_t)PTX_R(w, ox[nd + r])[l];
+        for (unsigned r = 0; r < nb; r++)
+            f->b[l][r] = (uint32_t)PTX_R(w, ox[nd + na + r])[l];
+        for (unsigned r = 0; r < nc; r++)
+            f->c[l][r] = PTX_R(w, ox[nd + na + nb + r])[l];
+    }
+}
+
+/* D's elements (out[lane][idx], idx as C's c0..c3) into its nd registers:
+ * one an element (.f32/.s32), or two f16 a register. */
+static void d_store(ptx_warp *w, const uint32_t *ox, unsigned nd, bool d32, const uint64_t (*out)[4])
+{
+    for (unsigned r = 0; r < nd; r++) {
+        uint64_t *d = PTX_R(w, ox[r]);
+        for (unsigned l = 0; l < 32; l++)
+            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
+    }
+}
+
 HANDLER(x_mma)
 {
     if (m != 0xffffffffu)
@@ -229,14 +254,7 @@ HANDLER(x_mma)
     unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     const uint32_t *ox = in->ox;
     frag f;
-    for (unsigned l = 0; l < 32; l++) {
-        for (unsigned r = 0; r < na; r++)
-            f.a[l][r] = (uint32_t)PTX_R(w, ox[nd + r])[l];
-        for (unsigned r = 0; r < nb; r++)
-            f.b[l][r] = (uint32_t)PTX_R(w, ox[nd + na + r])[l];
-        for (unsigned r = 0; r < nc; r++)
-            f.c[l][r] = PTX_R(w, ox[nd + na + nb + r])[l];
-    }
+    frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
     for (unsigned row = 0; row < M; row++) {
         for (unsigned col = 0; col < 8; col++) {
@@ -298,11 +316,7 @@ HANDLER(x_mma)
             out[lane][idx] = bits;
         }
     }
-    for (unsigned r = 0; r < nd; r++) {
-        uint64_t *d = PTX_R(w, ox[r]);
-        for (unsigned l = 0; l < 32; l++)
-            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
-    }
+    d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
     return 0;
 }
 
@@ -325,16 +339,10 @@ HANDLER(x_mma_sp)
     unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     const uint32_t *ox = in->ox;
     frag f;
+    frag_load(w, ox, nd, na, nb, nc, &f);
     uint32_t meta[32];
-    for (unsigned l = 0; l < 32; l++) {
-        for (unsigned r = 0; r < na; r++)
-            f.a[l][r] = (uint32_t)PTX_R(w, ox[nd + r])[l];
-        for (unsigned r = 0; r < nb; r++)
-            f.b[l][r] = (uint32_t)PTX_R(w, ox[nd + na + r])[l];
-        for (unsigned r = 0; r < nc; r++)
-            f.c[l][r] = PTX_R(w, ox[nd + na + nb + r])[l];
+    for (unsigned l = 0; l < 32; l++)
         meta[l] = (uint32_t)PTX_R(w, ox[nd + na + nb + nc])[l];
-    }
     uint64_t out[32][4];
     for (unsigned row = 0; row < 16; row++) {
         unsigned g = row % 8, hi = row / 8;
@@ -357,11 +365,7 @@ HANDLER(x_mma_sp)
             out[lane][idx] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
         }
     }
-    for (unsigned r = 0; r < nd; r++) {
-        uint64_t *d = PTX_R(w, ox[r]);
-        for (unsigned l = 0; l < 32; l++)
-            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
-    }
+    d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
     return 0;
 }
 
