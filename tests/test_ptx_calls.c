@@ -125,6 +125,47 @@ static void test_recursion_depth(const vkrr_ptx_module *m)
     CHECK(strstr(err.msg, "nested too deep") && strstr(err.msg, "'deep'"));
 }
 
+/* alloca in a kernel and in a function called 200 times (64 ints each:
+ * 51 KB in all, more than a thread's stack unless each return frees its
+ * allocation), against host C; an allocation larger than the stack is a
+ * fault naming it */
+static void test_alloca(const vkrr_ptx_module *m)
+{
+    static int in[64], out[32];
+    uint64_t s = 3;
+    for (int i = 0; i < 64; i++)
+        in[i] = (int)(ptxt_rand(&s) % 2001) - 1000;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, in, sizeof in);
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_u32(&a, 64);
+    ptxt_u32(&a, 200);
+    if (!ptxt_run(m, "stack", &a, 1, 32, 0))
+        return;
+    unsigned bad = 0;
+    for (int t = 0; t < 32; t++) {
+        int want = 0;
+        for (int c = 0; c < 200; c++)
+            for (int i = 0; i < 64; i++)
+                want += in[(i * 7) % 64] ^ (c + t);
+        for (int i = 0; i < 64; i++)
+            want += in[(i * 5) % 64] * t;
+        bad += out[t] != want;
+    }
+    printf("alloca: %u of 32 threads wrong\n", bad);
+    CHECK_EQ_U64(bad, 0);
+    ptxt_args b = {0};
+    ptxt_ptr(&b, in, sizeof in);
+    ptxt_ptr(&b, out, sizeof out);
+    ptxt_u32(&b, 8192); /* 32 KiB */
+    ptxt_u32(&b, 0);
+    vkrr_error err = {0};
+    vkrr_status st = ptxt_run_ex(m, "stack", &b, 1, 32, 0, NULL, 0, NULL, 0, &err);
+    printf("alloca of 32 KiB: %s\n", err.msg);
+    CHECK(st == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "alloca of 32768 bytes overflows") != NULL);
+}
+
 static void test_printf(const vkrr_ptx_module *m)
 {
     static int out[80];
@@ -348,6 +389,7 @@ int main(void)
             continue;
         test_calls(m);
         test_recursion_depth(m);
+        test_alloca(m);
         test_printf(m);
         test_assert(m);
         test_pointers(m);

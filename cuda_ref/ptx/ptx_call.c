@@ -8,7 +8,7 @@
  * thread's stack in its local window; a call into a recursive function
  * pushes the callee's frame too: its variables (zeroed, as local memory
  * starts) and its registers as they were, put back at ret.  vprintf and
- * __assertfail run in ptx_runtime.c. */
+ * __assertfail run in ptx_runtime.c; alloca and its kin in ptx_stack.c. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -238,6 +238,8 @@ static int layout_function(ptx_dctx *c)
         if (used[i] && m->vars[i].space == SP_SHARED && m->vars[i].dynamic)
             f->var_off[i] = f->shared_static;
     f->local_static = align_up(lo, 16);
+    for (uint32_t i = 0; i < f->nraw && !recursion; i++)
+        recursion = ptx_is_stack_op(f->raw[i].op); /* alloca & co. use the stack too */
     /* the call stack: a record a call, and a recursive call's frame */
     f->local_bytes = f->local_static + (recursion ? PTX_STACK_BYTES
                                                   : f->nsegs > 1 ? 16u * f->nsegs : 0u);
@@ -322,6 +324,8 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
             got = ptx_dec_wmma(c);
         if (got == 0)
             got = ptx_dec_tex(c);
+        if (got == 0)
+            got = ptx_dec_stack(c);
         if (s.nomem)
             goto nomem;
         if (got == 0)

@@ -477,6 +477,10 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f);
 int ptx_frames(ptx_dctx *c, const ptx_dref *refs, uint32_t nrefs, const uint32_t *pidx);
 uint32_t ptx_seg_at(const ptx_func *f, uint32_t pc);
 bool ptx_var_in_frame(const ptx_dctx *c, uint32_t var);
+/* ptx_stack.c: alloca, stacksave, stackrestore; a program with any of them
+ * gets a stack as a recursive one does */
+int ptx_dec_stack(ptx_dctx *c);
+bool ptx_is_stack_op(const char *op);
 /* A recursive program's call stack, per thread. */
 #define PTX_STACK_BYTES 16384u
 /* A call's record on the stack, before the callee's frame. */

@@ -4,7 +4,9 @@
 // overflow), the math library's f64 sin/cos (whose large-argument path is a
 // call, __internal_trig_reduction_slowpathd), printf and assert, calls
 // through function pointers (a table of them in a __device__ initializer,
-// divergent per lane) and a pointer initialized to a variable's element.
+// divergent per lane), a pointer initialized to a variable's element, and
+// alloca (in the kernel, and in a function called often enough that its
+// allocations must be freed at each return).
 // test_ptx_calls runs them against host C.  The #line below keeps the
 // assertion's file name (__FILE__, in the PTX) the same wherever the
 // repository is, so the checked-in PTX matches the build's.
@@ -108,4 +110,28 @@ extern "C" __global__ void fptr(int *out, const int *a, const int *b, int n, int
     out[i] = f(a[i], b[i]) + *gptr;
     op_t g = (i & 1) ? add_op : mul_op;
     out[i + n] = g(a[i], 3);
+}
+
+__device__ __noinline__ int scratch_sum(const int *in, int n, int salt)
+{
+    int *buf = (int *)alloca(n * sizeof(int)); // freed when it returns
+    for (int i = 0; i < n; i++)
+        buf[i] = in[i] ^ salt;
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += buf[(i * 7) % n];
+    return s;
+}
+
+extern "C" __global__ void stack(const int *in, int *out, int n, int calls)
+{
+    int *mine = (int *)alloca(n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        mine[i] = in[i] * (int)threadIdx.x;
+    int s = 0;
+    for (int c = 0; c < calls; c++)
+        s += scratch_sum(in, n, c + (int)threadIdx.x);
+    for (int i = 0; i < n; i++)
+        s += mine[(i * 5) % n];
+    out[threadIdx.x] = s;
 }
