@@ -397,6 +397,25 @@ int main(void)
     bad_log_line("log_array", "cuArrayCreate width=5 height=three format=1 channels=4 result=0 "
                               "array=0x9",
                  VKRR_ERR_PARSE);
+    bad_log_line("log_addr4", "cuTexObjectCreate array=0x2 addr=1,1,1,1 filter=0 flags=0x0 result=0 "
+                              "object=0x5",
+                 VKRR_ERR_PARSE);
+    /* CUDA_ARRAY3D_DESCRIPTOR's rules: a cubemap is square, six faces a cube */
+    bad_log_line("log_cube_shape", "cuArray3DCreate width=5 height=4 depth=6 format=1 channels=4 "
+                                   "flags=0x4 result=0 array=0x9",
+                 VKRR_ERR_PARSE);
+    bad_log_line("log_cube_faces", "cuArray3DCreate width=4 height=4 depth=7 format=1 channels=4 "
+                                   "flags=0x5 result=0 array=0x9",
+                 VKRR_ERR_PARSE);
+    bad_log_line("log_layers", "cuArray3DCreate width=4 height=4 depth=0 format=1 channels=4 "
+                               "flags=0x1 result=0 array=0x9",
+                 VKRR_ERR_PARSE);
+    bad_log_line("log_3d_no_height", "cuArray3DCreate width=4 height=0 depth=3 format=1 channels=4 "
+                                     "flags=0x0 result=0 array=0x9",
+                 VKRR_ERR_PARSE);
+    bad_log_line("log_3d_rows", "cuArray3DCreate width=4 height=65536 depth=65536 format=1 channels=4 "
+                                "flags=0x0 result=0 array=0x9",
+                 VKRR_ERR_RANGE);
     bad_log_line("log_launch", "[d4r nvcuda] launch[12a] " KA " grid=(1,1,1)", VKRR_ERR_PARSE);
     bad_log_line("log_launch_overflow", "launch[99999999999999999999] " KA, VKRR_ERR_RANGE);
     bad_log_line("log_module", "cuModuleLoadData image=x result=0 module=zz", VKRR_ERR_PARSE);

@@ -360,6 +360,50 @@ done:
     free(seen);
 }
 
+/* sust.p's conversions, from values worked out by hand: f32 to unorm8 at
+ * 0.5 is 127.5 codes, to nearest even 128; 0.25 is 63.75, 64; clamps and
+ * NaN; snorm16 (0.5: 16383.5, even 16384); HALF; saturated integers;
+ * channels past n untouched. */
+static void test_store_formatted(void)
+{
+    const float f[4] = {0.5f, 0.25f, -0.25f, 7.0f};
+    uint32_t v[4];
+    memcpy(v, f, sizeof v);
+    uint8_t u8[4] = {9, 9, 9, 9};
+    CHECK(vkrr_cuformat_store_formatted(194, 4, v, 4, u8)); /* UNORM_INT8X4 */
+    CHECK(u8[0] == 128 && u8[1] == 64 && u8[2] == 0 && u8[3] == 255);
+    uint8_t two[4] = {9, 9, 9, 9};
+    CHECK(vkrr_cuformat_store_formatted(194, 4, v, 2, two)); /* .v2: B and A keep their bytes */
+    CHECK(two[0] == 128 && two[1] == 64 && two[2] == 9 && two[3] == 9);
+    const float g[2] = {-2.0f, 0.5f};
+    uint32_t w[4] = {0};
+    memcpy(w, g, sizeof g);
+    int16_t s16[2];
+    CHECK(vkrr_cuformat_store_formatted(202, 2, w, 2, s16)); /* SNORM_INT16X2 */
+    CHECK(s16[0] == -32767 && s16[1] == 16384); /* 16383.5: to even */
+    float nan = NAN;
+    uint32_t vn[4] = {0};
+    memcpy(vn, &nan, 4);
+    uint8_t z = 7;
+    CHECK(vkrr_cuformat_store_formatted(192, 1, vn, 1, &z) && z == 0);
+    uint16_t h[2];
+    CHECK(vkrr_cuformat_store_formatted(16, 2, v, 2, h)); /* HALF */
+    CHECK(h[0] == 0x3800 && h[1] == vkrr_f32_to_f16_rne(f[1]));
+    const uint32_t ints[4] = {300, (uint32_t)-5, 65536, 7};
+    uint8_t u8i[4];
+    CHECK(vkrr_cuformat_store_formatted(1, 4, ints, 4, u8i)); /* UNSIGNED_INT8: saturated */
+    CHECK(u8i[0] == 255 && u8i[1] == 255 && u8i[2] == 255 && u8i[3] == 7);
+    int8_t s8i[2];
+    CHECK(vkrr_cuformat_store_formatted(8, 2, ints + 1, 2, s8i)); /* SIGNED_INT8 */
+    CHECK(s8i[0] == -5 && s8i[1] == 127);
+    uint32_t u32[1];
+    CHECK(vkrr_cuformat_store_formatted(3, 1, ints + 1, 1, u32) && u32[0] == (uint32_t)-5);
+    uint32_t f32[1];
+    CHECK(vkrr_cuformat_store_formatted(32, 1, v, 1, f32) && f32[0] == v[0]);
+    uint8_t big[16];
+    CHECK(!vkrr_cuformat_store_formatted(80, 4, v, 4, big)); /* 10-10-10-2: not stored */
+}
+
 int main(void)
 {
     test_formats();
@@ -367,5 +411,6 @@ int main(void)
     test_f16();
     test_e4m3();
     test_ulp();
+    test_store_formatted();
     return test_finish("cuformat");
 }

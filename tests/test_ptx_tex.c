@@ -57,7 +57,7 @@ static void check_sured(void)
         u[i] = 100u * (uint32_t)i;
         v[i] = i == 5 ? 1000 : -100;
     }
-    vkrr_cusurf surf[2] = {{(unsigned char *)u, 4, 2, 4, NULL}, {(unsigned char *)v, 4, 2, 8, NULL}};
+    vkrr_cusurf surf[2] = {{.data = (unsigned char *)u, .width = 4, .height = 2, .texel_bytes = 4}, {.data = (unsigned char *)v, .width = 4, .height = 2, .texel_bytes = 8}};
     ptxt_args a = {0};
     ptxt_ptr(&a, &surf[0], 0);
     ptxt_ptr(&a, &surf[1], 0);
@@ -102,7 +102,7 @@ int main(void)
         {.data = pt_data, .width = 5, .height = 4, .channels = 4, .format = 194, .texel_bytes = 4,
          .filter = 0, .address = {1, 1}},
     };
-    vkrr_cusurf surf[2] = {{(unsigned char *)src, 7, 5, 4, NULL}, {(unsigned char *)dst, 7, 5, 4, NULL}};
+    vkrr_cusurf surf[2] = {{.data = (unsigned char *)src, .width = 7, .height = 5, .texel_bytes = 4}, {.data = (unsigned char *)dst, .width = 7, .height = 5, .texel_bytes = 4}};
     static float xy[2 * N], out[N * TEX_NOUT];
     for (int i = 0; i < N; i++) {
         xy[2 * i] = (float)((int)(ptxt_rand(&s) % 900) - 150) / 100.0f; /* -1.5 .. 7.5 */

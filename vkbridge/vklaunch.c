@@ -97,6 +97,12 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
         VkFormat fmt = VK_FORMAT_UNDEFINED, view = VK_FORMAT_UNDEFINED;
+        if (!vkrr_geometry_is_2d(&im->geometry)) /* ports bind 2D images (bindings.glsl) */
+            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, NULL, 0, im->offset,
+                             "the %s at offset %u is a %s array: the Vulkan replay binds 2D "
+                             "images only (`vkrr rerun --backend ptx` runs such launches)",
+                             im->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface", im->offset,
+                             vkrr_geometry_name(&im->geometry));
         uint32_t binding = 0;
         if ((st = vkrr_vk_image_formats(vk, im, i, &fmt, &view, &binding, err)) != VKRR_OK)
             return st;

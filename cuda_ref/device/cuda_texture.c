@@ -223,16 +223,23 @@ void vkrr_cutex_sample(const vkrr_cutex *t, float x, float y, float out[4])
     vkrr_cutex_filter(t, x, y, VKRR_CUTEX_AUTO, out);
 }
 
-void vkrr_cutex_gather(const vkrr_cutex *t, float x, float y, unsigned comp, float out[4])
+/* The four texels of tld4's footprint, in the order cuda_texture.h gives. */
+static void gather_texels(const vkrr_cutex *t, float x, float y, const unsigned char *p[4])
 {
     float u, v;
     tex_uv(t, x, y, &u, &v);
     long i = (long)floorf(u + -0.5f), j = (long)floorf(v + -0.5f);
     const long di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
-    for (unsigned k = 0; k < 4; k++) {
-        const unsigned char *p = texel_at(t, i + di[k], j + dj[k]);
-        out[k] = p ? texel_channel(t, p, comp & 3u) : 0.0f;
-    }
+    for (unsigned k = 0; k < 4; k++)
+        p[k] = texel_at(t, i + di[k], j + dj[k]);
+}
+
+void vkrr_cutex_gather(const vkrr_cutex *t, float x, float y, unsigned comp, float out[4])
+{
+    const unsigned char *p[4];
+    gather_texels(t, x, y, p);
+    for (unsigned k = 0; k < 4; k++)
+        out[k] = p[k] ? texel_channel(t, p[k], comp & 3u) : 0.0f;
 }
 
 void vkrr_cutex_fetch_int(const vkrr_cutex *t, float x, float y, uint32_t out[4])
@@ -244,9 +251,206 @@ void vkrr_cutex_fetch_int(const vkrr_cutex *t, float x, float y, uint32_t out[4]
         out[c] = p ? texel_int(t, p, c) : 0u;
 }
 
-/* The texel a surface access at byte x, row y lands on; NULL: no texel
- * (a fault in TRAP mode, nothing in ZERO mode). */
-static unsigned char *surf_texel(const vkrr_cusurf *s, unsigned bytes, int x_bytes, int y,
+/* ---- every geometry: planes, layers, cube faces, 3D ----------------------------------- */
+unsigned vkrr_cutex_planes(const vkrr_cutex *t)
+{
+    unsigned n = t->dims == 3 ? t->depth : t->layers;
+    return n ? n : 1u;
+}
+
+static size_t plane_bytes(const vkrr_cutex *t)
+{
+    return (size_t)t->width * t->height * t->texel_bytes;
+}
+
+/* Plane k of t (clamped to the last: a cube array of fewer than 6 layers) as a 2D texture. */
+static vkrr_cutex plane_of(const vkrr_cutex *t, size_t k)
+{
+    size_t n = vkrr_cutex_planes(t);
+    vkrr_cutex p = *t;
+    p.data = t->data + (k < n ? k : n - 1) * plane_bytes(t);
+    return p;
+}
+
+/* An array index of n (>= 1) entries: an unsigned integer clamped to [0, n-1]
+ * (the ISA leaves an index out of range undefined; a documented choice). */
+static size_t layer_clamp(uint32_t layer, size_t n)
+{
+    return layer < n ? layer : n - 1;
+}
+
+/* The face a cubemap direction selects and the normalized coordinates on it,
+ * by the CUDA Programming Guide's cubemap table: the major axis m picks the
+ * face, s and t are ((s/m + 1)/2, (t/m + 1)/2) in f32.  Ties between axes of
+ * equal magnitude pick x over y over z, and -0 counts as positive (choices:
+ * the table compares strictly). */
+static size_t cube_face(const float d[3], float *s, float *t)
+{
+    float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]), m, sc, tc;
+    size_t f;
+    if (ax >= ay && ax >= az) {
+        f = d[0] >= 0.0f ? 0 : 1;
+        m = ax, sc = f == 0 ? -d[2] : d[2], tc = -d[1];
+    } else if (ay >= az) {
+        f = d[1] >= 0.0f ? 2 : 3;
+        m = ay, sc = d[0], tc = f == 2 ? d[2] : -d[2];
+    } else {
+        f = d[2] >= 0.0f ? 4 : 5;
+        m = az, sc = f == 4 ? d[0] : -d[0], tc = -d[1];
+    }
+    *s = (sc / m + 1.0f) * 0.5f;
+    *t = (tc / m + 1.0f) * 0.5f;
+    return f;
+}
+
+/* A lookup on any geometry but 3D as a 2D one: the plane it reads as a 2D
+ * texture, and the coordinates on it.  1D: row 0 alone (height 1, clamped),
+ * read at y = 0.5, so the 2D filter gives the row below weight 0; a cube
+ * face: normalized coordinates, clamped to the face. */
+static vkrr_cutex on_plane(const vkrr_cutex *t, const vkrr_cutex_at *at, float *x, float *y)
+{
+    size_t n = vkrr_cutex_planes(t);
+    vkrr_cutex p;
+    *x = at->c[0];
+    *y = at->c[1];
+    switch (at->geom) {
+    case VKRR_GEOM_1D:
+    case VKRR_GEOM_A1D:
+        p = plane_of(t, at->geom == VKRR_GEOM_A1D ? layer_clamp(at->layer, n) : 0);
+        if (t->linear_count) /* linear memory: linear_count texels in order */
+            p.width = t->linear_count;
+        p.height = 1;
+        p.address[1] = 1;
+        *y = 0.5f;
+        return p;
+    case VKRR_GEOM_A2D:
+        return plane_of(t, layer_clamp(at->layer, n));
+    case VKRR_GEOM_CUBE:
+    case VKRR_GEOM_ACUBE: {
+        size_t cube = at->geom == VKRR_GEOM_ACUBE ? layer_clamp(at->layer, n >= 6 ? n / 6 : 1) : 0;
+        p = plane_of(t, 6 * cube + cube_face(at->c, x, y));
+        p.normalized = true;
+        p.address[0] = p.address[1] = 1;
+        return p;
+    }
+    default:
+        return *t;
+    }
+}
+
+/* 3D: texel-space coordinates, and the texel at (i, j, k) after addressing. */
+static void tex_uvw(const vkrr_cutex *t, const float c[3], float u[3])
+{
+    const float n[3] = {(float)t->width, (float)t->height, (float)vkrr_cutex_planes(t)};
+    for (unsigned a = 0; a < 3; a++)
+        u[a] = tex_coord(t->normalized ? c[a] * n[a] : c[a]);
+}
+
+static const unsigned char *texel_at3(const vkrr_cutex *t, long i, long j, long k)
+{
+    k = tex_address(k, (long)vkrr_cutex_planes(t), t->address[2], t->normalized);
+    const unsigned char *p = k < 0 ? NULL : texel_at(t, i, j);
+    return p ? p + (size_t)k * plane_bytes(t) : NULL;
+}
+
+/* 3D linear: the 2D filter's 9-bit weights on each axis, w = (wx wy) wz, the
+ * sum in f32 over the eight texels with x fastest, then y, then z (a
+ * documented choice, not measured on a GPU). */
+static void sample3(const vkrr_cutex *t, const float c[3], float out[4])
+{
+    float u[3], s[4] = {0};
+    tex_uvw(t, c, u);
+    long i, j, k;
+    float a = (float)vkrr_texfilter_fraction(u[0], &i) * 0.00390625f;
+    float b = (float)vkrr_texfilter_fraction(u[1], &j) * 0.00390625f;
+    float g = (float)vkrr_texfilter_fraction(u[2], &k) * 0.00390625f;
+    const float wx[2] = {1.0f - a, a}, wy[2] = {1.0f - b, b}, wz[2] = {1.0f - g, g};
+    for (unsigned n = 0; n < 8; n++) {
+        unsigned di = n & 1u, dj = n >> 1 & 1u, dk = n >> 2;
+        float w = (wx[di] * wy[dj]) * wz[dk];
+        const unsigned char *p = texel_at3(t, i + di, j + dj, k + dk);
+        for (unsigned ch = 0; ch < 4; ch++) {
+            float v = w * (p ? texel_channel(t, p, ch) : 0.0f);
+            s[ch] = n ? s[ch] + v : v;
+        }
+    }
+    memcpy(out, s, sizeof s);
+}
+
+/* The texel a point-sampled or integer-coordinate lookup reads; NULL: the border. */
+static const unsigned char *point_texel(const vkrr_cutex *t, const vkrr_cutex_at *at)
+{
+    if (at->geom == VKRR_GEOM_3D) {
+        float u[3];
+        tex_uvw(t, at->c, u);
+        return at->icoords ? texel_at3(t, at->ic[0], at->ic[1], at->ic[2])
+                           : texel_at3(t, (long)floorf(u[0]), (long)floorf(u[1]), (long)floorf(u[2]));
+    }
+    float x, y, u, v;
+    vkrr_cutex p = on_plane(t, at, &x, &y);
+    bool row = at->geom == VKRR_GEOM_1D || at->geom == VKRR_GEOM_A1D;
+    if (at->icoords)
+        return texel_at(&p, at->ic[0], row ? 0 : at->ic[1]);
+    tex_uv(&p, x, y, &u, &v);
+    return texel_at(&p, (long)floorf(u), (long)floorf(v));
+}
+
+void vkrr_cutex_lookup(const vkrr_cutex *t, const vkrr_cutex_at *at, bool as_int, uint32_t out[4])
+{
+    float f[4];
+    bool fetch1d = at->icoords && t->linear_count && at->geom == VKRR_GEOM_1D;
+    if (fetch1d && as_int) {
+        vkrr_cutex_fetch1d_int(t, at->ic[0], out);
+        return;
+    }
+    if (fetch1d) {
+        vkrr_cutex_fetch1d(t, at->ic[0], f);
+    } else if (as_int || at->icoords) {
+        const unsigned char *p = point_texel(t, at);
+        for (unsigned c = 0; c < 4; c++) {
+            out[c] = p && as_int ? texel_int(t, p, c) : 0u;
+            f[c] = p && !as_int ? texel_channel(t, p, c) : 0.0f;
+        }
+        if (as_int)
+            return;
+    } else if (at->geom == VKRR_GEOM_3D && t->filter != 0) {
+        sample3(t, at->c, f);
+    } else if (at->geom == VKRR_GEOM_3D) {
+        const unsigned char *p = point_texel(t, at);
+        for (unsigned c = 0; c < 4; c++)
+            f[c] = p ? texel_channel(t, p, c) : 0.0f;
+    } else {
+        float x, y;
+        vkrr_cutex p = on_plane(t, at, &x, &y);
+        vkrr_cutex_sample(&p, x, y, f);
+    }
+    memcpy(out, f, sizeof f);
+}
+
+void vkrr_cutex_gather_at(const vkrr_cutex *t, const vkrr_cutex_at *at, unsigned comp, bool as_int,
+                          uint32_t out[4])
+{
+    float x, y, f[4];
+    vkrr_cutex p = on_plane(t, at, &x, &y);
+    const unsigned char *q[4];
+    gather_texels(&p, x, y, q);
+    for (unsigned k = 0; k < 4; k++) {
+        out[k] = q[k] && as_int ? texel_int(&p, q[k], comp & 3u) : 0u;
+        f[k] = q[k] && !as_int ? texel_channel(&p, q[k], comp & 3u) : 0.0f;
+    }
+    if (!as_int)
+        memcpy(out, f, sizeof f);
+}
+
+unsigned vkrr_cusurf_planes(const vkrr_cusurf *s)
+{
+    unsigned n = s->dims == 3 ? s->depth : s->layers;
+    return n ? n : 1u;
+}
+
+/* The texel a surface access at byte x, row y, plane z lands on; NULL: no
+ * texel (a fault in TRAP mode, nothing in ZERO mode). */
+static unsigned char *surf_texel(const vkrr_cusurf *s, unsigned bytes, int x_bytes, int y, int64_t z,
                                  vkrr_cusurf_mode mode, bool *fault)
 {
     *fault = false;
@@ -254,9 +458,10 @@ static unsigned char *surf_texel(const vkrr_cusurf *s, unsigned bytes, int x_byt
         *fault = true;
         return NULL;
     }
+    int64_t n = vkrr_cusurf_planes(s);
     long xt = x_bytes >= 0 ? (long)(x_bytes / (int)s->texel_bytes) : -1;
     bool misaligned = x_bytes >= 0 && (unsigned)x_bytes % s->texel_bytes != 0;
-    bool out = x_bytes < 0 || y < 0 || xt >= (long)s->width || (unsigned)y >= s->height;
+    bool out = x_bytes < 0 || y < 0 || xt >= (long)s->width || (unsigned)y >= s->height || z < 0 || z >= n;
     if (misaligned) {
         *fault = true;
         return NULL;
@@ -270,15 +475,22 @@ static unsigned char *surf_texel(const vkrr_cusurf *s, unsigned bytes, int x_byt
             return NULL;
         xt = xt < 0 ? 0 : (xt >= (long)s->width ? (long)s->width - 1 : xt);
         y = y < 0 ? 0 : ((unsigned)y >= s->height ? (int)s->height - 1 : y);
+        z = z < 0 ? 0 : z >= n ? n - 1 : z;
     }
-    return s->data + ((size_t)y * s->width + (size_t)xt) * s->texel_bytes;
+    return s->data + (((size_t)z * s->height + (size_t)y) * s->width + (size_t)xt) * s->texel_bytes;
 }
 
 bool vkrr_cusurf_write(const vkrr_cusurf *s, const void *v, unsigned bytes, int x_bytes, int y,
                        vkrr_cusurf_mode mode)
 {
+    return vkrr_cusurf_write_at(s, v, bytes, x_bytes, y, 0, mode);
+}
+
+bool vkrr_cusurf_write_at(const vkrr_cusurf *s, const void *v, unsigned bytes, int x_bytes, int y,
+                          int64_t plane, vkrr_cusurf_mode mode)
+{
     bool fault;
-    unsigned char *p = surf_texel(s, bytes, x_bytes, y, mode, &fault);
+    unsigned char *p = surf_texel(s, bytes, x_bytes, y, plane, mode, &fault);
     if (p)
         memcpy(p, v, bytes);
     if (fault && s->fault)
@@ -289,8 +501,14 @@ bool vkrr_cusurf_write(const vkrr_cusurf *s, const void *v, unsigned bytes, int 
 bool vkrr_cusurf_read(const vkrr_cusurf *s, void *v, unsigned bytes, int x_bytes, int y,
                       vkrr_cusurf_mode mode)
 {
+    return vkrr_cusurf_read_at(s, v, bytes, x_bytes, y, 0, mode);
+}
+
+bool vkrr_cusurf_read_at(const vkrr_cusurf *s, void *v, unsigned bytes, int x_bytes, int y, int64_t plane,
+                         vkrr_cusurf_mode mode)
+{
     bool fault;
-    const unsigned char *p = surf_texel(s, bytes, x_bytes, y, mode, &fault);
+    const unsigned char *p = surf_texel(s, bytes, x_bytes, y, plane, mode, &fault);
     if (p)
         memcpy(v, p, bytes);
     else
@@ -318,8 +536,14 @@ static uint64_t reduce_one(int op, bool sgn, unsigned bytes, uint64_t old, uint6
 bool vkrr_cusurf_reduce(const vkrr_cusurf *s, int op, bool sgn, uint64_t v, unsigned bytes, int x_bytes,
                         int y, vkrr_cusurf_mode mode)
 {
+    return vkrr_cusurf_reduce_at(s, op, sgn, v, bytes, x_bytes, y, 0, mode);
+}
+
+bool vkrr_cusurf_reduce_at(const vkrr_cusurf *s, int op, bool sgn, uint64_t v, unsigned bytes, int x_bytes,
+                           int y, int64_t plane, vkrr_cusurf_mode mode)
+{
     bool fault = bytes != 4 && bytes != 8;
-    unsigned char *p = fault ? NULL : surf_texel(s, bytes, x_bytes, y, mode, &fault);
+    unsigned char *p = fault ? NULL : surf_texel(s, bytes, x_bytes, y, plane, mode, &fault);
     /* several CPU threads may reduce into one texel: compare and swap */
     if (p && bytes == 4) {
         uint32_t *q = (uint32_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED);

@@ -23,6 +23,12 @@ static void *out_buffer(vkrr_host_launch *hl, void *post, uint64_t bytes)
     return p;
 }
 
+/* The rows of one plane: the image holds the array's planes one after another. */
+static uint32_t plane_rows(const vkrr_replay_image *im)
+{
+    return im->height / vkrr_geometry_planes(&im->geometry);
+}
+
 static vkrr_status setup_images(const vkrr_replay *r, vkrr_host_launch *hl, uint64_t *word,
                                 vkrr_error *err)
 {
@@ -39,13 +45,16 @@ static vkrr_status setup_images(const vkrr_replay *r, vkrr_host_launch *hl, uint
                 return vkrr_fail(err, VKRR_ERR_MISSING, r->kernel, 0, im->offset,
                                  "texture at offset %u has no contents", im->offset);
             vkrr_cutex *t = &hl->tex[hl->ntex++];
-            *t = (vkrr_cutex){.data = im->pre, .width = im->width, .height = im->height,
+            *t = (vkrr_cutex){.data = im->pre, .width = im->width, .height = plane_rows(im),
                               .channels = im->channels, .format = im->format, .texel_bytes = tb,
                               .filter = im->sampler.filter,
-                              .address = {im->sampler.address[0], im->sampler.address[1]},
+                              .address = {im->sampler.address[0], im->sampler.address[1],
+                                          im->sampler.address[2]},
                               .normalized = im->sampler.normalized,
                               .read_as_integer = im->sampler.read_as_integer,
-                              .linear_count = im->resource == VKRR_TEXRES_LINEAR ? im->linear_count : 0};
+                              .linear_count = im->resource == VKRR_TEXRES_LINEAR ? im->linear_count : 0,
+                              .dims = im->geometry.dims, .depth = im->geometry.depth,
+                              .layers = im->geometry.layers, .cube = im->geometry.cube};
             word[i] = (uint64_t)(uintptr_t)t;
         } else {
             unsigned char *data = out_buffer(hl, im->post, bytes);
@@ -57,7 +66,8 @@ static vkrr_status setup_images(const vkrr_replay *r, vkrr_host_launch *hl, uint
             else
                 memset(data, VKRR_SENTINEL_BYTE, (size_t)bytes);
             vkrr_cusurf *s = &hl->surf[hl->nsurf++];
-            *s = (vkrr_cusurf){data, im->width, im->height, tb, &hl->fault};
+            *s = (vkrr_cusurf){data, im->width, plane_rows(im), tb, &hl->fault, im->geometry.dims,
+                               im->geometry.depth, im->geometry.layers, im->geometry.cube};
             word[i] = (uint64_t)(uintptr_t)s;
         }
     }

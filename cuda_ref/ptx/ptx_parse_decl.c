@@ -55,6 +55,12 @@ static bool decl_type(parser *ps, uint32_t *align, ptx_type *type, unsigned *vec
     }
     if (*type == PT_NONE && !ps->failed) {
         const ptx_tok *t = ps_peek(ps, 0);
+        static const char *const refs[] = {".texref", ".samplerref", ".surfref"};
+        for (unsigned k = 0; k < 3; k++)
+            if (t->len == strlen(refs[k]) && !memcmp(t->s, refs[k], t->len))
+                return ps_fail(ps, VKRR_ERR_UNSUPPORTED, t->line, "texture, sampler and surface "
+                               "references by name (%s variables): only texture/surface objects"
+                               " (handles in registers)", refs[k]), false;
         FAIL(ps, t, "expected a type, found '%.*s'", (int)t->len, t->s);
     }
     return !ps->failed;

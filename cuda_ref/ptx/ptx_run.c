@@ -25,7 +25,7 @@ typedef struct span {
 
 static size_t surf_bytes(const vkrr_cusurf *s)
 {
-    return (size_t)s->width * s->height * s->texel_bytes;
+    return (size_t)s->width * s->height * s->texel_bytes * vkrr_cusurf_planes(s); /* every plane */
 }
 
 /* The writable memory of launch l; NULL when out of memory. */

@@ -1,8 +1,8 @@
-/* ptx_tex.c - textures and surfaces in unified mode: tex.2d, tex.1d (tex1Dfetch), tld4.2d,
- * suld.b.2d, sust.b.2d, sured.b.2d, txq, suq.  A handle word is the address of one of
- * the launch's cuda_texture.h descriptors (checked: any other value is a
- * fault); sampling and surface access are cuda_texture.c, the one
- * implementation the CPU backend uses too. */
+/* ptx_tex.c - textures and surfaces in unified mode on every geometry (.1d .2d .3d .a1d
+ * .a2d .cube .acube): tex, tld4, suld.b, sust.b, sured.b, txq, suq.  A handle word is the
+ * address of one of the launch's cuda_texture.h descriptors (checked: any other value is
+ * a fault); sampling and surface access are cuda_texture.c, the one implementation the
+ * CPU backend uses too. */
 #include "ptx_internal.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
@@ -31,40 +31,48 @@ static const vkrr_cusurf *surface_of(ptx_warp *w, const ptx_inst *in, int l, uin
     return NULL;
 }
 
-/* tex / tld4: o[0] handle, o[1] x, o[2] y, o[3..6] d (UINT32_MAX: '_'); in->a 0 tex
- * 1 tld4; in->b component (tld4); in->c 1 integer result; in->e 1: tex.1d (x an s32
- * texel index into a texture over linear memory: tex1Dfetch) */
+/* The slots of a lookup's coordinates: o[1] x, o[2] y, o[7] z (3d, cube, acube)
+ * or the layer index (a1d, a2d), ox[0] acube's layer index.  Fields of a
+ * geometry that lacks them read x, never used. */
+static bool geom_has_y(vkrr_cutex_geom g) { return g != VKRR_GEOM_1D && g != VKRR_GEOM_A1D; }
+static bool geom_has_z(vkrr_cutex_geom g)
+{
+    return g == VKRR_GEOM_3D || g == VKRR_GEOM_CUBE || g == VKRR_GEOM_ACUBE;
+}
+static bool geom_layered(vkrr_cutex_geom g)
+{
+    return g == VKRR_GEOM_A1D || g == VKRR_GEOM_A2D || g == VKRR_GEOM_ACUBE;
+}
+
+/* tex / tld4: o[0] handle, coordinates as above, o[3..6] d (UINT32_MAX: '_'); in->a 0 tex
+ * 1 tld4; in->b component (tld4); in->c 1 integer result; in->d geometry; in->e 1 s32
+ * coordinates (tex.1d on linear memory: tex1Dfetch) */
 HANDLER(x_tex)
 {
-    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]), *Y = PTX_R(w, in->o[2]);
+    vkrr_cutex_geom g = (vkrr_cutex_geom)in->d;
+    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]);
+    const uint64_t *Y = geom_has_y(g) ? PTX_R(w, in->o[2]) : X;
+    const uint64_t *Z = geom_has_z(g) ? PTX_R(w, in->o[7]) : X;
+    const uint64_t *L = g == VKRR_GEOM_ACUBE ? PTX_R(w, in->ox[0]) : geom_layered(g) ? PTX_R(w, in->o[7]) : X;
     PTX_LANES(m, {
         const vkrr_cutex *t = texture_of(w, in, (int)l, H[l]);
         if (!t)
             return -1;
-        uint32_t r[4];
-        float x = ptx_f(X[l]), y = ptx_f(Y[l]);
-        if (in->e) {
-            float f[4];
-            if (in->c)
-                vkrr_cutex_fetch1d_int(t, (int32_t)X[l], r);
-            else
-                vkrr_cutex_fetch1d(t, (int32_t)X[l], f);
-            for (unsigned k = 0; !in->c && k < 4; k++)
-                r[k] = (uint32_t)ptx_fb(f[k]);
-        } else if (in->c) {
-            if (!t->read_as_integer || in->a)
-                return ptx_fault(w, in, (int)l, VKRR_ERR_UNSUPPORTED,
-                                 "an integer result from a texture not read as integer");
-            vkrr_cutex_fetch_int(t, x, y, r);
-        } else {
-            float f[4];
-            if (in->a)
-                vkrr_cutex_gather(t, x, y, in->b, f);
-            else
-                vkrr_cutex_sample(t, x, y, f);
-            for (unsigned k = 0; k < 4; k++)
-                r[k] = (uint32_t)ptx_fb(f[k]);
+        vkrr_cutex_at at = {.geom = g, .icoords = in->e, .layer = (uint32_t)L[l]};
+        const uint64_t v[3] = {X[l], Y[l], Z[l]};
+        for (unsigned k = 0; k < 3; k++) {
+            at.c[k] = ptx_f(v[k]);
+            at.ic[k] = (int32_t)(uint32_t)v[k];
         }
+        bool fetch1d = in->e && g == VKRR_GEOM_1D && t->linear_count;
+        if (in->c && !t->read_as_integer && !fetch1d)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_UNSUPPORTED,
+                             "an integer result from a texture not read as integer");
+        uint32_t r[4];
+        if (in->a)
+            vkrr_cutex_gather_at(t, &at, in->b, in->c, r);
+        else
+            vkrr_cutex_lookup(t, &at, in->c, r);
         for (unsigned k = 0; k < 4; k++)
             if (in->o[3 + k] != UINT32_MAX)
                 PTX_R(w, in->o[3 + k])[l] = r[k];
@@ -72,27 +80,53 @@ HANDLER(x_tex)
     return 0;
 }
 
-/* suld / sust: o[0] handle, o[1] x (bytes), o[2] y, o[3..] data; in->a element bytes,
- * in->b elements, in->c mode, in->e 1 store */
+/* The plane of a surface access: 3D z (s32), a1d/a2d the layer (u32), else 0. */
+static int64_t surf_plane(vkrr_cutex_geom g, uint64_t v)
+{
+    return g == VKRR_GEOM_3D ? (int64_t)(int32_t)(uint32_t)v
+                             : geom_layered(g) ? (int64_t)(uint32_t)v : 0;
+}
+
+static int surf_fault(ptx_warp *w, const ptx_inst *in, uint32_t l, vkrr_cutex_geom g, const char *what,
+                      unsigned bytes, int x, int y, int64_t plane, const vkrr_cusurf *s)
+{
+    if (g == VKRR_GEOM_2D)
+        return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                         "%u-byte surface %s at byte x %d, y %d of a %ux%u surface of "
+                         "%u-byte texels (out of range or not one texel)",
+                         bytes, what, x, y, s->width, s->height, s->texel_bytes);
+    return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
+                     "%u-byte surface %s at byte x %d, y %d, plane %lld of a %ux%u surface of %u "
+                     "planes of %u-byte texels (out of range or not one texel)",
+                     bytes, what, x, y, (long long)plane, s->width, s->height, vkrr_cusurf_planes(s),
+                     s->texel_bytes);
+}
+
+/* suld / sust: o[0] handle, o[1] x (bytes), o[2] y, o[7] z or layer, o[3..] data; in->a
+ * element bytes, in->b elements, in->c mode, in->d geometry, in->e 1 store */
 HANDLER(x_surf)
 {
-    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]), *Y = PTX_R(w, in->o[2]);
+    vkrr_cutex_geom g = (vkrr_cutex_geom)in->d;
+    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]);
+    const uint64_t *Y = geom_has_y(g) ? PTX_R(w, in->o[2]) : NULL;
+    const uint64_t *P = g == VKRR_GEOM_3D || geom_layered(g) ? PTX_R(w, in->o[7]) : NULL;
     unsigned eb = in->a, n = in->b, bytes = eb * n;
     PTX_LANES(m, {
         const vkrr_cusurf *s = surface_of(w, in, (int)l, H[l]);
         if (!s)
             return -1;
         unsigned char buf[32];
-        int x = (int32_t)(uint32_t)X[l], y = (int32_t)(uint32_t)Y[l];
+        int x = (int32_t)(uint32_t)X[l], y = Y ? (int32_t)(uint32_t)Y[l] : 0;
+        int64_t z = P ? surf_plane(g, P[l]) : 0;
         bool ok;
         if (in->e) {
             for (unsigned k = 0; k < n; k++) {
                 uint64_t v = PTX_R(w, in->o[3 + k])[l];
                 memcpy(buf + k * eb, &v, eb);
             }
-            ok = vkrr_cusurf_write(s, buf, bytes, x, y, (vkrr_cusurf_mode)in->c);
+            ok = vkrr_cusurf_write_at(s, buf, bytes, x, y, z, (vkrr_cusurf_mode)in->c);
         } else {
-            ok = vkrr_cusurf_read(s, buf, bytes, x, y, (vkrr_cusurf_mode)in->c);
+            ok = vkrr_cusurf_read_at(s, buf, bytes, x, y, z, (vkrr_cusurf_mode)in->c);
             if (ok)
                 for (unsigned k = 0; k < n; k++) {
                     uint64_t v = 0;
@@ -102,35 +136,44 @@ HANDLER(x_surf)
                 }
         }
         if (!ok)
-            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
-                             "%u-byte surface access at byte x %d, y %d of a %ux%u surface of "
-                             "%u-byte texels (out of range or not one texel)",
-                             bytes, x, y, s->width, s->height, s->texel_bytes);
+            return surf_fault(w, in, l, g, "access", bytes, x, y, z, s);
     });
     return 0;
 }
 
-/* sured.b.2d: o[0] handle, o[1] x (bytes), o[2] y, o[3] value; in->a bytes,
- * in->b op, in->c mode, in->d signed */
+/* sured.b: o[0] handle, o[1] x (bytes), o[2] y, o[7] z, o[3] value; in->a bytes,
+ * in->b op, in->c mode, in->d signed, in->e geometry (1d, 2d, 3d) */
 HANDLER(x_sured)
 {
-    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]), *Y = PTX_R(w, in->o[2]);
+    vkrr_cutex_geom g = (vkrr_cutex_geom)in->e;
+    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]);
+    const uint64_t *Y = geom_has_y(g) ? PTX_R(w, in->o[2]) : NULL;
+    const uint64_t *Z = g == VKRR_GEOM_3D ? PTX_R(w, in->o[7]) : NULL;
     const uint64_t *V = PTX_R(w, in->o[3]);
     PTX_LANES(m, {
         const vkrr_cusurf *s = surface_of(w, in, (int)l, H[l]);
         if (!s)
             return -1;
-        int x = (int32_t)(uint32_t)X[l], y = (int32_t)(uint32_t)Y[l];
-        if (!vkrr_cusurf_reduce(s, in->b, in->d, V[l], in->a, x, y, (vkrr_cusurf_mode)in->c))
-            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
-                             "%u-byte surface reduction at byte x %d, y %d of a %ux%u surface of "
-                             "%u-byte texels (out of range or not one texel)",
-                             in->a, x, y, s->width, s->height, s->texel_bytes);
+        int x = (int32_t)(uint32_t)X[l], y = Y ? (int32_t)(uint32_t)Y[l] : 0;
+        int64_t z = Z ? surf_plane(g, Z[l]) : 0;
+        if (!vkrr_cusurf_reduce_at(s, in->b, in->d, V[l], in->a, x, y, z, (vkrr_cusurf_mode)in->c))
+            return surf_fault(w, in, l, g, "reduction", in->a, x, y, z, s);
     });
     return 0;
 }
 
-/* txq / suq: o[0] d, o[1] handle; in->a query; in->e 1 surface */
+/* A texture's txq.array_size: the layers of a layered array, the cubes of a
+ * cubemap (layers / 6: a plain cubemap reads 1, as the descriptor does not
+ * tell it from an array of one cube), 0 otherwise. */
+static uint32_t tex_array_size(const vkrr_cutex *t)
+{
+    if (t->cube)
+        return t->layers >= 6 ? t->layers / 6 : 1;
+    return t->dims == 3 ? 0 : t->layers;
+}
+
+/* txq / suq: o[0] d, o[1] handle; in->a the query, an index into txq's list in the
+ * decoder (suq's are mapped onto it); in->e 1 surface */
 HANDLER(x_query)
 {
     uint64_t *d = PTX_R(w, in->o[0]);
@@ -141,7 +184,10 @@ HANDLER(x_query)
             const vkrr_cusurf *s = surface_of(w, in, (int)l, H[l]);
             if (!s)
                 return -1;
-            v = in->a == 0 ? s->width : in->a == 1 ? s->height : 1u;
+            v = in->a == 0   ? s->width
+                : in->a == 1 ? s->height
+                : in->a == 2 ? (s->dims == 3 ? vkrr_cusurf_planes(s) : 1u)
+                             : (s->dims == 3 ? 0u : s->layers);
         } else {
             const vkrr_cutex *t = texture_of(w, in, (int)l, H[l]);
             if (!t)
@@ -149,11 +195,15 @@ HANDLER(x_query)
             switch (in->a) {
             case 0: v = t->width; break;
             case 1: v = t->height; break;
-            case 2: v = 1; break;
+            case 2: v = t->dims == 3 ? vkrr_cutex_planes(t) : 1u; break;
             case 3: v = t->normalized; break;
             case 4: v = (uint32_t)t->filter; break;
             case 5: v = (uint32_t)t->address[0]; break;
-            default: v = (uint32_t)t->address[1]; break;
+            case 6: v = (uint32_t)t->address[1]; break;
+            case 7: v = (uint32_t)t->address[2]; break;
+            case 8: v = tex_array_size(t); break;
+            case 9: v = 1; break; /* num_mipmap_levels: vkrr's arrays have one level */
+            default: v = 0; break; /* num_samples: no multi-sample textures */
             }
         }
         d[l] = v;
@@ -162,24 +212,43 @@ HANDLER(x_query)
 }
 
 /* ---- decoder ---------------------------------------------------------------------- */
-/* [handle, {x, y}], or with dims 1 [handle, {x}] (then o[2] repeats x) */
-static int image_operand(ptx_dctx *c, const ptx_rop *o, ptx_type ct, unsigned dims)
+static const char *const geom_names[] = {".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube"};
+
+/* [handle, {coordinates}] of geometry g: the vector's elements are the layer
+ * index first (a1d, a2d, acube: u32, into o[7], acube ox[0]), then the
+ * coordinates of type ct into o[1], o[2], o[7], then an ignored element
+ * (3d, a2d, cube: optional here).  1d also takes [handle, x]. */
+static int image_operand(ptx_dctx *c, const ptx_rop *o, ptx_type ct, vkrr_cutex_geom g)
 {
+    static const uint8_t ncoord[] = {1, 2, 3, 1, 2, 3, 3}, nvec[] = {1, 2, 4, 2, 4, 4, 4};
     if (!o || o->kind != RO_MEM)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected [handle, {coordinates}]");
     if (o->n == 3)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "independent texture/sampler mode");
+    if (o->n != 2)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected [handle, {coordinates}]");
     const ptx_rop *h = &c->f->rops[o->first], *v = &c->f->rops[o->first + 1];
-    bool vec = v->kind == RO_VEC;
-    if (o->n != 2 || o->ival != 0 || (vec ? v->n != dims : dims != 1 || v->kind != RO_REG))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "only [handle, {x, y}] (2D) or [handle, {x}] (1D)");
+    bool vec = v->kind == RO_VEC, lay = geom_layered(g);
+    unsigned n = vec ? v->n : 1, need = ncoord[g] + lay;
+    if (o->ival != 0 || (vec ? n != nvec[g] && n != need : g != VKRR_GEOM_1D || v->kind != RO_REG))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s coordinates: expected {%s%s%s}", geom_names[g],
+                            lay ? "layer, " : "", ncoord[g] == 1 ? "x" : ncoord[g] == 2 ? "x, y" : "x, y, z",
+                            nvec[g] > need ? ", _" : "");
     if (h->kind != RO_REG)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "texture/surface references by name (.texref)");
-    const ptx_rop *x = vec ? &c->f->rops[v->first] : v;
-    const ptx_rop *y = dims == 2 ? &c->f->rops[v->first + 1] : x;
-    if (ptx_set_src(c, 0, h, PT_B64, false) < 0 || ptx_set_src(c, 1, x, ct, false) < 0 ||
-        ptx_set_src(c, 2, y, ct, false) < 0)
+    const ptx_rop *e = vec ? &c->f->rops[v->first] : v;
+    static const unsigned field[3] = {1, 2, 7};
+    if (ptx_set_src(c, 0, h, PT_B64, false) < 0)
         return -1;
+    if (lay && g == VKRR_GEOM_ACUBE) {
+        if (!(c->in->ox = ptx_alloc_ox(c, 1)) || ptx_set_src(c, 8, &e[0], PT_B32, false) < 0)
+            return -1;
+    } else if (lay && ptx_set_src(c, 7, &e[0], PT_B32, false) < 0) {
+        return -1;
+    }
+    for (unsigned k = 0; k < ncoord[g]; k++)
+        if (ptx_set_src(c, field[k], &e[lay + k], ct, false) < 0)
+            return -1;
     return 0;
 }
 
@@ -210,48 +279,57 @@ int ptx_dec_tex(ptx_dctx *c)
     ptx_inst *in = c->in;
     if (!strcmp(op, "tex") || !strcmp(op, "tld4")) {
         bool g4 = op[1] == 'l';
-        static const char *const comps[] = {".r", ".g", ".b", ".a"};
+        static const char *const comps[] = {".r", ".g", ".b", ".a"}, *const mips[] = {".base", ".level", ".grad"};
+        if (ptx_take_any(c, mips, 3) >= 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.base/.level/.grad (mipmaps)", op);
         int comp = g4 ? ptx_take_any(c, comps, 4) : 0;
-        bool d1 = !g4 && ptx_take(c, ".1d"); /* tex1Dfetch: an s32 index */
-        if ((!d1 && !ptx_take(c, ".2d")) || !ptx_take(c, ".v4") || comp < 0)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .2d.v4, and tex.1d.v4)", op);
+        int g = ptx_take_any(c, geom_names, 7);
+        if (g < 0 && (ptx_take(c, ".2dms") || ptx_take(c, ".a2dms")))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "multi-sample textures (.2dms, .a2dms)");
+        bool cube = g == VKRR_GEOM_CUBE || g == VKRR_GEOM_ACUBE;
+        if (g < 0 || (g4 && g != VKRR_GEOM_2D && g != VKRR_GEOM_A2D && !cube) || !ptx_take(c, ".v4") || comp < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (.v4 on tex .1d .2d .3d .a1d .a2d .cube "
+                                ".acube, tld4 .2d .a2d .cube .acube)", op);
         ptx_type dt = ptx_take_type(c), ct = ptx_take_type(c);
-        if ((dt != PT_F32 && dt != PT_S32 && dt != PT_U32) || ct != (d1 ? PT_S32 : PT_F32) ||
-            ptx_rest_ok(c) < 0)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s types (results f32/s32/u32, "
-                                "coordinates f32; .1d: s32)", op);
+        if ((dt != PT_F32 && dt != PT_S32 && dt != PT_U32) ||
+            (ct != PT_F32 && (ct != PT_S32 || g4 || cube)) || ptx_rest_ok(c) < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s types (results f32/s32/u32; coordinates "
+                                "f32, or s32 on tex other than .cube/.acube)", op);
         if (ptx_nops(c) != 2 || c->r->pipe >= 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s with offsets, depth compare or a residency predicate", op);
-        if (image_operand(c, ptx_op(c, 1), ct, d1 ? 1 : 2) < 0 ||
+        if (image_operand(c, ptx_op(c, 1), ct, (vkrr_cutex_geom)g) < 0 ||
             data_regs(c, ptx_op(c, 0), 4, dt, true) < 0)
             return -1;
         in->a = g4;
         in->b = (uint8_t)comp;
         in->c = dt != PT_F32;
-        in->e = d1;
+        in->d = (uint8_t)g;
+        in->e = ct == PT_S32;
         in->fn = x_tex;
         return 1;
     }
+    static const char *const modes[] = {".trap", ".clamp", ".zero"};
     if (!strcmp(op, "suld") || !strcmp(op, "sust")) {
         bool st = op[1] == 'u' && op[2] == 's';
         if (!ptx_take(c, ".b"))
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.p (formatted surface access)", op);
-        if (!ptx_take(c, ".2d"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .2d)", op);
+        int g = ptx_take_any(c, geom_names, 5);
+        if (g < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (.1d .2d .3d .a1d .a2d)", op);
         int n = ptx_take(c, ".v2") ? 2 : ptx_take(c, ".v4") ? 4 : 1;
         ptx_take_ignorable(c);
         ptx_type t = ptx_take_type(c);
-        static const char *const modes[] = {".trap", ".clamp", ".zero"};
         int md = ptx_take_any(c, modes, 3);
         if ((t != PT_B8 && t != PT_B16 && t != PT_B32 && t != PT_B64) || ptx_rest_ok(c) < 0 ||
             ptx_nops(c) != 2)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form", op);
-        if (image_operand(c, ptx_op(c, st ? 0 : 1), PT_B32, 2) < 0 ||
+        if (image_operand(c, ptx_op(c, st ? 0 : 1), PT_B32, (vkrr_cutex_geom)g) < 0 ||
             data_regs(c, ptx_op(c, st ? 1 : 0), (unsigned)n, t, !st) < 0)
             return -1;
         in->a = (uint8_t)(ptx_type_bits(t) / 8);
         in->b = (uint8_t)n;
         in->c = (uint8_t)(md < 0 ? 0 : md);
+        in->d = (uint8_t)g;
         in->e = st;
         in->fn = x_surf;
         return 1;
@@ -261,10 +339,10 @@ int ptx_dec_tex(ptx_dctx *c)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured.p (sample-addressed reductions)");
         static const char *const ops[] = {".add", ".min", ".max", ".and", ".or"};
         int rop = ptx_take_any(c, ops, 5);
-        if (!ptx_take(c, ".2d"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (only .2d)");
+        int g = ptx_take_any(c, geom_names, 3); /* the ISA's sured has .1d .2d .3d */
+        if (g < 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (.1d .2d .3d)");
         ptx_type t = ptx_take_type(c);
-        static const char *const modes[] = {".trap", ".clamp", ".zero"};
         int md = ptx_take_any(c, modes, 3);
         /* the ISA's pairs: add on u32/u64/s32, min and max on u32/s32/u64/s64, and/or on b32 */
         bool ok = rop == 0   ? t == PT_U32 || t == PT_U64 || t == PT_S32
@@ -273,29 +351,38 @@ int ptx_dec_tex(ptx_dctx *c)
         if (rop < 0 || !ok || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (add on u32/u64/s32, min/max on "
                                 "u32/s32/u64/s64, and/or on b32)");
-        if (image_operand(c, ptx_op(c, 0), PT_B32, 2) < 0 || ptx_set_src(c, 3, ptx_op(c, 1), t, false) < 0)
+        if (image_operand(c, ptx_op(c, 0), PT_B32, (vkrr_cutex_geom)g) < 0 ||
+            ptx_set_src(c, 3, ptx_op(c, 1), t, false) < 0)
             return -1;
         in->a = (uint8_t)(ptx_type_bits(t) / 8);
         in->b = (uint8_t)rop;
         in->c = (uint8_t)(md < 0 ? 0 : md);
         in->d = t == PT_S32 || t == PT_S64;
+        in->e = (uint8_t)g;
         in->fn = x_sured;
         return 1;
     }
     if (!strcmp(op, "txq") || !strcmp(op, "suq")) {
         bool sq = op[0] == 's';
-        static const char *const q[] = {".width", ".height", ".depth", ".normalized_coords",
-                                        ".filter_mode", ".addr_mode_0", ".addr_mode_1"};
-        int k = ptx_take_any(c, q, sq ? 3 : 7);
+        static const char *const q[] = {".width", ".height", ".depth", ".normalized_coords", ".filter_mode",
+                                        ".addr_mode_0", ".addr_mode_1", ".addr_mode_2", ".array_size",
+                                        ".num_mipmap_levels", ".num_samples"};
+        static const char *const sqn[] = {".width", ".height", ".depth", ".array_size"};
+        if (ptx_take(c, ".level"))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "txq.level (mipmaps)");
+        int k = sq ? ptx_take_any(c, sqn, 4) : ptx_take_any(c, q, 11);
         if (k < 0 || !ptx_take(c, ".b32") || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form", op);
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (txq: .width .height .depth "
+                                ".normalized_coords .filter_mode .addr_mode_0/1/2 .array_size "
+                                ".num_mipmap_levels .num_samples; suq: .width .height .depth "
+                                ".array_size)", op);
         const ptx_rop *a = ptx_op(c, 1);
         if (a->kind != RO_MEM || a->n != 1 || c->f->rops[a->first].kind != RO_REG)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s of a named texture", op);
         if (ptx_set_dst(c, 0, ptx_op(c, 0), PT_B32, false) < 0 ||
             ptx_set_src(c, 1, &c->f->rops[a->first], PT_B64, false) < 0)
             return -1;
-        in->a = (uint8_t)k;
+        in->a = (uint8_t)(sq && k == 3 ? 8 : k);
         in->e = sq;
         in->fn = x_query;
         return 1;

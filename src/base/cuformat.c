@@ -273,3 +273,47 @@ vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer)
         return VKRR_DT_BYTES;
     return read_as_integer ? fi->int_dtype : fi->norm_dtype;
 }
+
+/* One f32 as an unorm (sgn false) or snorm channel of `bits` bits. */
+static int64_t norm_code(float f, unsigned bits, bool sgn)
+{
+    double max = sgn ? (double)((1u << (bits - 1)) - 1) : (double)((1u << bits) - 1);
+    double v = f != f ? 0.0 : f < (sgn ? -1.0f : 0.0f) ? (sgn ? -1.0 : 0.0) : f > 1.0f ? 1.0 : (double)f;
+    return (int64_t)nearbyint(v * max); /* the default rounding mode: to nearest even */
+}
+
+static int64_t saturate(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+bool vkrr_cuformat_store_formatted(unsigned code, unsigned channels, const uint32_t *v, unsigned n,
+                                   void *texel)
+{
+    const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
+    if (!fi || fi->texel_bytes_override || vkrr_cuformat_texel_bytes(code, channels) == 0)
+        return false;
+    unsigned cb = fi->channel_bytes;
+    vkrr_dtype norm = fi->norm_dtype; /* F16 for HALF; UNORM/SNORM for the rest below 32 bits */
+    bool as_int = code <= 10; /* UNSIGNED_INT* 1..3, SIGNED_INT* 8..10 */
+    bool sgn = fi->int_dtype == VKRR_DT_S8 || fi->int_dtype == VKRR_DT_S16 || fi->int_dtype == VKRR_DT_S32;
+    for (unsigned c = 0; c < n && c < channels; c++) {
+        float f;
+        memcpy(&f, &v[c], 4);
+        int64_t x;
+        if (cb == 4) { /* FLOAT, UNSIGNED_INT32, SIGNED_INT32: the bits as they are */
+            x = v[c];
+        } else if (norm == VKRR_DT_F16) {
+            x = vkrr_f32_to_f16_rne(f);
+        } else if (as_int) {
+            int64_t i = sgn ? (int64_t)(int32_t)v[c] : (int64_t)v[c];
+            int64_t hi = sgn ? (1ll << (8 * cb - 1)) - 1 : (1ll << (8 * cb)) - 1;
+            x = saturate(i, sgn ? -hi - 1 : 0, hi);
+        } else {
+            x = norm_code(f, 8 * cb, sgn);
+        }
+        uint32_t bits = (uint32_t)x;
+        memcpy((unsigned char *)texel + c * cb, &bits, cb); /* little-endian low bytes */
+    }
+    return true;
+}

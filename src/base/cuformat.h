@@ -95,6 +95,19 @@ VkFormat vkrr_cuformat_vk_format(unsigned code, unsigned channels, bool read_as_
 /* The element type the array's contents are compared in. */
 vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer);
 
+/* PTX's formatted surface store (sust.p): n 32-bit values, R G B A, into one
+ * texel of an array of `code` x `channels`.  The ISA takes each value as f32
+ * for FLOAT, HALF, UNORM and SNORM arrays, u32 for UNSIGNED_INT ones and s32
+ * for SIGNED_INT ones, converted to the array's channel type; the
+ * conversions are not in the ISA, and these are vkrr's choice (Vulkan's and
+ * Direct3D's rules, not measured on a GPU): f32 to f16 rounded to nearest
+ * even; unorm and snorm: NaN is 0, clamped to [0, 1] or [-1, 1], times
+ * 2^b-1 or 2^(b-1)-1, rounded to nearest even; integers saturated to the
+ * channel's range.  Channels past n keep their bytes (the ISA: unpredictable
+ * values).  False, writing nothing, for a format it cannot store (code 80). */
+bool vkrr_cuformat_store_formatted(unsigned code, unsigned channels, const uint32_t *v, unsigned n,
+                                   void *texel);
+
 #ifdef __cplusplus
 }
 #endif

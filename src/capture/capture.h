@@ -98,6 +98,41 @@ typedef struct vkrr_pointer {
 
 typedef enum vkrr_image_kind { VKRR_IMAGE_TEXTURE = 0, VKRR_IMAGE_SURFACE = 1 } vkrr_image_kind;
 
+/* CUDA_ARRAY3D_* flags of the log's array lines. */
+enum { VKRR_ARRAY_LAYERED = 0x01, VKRR_ARRAY_SURFACE_LDST = 0x02, VKRR_ARRAY_CUBEMAP = 0x04 };
+
+/* An array's geometry, from its creation line in the log (cuArrayCreate /
+ * cuArray3DCreate: height=0 is 1D, depth= slices or layers, flags=); all
+ * zero: 2D.  Its dump holds the planes (3D slices, layers, a cubemap's
+ * faces) one after another, so the image's height is the rows of all planes:
+ * rows per plane x planes.  dims: 1, 2 or 3; depth: a 3D array's slices;
+ * layers: a layered array's layers, a cubemap's 6 faces a cube. */
+typedef struct vkrr_geometry {
+    uint32_t dims, depth, layers;
+    bool cube;
+} vkrr_geometry;
+
+/* Planes of a geometry (1 for 2D) and whether it is anything but 2D. */
+static inline uint32_t vkrr_geometry_planes(const vkrr_geometry *g)
+{
+    return g->dims == 3 ? g->depth : g->layers ? g->layers : 1;
+}
+static inline bool vkrr_geometry_is_2d(const vkrr_geometry *g)
+{
+    return (g->dims == 0 || g->dims == 2) && !g->layers && !g->cube;
+}
+/* "2D", "1D", "3D", "layered 1D", "layered 2D", "cubemap" */
+static inline const char *vkrr_geometry_name(const vkrr_geometry *g)
+{
+    if (g->cube)
+        return "cubemap";
+    if (g->dims == 3)
+        return "3D";
+    if (g->layers)
+        return g->dims == 1 ? "layered 1D" : "layered 2D";
+    return g->dims == 1 ? "1D" : "2D";
+}
+
 enum { VKRR_FILTER_POINT = 0, VKRR_FILTER_LINEAR = 1 };
 enum { VKRR_ADDRESS_WRAP = 0, VKRR_ADDRESS_CLAMP = 1, VKRR_ADDRESS_MIRROR = 2, VKRR_ADDRESS_BORDER = 3 };
 enum { VKRR_TEXFLAG_INTEGER = 0x01, VKRR_TEXFLAG_NORMALIZED = 0x02, VKRR_TEXFLAG_SRGB = 0x10 };
@@ -106,7 +141,7 @@ enum { VKRR_TEXRES_ARRAY = 0, VKRR_TEXRES_MIPMAPPED = 1, VKRR_TEXRES_LINEAR = 2,
 
 typedef struct vkrr_sampler {
     int filter;            /* VKRR_FILTER_* */
-    int address[2];        /* VKRR_ADDRESS_* per axis */
+    int address[3];        /* VKRR_ADDRESS_* per axis (x, y, z) */
     bool normalized;       /* normalized coordinates */
     bool read_as_integer;  /* flags 0x01 */
     bool srgb;             /* flags 0x10 */
@@ -117,9 +152,10 @@ typedef struct vkrr_image {
     uint32_t offset;       /* byte offset of the handle word in args.bin */
     vkrr_image_kind kind;
     uint64_t handle;       /* the CUtexObject / CUsurfObject word */
-    uint32_t width, height, channels;
+    uint32_t width, height, channels; /* height: rows of all planes (geometry) */
     uint32_t format;       /* CUarray_format code */
     uint64_t array;        /* CUarray behind it when the log says, else 0 */
+    vkrr_geometry geometry; /* the array's, from the log (all zero: 2D) */
     vkrr_sampler sampler;  /* textures only */
     char *dump_path;       /* dump/ file: after the launch (== before, for a texture) */
     uint64_t dump_bytes;   /* its size (a linear texture's: the whole buffer dump) */

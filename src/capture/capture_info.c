@@ -69,6 +69,12 @@ static void json_launch(const vkrr_launch *l, FILE *f)
                 address_name(im->sampler.address[0]), address_name(im->sampler.address[1]),
                 im->sampler.normalized ? "true" : "false",
                 im->sampler.read_as_integer ? "true" : "false");
+        if (!vkrr_geometry_is_2d(&im->geometry)) /* arrays beyond 2D: only then */
+            fprintf(f, ",\"geometry\":{\"name\":\"%s\",\"dims\":%u,\"depth\":%u,\"layers\":%u,"
+                       "\"cube\":%s,\"plane_height\":%u}", vkrr_geometry_name(&im->geometry),
+                    im->geometry.dims, im->geometry.depth, im->geometry.layers,
+                    im->geometry.cube ? "true" : "false",
+                    im->height / vkrr_geometry_planes(&im->geometry));
         if (im->resource != VKRR_TEXRES_ARRAY) /* over linear memory: only then */
             fprintf(f, ",\"resource\":\"%s\",\"pitch\":%llu,\"source_base\":\"0x%llx\","
                        "\"source_offset\":%llu", resource_name(im->resource),
@@ -171,6 +177,13 @@ void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
                         im->sampler.from_log ? "" : " (defaults)");
             if (im->array)
                 fprintf(f, " array 0x%llx", (unsigned long long)im->array);
+            const vkrr_geometry *g = &im->geometry;
+            if (g->dims == 1 && !g->layers)
+                fputs(" 1D", f);
+            else if (!vkrr_geometry_is_2d(g))
+                fprintf(f, " %s, %u %s of %u rows", vkrr_geometry_name(g), vkrr_geometry_planes(g),
+                        g->dims == 3 ? "slices" : g->cube ? "faces" : "layers",
+                        im->height / vkrr_geometry_planes(g));
             if (im->resource != VKRR_TEXRES_ARRAY)
                 fprintf(f, " over %s memory 0x%llx+%llu (pitch %llu)", resource_name(im->resource),
                         (unsigned long long)im->source_base, (unsigned long long)im->source_offset,

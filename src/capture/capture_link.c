@@ -15,17 +15,22 @@
 static vkrr_sampler default_sampler(uint32_t format)
 {
     return (vkrr_sampler){.filter = VKRR_FILTER_POINT,
-                          .address = {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP},
+                          .address = {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP},
                           .read_as_integer = format == 3 || format == 10};
 }
 
+/* The array behind im agrees with its dump; im takes the array's geometry. */
 static bool check_array(const vkrr_log *log, const char *lpath, const vkrr_launch *l,
-                        const vkrr_image *im, vkrr_error *e)
+                        vkrr_image *im, vkrr_error *e)
 {
     const vkrr_log_array *a = vkrr_log_array_at(log, im->array, l->log_line);
-    if (!a || (a->width == im->width && a->height == im->height && a->format == im->format &&
-               a->channels == im->channels))
+    if (!a)
         return true;
+    if (a->width == im->width && a->height == im->height && a->format == im->format &&
+        a->channels == im->channels) {
+        im->geometry = a->geometry;
+        return true;
+    }
     vkrr_fail(e, VKRR_ERR_INCONSISTENT, lpath, a->line, -1,
               "array 0x%llx is %ux%ux%u fmt %u here, but launch %llu's dump of argument %u is "
               "%ux%ux%u fmt %u",

@@ -180,12 +180,23 @@ static vkrr_status parse_texture(vkrr_log *log, caps *cp, const lctx *c)
     size_t vn;
     if (!find_kv(c->s, c->n, "addr", &v, &vn))
         return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1, "missing addr=");
-    const char *comma = memchr(v, ',', vn);
-    uint64_t a0, a1;
-    if (!comma || vkrr_parse_u64(v, (size_t)(comma - v), 0, 3, &a0) ||
-        vkrr_parse_u64(comma + 1, vn - (size_t)(comma - v) - 1, 0, 3, &a1))
+    /* A0,A1 (the bridge), or A0,A1,A2 with the third axis's (3D arrays);
+     * with two, the third axis takes the second's */
+    uint64_t a[3];
+    unsigned na = 0;
+    for (size_t b = 0, e; na < 4 && b <= vn; b = e + 1, na++) {
+        const char *comma = memchr(v + b, ',', vn - b);
+        e = comma ? (size_t)(comma - v) : vn;
+        if (na == 3 || vkrr_parse_u64(v + b, e - b, 0, 3, &a[na])) {
+            na = 0;
+            break;
+        }
+    }
+    if (na != 2 && na != 3)
         return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
-                         "addr= must be two address modes 0..3 as A0,A1");
+                         "addr= must be two or three address modes 0..3 as A0,A1[,A2]");
+    if (na == 2)
+        a[2] = a[1];
     vkrr_log_texture *t = grow((void **)&log->textures, &log->ntextures, &cp->textures, sizeof *t);
     if (!t)
         return vkrr_fail(c->err, VKRR_ERR_NOMEM, c->path, c->line, -1, "out of memory");
@@ -194,7 +205,7 @@ static vkrr_status parse_texture(vkrr_log *log, caps *cp, const lctx *c)
     t->array = arr;
     t->line = c->line;
     t->sampler = (vkrr_sampler){.filter = (int)filter,
-                                .address = {(int)a0, (int)a1},
+                                .address = {(int)a[0], (int)a[1], (int)a[2]},
                                 .normalized = (flags & VKRR_TEXFLAG_NORMALIZED) != 0,
                                 .read_as_integer = (flags & VKRR_TEXFLAG_INTEGER) != 0,
                                 .srgb = (flags & VKRR_TEXFLAG_SRGB) != 0,
@@ -202,9 +213,48 @@ static vkrr_status parse_texture(vkrr_log *log, caps *cp, const lctx *c)
     return VKRR_OK;
 }
 
+/* An array's geometry as CUDA_ARRAY3D_DESCRIPTOR gives it: height 0 is 1D,
+ * depth 0 is 2D, else depth slices (3D) or, with the layered flag, layers;
+ * a cubemap is square with six faces a cube.  *rows: the dump's rows. */
+static vkrr_status array_geometry(const lctx *c, uint64_t width, uint64_t height, uint64_t depth,
+                                  uint64_t flags, vkrr_geometry *g, uint64_t *rows)
+{
+    bool layered = flags & VKRR_ARRAY_LAYERED, cube = flags & VKRR_ARRAY_CUBEMAP;
+    *g = (vkrr_geometry){.dims = height ? 2 : 1};
+    if (cube && (width != height || (layered ? depth == 0 || depth % 6 : depth != 6)))
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "a cubemap array is square with depth=6 (layered: a multiple of 6), "
+                         "not %llux%llu depth=%llu", (unsigned long long)width,
+                         (unsigned long long)height, (unsigned long long)depth);
+    if (layered && !depth)
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "a layered array needs depth= (its layers) of at least 1");
+    if (depth && !height && !layered)
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1,
+                         "a 3D array (depth=%llu) needs height= of at least 1", (unsigned long long)depth);
+    if (cube || layered) {
+        g->layers = (uint32_t)depth;
+        g->cube = cube;
+    } else if (depth) {
+        g->dims = 3;
+        g->depth = (uint32_t)depth;
+    }
+    *rows = (height ? height : 1) * (depth ? depth : 1);
+    if (*rows > UINT32_MAX)
+        return vkrr_fail(c->err, VKRR_ERR_RANGE, c->path, c->line, -1,
+                         "an array of %llu rows in all is more than vkrr reads (2^32-1)",
+                         (unsigned long long)*rows);
+    if (g->dims == 2 && !g->layers)
+        *g = (vkrr_geometry){0}; /* plain 2D */
+    return VKRR_OK;
+}
+
+/* cuArrayCreate, and cuArray3DCreate (depth= and flags=; vkrr's writer puts
+ * them on cuArrayCreate too, as 0). */
 static vkrr_status parse_array(vkrr_log *log, caps *cp, const lctx *c)
 {
-    uint64_t v[5];
+    uint64_t v[5], depth = 0, flags = 0, rows = 0;
+    vkrr_geometry g;
     int ok;
     vkrr_status st;
     if ((st = succeeded(c, &ok)) || !ok)
@@ -213,13 +263,18 @@ static vkrr_status parse_array(vkrr_log *log, caps *cp, const lctx *c)
         (st = kv_u64(c, "height", 1, UINT32_MAX, &v[1])) ||
         (st = kv_u64(c, "format", 1, UINT32_MAX, &v[2])) ||
         (st = kv_u64(c, "channels", 1, UINT32_MAX, &v[3])) ||
-        (st = kv_u64(c, "array", 1, UINT64_MAX, &v[4])))
+        (st = kv_u64(c, "array", 1, UINT64_MAX, &v[4])) ||
+        (st = kv_u64(c, "depth", 0, UINT32_MAX, &depth)) ||
+        (st = kv_u64(c, "flags", 0, 0xff, &flags)) ||
+        (st = array_geometry(c, v[0], v[1], depth, flags, &g, &rows)))
         return st;
+    if (!v[0])
+        return vkrr_fail(c->err, VKRR_ERR_PARSE, c->path, c->line, -1, "width=0: an empty array");
     vkrr_log_array *a = grow((void **)&log->arrays, &log->narrays, &cp->arrays, sizeof *a);
     if (!a)
         return vkrr_fail(c->err, VKRR_ERR_NOMEM, c->path, c->line, -1, "out of memory");
-    *a = (vkrr_log_array){v[4], (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
-                          c->line};
+    *a = (vkrr_log_array){v[4], (uint32_t)v[0], (uint32_t)rows, (uint32_t)v[2], (uint32_t)v[3],
+                          c->line, g};
     return VKRR_OK;
 }
 
@@ -362,7 +417,8 @@ vkrr_status vkrr_log_parse(vkrr_log *log, const char *text, size_t len, const ch
         if (!nl && n) {
             st = vkrr_fail(&line_err, VKRR_ERR_PARSE, path, ln, -1,
                            "the last line has no newline: the log was cut here");
-        } else if (starts(s, n, "cuArrayCreate") || starts(s, n, "cuArrayCreate_v2"))
+        } else if (starts(s, n, "cuArrayCreate") || starts(s, n, "cuArrayCreate_v2") ||
+                   starts(s, n, "cuArray3DCreate") || starts(s, n, "cuArray3DCreate_v2"))
             st = parse_array(log, &cp, &c);
         else if (starts(s, n, "cuTexObjectCreate"))
             st = parse_texture(log, &cp, &c);

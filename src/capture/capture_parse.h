@@ -66,8 +66,9 @@ void vkrr_manifest_free(vkrr_manifest *m); /* accepts a zeroed manifest */
 /* ---- run/run.log ---- */
 typedef struct vkrr_log_array {
     uint64_t array;
-    uint32_t width, height, format, channels;
+    uint32_t width, height, format, channels; /* height: the dump's rows, all planes */
     long line;
+    vkrr_geometry geometry;
 } vkrr_log_array;
 
 typedef struct vkrr_log_texture {

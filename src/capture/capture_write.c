@@ -186,6 +186,18 @@ uint64_t vkrr_writer_array_create(vkrr_writer *w, uint32_t width, uint32_t heigh
     return a;
 }
 
+uint64_t vkrr_writer_array3d_create(vkrr_writer *w, uint32_t width, uint32_t height, uint32_t depth,
+                                    uint32_t format, uint32_t channels, unsigned flags)
+{
+    uint64_t a = w->next_array;
+    w->next_array += 0x200;
+    vkrr_writer_log_line(w,
+                         "cuArray3DCreate width=%u height=%u depth=%u format=%u channels=%u "
+                         "flags=0x%x result=0 array=0x%llx",
+                         width, height, depth, format, channels, flags, (unsigned long long)a);
+    return a;
+}
+
 /* One cuTexObjectCreate line; res: its resource fields ("type=0 array=0x..."). */
 static uint64_t texture_line(vkrr_writer *w, const char *res, const vkrr_sampler *s,
                              uint64_t handle)
@@ -194,10 +206,14 @@ static uint64_t texture_line(vkrr_writer *w, const char *res, const vkrr_sampler
     unsigned flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0) |
                      (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0) |
                      (s->srgb ? VKRR_TEXFLAG_SRGB : 0);
+    char addr[40]; /* the third axis's mode only where it differs (readers copy the second's) */
+    int n = snprintf(addr, sizeof addr, "%d,%d", s->address[0], s->address[1]);
+    if (s->address[2] != s->address[1])
+        snprintf(addr + n, sizeof addr - (size_t)n, ",%d", s->address[2]);
     vkrr_writer_log_line(w,
-                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 %s addr=%d,%d filter=%d "
+                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 %s addr=%s filter=%d "
                          "flags=0x%02x result=0 object=0x%llx",
-                         res, s->address[0], s->address[1], s->filter, flags, (unsigned long long)h);
+                         res, addr, s->filter, flags, (unsigned long long)h);
     return h;
 }
 

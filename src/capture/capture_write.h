@@ -104,6 +104,13 @@ vkrr_status vkrr_writer_close(vkrr_writer *w, vkrr_error *err);
 /* Log lines for the CUDA object calls; return the handle they logged. */
 uint64_t vkrr_writer_array_create(vkrr_writer *w, uint32_t width, uint32_t height,
                                   uint32_t format, uint32_t channels);
+/* cuArray3DCreate (CUDA_ARRAY3D_DESCRIPTOR): height 0 is 1D, depth 0 2D,
+ * else depth slices or with VKRR_ARRAY_LAYERED layers; VKRR_ARRAY_CUBEMAP:
+ * square, depth 6 (layered: 6 a cube).  Its images' records give height as
+ * the rows of all planes (rows per plane x planes), their post the planes in
+ * order. */
+uint64_t vkrr_writer_array3d_create(vkrr_writer *w, uint32_t width, uint32_t height, uint32_t depth,
+                                    uint32_t format, uint32_t channels, unsigned flags);
 /* handle 0: the writer picks a fresh one; non-zero: reuse that value (handles
  * are reused across frames by real drivers). */
 uint64_t vkrr_writer_texture_create(vkrr_writer *w, uint64_t array,

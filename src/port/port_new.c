@@ -464,6 +464,11 @@ static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, const
     const vkrr_image *im = &l->images[idx];
     fprintf(f, "    uint64_t arg%u;   // %s: %s x%u, %ux%u; ", off, kind, cuformat_name(im->format),
             im->channels, im->width, im->height);
+    if (!vkrr_geometry_is_2d(&im->geometry)) /* no port can bind it (vklaunch.c) */
+        fprintf(f, "a %s array (its %u planes stacked as rows): the Vulkan replay\n"
+                   "        // binds 2D images only, so validate reports this launch as an error; "
+                   "`vkrr rerun\n        // --backend ptx` runs it; ",
+                vkrr_geometry_name(&im->geometry), vkrr_geometry_planes(&im->geometry));
     static const char *const mode[] = {"VKRR_WRAP", "VKRR_CLAMP", "VKRR_MIRROR", "VKRR_BORDER"};
     if (im->kind == VKRR_IMAGE_TEXTURE)
         fprintf(f, "%s filter, %s coordinates, address %s x %s, read as %s;\n"

@@ -176,6 +176,7 @@ vkrr_status vkrr_replay_from_capture_ex(const vkrr_capture *cap, const vkrr_laun
         im->format = src->format;
         im->sampler = src->sampler;
         im->resource = src->resource;
+        im->geometry = src->geometry;
         if (src->kind == VKRR_IMAGE_TEXTURE) {
             vkrr_mapfile *m = &st->maps[l->nallocs + i];
             s = vkrr_capture_map_image(cap, l, i, m, err);

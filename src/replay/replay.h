@@ -77,6 +77,7 @@ typedef struct vkrr_replay_image {
     int resource;            /* textures: VKRR_TEXRES_ARRAY, or LINEAR / PITCH2D: over linear
                               * memory (pre packed: rows of width texels, no pitch) */
     uint32_t linear_count;   /* LINEAR: its texels (width x height is the folded shape) */
+    vkrr_geometry geometry;  /* an array's beyond 2D: height is then the rows of all planes */
 } vkrr_replay_image;
 
 typedef struct vkrr_replay {

@@ -77,6 +77,7 @@ void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect 
             out->evidence = vkrr_bisect_evidence_of(r);
             out->isolated_known = r->has_isolated;
             out->isolated_bad = isolated_bad(r);
+            out->isolated_error = r->has_isolated && r->status == VKRR_LAUNCH_ERROR;
             out->culprit = out->evidence != VKRR_EVIDENCE_NONE && culprit_by(r, out->evidence);
         }
     }
@@ -108,8 +109,10 @@ static void print_class(FILE *f, const vkrr_bisect *b)
         return;
     }
     if (b->culprit)
-        fprintf(f, " is the CULPRIT: its isolated error is out of tolerance too (evidence: "
-                   "isolated; no original kernel ran on its chained inputs)\n");
+        fprintf(f, " is the CULPRIT: %s (evidence: isolated; no original kernel ran on its "
+                   "chained inputs)\n",
+                b->isolated_error ? "its isolated run is an ERROR too (its row's note says why)"
+                                  : "its isolated error is out of tolerance too");
     else
         fprintf(f, " is an AMPLIFIER: its isolated error is within tolerance (evidence: "
                    "isolated; no original kernel ran on its chained inputs);");

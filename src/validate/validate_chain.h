@@ -88,6 +88,7 @@ typedef struct vkrr_bisect {
     vkrr_bisect_evidence evidence; /* what decided culprit; NONE: its class is unknown */
     bool isolated_known;/* its isolated result exists */
     bool isolated_bad;  /* ... and is out of tolerance */
+    bool isolated_error; /* ... because it could not run (ERROR) */
     int first_inexact;  /* first launch whose chained output is not bit-exact; -1 none */
     int later_culprit;  /* the first launch after first_fail that is a culprit too; -1 none */
     unsigned later_culprits; /* how many such launches */
