@@ -1,4 +1,4 @@
-/* test_ptx_tex: textures and surfaces (tests/ptx/tex_ops.cu): tex.2d on a
+/* test_ptx_tex: textures and surfaces (check_sust_p: formatted stores) (tests/ptx/tex_ops.cu): tex.2d on a
  * bilinear HALF x4 texture (against cuda_texture.c, the one implementation
  * the CPU backend uses too) and on a point-sampled UNORM_INT8X4 texture
  * (against texels read here), tld4 on both (the four footprint texels in
@@ -82,9 +82,103 @@ static void check_sured(void)
     vkrr_ptx_module_free(m);
 }
 
+/* sust.p (formatted stores; ptxas accepts this text): f32 values into a
+ * UNORM_INT8X4 2D surface at sample x 1, s32 into a SIGNED_INT16 x2 1D one
+ * (.v2 saturated; a scalar store leaves channel 1 as it was), f32 into a
+ * HALF x4 3D one in zero mode (in range, and z 5 dropped); then a trap-mode
+ * store past the edge and one to a surface of unknown format fault.  The
+ * expected bytes are worked out by hand: 0.5 -> 127.5 -> 128, 0.25 -> 64,
+ * -1 -> 0, 2 -> 255; 40000 -> 32767, -40000 -> -32768; 1.5 -> 0x3e00. */
+static const char sust_p_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry sp(.param .u64 u8s, .param .u64 s16s, .param .u64 h4s)\n"
+    "{\n"
+    " .reg .b32 %r<12>;\n"
+    " .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [u8s];\n"
+    " ld.param.u64 %rd2, [s16s];\n"
+    " ld.param.u64 %rd3, [h4s];\n"
+    " mov.b32 %r1, 0f3F000000;\n"
+    " mov.b32 %r2, 0f3E800000;\n"
+    " mov.b32 %r3, 0fBF800000;\n"
+    " mov.b32 %r4, 0f40000000;\n"
+    " mov.u32 %r5, 1;\n"
+    " mov.u32 %r6, 0;\n"
+    " sust.p.2d.v4.b32.trap [%rd1, {%r5, %r6}], {%r1, %r2, %r3, %r4};\n"
+    " mov.u32 %r7, 40000;\n"
+    " mov.u32 %r8, -5;\n"
+    " mov.u32 %r9, 2;\n"
+    " sust.p.1d.v2.b32.trap [%rd2, {%r9}], {%r7, %r8};\n"
+    " mov.u32 %r10, -40000;\n"
+    " sust.p.1d.b32.trap [%rd2, {%r6}], {%r10};\n"
+    " mov.b32 %r11, 0f3FC00000;\n"
+    " sust.p.3d.b32.zero [%rd3, {%r6, %r6, %r5, %r5}], {%r11};\n"
+    " mov.u32 %r9, 5;\n"
+    " sust.p.3d.b32.zero [%rd3, {%r6, %r6, %r9, %r9}], {%r1};\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry spf(.param .u64 u8s)\n"
+    "{\n"
+    " .reg .b32 %r<4>;\n"
+    " .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd1, [u8s];\n"
+    " mov.u32 %r1, 2;\n"
+    " mov.u32 %r2, 0;\n"
+    " sust.p.2d.b32.trap [%rd1, {%r1, %r2}], {%r2};\n"
+    " ret;\n"
+    "}\n";
+
+static void check_sust_p(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, sust_p_ptx, strlen(sust_p_ptx), "sp.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    uint8_t u8[8];
+    int16_t s16[6];
+    uint16_t h4[8];
+    memset(u8, 0x11, sizeof u8);
+    for (int i = 0; i < 6; i++)
+        s16[i] = 0x2222;
+    memset(h4, 0x33, sizeof h4);
+    vkrr_cusurf surf[3] = {
+        {.data = u8, .width = 2, .height = 1, .texel_bytes = 4, .format = 194, .channels = 4},
+        {.data = (unsigned char *)s16, .width = 3, .height = 1, .texel_bytes = 4, .dims = 1, .format = 9,
+         .channels = 2},
+        {.data = (unsigned char *)h4, .width = 1, .height = 1, .texel_bytes = 8, .dims = 3, .depth = 2,
+         .format = 16, .channels = 4},
+    };
+    ptxt_args a = {0};
+    for (int i = 0; i < 3; i++)
+        ptxt_ptr(&a, &surf[i], 0);
+    if (!CHECK(ptxt_run_ex(m, "sp", &a, 1, 1, 0, NULL, 0, surf, 3, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    const uint8_t u8_want[8] = {0x11, 0x11, 0x11, 0x11, 128, 64, 0, 255};
+    const int16_t s16_want[6] = {-32768, 0x2222, 0x2222, 0x2222, 32767, -5};
+    const uint16_t h4_want[8] = {0x3333, 0x3333, 0x3333, 0x3333, 0x3e00, 0x3333, 0x3333, 0x3333};
+    CHECK(!memcmp(u8, u8_want, sizeof u8));
+    CHECK(!memcmp(s16, s16_want, sizeof s16));
+    CHECK(!memcmp(h4, h4_want, sizeof h4));
+    ptxt_args f = {0};
+    ptxt_ptr(&f, &surf[0], 0);
+    memset(&err, 0, sizeof err);
+    CHECK(ptxt_run_ex(m, "spf", &f, 1, 1, 0, NULL, 0, surf, 3, &err) == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "formatted store") != NULL);
+    surf[0].format = 0;
+    memset(&err, 0, sizeof err);
+    CHECK(ptxt_run_ex(m, "sp", &a, 1, 1, 0, NULL, 0, surf, 3, &err) == VKRR_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "CUarray_format 0") != NULL);
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
     check_sured();
+    check_sust_p();
     /* lin: 5 x 4 HALF x4; pt: 5 x 4 UNORM_INT8X4; src/dst: 7 x 5 u32 */
     static uint16_t lin_data[5 * 4 * 4];
     static uint8_t pt_data[5 * 4 * 4];

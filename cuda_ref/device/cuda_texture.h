@@ -101,6 +101,7 @@ typedef struct vkrr_cusurf {
     int *fault;                  /* optional: set to 1 (atomically) by a faulting access */
     unsigned dims, depth, layers; /* as vkrr_cutex's (all zero: 2D, one plane) */
     bool cube;
+    unsigned format, channels;   /* the array's CUarray_format code and channels (sust.p); 0: unknown */
 } vkrr_cusurf;
 
 /* CUDA's surface boundary modes (PTX .trap, .clamp, .zero). */

@@ -67,7 +67,8 @@ static vkrr_status setup_images(const vkrr_replay *r, vkrr_host_launch *hl, uint
                 memset(data, VKRR_SENTINEL_BYTE, (size_t)bytes);
             vkrr_cusurf *s = &hl->surf[hl->nsurf++];
             *s = (vkrr_cusurf){data, im->width, plane_rows(im), tb, &hl->fault, im->geometry.dims,
-                               im->geometry.depth, im->geometry.layers, im->geometry.cube};
+                               im->geometry.depth, im->geometry.layers, im->geometry.cube,
+                               im->format, im->channels};
             word[i] = (uint64_t)(uintptr_t)s;
         }
     }

@@ -3,6 +3,7 @@
  * address of one of the launch's cuda_texture.h descriptors (checked: any other value is
  * a fault); sampling and surface access are cuda_texture.c, the one implementation the
  * CPU backend uses too. */
+#include "cuformat.h"
 #include "ptx_internal.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
@@ -141,6 +142,45 @@ HANDLER(x_surf)
     return 0;
 }
 
+/* sust.p (formatted): o[0] handle, o[1] x (texels), o[2] y, o[7] z, o[3..] the values;
+ * in->b elements, in->c mode, in->d geometry (1d, 2d, 3d).  The texel is read,
+ * the values converted into it (cuformat.h: channels past them keep their
+ * bytes) and written back, so the trap/clamp/zero rules are the unformatted
+ * store's at byte x * texel bytes. */
+HANDLER(x_sust_p)
+{
+    vkrr_cutex_geom g = (vkrr_cutex_geom)in->d;
+    const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]);
+    const uint64_t *Y = geom_has_y(g) ? PTX_R(w, in->o[2]) : NULL;
+    const uint64_t *P = g == VKRR_GEOM_3D ? PTX_R(w, in->o[7]) : NULL;
+    unsigned n = in->b;
+    PTX_LANES(m, {
+        const vkrr_cusurf *s = surface_of(w, in, (int)l, H[l]);
+        if (!s)
+            return -1;
+        if (!s->format || !vkrr_cuformat_find(s->format) ||
+            vkrr_cuformat_find(s->format)->texel_bytes_override)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_UNSUPPORTED,
+                             "a formatted store to a surface of CUarray_format %u: vkrr converts to "
+                             "FLOAT, HALF, the 8/16/32-bit integer, UNORM and SNORM formats", s->format);
+        unsigned tb = s->texel_bytes;
+        int64_t xb = (int64_t)(int32_t)(uint32_t)X[l] * tb; /* a sample offset, not bytes */
+        int x = xb > INT32_MAX ? INT32_MAX : xb < INT32_MIN ? INT32_MIN : (int)xb;
+        int y = Y ? (int32_t)(uint32_t)Y[l] : 0;
+        int64_t z = P ? (int64_t)(int32_t)(uint32_t)P[l] : 0;
+        unsigned char texel[16];
+        uint32_t v[4];
+        for (unsigned k = 0; k < n; k++)
+            v[k] = (uint32_t)PTX_R(w, in->o[3 + k])[l];
+        bool ok = tb <= sizeof texel && vkrr_cusurf_read_at(s, texel, tb, x, y, z, (vkrr_cusurf_mode)in->c);
+        if (ok && vkrr_cuformat_store_formatted(s->format, s->channels, v, n, texel))
+            ok = vkrr_cusurf_write_at(s, texel, tb, x, y, z, (vkrr_cusurf_mode)in->c);
+        if (!ok)
+            return surf_fault(w, in, l, g, "formatted store", tb, x, y, z, s);
+    });
+    return 0;
+}
+
 /* sured.b: o[0] handle, o[1] x (bytes), o[2] y, o[7] z, o[3] value; in->a bytes,
  * in->b op, in->c mode, in->d signed, in->e geometry (1d, 2d, 3d) */
 HANDLER(x_sured)
@@ -273,6 +313,27 @@ static int data_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, bool
     return 0;
 }
 
+/* sust.p.{1d,2d,3d}{.v2,.v4}.b32{.trap,.clamp,.zero} [s, {x...}], values */
+static int dec_sust_p(ptx_dctx *c)
+{
+    static const char *const modes[] = {".trap", ".clamp", ".zero"};
+    int g = ptx_take_any(c, geom_names, 3);
+    int n = ptx_take(c, ".v2") ? 2 : ptx_take(c, ".v4") ? 4 : 1;
+    ptx_take_ignorable(c);
+    ptx_type t = ptx_take_type(c);
+    int md = ptx_take_any(c, modes, 3);
+    if (g < 0 || t != PT_B32 || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sust.p form (.1d .2d .3d, .b32 values)");
+    if (image_operand(c, ptx_op(c, 0), PT_B32, (vkrr_cutex_geom)g) < 0 ||
+        data_regs(c, ptx_op(c, 1), (unsigned)n, t, false) < 0)
+        return -1;
+    c->in->b = (uint8_t)n;
+    c->in->c = (uint8_t)(md < 0 ? 0 : md);
+    c->in->d = (uint8_t)g;
+    c->in->fn = x_sust_p;
+    return 1;
+}
+
 int ptx_dec_tex(ptx_dctx *c)
 {
     const char *op = c->r->op;
@@ -311,8 +372,10 @@ int ptx_dec_tex(ptx_dctx *c)
     static const char *const modes[] = {".trap", ".clamp", ".zero"};
     if (!strcmp(op, "suld") || !strcmp(op, "sust")) {
         bool st = op[1] == 'u' && op[2] == 's';
+        if (st && ptx_take(c, ".p")) /* the ISA: .1d .2d .3d, .b32 values */
+            return dec_sust_p(c);
         if (!ptx_take(c, ".b"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.p (formatted surface access)", op);
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.p (formatted surface loads)", op);
         int g = ptx_take_any(c, geom_names, 5);
         if (g < 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (.1d .2d .3d .a1d .a2d)", op);
