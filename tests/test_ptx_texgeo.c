@@ -10,6 +10,8 @@
  *   - linear filtering: 1D (fractions in 1/256) and 3D (border on z) with
  *     fractions whose weighted sums are exact;
  *   - tld4.g on .a2d and tld4.r on a cube face: the footprint's texels;
+ *     tld4.r on .acube, tld4 .u32 of an integer array, the cube tie rule
+ *     (check_gather_more, PTX text here);
  *   - sust/suld on .1d (b32), .3d (v2.b32), .a1d (b8), .a2d (b64), cubemap
  *     faces through .a2d (v4.b32), read back from the arrays; clamp on a layer,
  *     zero on z; sured add on .1d, min and a clamped add on .3d;
@@ -440,6 +442,90 @@ static void check_unsupported(void)
     }
 }
 
+/* tld4 on a layered cubemap (.acube), tld4 of raw integers (.u32 from an
+ * integer array: values past f32's 24 bits come through exactly), and the
+ * cubemap tie rule (x over y over z, a documented choice) on a direction
+ * with |x| = |y|.  PTX text here (ptxas accepts it); the expected texels
+ * are worked out by hand from the Programming Guide's table: +x major at
+ * (1, 0, 0) is face 0 at its centre, u = v = 0.5 on 4x4 texels, so the
+ * footprint is texels (1..2, 1..2) of layer 6 (cube 1, face 0). */
+static const char gather_more_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry gm(.param .u64 tcl, .param .u64 ti, .param .u64 tc, .param .u64 out)\n"
+    "{\n"
+    " .reg .b32 %r<8>;\n"
+    " .reg .f32 %f<12>;\n"
+    " .reg .b64 %rd<6>;\n"
+    " ld.param.u64 %rd1, [tcl];\n"
+    " ld.param.u64 %rd2, [ti];\n"
+    " ld.param.u64 %rd3, [tc];\n"
+    " ld.param.u64 %rd4, [out];\n"
+    " mov.u32 %r1, 1;\n"
+    " mov.f32 %f1, 0f3F800000;\n"
+    " mov.f32 %f2, 0f00000000;\n"
+    " tld4.r.acube.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%r1, %f1, %f2, %f2}];\n"
+    " st.global.v4.f32 [%rd4], {%f3, %f4, %f5, %f6};\n"
+    " tld4.g.2d.v4.u32.f32 {%r2, %r3, %r4, %r5}, [%rd2, {%f1, %f1}];\n"
+    " st.global.v4.u32 [%rd4+16], {%r2, %r3, %r4, %r5};\n"
+    " tex.cube.v4.f32.f32 {%f7, %f8, %f9, %f10}, [%rd3, {%f1, %f1, %f2, %f2}];\n"
+    " st.global.f32 [%rd4+32], %f7;\n"
+    " ret;\n"
+    "}\n";
+
+static void check_gather_more(void)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, gather_more_ptx, strlen(gather_more_ptx), "gm.ptx", &err) ==
+               VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static float cl[12 * 16], c6[6 * 16];
+    fill(cl, 12, 4, 4, 1);
+    fill(c6, 6, 4, 4, 1);
+    static uint32_t ti[2 * 3 * 2]; /* 3 x 2 texels of two channels */
+    for (uint32_t j = 0; j < 2; j++)
+        for (uint32_t i = 0; i < 3; i++) {
+            ti[(j * 3 + i) * 2] = 7;
+            ti[(j * 3 + i) * 2 + 1] = 0xffffff00u + 10 * j + i;
+        }
+    vkrr_cutex t[3] = {
+        {.data = (const unsigned char *)cl, .width = 4, .height = 4, .channels = 1, .format = 32,
+         .texel_bytes = 4, .address = {1, 1, 1}, .normalized = true, .layers = 12, .cube = true},
+        {.data = (const unsigned char *)ti, .width = 3, .height = 2, .channels = 2, .format = 3,
+         .texel_bytes = 8, .address = {1, 1, 1}, .read_as_integer = true},
+        {.data = (const unsigned char *)c6, .width = 4, .height = 4, .channels = 1, .format = 32,
+         .texel_bytes = 4, .address = {1, 1, 1}, .normalized = true, .layers = 6, .cube = true},
+    };
+    static uint32_t out[9];
+    ptxt_args a = {0};
+    for (int k = 0; k < 3; k++)
+        ptxt_ptr(&a, &t[k], 0);
+    ptxt_ptr(&a, out, sizeof out);
+    if (!CHECK(ptxt_run_ex(m, "gm", &a, 1, 1, 0, t, 3, NULL, 0, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    /* the footprint in PTX's order: (i, j+1), (i+1, j+1), (i+1, j), (i, j) with i = j = 1 */
+    const float acube[4] = {val(6, 2, 1), val(6, 2, 2), val(6, 1, 2), val(6, 1, 1)};
+    for (int k = 0; k < 4; k++) {
+        float f;
+        memcpy(&f, &out[k], 4);
+        CHECK(f == acube[k]);
+    }
+    /* (1.0, 1.0) unnormalized: i = j = 0, channel g */
+    const uint32_t gi[4] = {0xffffff00u + 10, 0xffffff00u + 11, 0xffffff00u + 1, 0xffffff00u};
+    for (int k = 0; k < 4; k++)
+        CHECK_EQ_U64(out[4 + k], gi[k]);
+    /* (1, 1, 0): |x| = |y|, x wins: face 0, s = -z = 0, t = -y = -1, so texel
+     * (2, 0) of face 0 (face 2 would give texel (3, 2): 2024) */
+    float tie;
+    memcpy(&tie, &out[8], 4);
+    CHECK(tie == val(0, 0, 2));
+    vkrr_ptx_module_free(m);
+}
+
 int main(void)
 {
     static vkrr_cutex tex[NTEX];
@@ -448,6 +534,7 @@ int main(void)
     make_textures(tex);
     make_surfaces(surf, &fault);
     check_unsupported();
+    check_gather_more();
     static const unsigned sms[2] = {80, 89};
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("tex_geo", sms[k]);
