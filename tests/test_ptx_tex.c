@@ -1,4 +1,4 @@
-/* test_ptx_tex: textures and surfaces (check_sust_p: formatted stores) (tests/ptx/tex_ops.cu): tex.2d on a
+/* test_ptx_tex: textures and surfaces (check_sust_p: formatted stores, sured.p) (tests/ptx/tex_ops.cu): tex.2d on a
  * bilinear HALF x4 texture (against cuda_texture.c, the one implementation
  * the CPU backend uses too) and on a point-sampled UNORM_INT8X4 texture
  * (against texels read here), tld4 on both (the four footprint texels in
@@ -128,6 +128,30 @@ static const char sust_p_ptx[] =
     " mov.u32 %r2, 0;\n"
     " sust.p.2d.b32.trap [%rd1, {%r1, %r2}], {%r2};\n"
     " ret;\n"
+    "}\n"
+    ".visible .entry srp(.param .u64 s32s, .param .u64 u32x2s)\n"
+    "{\n"
+    " .reg .b32 %r<4>;\n"
+    " .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [s32s];\n"
+    " ld.param.u64 %rd2, [u32x2s];\n"
+    " mov.u32 %r1, %tid.x;\n"
+    " sub.s32 %r2, %r1, 2;\n"
+    " mov.u32 %r3, 1;\n"
+    " sured.p.min.1d.b32.trap [%rd1, {%r3}], %r2;\n"
+    " mov.u32 %r3, 5;\n"
+    " mov.u64 %rd3, 4294967297;\n"
+    " sured.p.add.2d.b64.clamp [%rd2, {%r3, %r1}], %rd3;\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry srpf(.param .u64 u32x2s)\n"
+    "{\n"
+    " .reg .b32 %r<2>;\n"
+    " .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd1, [u32x2s];\n"
+    " mov.u32 %r1, 0;\n"
+    " sured.p.or.1d.b32.trap [%rd1, {%r1}], %r1;\n"
+    " ret;\n"
     "}\n";
 
 static void check_sust_p(void)
@@ -172,6 +196,30 @@ static void check_sust_p(void)
     memset(&err, 0, sizeof err);
     CHECK(ptxt_run_ex(m, "sp", &a, 1, 1, 0, NULL, 0, surf, 3, &err) == VKRR_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "CUarray_format 0") != NULL);
+    /* sured.p: min of -2..1 into texel 1 of a SIGNED_INT32 1D surface is -2
+     * (an unsigned min would be 0); four adds of 2^32+1 at sample x 5, rows
+     * clamped, into the last texel of a 2x1 UNSIGNED_INT32 x2 one; a 4-byte
+     * reduction on its 8-byte texels faults */
+    int32_t s32[3] = {5, 5, 5};
+    uint64_t u64[2] = {7, 0xffffffffull};
+    vkrr_cusurf rs[2] = {
+        {.data = (unsigned char *)s32, .width = 3, .height = 1, .texel_bytes = 4, .dims = 1, .format = 10,
+         .channels = 1},
+        {.data = (unsigned char *)u64, .width = 2, .height = 1, .texel_bytes = 8, .format = 3, .channels = 2},
+    };
+    ptxt_args r = {0};
+    ptxt_ptr(&r, &rs[0], 0);
+    ptxt_ptr(&r, &rs[1], 0);
+    memset(&err, 0, sizeof err);
+    if (!CHECK(ptxt_run_ex(m, "srp", &r, 1, 4, 0, NULL, 0, rs, 2, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    CHECK(s32[0] == 5 && s32[1] == -2 && s32[2] == 5);
+    CHECK(u64[0] == 7 && u64[1] == 0xffffffffull + 4 * 4294967297ull);
+    ptxt_args rf = {0};
+    ptxt_ptr(&rf, &rs[1], 0);
+    memset(&err, 0, sizeof err);
+    CHECK(ptxt_run_ex(m, "srpf", &rf, 1, 1, 0, NULL, 0, rs, 2, &err) == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "a 4-byte sured.p on a surface of 8-byte texels") != NULL);
     vkrr_ptx_module_free(m);
 }
 

@@ -182,7 +182,9 @@ HANDLER(x_sust_p)
 }
 
 /* sured.b: o[0] handle, o[1] x (bytes), o[2] y, o[7] z, o[3] value; in->a bytes,
- * in->b op, in->c mode, in->d signed, in->e geometry (1d, 2d, 3d) */
+ * in->b op, in->c mode, in->d 1 signed, 2 sured.p (x a sample, one whole
+ * texel, signed when the array's format is SIGNED_INT*), in->e geometry (1d,
+ * 2d, 3d) */
 HANDLER(x_sured)
 {
     vkrr_cutex_geom g = (vkrr_cutex_geom)in->e;
@@ -196,7 +198,16 @@ HANDLER(x_sured)
             return -1;
         int x = (int32_t)(uint32_t)X[l], y = Y ? (int32_t)(uint32_t)Y[l] : 0;
         int64_t z = Z ? surf_plane(g, Z[l]) : 0;
-        if (!vkrr_cusurf_reduce_at(s, in->b, in->d, V[l], in->a, x, y, z, (vkrr_cusurf_mode)in->c))
+        bool sgn = in->d == 1;
+        if (in->d == 2) { /* sured.p: x a sample, signedness the array's format's */
+            if (s->texel_bytes != in->a)
+                return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "a %u-byte sured.p on a surface of "
+                                 "%u-byte texels", in->a, s->texel_bytes);
+            int64_t xb = (int64_t)x * s->texel_bytes;
+            x = xb > INT32_MAX ? INT32_MAX : xb < INT32_MIN ? INT32_MIN : (int)xb;
+            sgn = s->format == 8 || s->format == 9 || s->format == 10; /* SIGNED_INT* */
+        }
+        if (!vkrr_cusurf_reduce_at(s, in->b, sgn, V[l], in->a, x, y, z, (vkrr_cusurf_mode)in->c))
             return surf_fault(w, in, l, g, "reduction", in->a, x, y, z, s);
     });
     return 0;
@@ -398,8 +409,9 @@ int ptx_dec_tex(ptx_dctx *c)
         return 1;
     }
     if (!strcmp(op, "sured")) {
-        if (!ptx_take(c, ".b"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured.p (sample-addressed reductions)");
+        bool sample = ptx_take(c, ".p"); /* sured.p: sample-addressed, .b32/.b64 */
+        if (!sample && !ptx_take(c, ".b"))
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (.b or .p)");
         static const char *const ops[] = {".add", ".min", ".max", ".and", ".or"};
         int rop = ptx_take_any(c, ops, 5);
         int g = ptx_take_any(c, geom_names, 3); /* the ISA's sured has .1d .2d .3d */
@@ -407,20 +419,22 @@ int ptx_dec_tex(ptx_dctx *c)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (.1d .2d .3d)");
         ptx_type t = ptx_take_type(c);
         int md = ptx_take_any(c, modes, 3);
-        /* the ISA's pairs: add on u32/u64/s32, min and max on u32/s32/u64/s64, and/or on b32 */
-        bool ok = rop == 0   ? t == PT_U32 || t == PT_U64 || t == PT_S32
+        /* the ISA's pairs: add on u32/u64/s32, min and max on u32/s32/u64/s64, and/or on b32;
+         * sured.p: .b32 or .b64 for every op */
+        bool ok = sample     ? t == PT_B32 || t == PT_B64
+                  : rop == 0 ? t == PT_U32 || t == PT_U64 || t == PT_S32
                   : rop <= 2 ? t == PT_U32 || t == PT_S32 || t == PT_U64 || t == PT_S64
                              : t == PT_B32;
         if (rop < 0 || !ok || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sured form (add on u32/u64/s32, min/max on "
-                                "u32/s32/u64/s64, and/or on b32)");
+                                "u32/s32/u64/s64, and/or on b32; sured.p on b32/b64)");
         if (image_operand(c, ptx_op(c, 0), PT_B32, (vkrr_cutex_geom)g) < 0 ||
             ptx_set_src(c, 3, ptx_op(c, 1), t, false) < 0)
             return -1;
         in->a = (uint8_t)(ptx_type_bits(t) / 8);
         in->b = (uint8_t)rop;
         in->c = (uint8_t)(md < 0 ? 0 : md);
-        in->d = t == PT_S32 || t == PT_S64;
+        in->d = sample ? 2 : t == PT_S32 || t == PT_S64;
         in->e = (uint8_t)g;
         in->fn = x_sured;
         return 1;
