@@ -1,4 +1,4 @@
-/* test_ptx_tex: textures and surfaces (check_sust_p: formatted stores, sured.p) (tests/ptx/tex_ops.cu): tex.2d on a
+/* test_ptx_tex: textures and surfaces (check_sust_p: formatted stores and loads, sured.p) (tests/ptx/tex_ops.cu): tex.2d on a
  * bilinear HALF x4 texture (against cuda_texture.c, the one implementation
  * the CPU backend uses too) and on a point-sampled UNORM_INT8X4 texture
  * (against texels read here), tld4 on both (the four footprint texels in
@@ -144,6 +144,22 @@ static const char sust_p_ptx[] =
     " sured.p.add.2d.b64.clamp [%rd2, {%r3, %r1}], %rd3;\n"
     " ret;\n"
     "}\n"
+    ".visible .entry lp(.param .u64 u8s, .param .u64 s16s, .param .u64 out)\n"
+    "{\n"
+    " .reg .b32 %r<12>;\n"
+    " .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [u8s];\n"
+    " ld.param.u64 %rd2, [s16s];\n"
+    " ld.param.u64 %rd3, [out];\n"
+    " mov.u32 %r1, 1;\n"
+    " mov.u32 %r2, 0;\n"
+    " mov.u32 %r3, 2;\n"
+    " suld.p.2d.v4.b32.trap {%r4, %r5, %r6, %r7}, [%rd1, {%r1, %r2}];\n"
+    " st.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n"
+    " suld.p.1d.v4.b32.trap {%r8, %r9, %r10, %r11}, [%rd2, {%r3}];\n"
+    " st.global.v4.u32 [%rd3+16], {%r8, %r9, %r10, %r11};\n"
+    " ret;\n"
+    "}\n"
     ".visible .entry srpf(.param .u64 u32x2s)\n"
     "{\n"
     " .reg .b32 %r<2>;\n"
@@ -187,6 +203,22 @@ static void check_sust_p(void)
     CHECK(!memcmp(u8, u8_want, sizeof u8));
     CHECK(!memcmp(s16, s16_want, sizeof s16));
     CHECK(!memcmp(h4, h4_want, sizeof h4));
+    /* suld.p of what was stored: unorm8 codes / 255 as f32, s16 sign-extended,
+     * the two channels the s16 array lacks 0 */
+    static uint32_t lo[8];
+    ptxt_args la = {0};
+    ptxt_ptr(&la, &surf[0], 0);
+    ptxt_ptr(&la, &surf[1], 0);
+    ptxt_ptr(&la, lo, sizeof lo);
+    if (!CHECK(ptxt_run_ex(m, "lp", &la, 1, 1, 0, NULL, 0, surf, 3, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    const float un[4] = {128.0f / 255.0f, 64.0f / 255.0f, 0.0f, 1.0f};
+    for (int k = 0; k < 4; k++) {
+        float got;
+        memcpy(&got, &lo[k], 4);
+        CHECK(got == un[k]);
+    }
+    CHECK(lo[4] == 32767 && lo[5] == (uint32_t)-5 && lo[6] == 0 && lo[7] == 0);
     ptxt_args f = {0};
     ptxt_ptr(&f, &surf[0], 0);
     memset(&err, 0, sizeof err);

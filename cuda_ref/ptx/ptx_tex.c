@@ -142,12 +142,13 @@ HANDLER(x_surf)
     return 0;
 }
 
-/* sust.p (formatted): o[0] handle, o[1] x (texels), o[2] y, o[7] z, o[3..] the values;
- * in->b elements, in->c mode, in->d geometry (1d, 2d, 3d).  The texel is read,
- * the values converted into it (cuformat.h: channels past them keep their
- * bytes) and written back, so the trap/clamp/zero rules are the unformatted
- * store's at byte x * texel bytes. */
-HANDLER(x_sust_p)
+/* suld.p / sust.p (formatted): o[0] handle, o[1] x (texels), o[2] y, o[7] z, o[3..]
+ * the values; in->b elements, in->c mode, in->d geometry (1d, 2d, 3d), in->e 1
+ * store.  The texel is read at byte x * texel bytes (so the trap/clamp/zero
+ * rules are the unformatted access's) and converted (cuformat.h); a store
+ * converts the values into it (channels past them keep their bytes) and
+ * writes it back. */
+HANDLER(x_surf_p)
 {
     vkrr_cutex_geom g = (vkrr_cutex_geom)in->d;
     const uint64_t *H = PTX_R(w, in->o[0]), *X = PTX_R(w, in->o[1]);
@@ -161,8 +162,9 @@ HANDLER(x_sust_p)
         if (!s->format || !vkrr_cuformat_find(s->format) ||
             vkrr_cuformat_find(s->format)->texel_bytes_override)
             return ptx_fault(w, in, (int)l, VKRR_ERR_UNSUPPORTED,
-                             "a formatted store to a surface of CUarray_format %u: vkrr converts to "
-                             "FLOAT, HALF, the 8/16/32-bit integer, UNORM and SNORM formats", s->format);
+                             "a formatted %s a surface of CUarray_format %u: vkrr converts "
+                             "FLOAT, HALF, the 8/16/32-bit integer, UNORM and SNORM formats",
+                             in->e ? "store to" : "load from", s->format);
         unsigned tb = s->texel_bytes;
         int64_t xb = (int64_t)(int32_t)(uint32_t)X[l] * tb; /* a sample offset, not bytes */
         int x = xb > INT32_MAX ? INT32_MAX : xb < INT32_MIN ? INT32_MIN : (int)xb;
@@ -170,13 +172,17 @@ HANDLER(x_sust_p)
         int64_t z = P ? (int64_t)(int32_t)(uint32_t)P[l] : 0;
         unsigned char texel[16];
         uint32_t v[4];
-        for (unsigned k = 0; k < n; k++)
+        for (unsigned k = 0; in->e && k < n; k++)
             v[k] = (uint32_t)PTX_R(w, in->o[3 + k])[l];
         bool ok = tb <= sizeof texel && vkrr_cusurf_read_at(s, texel, tb, x, y, z, (vkrr_cusurf_mode)in->c);
-        if (ok && vkrr_cuformat_store_formatted(s->format, s->channels, v, n, texel))
+        if (ok && in->e && vkrr_cuformat_store_formatted(s->format, s->channels, v, n, texel))
             ok = vkrr_cusurf_write_at(s, texel, tb, x, y, z, (vkrr_cusurf_mode)in->c);
+        if (ok && !in->e && vkrr_cuformat_load_formatted(s->format, s->channels, texel, v))
+            for (unsigned k = 0; k < n; k++)
+                if (in->o[3 + k] != UINT32_MAX)
+                    PTX_R(w, in->o[3 + k])[l] = v[k];
         if (!ok)
-            return surf_fault(w, in, l, g, "formatted store", tb, x, y, z, s);
+            return surf_fault(w, in, l, g, in->e ? "formatted store" : "formatted load", tb, x, y, z, s);
     });
     return 0;
 }
@@ -324,8 +330,9 @@ static int data_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, bool
     return 0;
 }
 
-/* sust.p.{1d,2d,3d}{.v2,.v4}.b32{.trap,.clamp,.zero} [s, {x...}], values */
-static int dec_sust_p(ptx_dctx *c)
+/* sust.p.{1d,2d,3d}{.v2,.v4}.b32{.trap,.clamp,.zero} [s, {x...}], values; suld.p the
+ * same with the values first, as destinations */
+static int dec_surf_p(ptx_dctx *c, bool st)
 {
     static const char *const modes[] = {".trap", ".clamp", ".zero"};
     int g = ptx_take_any(c, geom_names, 3);
@@ -334,14 +341,15 @@ static int dec_sust_p(ptx_dctx *c)
     ptx_type t = ptx_take_type(c);
     int md = ptx_take_any(c, modes, 3);
     if (g < 0 || t != PT_B32 || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "sust.p form (.1d .2d .3d, .b32 values)");
-    if (image_operand(c, ptx_op(c, 0), PT_B32, (vkrr_cutex_geom)g) < 0 ||
-        data_regs(c, ptx_op(c, 1), (unsigned)n, t, false) < 0)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.p form (.1d .2d .3d, .b32 values)", c->r->op);
+    if (image_operand(c, ptx_op(c, st ? 0 : 1), PT_B32, (vkrr_cutex_geom)g) < 0 ||
+        data_regs(c, ptx_op(c, st ? 1 : 0), (unsigned)n, t, !st) < 0)
         return -1;
+    c->in->e = st;
     c->in->b = (uint8_t)n;
     c->in->c = (uint8_t)(md < 0 ? 0 : md);
     c->in->d = (uint8_t)g;
-    c->in->fn = x_sust_p;
+    c->in->fn = x_surf_p;
     return 1;
 }
 
@@ -383,10 +391,10 @@ int ptx_dec_tex(ptx_dctx *c)
     static const char *const modes[] = {".trap", ".clamp", ".zero"};
     if (!strcmp(op, "suld") || !strcmp(op, "sust")) {
         bool st = op[1] == 'u' && op[2] == 's';
-        if (st && ptx_take(c, ".p")) /* the ISA: .1d .2d .3d, .b32 values */
-            return dec_sust_p(c);
+        if (ptx_take(c, ".p")) /* the ISA: .1d .2d .3d, .b32 values */
+            return dec_surf_p(c, st);
         if (!ptx_take(c, ".b"))
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.p (formatted surface loads)", op);
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (.b or .p)", op);
         int g = ptx_take_any(c, geom_names, 5);
         if (g < 0)
             return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (.1d .2d .3d .a1d .a2d)", op);

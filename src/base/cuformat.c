@@ -317,3 +317,36 @@ bool vkrr_cuformat_store_formatted(unsigned code, unsigned channels, const uint3
     }
     return true;
 }
+
+bool vkrr_cuformat_load_formatted(unsigned code, unsigned channels, const void *texel, uint32_t out[4])
+{
+    const vkrr_cuformat_info *fi = vkrr_cuformat_find(code);
+    if (!fi || fi->texel_bytes_override || vkrr_cuformat_texel_bytes(code, channels) == 0)
+        return false;
+    unsigned cb = fi->channel_bytes;
+    bool as_int = code <= 10; /* UNSIGNED_INT* 1..3, SIGNED_INT* 8..10 */
+    bool sgn = fi->int_dtype == VKRR_DT_S8 || fi->int_dtype == VKRR_DT_S16 || fi->int_dtype == VKRR_DT_S32;
+    for (unsigned c = 0; c < 4; c++) {
+        uint32_t raw = 0;
+        if (c < channels)
+            memcpy(&raw, (const unsigned char *)texel + c * cb, cb);
+        int64_t i = sgn && cb < 4 ? (int64_t)(raw ^ (1u << (8 * cb - 1))) - (1ll << (8 * cb - 1)) : raw;
+        float f;
+        if (c >= channels || cb == 4) { /* FLOAT and 32-bit integers: the bits as they are */
+            out[c] = raw;
+            continue;
+        }
+        if (as_int) {
+            out[c] = (uint32_t)i;
+            continue;
+        }
+        if (fi->norm_dtype == VKRR_DT_F16)
+            f = vkrr_f16_to_f32((uint16_t)raw);
+        else if (sgn)
+            f = fmaxf((float)i / (float)((1u << (8 * cb - 1)) - 1), -1.0f);
+        else
+            f = (float)i / (float)((1u << (8 * cb)) - 1);
+        memcpy(&out[c], &f, 4);
+    }
+    return true;
+}

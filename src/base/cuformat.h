@@ -107,6 +107,12 @@ vkrr_dtype vkrr_cuformat_dtype(unsigned code, bool read_as_integer);
  * values).  False, writing nothing, for a format it cannot store (code 80). */
 bool vkrr_cuformat_store_formatted(unsigned code, unsigned channels, const uint32_t *v, unsigned n,
                                    void *texel);
+/* Its load (suld.p): the texel's channels R G B A as f32 (FLOAT, HALF
+ * widened, UNORM v/(2^b-1), SNORM max(v/(2^(b-1)-1), -1), each one IEEE f32
+ * division, as textures read them), u32 (UNSIGNED_INT) or s32 (SIGNED_INT);
+ * channels the array lacks read 0 (as textures here; the ISA leaves them
+ * to the format).  False for a format it cannot load (code 80). */
+bool vkrr_cuformat_load_formatted(unsigned code, unsigned channels, const void *texel, uint32_t out[4]);
 
 #ifdef __cplusplus
 }
