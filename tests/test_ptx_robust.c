@@ -34,8 +34,14 @@ static void try_load(const char *text, size_t len, bool run)
         if (!run)
             continue;
         static uint8_t params[4096];
+        /* The JIT compiles each module anew (LLVM, about a second a kernel on
+         * CI's machines, cold cache): every 16th decoded module runs on the
+         * default engine (the JIT, or both under the oracle), the rest on the
+         * interpreter, which is what corruptions reach first. */
+        static unsigned runs;
         vkrr_ptx_launch l = {.grid = {2, 1, 1}, .block = {40, 1, 1}, .params = params,
-                             .params_bytes = sizeof params, .threads = 1, .max_steps = 20000};
+                             .params_bytes = sizeof params, .threads = 1, .max_steps = 20000,
+                             .engine = runs++ % 16 ? VKRR_PTX_ENGINE_INTERP : VKRR_PTX_ENGINE_DEFAULT};
         vkrr_status rs = vkrr_ptx_run(m, names[k], &l, &err);
         CHECK(rs == VKRR_OK || err.status == rs);
     }
