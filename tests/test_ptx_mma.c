@@ -357,6 +357,84 @@ static void check_mma_m8(vkrr_ptx_module *m)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* m8n8k4 .f16 (mma_more_ops.cu's header): four independent 8 x 4 x 8 products,
+ * one a quad pair.  Inputs are quarters of -8..8 and C integers, so every sum
+ * is exact in f16 and f32 and only the layouts show: a lane, a quad pair or a
+ * row swapped anywhere moves a value. */
+static void check_mma_884(vkrr_ptx_module *m)
+{
+    uint64_t s = 884;
+    static uint16_t A[128], B[128], Ch[256], Dh[2 * 256];
+    static float Af[128], Bf[128], C[256], D[5 * 256];
+    for (int i = 0; i < 128; i++) {
+        Af[i] = (float)((int)(ptxt_rand(&s) % 17) - 8) / 4.0f;
+        Bf[i] = (float)((int)(ptxt_rand(&s) % 17) - 8) / 4.0f;
+        A[i] = vkrr_f32_to_f16_rne(Af[i]);
+        B[i] = vkrr_f32_to_f16_rne(Bf[i]);
+    }
+    for (int i = 0; i < 256; i++) {
+        C[i] = (float)((int)(ptxt_rand(&s) % 129) - 64);
+        Ch[i] = vkrr_f32_to_f16_rne(C[i]);
+    }
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, B, sizeof B);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, Ch, sizeof Ch);
+    ptxt_ptr(&a, D, sizeof D);
+    ptxt_ptr(&a, Dh, sizeof Dh);
+    if (!CHECK(ptxt_run(m, "k_mma_884", &a, 1, 32, 0)))
+        return;
+    unsigned bad = 0;
+    for (int q = 0; q < 4; q++)
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) {
+                float want = C[64 * q + r * 8 + c];
+                for (int k = 0; k < 4; k++)
+                    want += Af[32 * q + r * 4 + k] * Bf[32 * q + k * 8 + c];
+                unsigned at = 64 * q + r * 8 + c;
+                for (int v = 0; v < 5; v++)
+                    if (D[v * 256 + at] != want && bad++ < 4)
+                        fprintf(stderr, "  m8n8k4 f16 variant %d product %d d(%d,%d) = %g, want %g\n", v, q, r, c,
+                                D[v * 256 + at], want);
+                for (int v = 0; v < 2; v++)
+                    if (Dh[v * 256 + at] != vkrr_f32_to_f16_rne(want) && bad++ < 4)
+                        fprintf(stderr, "  m8n8k4 f16 .f16 d %d product %d d(%d,%d) = 0x%04x, want %g\n", v, q, r,
+                                c, Dh[v * 256 + at], want);
+            }
+    printf("mma m8n8k4 .f16 (4 layouts, f16/f32 c and d): %u of 1792 elements wrong\n", bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
+/* m8n8k4 forms the ISA lacks are refused, naming the line, when the kernel
+ * that holds one runs */
+static void check_mma_884_refused(void)
+{
+    static const char src[] =
+        ".version 8.0\n"
+        ".target sm_80\n"
+        ".address_size 64\n"
+        ".visible .entry bad()\n"
+        "{\n"
+        " .reg .b32 %r<8>;\n"
+        " .reg .f32 %f<16>;\n"
+        " mma.sync.aligned.m8n8k4.row.row.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1},"
+        " {%r2,%r3}, {%f8,%f9,%f10,%f11,%f12,%f13,%f14,%f15};\n"
+        " ret;\n"
+        "}\n";
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, src, strlen(src), "bad884.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    ptxt_args none = {0};
+    memset(&err, 0, sizeof err);
+    vkrr_status st = ptxt_run_ex(m, "bad", &none, 1, 32, 0, NULL, 0, NULL, 0, &err);
+    CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 8 && strstr(err.msg, "mma.m8n8k4 other than"));
+    vkrr_ptx_module_free(m);
+}
+
 /* m8n8k4 .f64 (dyadic inputs: every sum is exact, so only the layout shows) */
 static void check_mma_f64(vkrr_ptx_module *m)
 {
@@ -583,6 +661,7 @@ static void check_movmatrix(vkrr_ptx_module *m)
 int main(void)
 {
     check_stmatrix();
+    check_mma_884_refused();
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("mma_more_ops", k ? 89 : 80);
         if (!m)
@@ -593,6 +672,7 @@ int main(void)
         check_mma_m8(m);
         check_mma_f64(m);
         check_mma_f64_rounding(m);
+        check_mma_884(m);
         check_mma_sp_published(m);
         check_mma_sp(m);
         check_movmatrix(m);

@@ -10,6 +10,7 @@
  * mma.sync.aligned, fragments as the PTX ISA lays them out (g = lane / 4,
  * t = lane % 4):
  *   m8n8k4 .f64: A a0 = (g, t); B b0 = (t, g); C/D c0, c1 = (g, 2t+{0,1}) (x_dmma)
+ *   m8n8k4 .f16: four products, one a quad pair (x_hmma884 has the layouts)
  *   m16n8k16 .f16/.bf16: A a0..a7 = (g, 2t+{0,1}), (g+8, 2t+{0,1}),
  *     (g, 2t+8+{0,1}), (g+8, 2t+8+{0,1}); B b0..b3 = (2t+{0,1}, g), (2t+8+{0,1}, g)
  *   m16n8k8 .f16/.bf16: A (g, 2t+{0,1}), (g+8, 2t+{0,1}); B (2t+{0,1}, g)
@@ -369,6 +370,82 @@ HANDLER(x_mma_sp)
     return 0;
 }
 
+/* mma.m8n8k4 .f16 (the sm_70 shape): the warp computes four independent
+ * 8x8x4 products, one for each quad pair q = (lane % 16) / 4 (lanes 4q..4q+3,
+ * the low group, and 16+4q..16+4q+3, the high group).  With t = lane % 4 and
+ * h = 4 for the high group (0 for the low), as the PTX ISA's fragment tables
+ * give them:
+ *   A (8 x 4), a0..a3 in two f16x2 registers: .row (t + h, i), .col (i + h, t)
+ *   B (4 x 8), b0..b3: .row (t, i + h), .col (i, t + h)
+ *   C/D .f16, c0..c7 in four f16x2 registers: (t + h, i)
+ *   C/D .f32, c0..c7 in eight registers: ((t & 1) + (i & 2) + h, (t & 2) + (i & 1) + (i & 4))
+ * Numerics as the other .f16 shapes: products exact, summed in double in k
+ * order, c added last, rounded once to d's type.
+ * in->a A .col, in->b B .col, in->c d .f32, in->d c .f32; ox: d, a (2), b (2), c. */
+static void hmma884_at(unsigned lane, unsigned i, bool f32, unsigned *row, unsigned *col)
+{
+    unsigned t = lane % 4, h = lane >= 16 ? 4 : 0;
+    if (f32) {
+        *row = (t & 1u) + (i & 2u) + h;
+        *col = (t & 2u) + (i & 1u) + (i & 4u);
+    } else {
+        *row = t + h;
+        *col = i;
+    }
+}
+
+HANDLER(x_hmma884)
+{
+    if (m != 0xffffffffu)
+        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma needs all 32 lanes (active 0x%08x)", m);
+    bool d32 = in->c, c32 = in->d;
+    unsigned nd = d32 ? 8 : 4;
+    const uint32_t *ox = in->ox;
+    uint16_t A[4][8][4], B[4][4][8]; /* per quad pair: A[row][k], B[k][col] */
+    double C[4][8][8];
+    for (unsigned l = 0; l < 32; l++) {
+        unsigned q = (l % 16) / 4, t = l % 4, h = l >= 16 ? 4 : 0;
+        for (unsigned i = 0; i < 4; i++) {
+            uint16_t a = (uint16_t)(PTX_R(w, ox[nd + i / 2])[l] >> (16 * (i % 2)));
+            uint16_t b = (uint16_t)(PTX_R(w, ox[nd + 2 + i / 2])[l] >> (16 * (i % 2)));
+            if (in->a)
+                A[q][i + h][t] = a;
+            else
+                A[q][t + h][i] = a;
+            if (in->b)
+                B[q][i][t + h] = b;
+            else
+                B[q][t][i + h] = b;
+        }
+        for (unsigned i = 0; i < 8; i++) {
+            unsigned row, col;
+            hmma884_at(l, i, c32, &row, &col);
+            uint64_t raw = PTX_R(w, ox[nd + 4 + (c32 ? i : i / 2)])[l];
+            C[q][row][col] = c32 ? (double)ptx_f((uint32_t)raw)
+                                 : (double)vkrr_f16_to_f32((uint16_t)(raw >> (16 * (i % 2))));
+        }
+    }
+    uint64_t out[32][8];
+    for (unsigned l = 0; l < 32; l++) {
+        unsigned q = (l % 16) / 4;
+        for (unsigned i = 0; i < 8; i++) {
+            unsigned row, col;
+            hmma884_at(l, i, d32, &row, &col);
+            double v = 0.0;
+            for (unsigned k = 0; k < 4; k++)
+                v += (double)vkrr_f16_to_f32(A[q][row][k]) * (double)vkrr_f16_to_f32(B[q][k][col]);
+            v += C[q][row][col];
+            out[l][i] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
+        }
+    }
+    for (unsigned r = 0; r < nd; r++) {
+        uint64_t *d = PTX_R(w, ox[r]);
+        for (unsigned l = 0; l < 32; l++)
+            d[l] = d32 ? out[l][r] : (out[l][2 * r] | out[l][2 * r + 1] << 16);
+    }
+    return 0;
+}
+
 /* mma.m8n8k4 .f64 (sm_80): A a0 = (g, t), B b0 = (t, g), C/D c0, c1 = (g, 2t+{0,1})
  * (the PTX ISA's figures for .f64; g = lane / 4, t = lane % 4).  Numerics: the
  * ISA does not say how the four products and c are summed; modelled as IEEE
@@ -466,23 +543,62 @@ static int dec_movmatrix(ptx_dctx *c)
     return 1;
 }
 
-/* mma.sync.aligned.m8n8k4.row.col{.rn,.rz,.rm,.rp}.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1} */
-static int dec_dmma(ptx_dctx *c)
+/* mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype d, a, b, c (x_hmma884) */
+static int dec_hmma884(ptx_dctx *c, int la, int lb, ptx_type td)
 {
     ptx_inst *in = c->in;
-    bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
+    ptx_type ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
+    if (ptx_rest_ok(c) < 0)
+        return -1;
+    if (la < 0 || lb < 0 || ta != PT_F16 || tb != PT_F16 || (td != PT_F16 && td != PT_F32) ||
+        (tc != PT_F16 && tc != PT_F32))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.m8n8k4 other than .f64 and "
+                            ".{row,col}.{row,col}.{f16,f32}.f16.f16.{f16,f32}");
+    if (ptx_nops(c) != 4)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
+    bool d32 = td == PT_F32, c32 = tc == PT_F32;
+    unsigned nd = d32 ? 8 : 4, nc = c32 ? 8 : 4;
+    in->ox = ptx_alloc_ox(c, nd + 4 + nc);
+    if (!in->ox)
+        return -1;
+    if (vec_regs(c, ptx_op(c, 0), nd, d32 ? PT_F32 : PT_B32, 8, true) < 0 ||
+        vec_regs(c, ptx_op(c, 1), 2, PT_B32, 8 + nd, false) < 0 ||
+        vec_regs(c, ptx_op(c, 2), 2, PT_B32, 8 + nd + 2, false) < 0 ||
+        vec_regs(c, ptx_op(c, 3), nc, c32 ? PT_F32 : PT_B32, 8 + nd + 4, false) < 0)
+        return -1;
+    in->a = (uint8_t)la;
+    in->b = (uint8_t)lb;
+    in->c = d32;
+    in->d = c32;
+    in->kind = K_SYNC;
+    in->target = UINT32_MAX;
+    in->fn = x_hmma884;
+    return 1;
+}
+
+/* mma.sync.aligned.m8n8k4.alayout.blayout: .row.col{.rn,.rz,.rm,.rp}.f64.f64.f64.f64
+ * {d0, d1}, {a0}, {b0}, {c0, c1} (x_dmma), or the .f16 form (dec_hmma884) */
+static int dec_m8n8k4(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    static const char *const lay[] = {".row", ".col"};
+    int la = ptx_take_any(c, lay, 2), lb = ptx_take_any(c, lay, 2);
+    bool rc = la == 0 && lb == 1;
     static const char *const rnd[] = {".rn", ".rz", ".rm", ".rp"};
     static const uint8_t mode[] = {RND_RN, RND_RZ, RND_RM, RND_RP};
     int r = ptx_take_any(c, rnd, 4); /* none: .rn, the default */
     in->c = mode[r < 0 ? 0 : r];
     ptx_type t[4];
-    for (int i = 0; i < 4; i++)
+    t[0] = ptx_take_type(c);
+    if (r < 0 && t[0] != PT_F64)
+        return dec_hmma884(c, la, lb, t[0]);
+    for (int i = 1; i < 4; i++)
         t[i] = ptx_take_type(c);
     if (ptx_rest_ok(c) < 0)
         return -1;
     if (!rc || t[0] != PT_F64 || t[1] != PT_F64 || t[2] != PT_F64 || t[3] != PT_F64)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
-                            "mma.m8n8k4 other than .row.col.f64.f64.f64.f64 (the sm_70 .f16 form)");
+                            "mma.m8n8k4 .f64 other than .row.col.f64.f64.f64.f64");
     if (c->m->sm && c->m->sm < 80)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "f64 mma needs sm_80 (.target sm_%u)", c->m->sm);
     if (ptx_nops(c) != 4)
@@ -568,7 +684,7 @@ int ptx_dec_mma(ptx_dctx *c)
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma without .sync.aligned");
     if (ptx_take(c, ".m8n8k4"))
-        return dec_dmma(c);
+        return dec_m8n8k4(c);
     static const char *const shapes[] = {".m16n8k4",  ".m16n8k8",   ".m16n8k16", ".m16n8k32",
                                          ".m16n8k64", ".m16n8k128", ".m16n8k256"};
     static const char *const shapes8[] = {".m8n8k16", ".m8n8k32", ".m8n8k128"};

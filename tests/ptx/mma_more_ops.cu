@@ -24,6 +24,16 @@
 //               rows g and g + 8 as the ISA's holders do (k32: lanes 4g + 2 sel
 //               + h, h the half of the row's groups; k16: lane 4g + sel); the
 //               other lanes pass 0, metadata that faults if it were read.
+//   k_mma_884:  m8n8k4 .f16: four 8 x 4 A (row-major f16), four 4 x 8 B
+//               (row-major f16), four 8 x 8 C (f32, and the same as f16 in Ch),
+//               one product a quad pair, the fragments gathered as the PTX ISA's
+//               tables give them (t = lane % 4, h = 4 for lanes 16-31):
+//               A .row (t+h, i), .col (i+h, t); B .row (t, i+h), .col (i, t+h);
+//               C/D .f16 (t+h, i); .f32 ((t&1)+(i&2)+h, (t&2)+(i&1)+(i&4)).
+//               D[0..3]: .f32 d and c with A.B layouts row.row, row.col, col.row,
+//               col.col; D[4]: row.row .f32 d from .f16 c; Dh[0]: row.col .f16
+//               d and c; Dh[1]: col.row .f16 d from .f32 c.  Each 4 x 64 floats
+//               or halves (product q's 8 x 8 row-major at 64 q).
 #include <stdint.h>
 
 extern "C" __global__ void k_mma_s8(const int8_t *A, const int8_t *Bt, const int *C, int *D, int *Dsat,
@@ -248,4 +258,87 @@ extern "C" __global__ void k_movmatrix(const uint16_t *M, uint16_t *T)
     asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(d) : "r"(a));
     T[r * 8 + c] = (uint16_t)d;
     T[r * 8 + c + 1] = (uint16_t)(d >> 16);
+}
+
+// m8n8k4 .f16 (see the header): the fragment formulas are the PTX ISA's
+__device__ static void frag884_c32(unsigned l, unsigned i, unsigned *row, unsigned *col)
+{
+    unsigned t = l % 4, h = l >= 16 ? 4 : 0;
+    *row = (t & 1) + (i & 2) + h;
+    *col = (t & 2) + (i & 1) + (i & 4);
+}
+
+extern "C" __global__ void k_mma_884(const uint16_t *A, const uint16_t *B, const float *C, const uint16_t *Ch,
+                                     float *D, uint16_t *Dh)
+{
+    unsigned l = threadIdx.x, q = (l % 16) / 4, t = l % 4, h = l >= 16 ? 4 : 0;
+    const uint16_t *Aq = A + 32 * q, *Bq = B + 32 * q, *Chq = Ch + 64 * q;
+    const float *Cq = C + 64 * q;
+    uint16_t ar[4], ac[4], br[4], bc[4];
+    for (unsigned i = 0; i < 4; i++) {
+        ar[i] = Aq[(t + h) * 4 + i];
+        ac[i] = Aq[(i + h) * 4 + t];
+        br[i] = Bq[t * 8 + i + h];
+        bc[i] = Bq[i * 8 + t + h];
+    }
+    uint32_t a[2][2], b[2][2]; /* [.row/.col][register] */
+    for (unsigned r = 0; r < 2; r++) {
+        a[0][r] = ar[2 * r] | (uint32_t)ar[2 * r + 1] << 16;
+        a[1][r] = ac[2 * r] | (uint32_t)ac[2 * r + 1] << 16;
+        b[0][r] = br[2 * r] | (uint32_t)br[2 * r + 1] << 16;
+        b[1][r] = bc[2 * r] | (uint32_t)bc[2 * r + 1] << 16;
+    }
+    float c[8], d[8];
+    uint32_t ch[4], dh[4];
+    for (unsigned i = 0; i < 8; i++) {
+        unsigned row, col;
+        frag884_c32(l, i, &row, &col);
+        c[i] = Cq[row * 8 + col];
+    }
+    for (unsigned r = 0; r < 4; r++)
+        ch[r] = Chq[(t + h) * 8 + 2 * r] | (uint32_t)Chq[(t + h) * 8 + 2 * r + 1] << 16;
+#define F32_F32(LAY, AL, BL)                                                                          \
+    asm volatile("mma.sync.aligned.m8n8k4." LAY ".f32.f16.f16.f32 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9},"  \
+                 " {%10,%11}, {%12,%13,%14,%15,%16,%17,%18,%19};"                                    \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), \
+                   "=f"(d[7])                                                                        \
+                 : "r"(a[AL][0]), "r"(a[AL][1]), "r"(b[BL][0]), "r"(b[BL][1]), "f"(c[0]), "f"(c[1]),  \
+                   "f"(c[2]), "f"(c[3]), "f"(c[4]), "f"(c[5]), "f"(c[6]), "f"(c[7]))
+#define STORE_D(V)                                                                                    \
+    for (unsigned i = 0; i < 8; i++) {                                                                \
+        unsigned row, col;                                                                            \
+        frag884_c32(l, i, &row, &col);                                                                \
+        D[(V) * 256 + 64 * q + row * 8 + col] = d[i];                                                 \
+    }
+    F32_F32("row.row", 0, 0);
+    STORE_D(0)
+    F32_F32("row.col", 0, 1);
+    STORE_D(1)
+    F32_F32("col.row", 1, 0);
+    STORE_D(2)
+    F32_F32("col.col", 1, 1);
+    STORE_D(3)
+    asm volatile("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9},"
+                 " {%10,%11}, {%12,%13,%14,%15};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7])
+                 : "r"(a[0][0]), "r"(a[0][1]), "r"(b[0][0]), "r"(b[0][1]), "r"(ch[0]), "r"(ch[1]), "r"(ch[2]),
+                   "r"(ch[3]));
+    STORE_D(4)
+#define STORE_DH(V)                                                                                   \
+    for (unsigned r = 0; r < 4; r++) {                                                                \
+        Dh[(V) * 256 + 64 * q + (t + h) * 8 + 2 * r] = (uint16_t)dh[r];                               \
+        Dh[(V) * 256 + 64 * q + (t + h) * 8 + 2 * r + 1] = (uint16_t)(dh[r] >> 16);                   \
+    }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%0,%1,%2,%3}, {%4,%5}, {%6,%7},"
+                 " {%8,%9,%10,%11};"
+                 : "=r"(dh[0]), "=r"(dh[1]), "=r"(dh[2]), "=r"(dh[3])
+                 : "r"(a[0][0]), "r"(a[0][1]), "r"(b[1][0]), "r"(b[1][1]), "r"(ch[0]), "r"(ch[1]), "r"(ch[2]),
+                   "r"(ch[3]));
+    STORE_DH(0)
+    asm volatile("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6,%7},"
+                 " {%8,%9,%10,%11,%12,%13,%14,%15};"
+                 : "=r"(dh[0]), "=r"(dh[1]), "=r"(dh[2]), "=r"(dh[3])
+                 : "r"(a[1][0]), "r"(a[1][1]), "r"(b[0][0]), "r"(b[0][1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+                   "f"(c[3]), "f"(c[4]), "f"(c[5]), "f"(c[6]), "f"(c[7]));
+    STORE_DH(1)
 }
