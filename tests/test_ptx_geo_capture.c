@@ -5,7 +5,9 @@
  * texture point-sampled at texel centres, the 1D one bilinearly halfway
  * between texels, and writes the layered surface, against expected dumps
  * computed here from the texel values: exit 0, and 1 when one word of the
- * surface dump is wrong. */
+ * surface dump is wrong.  The 3D texture and the surface arrive as .texref and
+ * .surfref kernel parameters (as LLVM's NVPTX emits OpenCL images), named by
+ * the instructions themselves; the 1D texture as a .u64 handle in a register. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +23,12 @@ static const char geo_ptx[] =
     ".version 8.0\n"
     ".target sm_80\n"
     ".address_size 64\n"
-    ".visible .entry vkrr_geo(.param .u64 t3, .param .u64 s2a, .param .u64 out, .param .u64 t1,\n"
+    ".visible .entry vkrr_geo(.param .texref t3, .param .surfref s2a, .param .u64 out, .param .u64 t1,\n"
     "                         .param .u64 out1)\n"
     "{\n"
     " .reg .b32 %r<12>;\n"
     " .reg .f32 %f<16>;\n"
     " .reg .b64 %rd<12>;\n"
-    " ld.param.u64 %rd1, [t3];\n"
-    " ld.param.u64 %rd2, [s2a];\n"
     " ld.param.u64 %rd3, [out];\n"
     " ld.param.u64 %rd6, [t1];\n"
     " ld.param.u64 %rd7, [out1];\n"
@@ -41,7 +41,7 @@ static const char geo_ptx[] =
     " add.f32 %f2, %f2, 0f3F000000;\n"
     " cvt.rn.f32.u32 %f3, %r3;\n"
     " add.f32 %f3, %f3, 0f3F000000;\n"
-    " tex.3d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2, %f3, %f3}];\n"
+    " tex.3d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [t3, {%f1, %f2, %f3, %f3}];\n"
     " mad.lo.u32 %r4, %r3, 3, %r2;\n"
     " mad.lo.u32 %r4, %r4, 4, %r1;\n"
     " mul.wide.u32 %rd4, %r4, 4;\n"
@@ -50,7 +50,7 @@ static const char geo_ptx[] =
     " add.f32 %f8, %f4, 0f3F800000;\n"
     " mov.b32 %r5, %f8;\n"
     " shl.b32 %r6, %r1, 2;\n"
-    " sust.b.a2d.b32.trap [%rd2, {%r3, %r6, %r2, %r2}], {%r5};\n"
+    " sust.b.a2d.b32.trap [s2a, {%r3, %r6, %r2, %r2}], {%r5};\n"
     " cvt.rn.f32.u32 %f9, %r1;\n"
     " add.f32 %f9, %f9, 0f3F800000;\n"
     " tex.1d.v4.f32.f32 {%f10, %f11, %f12, %f13}, [%rd6, {%f9}];\n"

@@ -84,6 +84,18 @@ ptx_tok ptx_next(ptx_lexer *lx);
 enum { SP_NONE, SP_REG, SP_SREG, SP_CONST, SP_GLOBAL, SP_LOCAL, SP_PARAM, SP_SHARED, SP_TEX,
        SP_GENERIC };
 
+/* Opaque texture, sampler and surface variables and kernel parameters (.texref,
+ * .samplerref, .surfref): 8 bytes each.  A kernel parameter holds a handle, as
+ * a texture object does; a module variable's address is its handle (mov.u64
+ * %rd, NAME), and a .samplerref's initializer is the sampler it names. */
+enum { PTX_REF_NONE, PTX_REF_TEX, PTX_REF_SAMPLER, PTX_REF_SURF };
+#define PTX_ADDR_CLAMP_OGL 0xffu /* addr_mode clamp_ogl: no CUDA address mode is it */
+typedef struct ptx_sampler {
+    uint8_t filter;       /* CU_TR_FILTER_MODE_*: 0 nearest, 1 linear */
+    uint8_t addr[3];      /* CU_TR_ADDRESS_MODE_* (0 wrap, 1 clamp, 2 mirror, 3 border) */
+    uint8_t unnorm;       /* force_unnormalized_coords */
+} ptx_sampler;
+
 typedef struct ptx_var {
     char *name;
     uint8_t space;
@@ -98,6 +110,8 @@ typedef struct ptx_var {
     uint64_t offset;      /* module .global/.const: offset in the module image */
     uint32_t elem;        /* bytes of its scalar type: NAME[i] is i of them in (ptxas
                            * scales a .v2 .u32 array's index by 4, not 8) */
+    uint8_t ref;          /* PTX_REF_*: an opaque variable */
+    ptx_sampler smp;      /* a .samplerref's initializer */
 } ptx_var;
 
 typedef struct ptx_param {
@@ -106,6 +120,7 @@ typedef struct ptx_param {
     uint64_t size;
     uint32_t offset;      /* in the parameter block */
     ptx_type type;
+    uint8_t ref;          /* PTX_REF_*: a .texref/.samplerref/.surfref handle */
 } ptx_param;
 
 /* Special registers (%tid.x ...). */

@@ -234,18 +234,27 @@ static void step(flow *fl, uint32_t at)
                  !strcmp(r->op, "suq");
     if (image) {
         for (uint32_t i = 0; i < r->nops; i++) {
-            int32_t p = base_param(fl, &ops[i]);
-            if (p < 0)
-                continue;
-            vkrr_ptx_param_use *u = &fl->use[p];
-            if (!fl->record)
-                continue;
-            if (!u->image_op[0]) {
-                snprintf(u->image_op, sizeof u->image_op, "%s", r->text);
-                u->image_line = r->line;
+            /* a handle in a register, or .texref/.samplerref/.surfref parameters
+             * named by the instruction itself ([img, smp, {x, y}], as NVPTX
+             * emits OpenCL images; a sampler is a texture object too) */
+            int32_t ps[2] = {base_param(fl, &ops[i]), -1};
+            uint32_t nh = ops[i].kind != RO_MEM ? 0 : ops[i].n == 1 ? 1 : ops[i].n - 1; /* not {x, y} */
+            for (uint32_t k = 0; base_param(fl, &ops[i]) < 0 && k < nh && k < 2; k++) {
+                const ptx_rop *h = &f->rops[ops[i].first + k];
+                if (h->kind == RO_PARAM && f->params[h->id].ref)
+                    ps[k] = slot_at(fl, f->params[h->id].offset, 8);
             }
-            u->texture = u->texture || r->op[0] == 't';
-            u->surface = u->surface || r->op[0] == 's';
+            for (int k = 0; k < 2 && fl->record; k++) {
+                if (ps[k] < 0)
+                    continue;
+                vkrr_ptx_param_use *u = &fl->use[ps[k]];
+                if (!u->image_op[0]) {
+                    snprintf(u->image_op, sizeof u->image_op, "%s", r->text);
+                    u->image_line = r->line;
+                }
+                u->texture = u->texture || r->op[0] == 't';
+                u->surface = u->surface || r->op[0] == 's';
+            }
         }
         return;
     }

@@ -10,11 +10,12 @@
 
 /* [.align N] [.vN] .type: the declaration prefix of variables and params.
  * Also skips .ptr .space .align N (kernel pointer params). */
-static bool decl_type(parser *ps, uint32_t *align, ptx_type *type, unsigned *vec)
+static bool decl_type(parser *ps, uint32_t *align, ptx_type *type, unsigned *vec, uint8_t *ref)
 {
     *align = 0;
     *type = PT_NONE;
     *vec = 1;
+    *ref = PTX_REF_NONE;
     while (!ps->failed) {
         const ptx_tok *t = ps_peek(ps, 0);
         if (t->kind != TK_DOT)
@@ -57,13 +58,64 @@ static bool decl_type(parser *ps, uint32_t *align, ptx_type *type, unsigned *vec
         const ptx_tok *t = ps_peek(ps, 0);
         static const char *const refs[] = {".texref", ".samplerref", ".surfref"};
         for (unsigned k = 0; k < 3; k++)
-            if (t->len == strlen(refs[k]) && !memcmp(t->s, refs[k], t->len))
-                return ps_fail(ps, VKRR_ERR_UNSUPPORTED, t->line, "texture, sampler and surface "
-                               "references by name (%s variables): only texture/surface objects"
-                               " (handles in registers)", refs[k]), false;
+            if (t->len == strlen(refs[k]) && !memcmp(t->s, refs[k], t->len)) {
+                ps_next(ps);
+                *type = PT_B64; /* a handle */
+                *ref = (uint8_t)(PTX_REF_TEX + k);
+                return *vec == 1 ? true : (FAIL(ps, t, "a vector of %s", refs[k]), false);
+            }
         FAIL(ps, t, "expected a type, found '%.*s'", (int)t->len, t->s);
     }
     return !ps->failed;
+}
+
+/* A .samplerref's initializer, { member = value, ... } (the PTX ISA's
+ * members: filter_mode, addr_mode_0/1/2, force_unnormalized_coords), into
+ * v->smp.  Members left out are 0: nearest, wrap, the texture's own
+ * coordinates.  .texref/.surfref members (width, channel_order, ...) describe
+ * a binding the host makes: they are read and have no effect here. */
+static bool opaque_init(parser *ps, ptx_var *v)
+{
+    if (!ps_expect(ps, '{'))
+        return false;
+    while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), '}')) {
+        ptx_tok mem = ps_next(ps);
+        if (mem.kind != TK_IDENT || !ps_expect(ps, '='))
+            return FAIL(ps, &mem, "expected MEMBER = VALUE in the initializer of '%s'", v->name), false;
+        ptx_tok val = ps_next(ps);
+        char m[32] = "", w[32] = "";
+        if (mem.len < sizeof m)
+            memcpy(m, mem.s, mem.len);
+        if (val.kind == TK_IDENT && val.len < sizeof w)
+            memcpy(w, val.s, val.len);
+        static const char *const addr[] = {"wrap", "clamp_to_edge", "mirror", "clamp_to_border"};
+        int a = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(w, addr[k]))
+                a = k; /* CU_TR_ADDRESS_MODE_* order */
+        if (!strcmp(w, "clamp_ogl"))
+            a = PTX_ADDR_CLAMP_OGL;
+        bool ok = v->ref != PTX_REF_SAMPLER; /* .texref/.surfref: any member, no effect */
+        if (!strcmp(m, "filter_mode") && (!strcmp(w, "nearest") || !strcmp(w, "linear"))) {
+            v->smp.filter = w[0] == 'l';
+            ok = true;
+        } else if (!strncmp(m, "addr_mode_", 10) && m[10] >= '0' && m[10] <= '2' && !m[11] && a >= 0) {
+            v->smp.addr[m[10] - '0'] = (uint8_t)a;
+            ok = true;
+        } else if (!strcmp(m, "force_unnormalized_coords") && val.kind == TK_INT && val.u <= 1) {
+            v->smp.unnorm = (uint8_t)val.u;
+            ok = true;
+        }
+        if (!ok)
+            return FAIL(ps, &mem, "'%s = %.*s' in the initializer of the .samplerref '%s' (members: "
+                        "filter_mode nearest/linear, addr_mode_0/1/2 wrap/mirror/clamp_ogl/"
+                        "clamp_to_edge/clamp_to_border, force_unnormalized_coords 0/1)", m,
+                        (int)val.len, val.s, v->name), false;
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    }
+    return ps_expect(ps, '}');
 }
 
 /* NAME [ '[' N ']' ...]: returns elements (0 for '[]'), sets *unsized. */
@@ -207,11 +259,14 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
     uint32_t align;
     ptx_type type;
     unsigned vec;
-    if (!decl_type(ps, &align, &type, &vec))
+    uint8_t ref;
+    if (!decl_type(ps, &align, &type, &vec, &ref))
         return false;
     if (type == PT_PRED)
         return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "variables of type %s", ptx_type_name(type)),
                false;
+    if (ref && (space != SP_GLOBAL || ps->f))
+        return FAIL(ps, at, "texture, sampler and surface variables are .global at module scope"), false;
     do {
         ptx_tok name;
         uint64_t elems;
@@ -231,6 +286,11 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
         v->dynamic = unsized;
         v->func = ps->f ? ps->fidx : -1;
         v->param = space == SP_PARAM;
+        v->ref = ref;
+        memset(&v->smp, 0, sizeof v->smp);
+        if (ref && (elems != 1 || unsized))
+            return ps_fail(ps, VKRR_ERR_UNSUPPORTED, name.line, "arrays of %s", ref == PTX_REF_TEX ? ".texref"
+                           : ref == PTX_REF_SAMPLER ? ".samplerref" : ".surfref"), false;
         if (space == SP_PARAM)
             v->space = SP_LOCAL; /* a call's argument or result: per-thread memory */
         if (unsized && !(space == SP_SHARED && is_extern))
@@ -242,7 +302,7 @@ bool ps_var_decl(parser *ps, unsigned space, const ptx_tok *at, bool is_extern)
             if (type == PT_B128)
                 return ps_fail(ps, VKRR_ERR_UNSUPPORTED, name.line, "initializers of .b128 variables"),
                        false;
-            if (!initializer(ps, v, elem))
+            if (ref ? !opaque_init(ps, v) : !initializer(ps, v, elem))
                 return false;
         }
         if (ps_sym_here(ps, name.s, name.len))
@@ -263,8 +323,11 @@ bool ps_reg_decl(parser *ps, const ptx_tok *at)
     uint32_t align;
     ptx_type type;
     unsigned vec;
-    if (!decl_type(ps, &align, &type, &vec))
+    uint8_t ref;
+    if (!decl_type(ps, &align, &type, &vec, &ref))
         return false;
+    if (ref)
+        return FAIL(ps, at, "texture, sampler or surface registers (.reg of an opaque type)"), false;
     if (vec != 1)
         return ps_fail(ps, VKRR_ERR_UNSUPPORTED, at->line, "vector registers (.reg .v%u)", vec), false;
     if (type == PT_B8 || type == PT_U8 || type == PT_S8)
@@ -368,8 +431,12 @@ bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes,
         uint32_t align;
         ptx_type type;
         unsigned vec;
-        if (!decl_type(ps, &align, &type, &vec))
+        uint8_t ref;
+        if (!decl_type(ps, &align, &type, &vec, &ref))
             return false;
+        if (ref && !entry)
+            return ps_fail(ps, VKRR_ERR_UNSUPPORTED, d.line, "texture, sampler and surface parameters "
+                           "of a .func (the PTX ISA has them on kernels)"), false;
         ptx_tok name;
         uint64_t elems;
         bool unsized;
@@ -384,7 +451,7 @@ bool ps_param_list(parser *ps, ptx_param **out, uint32_t *nout, uint32_t *bytes,
         off = (off + a - 1) & ~(a - 1);
         if (size > 32768 || off + size > 32768)
             return FAIL(ps, &name, "parameters larger than 32 KiB"), false;
-        tmp[n] = (ptx_param){ps_dup(ps, name.s, name.len), a, size, off, type};
+        tmp[n] = (ptx_param){ps_dup(ps, name.s, name.len), a, size, off, type, ref};
         if (entry && !ps_sym_add(ps, tmp[n].name, name.len, SK_PARAM, n, 0))
             return false;
         off += (uint32_t)size;
