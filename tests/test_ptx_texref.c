@@ -13,8 +13,8 @@
  *     clamp_to_border on y, nearest), also through its address in a register
  *     (mov.u64); txq reads the sampler's members (without a sampler operand
  *     the texture's own state applies: every other texture test);
- *   - a .texref module variable (bound by the host, which captures do not
- *     record) is VKRR_ERR_UNSUPPORTED naming it when a kernel uses it, while
+ *   - a .texref or .surfref module variable (bound by the host, which captures
+ *     do not record) is VKRR_ERR_UNSUPPORTED naming it when a kernel uses it, while
  *     the module's other kernels run; a sampler with clamp_ogl likewise; a
  *     .samplerref used as a texture faults; an unknown initializer member is
  *     a load error naming its line;
@@ -32,6 +32,7 @@ static const char module_ptx[] =
     "                             filter_mode = nearest, force_unnormalized_coords = 1 };\n"
     ".global .samplerref sogl = { addr_mode_0 = clamp_ogl, filter_mode = linear };\n"
     ".global .texref tref;\n"
+    ".global .surfref sref;\n"
     ".visible .entry k_params(.param .texref img, .param .samplerref smp, .param .surfref sf,\n"
     "                         .param .u64 res)\n"
     "{\n"
@@ -95,6 +96,13 @@ static const char module_ptx[] =
     " mov.f32 %f1, 0f3F000000;\n"
     " tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [tref, smpc, {%f1, %f1}];\n"
     " st.global.f32 [%rd1], %f3;\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry k_surf_bound()\n"
+    "{\n"
+    " .reg .b32 %r<4>;\n"
+    " mov.u32 %r1, 0;\n"
+    " suld.b.2d.b32.trap {%r2}, [sref, {%r1, %r1}];\n"
     " ret;\n"
     "}\n"
     ".visible .entry k_ogl(.param .texref timg)\n"
@@ -184,14 +192,17 @@ static void check_refused(const vkrr_ptx_module *m, vkrr_cutex *tex)
 {
     static const struct { const char *entry; vkrr_status st; const char *inst, *says; } cases[] = {
         {"k_bound", VKRR_ERR_UNSUPPORTED, "[tref,", "'tref' is a .texref module variable"},
+        {"k_surf_bound", VKRR_ERR_UNSUPPORTED, "[sref,", "'sref' is a .surfref module variable"},
         {"k_ogl", VKRR_ERR_UNSUPPORTED, "sogl, {", "clamp_ogl"},
         {"k_smp_as_tex", VKRR_ERR_FAULT, "[%rd1, smpc, {", "'smpc', a .samplerref, is no texture"},
     };
     static float res[4];
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         ptxt_args a = {0};
-        if (k < 2)
-            ptxt_ptr(&a, k == 0 ? (void *)res : (void *)&tex[0], k == 0 ? sizeof res : 0);
+        if (!strcmp(cases[k].entry, "k_bound"))
+            ptxt_ptr(&a, res, sizeof res);
+        else if (!strcmp(cases[k].entry, "k_ogl"))
+            ptxt_ptr(&a, &tex[0], 0);
         vkrr_error err = {0};
         vkrr_status st = ptxt_run_ex(m, cases[k].entry, &a, 1, 1, 0, tex, 2, NULL, 0, &err);
         if (!CHECK(st == cases[k].st && err.line == line_of(cases[k].inst) && strstr(err.msg, cases[k].says)))
