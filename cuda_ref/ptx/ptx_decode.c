@@ -21,6 +21,42 @@ static int find_label(ptx_dctx *c, const char *name)
 
 static int dec_bar(ptx_dctx *c);
 
+/* brx.idx{.uni} index, tlist: to the index-th label of tlist's .branchtargets
+ * (each lane its own; an index past the list is a fault, undefined in the ISA) */
+static int dec_brx(ptx_dctx *c)
+{
+    ptx_inst *in = c->in;
+    if (!ptx_take(c, ".idx"))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "brx other than brx.idx");
+    ptx_take(c, ".uni");
+    const ptx_rop *t = ptx_op(c, 1);
+    if (ptx_rest_ok(c) < 0)
+        return -1;
+    if (ptx_nops(c) != 2 || !t || t->kind != RO_NAME)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "brx.idx takes an index and a .branchtargets label");
+    const ptx_seg *s = &c->f->segs[c->seg];
+    const ptx_label *list = NULL;
+    for (uint32_t i = s->lab0; i < s->lab1 && !list; i++)
+        if (!strcmp(c->f->labels[i].name, t->name))
+            list = &c->f->labels[i];
+    if (!list || !list->targets)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "'%s' is no .branchtargets list of this function", t->name);
+    if (!(in->ox = ptx_alloc_ox(c, list->ntargets)))
+        return -1;
+    for (uint32_t k = 0; k < list->ntargets; k++) {
+        int at = find_label(c, list->targets[k]);
+        if (at < 0)
+            return ptx_dec_fail(c, VKRR_ERR_PARSE, "label '%s' of '%s' is not defined", list->targets[k],
+                                t->name);
+        in->ox[k] = (uint32_t)at;
+    }
+    if (ptx_set_src(c, 0, ptx_op(c, 0), PT_U32, false) < 0)
+        return -1;
+    in->imm = list->ntargets;
+    in->kind = K_BRX;
+    return 1;
+}
+
 static int dec_control(ptx_dctx *c)
 {
     const char *op = c->r->op;
@@ -60,7 +96,9 @@ static int dec_control(ptx_dctx *c)
         return dec_bar(c);
     if (!strcmp(op, "call"))
         return ptx_dec_call(c);
-    if (!strcmp(op, "brx") || !strcmp(op, "callp"))
+    if (!strcmp(op, "brx"))
+        return dec_brx(c);
+    if (!strcmp(op, "callp"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s is not implemented", op);
     return 0;
 }

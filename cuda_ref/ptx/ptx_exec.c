@@ -177,6 +177,27 @@ static inline void cov_ran(uint8_t *cov, size_t pc)
         __atomic_fetch_or(&cov[pc], (uint8_t)PTX_COV_RAN, __ATOMIC_RELAXED);
 }
 
+/* A branch's target for lane l: bra's, call's, or the one brx.idx's index names */
+static uint32_t lane_target(ptx_warp *w, const ptx_inst *in, unsigned l)
+{
+    return in->kind == K_BRX ? in->ox[(uint32_t)PTX_R(w, in->o[0])[l]] : in->target;
+}
+
+/* brx.idx: each lane's index within its list (past it, undefined in the ISA,
+ * a fault); *one whether lanes m all go to one target */
+static int brx_check(ptx_warp *w, const ptx_inst *in, uint32_t m, bool *one)
+{
+    const uint64_t *I = PTX_R(w, in->o[0]);
+    for (uint32_t k = m; k; k &= k - 1) {
+        unsigned l = (unsigned)__builtin_ctz(k);
+        if ((uint32_t)I[l] >= in->imm)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "brx.idx: index %u is past its %u targets "
+                             "(undefined in the PTX ISA)", (uint32_t)I[l], (unsigned)in->imm);
+        *one = *one && in->ox[(uint32_t)I[l]] == in->ox[(uint32_t)I[__builtin_ctz(m)]];
+    }
+    return 0;
+}
+
 static int run_warp(ptx_warp *w)
 {
     ptx_rt *rt = w->cta->rt;
@@ -228,6 +249,7 @@ static int run_warp(ptx_warp *w)
                 goto resched;
         }
         uint32_t pc = (uint32_t)(in - code);
+        bool one_target = true; /* brx.idx: every lane of m names the same target */
         w->pc = pc;
         if (++steps > limit)
             goto timeout;
@@ -256,6 +278,10 @@ static int run_warp(ptx_warp *w)
             if (!pick(w))
                 goto out;
             continue;
+        case K_BRX: /* each lane to the target its own index names */
+            if (m && brx_check(w, in, m, &one_target) < 0)
+                goto fault;
+            goto branch;
         case K_BRA:
             if (rt->f->cov && in->guard >= 0) /* a conditional branch: which ways it went */
                 __atomic_fetch_or(&rt->f->cov[pc],
@@ -263,8 +289,8 @@ static int run_warp(ptx_warp *w)
                                             (w->active & ~m ? PTX_COV_FELL : 0)),
                                   __ATOMIC_RELAXED);
         branch:
-            if (m == w->active) {
-                w->pc = in->target;
+            if (m == w->active && one_target) {
+                w->pc = lane_target(w, in, (unsigned)__builtin_ctz(m));
                 if (w->live & ~w->active)
                     goto resched_at;
                 continue;
@@ -275,7 +301,7 @@ static int run_warp(ptx_warp *w)
             }
             for (uint32_t k = w->active; k; k &= k - 1) {
                 unsigned l = (unsigned)__builtin_ctz(k);
-                w->lpc[l] = (m >> l) & 1u ? in->target : pc + 1;
+                w->lpc[l] = (m >> l) & 1u ? lane_target(w, in, l) : pc + 1;
             }
             w->active = 0;
             if (!pick(w))

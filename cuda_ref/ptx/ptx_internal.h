@@ -176,6 +176,8 @@ typedef struct ptx_reg {
 typedef struct ptx_label {
     const char *name;
     uint32_t at;           /* index of the raw instruction that follows it */
+    const char **targets;  /* LABEL: .branchtargets A, B, ...; (brx.idx's list), or NULL */
+    uint32_t ntargets;
 } ptx_label;
 
 /* A function linked into an entry's program (ptx_link.c): the entry is
@@ -359,7 +361,8 @@ typedef int (*ptx_fn)(ptx_warp *w, const ptx_inst *in, uint32_t m);
 
 /* K_WAIT: a plain handler that may end the warp's turn (w->yield): a wait on
  * an mbarrier phase that has not completed lets the other warps run. */
-enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP, K_CALL, K_RET, K_WAIT };
+enum { K_PLAIN, K_BRA, K_EXIT, K_BAR, K_SYNC, K_TRAP, K_CALL, K_RET, K_WAIT,
+       K_BRX /* brx.idx: o[0] the index, ox[0..imm-1] the targets' pcs */ };
 enum { F_TARGET = 1 };           /* a branch target: lanes may meet here */
 
 /* K_SYNC's target for the pre-.sync forms (vote.ballot.b32, shfl.bfly.b32):

@@ -317,6 +317,36 @@ static bool instruction(parser *ps)
     return true;
 }
 
+/* LABEL: .branchtargets A, B, ...; -- the list a brx.idx names by LABEL (the
+ * label just defined, at this point of the body) */
+static bool branchtargets(parser *ps, const ptx_tok *d)
+{
+    ptx_func *f = ps->f;
+    ptx_label *l = f->nlabels ? &f->labels[f->nlabels - 1] : NULL;
+    if (!l || l->at != f->nraw || l->targets)
+        return FAIL(ps, d, ".branchtargets without a label of its own"), false;
+    const char *names[1024];
+    uint32_t n = 0;
+    do {
+        ptx_tok t = ps_next(ps);
+        if (t.kind != TK_IDENT)
+            return FAIL(ps, &t, "expected a label in .branchtargets"), false;
+        if (n == 1024)
+            return FAIL(ps, &t, "more than 1024 branch targets"), false;
+        if (!(names[n++] = ps_dup(ps, t.s, t.len)))
+            return false;
+        if (!ps_is_punct(ps_peek(ps, 0), ','))
+            break;
+        ps_next(ps);
+    } while (!ps->failed);
+    l->targets = ptx_arena_alloc(&ps->m->arena, sizeof *l->targets * n);
+    if (!l->targets)
+        return ps_fail(ps, VKRR_ERR_NOMEM, d->line, "out of memory"), false;
+    memcpy(l->targets, names, sizeof *names * n);
+    l->ntargets = n;
+    return ps_expect(ps, ';');
+}
+
 bool ps_body(parser *ps)
 {
     ptx_func *f = ps->f;
@@ -362,6 +392,9 @@ bool ps_body(parser *ps)
                     ps_next(ps);
                 if (!ps_expect(ps, ';'))
                     return false;
+            } else if (ps_is_word(&d, TK_DOT, ".branchtargets")) {
+                if (!branchtargets(ps, &d))
+                    return false;
             } else if (ps_is_word(&d, TK_DOT, ".pragma")) {
                 while (!ps->failed && !ps_is_punct(ps_peek(ps, 0), ';') && ps_peek(ps, 0)->kind != TK_EOF)
                     ps_next(ps);
@@ -385,8 +418,7 @@ bool ps_body(parser *ps)
                     return FAIL(ps, &l, "label '%.*s' is defined twice", (int)l.len, l.s), false;
             if (!ptx_grow((void **)&f->labels, &f->caplabels, f->nlabels, sizeof *f->labels))
                 return ps_fail(ps, VKRR_ERR_NOMEM, l.line, "out of memory"), false;
-            f->labels[f->nlabels].name = ps_dup(ps, l.s, l.len);
-            f->labels[f->nlabels].at = f->nraw;
+            f->labels[f->nlabels] = (ptx_label){.name = ps_dup(ps, l.s, l.len), .at = f->nraw};
             f->nlabels++;
             continue;
         }

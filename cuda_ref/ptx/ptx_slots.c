@@ -49,7 +49,8 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
         const ptx_inst *in = &f->code[pc];
         if (in->flags & F_TARGET)
             leader[pc] = 1;
-        if (in->kind == K_BRA || in->kind == K_EXIT || in->kind == K_TRAP || in->kind == K_RET)
+        if (in->kind == K_BRA || in->kind == K_BRX || in->kind == K_EXIT || in->kind == K_TRAP ||
+            in->kind == K_RET)
             leader[pc + 1] = 1;
         if (in->kind == K_BRA)
             leader[in->target] = 1;
@@ -109,7 +110,7 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
             const ptx_inst *in = &f->code[last];
             uint32_t succ[2], ns = 0;
             bool falls = !(in->kind == K_EXIT || in->kind == K_TRAP || in->kind == K_BRA ||
-                           in->kind == K_RET) ||
+                           in->kind == K_BRX || in->kind == K_RET) ||
                          in->guard >= 0;
             if (in->kind == K_BRA)
                 succ[ns++] = blk[in->target];
@@ -120,6 +121,8 @@ static uint32_t pack_registers(ptx_func *f, const ptx_dref *refs, uint32_t nrefs
                 uint64_t o = 0;
                 for (uint32_t s = 0; s < ns; s++)
                     o |= LIN(succ[s])[w];
+                for (uint32_t s = 0; in->kind == K_BRX && s < in->imm; s++) /* every target */
+                    o |= LIN(blk[in->ox[s]])[w];
                 uint64_t li = gen[w] | (o & ~kill[w]);
                 if (o != out[w] || li != lin[w]) {
                     out[w] = o;
