@@ -640,12 +640,6 @@ done:
     return NULL;
 }
 
-static int region_cmp(const void *a, const void *b)
-{
-    const ptx_region_rt *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,
                           vkrr_error *err)
 {
@@ -717,26 +711,15 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
     rt->params = malloc(l->params_bytes ? l->params_bytes : 1);
     rt->globals = malloc(m->global_bytes ? m->global_bytes : 1);
     rt->constmem = malloc(m->const_bytes ? m->const_bytes : 1);
-    rt->regions = calloc(l->nregions + 2, sizeof *rt->regions);
     rt->consts = calloc(f->nconst ? f->nconst : 1, sizeof *rt->consts);
-    if (!rt->params || !rt->globals || !rt->constmem || !rt->regions || !rt->consts)
+    rt->heap = f->uses_heap ? ptx_heap_new() : NULL;
+    if (!rt->params || !rt->globals || !rt->constmem || !rt->consts || (f->uses_heap && !rt->heap))
         goto nomem;
     if (l->params_bytes)
         memcpy(rt->params, l->params, l->params_bytes);
     ptx_module_data(m, rt->globals, rt->constmem);
-    for (uint32_t i = 0; i < l->nregions; i++)
-        if (l->regions[i].size)
-            rt->regions[rt->nregions++] = (ptx_region_rt){(uintptr_t)l->regions[i].base,
-                                                          (uintptr_t)l->regions[i].base +
-                                                              (uintptr_t)l->regions[i].size,
-                                                          l->regions[i].writable};
-    if (m->global_bytes)
-        rt->regions[rt->nregions++] =
-            (ptx_region_rt){(uintptr_t)rt->globals, (uintptr_t)rt->globals + m->global_bytes, true};
-    if (m->const_bytes)
-        rt->regions[rt->nregions++] =
-            (ptx_region_rt){(uintptr_t)rt->constmem, (uintptr_t)rt->constmem + m->const_bytes, false};
-    qsort(rt->regions, rt->nregions, sizeof *rt->regions, region_cmp);
+    if (!ptx_rt_regions(rt))
+        goto nomem;
     for (uint32_t i = 0; i < f->nconst; i++) {
         uint64_t v = f->const_val[i];
         if (f->const_var[i] >= 0) {
@@ -793,6 +776,7 @@ out:
     free(rt->constmem);
     free(rt->regions);
     free(rt->consts);
+    ptx_heap_free(rt->heap);
     pthread_mutex_destroy(&rt->lock);
     free(rt);
     return st;

@@ -205,7 +205,7 @@ typedef struct ptx_copy {
     uint8_t frame;
 } ptx_copy;
 
-enum { PTX_BI_NONE, PTX_BI_VPRINTF, PTX_BI_ASSERTFAIL };
+enum { PTX_BI_NONE, PTX_BI_VPRINTF, PTX_BI_ASSERTFAIL, PTX_BI_MALLOC, PTX_BI_FREE };
 typedef struct ptx_call {
     uint32_t seg;            /* callee segment */
     uint8_t builtin;         /* PTX_BI_*: a CUDA runtime function run here */
@@ -268,6 +268,7 @@ typedef struct ptx_func {
                             * or in its function's frame when var_frame */
     uint8_t *var_frame;    /* per module variable: 1 when frame-relative (a recursive function's) */
     bool uses_dynamic_shared;
+    bool uses_heap;        /* it calls malloc/free: the launch gets a device heap */
     /* linking (ptx_link.c): the functions of this entry's program */
     ptx_seg *segs;
     uint32_t nsegs;
@@ -576,6 +577,26 @@ typedef struct ptx_region_rt {
     bool writable;
 } ptx_region_rt;
 
+/* The device heap malloc and free use (ptx_launch_mem.c): one arena per launch. */
+typedef struct ptx_heap ptx_heap;
+#define PTX_HEAP_BYTES (8u << 20) /* CUDA's default cudaLimitMallocHeapSize */
+ptx_heap *ptx_heap_new(void);
+void ptx_heap_free(ptx_heap *h);
+void ptx_heap_span(const ptx_heap *h, uintptr_t *lo, uintptr_t *hi);
+uint8_t *ptx_heap_base(const ptx_heap *h);
+/* the offset of a new live block of size bytes, or UINT64_MAX (none fits, or no memory) */
+uint64_t ptx_heap_take(ptx_heap *h, uint64_t size);
+/* frees the block at offset off; false when no live block starts there */
+bool ptx_heap_give(ptx_heap *h, uint64_t off);
+/* A runtime function's argument k and its result (ptx_runtime.c) */
+uint64_t ptx_call_arg(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k);
+void ptx_call_result(ptx_warp *w, const ptx_inst *in, unsigned l, uint64_t v);
+int ptx_bi_malloc(ptx_warp *w, const ptx_inst *in, uint32_t m);
+int ptx_bi_free(ptx_warp *w, const ptx_inst *in, uint32_t m);
+/* rt->regions: the launch's regions, the module's variables and the heap
+ * (when rt->heap), sorted by address; false without memory (ptx_launch_mem.c) */
+bool ptx_rt_regions(ptx_rt *rt);
+
 /* What a conditional branch did, over every run since coverage was on. */
 enum { PTX_COV_RAN = 1, PTX_COV_TAKEN = 2, PTX_COV_FELL = 4 };
 
@@ -597,6 +618,7 @@ struct ptx_rt {
     atomic_uint_fast64_t next_cta;
     atomic_int failed;
     atomic_uint standins;          /* VKRR_STANDIN_* the launch met (approx.h) */
+    ptx_heap *heap;                /* malloc/free's arena (ptx_runtime.c), or NULL */
     pthread_mutex_t lock;
     vkrr_error err;
 };

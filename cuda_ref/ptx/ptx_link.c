@@ -10,7 +10,8 @@
  * Only what the entry reaches is linked: a function it never calls cannot
  * fail it, whatever that function holds.  Here too: `call` decoded against
  * that program (ptx_call.c runs it; the CUDA runtime's functions a module
- * declares but cannot define, vprintf and __assertfail, are ptx_runtime.c's),
+ * declares but cannot define, vprintf, __assertfail, malloc and free, are
+ * ptx_runtime.c's),
  * and the addresses of a recursive function's variables. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,10 @@ static int builtin_of(const char *name)
         return PTX_BI_VPRINTF;
     if (!strcmp(name, "__assertfail"))
         return PTX_BI_ASSERTFAIL;
+    if (!strcmp(name, "malloc"))
+        return PTX_BI_MALLOC;
+    if (!strcmp(name, "free"))
+        return PTX_BI_FREE;
     return PTX_BI_NONE;
 }
 
@@ -392,7 +397,9 @@ int ptx_dec_call(ptx_dctx *c)
     in->imm = f->ncalls;
     f->calls[f->ncalls++] = call;
     if (bi) {
-        in->fn = bi == PTX_BI_VPRINTF ? ptx_bi_vprintf : ptx_bi_assertfail;
+        static const ptx_fn fns[] = {NULL, ptx_bi_vprintf, ptx_bi_assertfail, ptx_bi_malloc, ptx_bi_free};
+        in->fn = fns[bi];
+        f->uses_heap |= bi == PTX_BI_MALLOC || bi == PTX_BI_FREE;
         return 1;
     }
     in->kind = K_CALL;

@@ -1,6 +1,6 @@
 /* ptx_runtime.c - the CUDA runtime's device functions a module declares
  * (.extern .func) and the GPU's runtime supplies: vprintf (printf) and
- * __assertfail (assert).
+ * __assertfail (assert); malloc and free, on the heap of ptx_launch_mem.c.
  *
  * printf: nvcc passes the format string's generic address and a buffer of
  * the arguments, each at an offset aligned to its size (int, unsigned,
@@ -15,7 +15,7 @@
 #include "ptx_internal.h"
 
 /* Argument k of the call (a .param variable of the caller), little-endian. */
-static uint64_t arg_word(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k)
+uint64_t ptx_call_arg(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k)
 {
     ptx_rt *rt = w->cta->rt;
     const ptx_call *call = &rt->f->calls[in->imm];
@@ -24,6 +24,17 @@ static uint64_t arg_word(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k
     memcpy(&v, w->local + (size_t)l * rt->local_bytes + (cp->frame ? w->fp[l] : 0) + cp->off,
            cp->bytes < 8 ? cp->bytes : 8);
     return v;
+}
+
+void ptx_call_result(ptx_warp *w, const ptx_inst *in, unsigned l, uint64_t v)
+{
+    ptx_rt *rt = w->cta->rt;
+    const ptx_call *call = &rt->f->calls[in->imm];
+    if (!call->nrets)
+        return;
+    const ptx_copy *cp = &rt->f->copies[call->rets0];
+    memcpy(w->local + (size_t)l * rt->local_bytes + (cp->frame ? w->fp[l] : 0) + cp->off, &v,
+           cp->bytes < 8 ? cp->bytes : 8);
 }
 
 /* A NUL-terminated string at generic address a, at most cap-1 bytes of it;
@@ -48,12 +59,12 @@ int ptx_bi_assertfail(ptx_warp *w, const ptx_inst *in, uint32_t m)
 {
     unsigned l = (unsigned)__builtin_ctz(m);
     char msg[256], file[256], fn[256];
-    if (!read_string(w, in, l, arg_word(w, in, l, 0), msg, sizeof msg) ||
-        !read_string(w, in, l, arg_word(w, in, l, 1), file, sizeof file) ||
-        !read_string(w, in, l, arg_word(w, in, l, 3), fn, sizeof fn))
+    if (!read_string(w, in, l, ptx_call_arg(w, in, l, 0), msg, sizeof msg) ||
+        !read_string(w, in, l, ptx_call_arg(w, in, l, 1), file, sizeof file) ||
+        !read_string(w, in, l, ptx_call_arg(w, in, l, 3), fn, sizeof fn))
         return -1;
     return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "%s:%u: %s: Assertion `%s` failed.", file,
-                     (uint32_t)arg_word(w, in, l, 2), fn, msg);
+                     (uint32_t)ptx_call_arg(w, in, l, 2), fn, msg);
 }
 
 /* ---- printf ------------------------------------------------------------------------- */
@@ -166,17 +177,15 @@ static int format(ptx_warp *w, const ptx_inst *in, unsigned l, const char *fmt, 
 int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m)
 {
     ptx_rt *rt = w->cta->rt;
-    const ptx_func *f = rt->f;
-    const ptx_call *call = &f->calls[in->imm];
     const uint32_t *g = rt->l->grid;
     ptx_cta *cta = w->cta;
     uint64_t ctalin = cta->ctaid[0] + (uint64_t)g[0] * (cta->ctaid[1] + (uint64_t)g[1] * cta->ctaid[2]);
     PTX_LANES(m, {
         char fmt[4096];
         ptx_strbuf out = {0};
-        if (!read_string(w, in, l, arg_word(w, in, l, 0), fmt, sizeof fmt))
+        if (!read_string(w, in, l, ptx_call_arg(w, in, l, 0), fmt, sizeof fmt))
             return -1;
-        int nargs = format(w, in, l, fmt, arg_word(w, in, l, 1), &out);
+        int nargs = format(w, in, l, fmt, ptx_call_arg(w, in, l, 1), &out);
         if (nargs < 0 || out.nomem) {
             free(out.p);
             if (nargs < 0)
@@ -187,12 +196,37 @@ int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m)
         ptx_prints_add(&rt->prints, ctalin, w->index * 32u + l, &out);
         pthread_mutex_unlock(&rt->lock);
         free(out.p);
-        if (call->nrets) { /* printf returns the number of arguments it took */
-            const ptx_copy *cp = &f->copies[call->rets0];
-            int32_t r = nargs;
-            memcpy(w->local + (size_t)l * rt->local_bytes + (cp->frame ? w->fp[l] : 0) + cp->off,
-                   &r, cp->bytes < 4 ? cp->bytes : 4);
-        }
+        ptx_call_result(w, in, l, (uint32_t)nargs); /* printf returns the number of arguments it took */
+    });
+    return 0;
+}
+
+/* malloc(size) and free(p): the launch's heap (ptx_launch_mem.c) */
+int ptx_bi_malloc(ptx_warp *w, const ptx_inst *in, uint32_t m)
+{
+    ptx_rt *rt = w->cta->rt;
+    PTX_LANES(m, {
+        pthread_mutex_lock(&rt->lock);
+        uint64_t off = ptx_heap_take(rt->heap, ptx_call_arg(w, in, l, 0));
+        pthread_mutex_unlock(&rt->lock);
+        ptx_call_result(w, in, l, off == UINT64_MAX ? 0 : (uint64_t)(uintptr_t)(ptx_heap_base(rt->heap) + off));
+    });
+    return 0;
+}
+
+int ptx_bi_free(ptx_warp *w, const ptx_inst *in, uint32_t m)
+{
+    ptx_rt *rt = w->cta->rt;
+    PTX_LANES(m, {
+        uint64_t p = ptx_call_arg(w, in, l, 0), base = (uint64_t)(uintptr_t)ptx_heap_base(rt->heap);
+        if (!p)
+            continue;
+        pthread_mutex_lock(&rt->lock);
+        bool ok = p >= base && p - base < PTX_HEAP_BYTES && ptx_heap_give(rt->heap, p - base);
+        pthread_mutex_unlock(&rt->lock);
+        if (!ok)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "free(0x%llx): no block malloc returned "
+                             "starts there, or it was freed already", (unsigned long long)p);
     });
     return 0;
 }
