@@ -70,6 +70,16 @@ static inline vkrr_status ptxt_run_ex(const vkrr_ptx_module *m, const char *entr
     return vkrr_ptx_run(m, entry, &l, err);
 }
 
+/* the line of PTX text that holds needle (1-based), -1 if none does */
+static inline long ptxt_line_of(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    long line = 1;
+    for (const char *p = text; at && p < at; p++)
+        line += *p == '\n';
+    return at ? line : -1;
+}
+
 /* runs and checks it ran */
 static inline bool ptxt_run(const vkrr_ptx_module *m, const char *entry, const ptxt_args *a,
                      uint32_t grid, uint32_t block, uint32_t shared)

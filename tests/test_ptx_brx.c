@@ -79,16 +79,6 @@ static const char brx_ptx[] =
     " ret;\n"
     "}\n";
 
-/* the line of brx_ptx that holds needle */
-static long line_of(const char *needle)
-{
-    const char *at = strstr(brx_ptx, needle);
-    long line = 1;
-    for (const char *p = brx_ptx; at && p < at; p++)
-        line += *p == '\n';
-    return at ? line : -1;
-}
-
 static void check_switch(const vkrr_ptx_module *m, uint32_t bias, uint32_t div)
 {
     static uint32_t out[64][2];
@@ -124,7 +114,7 @@ int main(void)
         ptxt_u32(&b, 2);
         memset(&err, 0, sizeof err);
         vkrr_status st = ptxt_run_ex(m, "k_bad", &b, 1, 32, 0, NULL, 0, NULL, 0, &err);
-        if (!CHECK(st == VKRR_ERR_FAULT && err.line == line_of("brx.idx.uni") &&
+        if (!CHECK(st == VKRR_ERR_FAULT && err.line == ptxt_line_of(brx_ptx, "brx.idx.uni") &&
                    strstr(err.msg, "index 2 is past its 2 targets")))
             vkrr_error_print(&err, stderr);
     } else {

@@ -125,16 +125,6 @@ static const char module_ptx[] =
 
 static float texels[16];
 
-/* the line of module_ptx that holds needle */
-static int line_of(const char *needle)
-{
-    const char *at = strstr(module_ptx, needle);
-    int line = 1;
-    for (const char *p = module_ptx; at && p < at; p++)
-        line += *p == '\n';
-    return at ? line : -1;
-}
-
 static float texel(int i, int j) { return (float)(10 * j + i + 1); }
 
 static void check_params(const vkrr_ptx_module *m, vkrr_cutex *tex, vkrr_cusurf *surf, uint32_t *sdata)
@@ -205,7 +195,8 @@ static void check_refused(const vkrr_ptx_module *m, vkrr_cutex *tex)
             ptxt_ptr(&a, &tex[0], 0);
         vkrr_error err = {0};
         vkrr_status st = ptxt_run_ex(m, cases[k].entry, &a, 1, 1, 0, tex, 2, NULL, 0, &err);
-        if (!CHECK(st == cases[k].st && err.line == line_of(cases[k].inst) && strstr(err.msg, cases[k].says)))
+        if (!CHECK(st == cases[k].st && err.line == ptxt_line_of(module_ptx, cases[k].inst) &&
+                   strstr(err.msg, cases[k].says)))
             fprintf(stderr, "%s: status %d line %ld: %s\n", cases[k].entry, (int)st, (long)err.line, err.msg);
     }
 }
