@@ -221,12 +221,17 @@ int ptx_bi_free(ptx_warp *w, const ptx_inst *in, uint32_t m)
         uint64_t p = ptx_call_arg(w, in, l, 0), base = (uint64_t)(uintptr_t)ptx_heap_base(rt->heap);
         if (!p)
             continue;
+        bool in_heap = p >= base && p - base < PTX_HEAP_BYTES;
         pthread_mutex_lock(&rt->lock);
-        bool ok = p >= base && p - base < PTX_HEAP_BYTES && ptx_heap_give(rt->heap, p - base);
+        bool ok = in_heap && ptx_heap_give(rt->heap, p - base);
         pthread_mutex_unlock(&rt->lock);
+        /* a heap address by its offset: the same in every run (and engine) */
+        if (!ok && in_heap)
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "free(heap + 0x%llx): no block malloc returned "
+                             "starts there, or it was freed already", (unsigned long long)(p - base));
         if (!ok)
-            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "free(0x%llx): no block malloc returned "
-                             "starts there, or it was freed already", (unsigned long long)p);
+            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT, "free(0x%llx): not an address malloc returned "
+                             "(the device heap does not outlive its launch)", (unsigned long long)p);
     });
     return 0;
 }
