@@ -4,6 +4,7 @@
  * pre-launch input fails isolated but not chained; `vkrr diff` of a copy is
  * exact and names a corrupted dump; JUnit has one testcase per launch; the
  * HTML report has its table (and renders in headless Chromium when present). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,69 @@ static void check_diff(const char *cap, const char *root)
     free(out);
 }
 
+/* The report's table of a thin buffer's values (output_kernel's 64768 x 1
+ * arg0, chained, frame 0): its 64 worst elements, worst first, and how
+ * many more the file holds, against the .tsv read here.  (The page once
+ * insertion-sorted every line of the file: 160 s for this 37 x 23 capture.) */
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+static void check_values_table(const char *html, const char *root)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rep/heatmaps/heat-000008-cuda_dldn_rrref_output_kernel-arg000-chained.tsv",
+             root);
+    char *tsv = test_read_file(path, NULL);
+    const char *tab = html ? strstr(html, "heat-000008-cuda_dldn_rrref_output_kernel-arg000-chained.tsv'>values"
+                                          "</a><table class='v'>") : NULL;
+    if (!CHECK(tsv && tab))
+        return;
+    size_t n = 0, cap = 1 << 16;
+    double *errs = malloc(cap * sizeof *errs);
+    for (char *line = tsv, *next; line && *line && errs; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (line[0] == '#' || !strncmp(line, "index", 5))
+            continue;
+        if (n == cap)
+            errs = realloc(errs, (cap *= 2) * sizeof *errs);
+        if (errs)
+            errs[n++] = strtod(strrchr(line, '\t') + 1, NULL);
+    }
+    if (!CHECK(errs && n == 64768)) {
+        free(errs);
+        free(tsv);
+        return;
+    }
+    qsort(errs, n, sizeof *errs, cmp_desc);
+    /* the table's rows: eight cells, the last the error */
+    const char *end = strstr(tab, "</table>");
+    unsigned rows = 0, order = 0, match = 0;
+    double prev = INFINITY;
+    for (const char *r = strstr(tab, "<tr><td>"); r && r < end; r = strstr(r + 1, "<tr><td>")) {
+        const char *last = r;
+        for (int c = 0; c < 8; c++)
+            last = strstr(last, "<td>") + 4;
+        double e = strtod(last, NULL);
+        order += e <= prev;
+        match += e == errs[rows];
+        prev = e;
+        rows++;
+    }
+    printf("report values table: %u rows, %u in order, %u equal to the file's worst\n", rows, order, match);
+    CHECK_EQ_U64(rows, 64);
+    CHECK_EQ_U64(order, 64);
+    CHECK_EQ_U64(match, 64);
+    CHECK(errs[0] > 0 && errs[63] > 0);
+    CHECK(strstr(end, "</table>64704 more in the file") == end);
+    free(errs);
+    free(tsv);
+}
+
 static void check_html(const char *cap, const char *root)
 {
     char args[8192], *out = NULL;
@@ -208,6 +272,7 @@ static void check_html(const char *cap, const char *root)
     CHECK(html && strstr(html, "<table id='launches'>") && strstr(html, "<svg") &&
           strstr(html, "id='first-divergence'") && !strstr(html, "<script") &&
           !strstr(html, "src='http") && !strstr(html, "https://"));
+    check_values_table(html, root);
     free(html);
     /* Chromium (when installed): --dump-dom gives the parsed page; console
      * errors show on stderr as "CONSOLE" lines with --enable-logging. */

@@ -32,8 +32,13 @@ static const char *base_name(const char *p)
 }
 
 /* A heatmap's table of values (heatmap.h: a buffer too small or thin for a
- * picture): the elements, worst first, at most 64 of them, and a link to
- * the whole file. */
+ * picture): the elements, worst first, at most VALUES_SHOWN of them, and a
+ * link to the whole file.  The file has a line per element (a thin buffer
+ * of a real capture: millions), so only the worst VALUES_SHOWN are kept, in
+ * order as they come: O(lines x VALUES_SHOWN), the order a stable sort of
+ * the whole file would give. */
+enum { VALUES_SHOWN = 64 };
+
 static void values_table(FILE *f, const char *path)
 {
     FILE *in = fopen(path, "r");
@@ -46,38 +51,30 @@ static void values_table(FILE *f, const char *path)
         char text[512]; /* a line of the file */
         double err;
     } row;
-    row *rows = NULL;
-    size_t n = 0, cap = 0;
+    row worst[VALUES_SHOWN]; /* worst first; ties in file order (33 KB) */
+    size_t n = 0, kept = 0;
     char line[512];
     while (fgets(line, sizeof line, in)) {
         if (line[0] == '#' || !strncmp(line, "index", 5))
             continue;
         line[strcspn(line, "\n")] = 0;
         const char *e = strrchr(line, '\t');
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            row *nr = realloc(rows, cap * sizeof *nr);
-            if (!nr)
-                break;
-            rows = nr;
-        }
-        snprintf(rows[n].text, sizeof rows[n].text, "%s", line);
-        rows[n].err = e ? strtod(e + 1, NULL) : 0;
+        double err = e ? strtod(e + 1, NULL) : 0;
         n++;
+        if (kept == VALUES_SHOWN && !(worst[kept - 1].err < err))
+            continue;
+        size_t j = kept < VALUES_SHOWN ? kept++ : kept - 1;
+        for (; j > 0 && worst[j - 1].err < err; j--)
+            worst[j] = worst[j - 1];
+        snprintf(worst[j].text, sizeof worst[j].text, "%s", line);
+        worst[j].err = err;
     }
     fclose(in);
-    for (size_t i = 1; i < n; i++) { /* worst first (insertion: tables are small) */
-        row t = rows[i];
-        size_t j = i;
-        for (; j > 0 && rows[j - 1].err < t.err; j--)
-            rows[j] = rows[j - 1];
-        rows[j] = t;
-    }
     fputs("<table class='v'><tr><th>i</th><th>x</th><th>y</th><th>plane</th><th>ch</th>"
           "<th>reference</th><th>port</th><th>|error|</th></tr>", f);
-    for (size_t i = 0; i < n && i < 64; i++) {
+    for (size_t i = 0; i < kept; i++) {
         fputs("<tr>", f);
-        for (char *s = rows[i].text, *t; s; s = t) {
+        for (char *s = worst[i].text, *t; s; s = t) {
             t = strchr(s, '\t');
             if (t)
                 *t++ = 0;
@@ -88,9 +85,8 @@ static void values_table(FILE *f, const char *path)
         fputs("</tr>", f);
     }
     fputs("</table>", f);
-    if (n > 64)
-        fprintf(f, "%zu more in the file", n - 64);
-    free(rows);
+    if (n > kept)
+        fprintf(f, "%zu more in the file", n - kept);
 }
 
 /* y of a value on a log scale in [lo, hi] mapped to [top, bottom] */
