@@ -4,7 +4,8 @@
 # one frame a size)
 #
 # Figures (never pass/fail) on rrref captures made here by `vkrr synth`,
-# 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only).  Per size:
+# 3 frames at 1280x720 and 1920x1080 (--quick: 320x180 only, or env
+# BENCH_QUICK_SIZE).  Per size:
 #   validate wall / bench dispatch   wall time of `vkrr validate` over the sum of
 #                                    the port's median GPU dispatch times (`vkrr bench`,
 #                                    3 runs a launch, env BENCH_RUNS; --quick: 1)
@@ -57,7 +58,7 @@ mkdir -p "$WORK"
 FRAMES=3
 # --quick (what e2e_bench runs) keeps bench to one untimed run and one timed
 # run a launch: its figures are only checked to be numbers there
-if [ $QUICK = 1 ]; then SIZES="320x180"; RUNS=1; WARMUP="--warmup-max 0.001"
+if [ $QUICK = 1 ]; then SIZES=${BENCH_QUICK_SIZE:-320x180}; RUNS=1; WARMUP="--warmup-max 0.001"
 else SIZES="1280x720 1920x1080"; RUNS=${BENCH_RUNS:-3}; WARMUP=""; fi
 
 # A figure, not a verdict: a launch that is slow on a busy machine must still
