@@ -421,6 +421,14 @@ static void check_mma_884_refused(void)
         " mma.sync.aligned.m8n8k4.row.row.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1},"
         " {%r2,%r3}, {%f8,%f9,%f10,%f11,%f12,%f13,%f14,%f15};\n"
         " ret;\n"
+        "}\n"
+        ".visible .entry mixed()\n" /* .f16 d from .f32 c: ptxas refuses it */
+        "{\n"
+        " .reg .b32 %r<8>;\n"
+        " .reg .f32 %f<16>;\n"
+        " mma.sync.aligned.m8n8k4.row.row.f16.f16.f16.f32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6,%r7},"
+        " {%f8,%f9,%f10,%f11,%f12,%f13,%f14,%f15};\n"
+        " ret;\n"
         "}\n";
     vkrr_ptx_module *m = NULL;
     vkrr_error err = {0};
@@ -432,6 +440,9 @@ static void check_mma_884_refused(void)
     memset(&err, 0, sizeof err);
     vkrr_status st = ptxt_run_ex(m, "bad", &none, 1, 32, 0, NULL, 0, NULL, 0, &err);
     CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 8 && strstr(err.msg, "mma.m8n8k4 other than"));
+    memset(&err, 0, sizeof err);
+    st = ptxt_run_ex(m, "mixed", &none, 1, 32, 0, NULL, 0, NULL, 0, &err);
+    CHECK(st == VKRR_ERR_UNSUPPORTED && err.line == 15 && strstr(err.msg, "with .f16 d and .f32 c"));
     vkrr_ptx_module_free(m);
 }
 
@@ -638,6 +649,65 @@ static void check_mma_sp(vkrr_ptx_module *m)
     }
 }
 
+/* mma.sp .tf32 (1:2) m16n8k16 (selector 1) and m16n8k8 (selector 3), on
+ * metadata that keeps the first or the second element of each pair, varying
+ * by row and pair (0x4 or 0xe, the ISA's two values), small dyadic values
+ * (every sum exact), against the dense product computed here; lanes that do
+ * not hold the metadata pass 0, which faults if read.  Then a pair whose
+ * metadata is 0x5: undefined in the ISA, a fault naming it. */
+static void check_mma_sp_tf32(vkrr_ptx_module *m)
+{
+    uint64_t s = 32;
+    for (int k16 = 1; k16 >= 0; k16--) {
+        int K = k16 ? 16 : 8;
+        static uint16_t Meta[16 * 2];
+        static float Ac[16 * 8], Bt[8 * 16], C[128], D[128], A[16][16];
+        memset(A, 0, sizeof A);
+        memset(Meta, 0, sizeof Meta);
+        for (int i = 0; i < 16; i++)
+            for (int p = 0; p < K / 2; p++) {
+                int second = (i * 3 + p * 5 + k16) % 7 < 3; /* 3 of 7 keep the second */
+                Meta[i * (K / 8) + p / 4] |= (uint16_t)((second ? 0xeu : 0x4u) << (4 * (p % 4)));
+                float v = (float)((int)(ptxt_rand(&s) % 61) - 30) / 8.0f;
+                Ac[i * (K / 2) + p] = v;
+                A[i][2 * p + second] = v;
+            }
+        for (int n = 0; n < 8; n++)
+            for (int k = 0; k < K; k++)
+                Bt[n * K + k] = (float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f;
+        for (int i = 0; i < 128; i++)
+            C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
+        ptxt_args a = {0};
+        ptxt_ptr(&a, Ac, sizeof Ac);
+        ptxt_ptr(&a, Meta, sizeof Meta);
+        ptxt_ptr(&a, Bt, sizeof Bt);
+        ptxt_ptr(&a, C, sizeof C);
+        ptxt_ptr(&a, D, sizeof D);
+        ptxt_u32(&a, (uint32_t)k16);
+        if (!CHECK(ptxt_run(m, "k_mma_sp_tf32", &a, 1, 32, 0)))
+            return;
+        unsigned bad = 0;
+        for (int i = 0; i < 16; i++)
+            for (int n = 0; n < 8; n++) {
+                double want = C[i * 8 + n];
+                for (int k = 0; k < K; k++)
+                    want += (double)A[i][k] * Bt[n * K + k];
+                if (D[i * 8 + n] != (float)want && bad++ < 4)
+                    fprintf(stderr, "  mma.sp k%d tf32 d(%d,%d) = %g, want %g\n", K, i, n, D[i * 8 + n], want);
+            }
+        printf("mma.sp m16n8k%d tf32 (varied metadata): %u of 128 elements wrong\n", K, bad);
+        CHECK_EQ_U64(bad, 0);
+        if (k16) { /* row 1, pair 6: the low half of lane 4 + 2 + 1's register */
+            Meta[1 * 2 + 1] = (uint16_t)((Meta[1 * 2 + 1] & ~0x0f00u) | 0x0500u);
+            vkrr_error err = {0};
+            vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = a.bytes,
+                                 .params_bytes = a.n, .regions = a.regions, .nregions = a.nregions};
+            CHECK(vkrr_ptx_run(m, "k_mma_sp_tf32", &l, &err) != VKRR_OK);
+            CHECK(strstr(err.msg, "mma.sp .tf32 metadata: row 1, columns 12-13: 0x5, not 0x4 or 0xe") != NULL);
+        }
+    }
+}
+
 /* movmatrix.trans: every element of an 8 x 8 matrix lands at its transposed
  * place (distinct values, so a wrong lane or half shows) */
 static void check_movmatrix(vkrr_ptx_module *m)
@@ -675,6 +745,7 @@ int main(void)
         check_mma_884(m);
         check_mma_sp_published(m);
         check_mma_sp(m);
+        check_mma_sp_tf32(m);
         check_movmatrix(m);
         vkrr_ptx_module_free(m);
     }

@@ -321,22 +321,29 @@ HANDLER(x_mma)
     return 0;
 }
 
-/* mma.sp (sparse A, 2:4) m16n8k16 / m16n8k32 .f16/.bf16: A holds the K/2
- * kept elements of each row in the dense layout of an m16n8k(K/2) A; B, C
- * and D are the dense m16n8kK ones.  Metadata (e, one register a lane): the
- * lanes 4g + sel (k16) or 4g + 2 sel + h (k32, h = 0 for the groups 0-3 of a
- * row, 1 for 4-7) hold it, bits 0-15 for row g and 16-31 for row g + 8, four
- * bits a group of four columns: the column within the group of its first
- * kept element in the low two, of its second in the high two.  A group
- * naming one column twice is undefined in the ISA: a fault here.  Numerics as
- * the dense .f16/.bf16: the K/2 products exact, summed in double in k order,
- * c added last, rounded once.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
+/* mma.sp (sparse A) m16n8k16 / m16n8k32 .f16/.bf16 (2:4) and m16n8k8 /
+ * m16n8k16 .tf32 (1:2): A holds the K/2 kept elements of each row in the
+ * dense layout of an m16n8k(K/2) A (as the ISA's sparse A tables give it);
+ * B, C and D are the dense m16n8kK ones (tf32 k16's B extends the k8 one,
+ * b_i at k = t + 4i).  Metadata (e, one register a lane), four bits a group
+ * of four 16-bit halves of a row (an f16 group of four columns, a tf32 pair):
+ * the lanes 4g + sel (16 halves a row: f16 k16, tf32 k8) or 4g + 2 sel + h
+ * (32 halves: f16 k32, tf32 k16; h = 0 for the groups 0-3 of a row, 1 for
+ * 4-7) hold it, bits 0-15 for row g and 16-31 for row g + 8; in a group the
+ * half of its first kept element in the low two bits, of its second in the
+ * high two.  A tf32 group keeps both halves of one element: 0x4 its first,
+ * 0xe its second, the only values the ISA defines for tf32 (so its tf32
+ * layout is the f16 one over halves).  A group naming one column twice, or a
+ * tf32 group other than 0x4/0xe, is undefined in the ISA: a fault here.
+ * Numerics as the dense forms: the K/2 products exact, summed in double in k
+ * order, c added last, rounded once.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
 HANDLER(x_mma_sp)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma.sp needs all 32 lanes (active 0x%08x)", m);
     unsigned K = 4u << in->e, ka = in->a, sel = (unsigned)(in->imm >> 8) & 3u;
-    bool d32 = in->c, c32 = in->d;
+    bool d32 = in->c, c32 = in->d, tf32 = ka == MK_TF32;
+    unsigned ew = kind_bits((int)ka), halves = tf32 ? 2 * K : K; /* a row's 16-bit halves */
     unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     const uint32_t *ox = in->ox;
     frag f;
@@ -352,15 +359,23 @@ HANDLER(x_mma_sp)
             uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
             double v = 0.0;
             for (unsigned kc = 0; kc < K / 2; kc++) {
-                unsigned grp = kc / 2, holder = g * 4 + (K == 32 ? 2 * sel + grp / 4 : sel);
-                unsigned nib = (meta[holder] >> (16 * hi + 4 * (grp % 4))) & 0xfu;
-                if ((nib & 3u) == (nib >> 2))
-                    return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
-                                     "mma.sp metadata: row %u, columns %u-%u name column %u twice "
-                                     "(0x%x; undefined in the PTX ISA)", row, 4 * grp, 4 * grp + 3,
-                                     4 * grp + (nib & 3u), nib);
-                unsigned k = 4 * grp + (kc % 2 ? nib >> 2 : nib & 3u);
-                v += fval(a_elem(&f, 16, row, kc), (int)ka) * fval(b_elem(&f, 16, k, col), (int)ka);
+                unsigned grp = tf32 ? kc : kc / 2, holder = g * 4 + (halves == 32 ? 2 * sel + grp / 4 : sel);
+                unsigned nib = (meta[holder] >> (16 * hi + 4 * (grp % 4))) & 0xfu, k;
+                if (tf32) {
+                    if (nib != 0x4u && nib != 0xeu)
+                        return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
+                                         "mma.sp .tf32 metadata: row %u, columns %u-%u: 0x%x, not 0x4 "
+                                         "or 0xe (undefined in the PTX ISA)", row, 2 * grp, 2 * grp + 1, nib);
+                    k = 2 * grp + (nib == 0xeu);
+                } else {
+                    if ((nib & 3u) == (nib >> 2))
+                        return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
+                                         "mma.sp metadata: row %u, columns %u-%u name column %u twice "
+                                         "(0x%x; undefined in the PTX ISA)", row, 4 * grp, 4 * grp + 3,
+                                         4 * grp + (nib & 3u), nib);
+                    k = 4 * grp + (kc % 2 ? nib >> 2 : nib & 3u);
+                }
+                v += fval(a_elem(&f, ew, row, kc), (int)ka) * fval(b_elem(&f, ew, k, col), (int)ka);
             }
             v += c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
             out[lane][idx] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
@@ -554,6 +569,8 @@ static int dec_hmma884(ptx_dctx *c, int la, int lb, ptx_type td)
         (tc != PT_F16 && tc != PT_F32))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.m8n8k4 other than .f64 and "
                             ".{row,col}.{row,col}.{f16,f32}.f16.f16.{f16,f32}");
+    if (td == PT_F16 && tc == PT_F32) /* ptxas: ".dtype must be '.f32' when .ctype is '.f32'" */
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.m8n8k4 with .f16 d and .f32 c (ptxas refuses it)");
     if (ptx_nops(c) != 4)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
     bool d32 = td == PT_F32, c32 = tc == PT_F32;
@@ -618,35 +635,37 @@ static int dec_m8n8k4(ptx_dctx *c)
     return 1;
 }
 
-/* mma.sp{::ordered_metadata}.sync.aligned.m16n8k16|m16n8k32.row.col.dtype.atype.btype.ctype
- * d, a, b, c, e, sel (x_mma_sp): .f16/.bf16 only; the other kinds' metadata
- * layouts are refused rather than guessed. */
+/* mma.sp{::ordered_metadata}.sync.aligned.SHAPE.row.col.dtype.atype.btype.ctype
+ * d, a, b, c, e, sel (x_mma_sp): .f16/.bf16 m16n8k16/m16n8k32, .tf32
+ * m16n8k8/m16n8k16; the integer and fp8 forms' metadata layouts (figures
+ * alone in the ISA) are refused rather than guessed. */
 static int dec_mma_sp(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp without .sync.aligned");
-    static const char *const shapes[] = {".m16n8k16", ".m16n8k32"};
-    int sh = ptx_take_any(c, shapes, 2);
+    static const char *const shapes[] = {".m16n8k8", ".m16n8k16", ".m16n8k32"};
+    int sh = ptx_take_any(c, shapes, 3);
     bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
     ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
-    if (sh < 0 || !rc || ta != tb || (ta != PT_F16 && ta != PT_BF16))
+    unsigned K = sh < 0 ? 0 : 8u << sh;
+    bool tf32 = ta == PT_TF32, f16s = ta == PT_F16 || ta == PT_BF16;
+    if (!rc || ta != tb || !(tf32 ? K == 8 || K == 16 : f16s && (K == 16 || K == 32)))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
-                            "mma.sp other than m16n8k16/m16n8k32 .row.col .f16/.bf16 (the metadata "
-                            "layouts of the tf32, integer and fp8 forms are not implemented)");
+                            "mma.sp other than m16n8k16/m16n8k32 .f16/.bf16 and m16n8k8/m16n8k16 .tf32, "
+                            ".row.col (the integer and fp8 forms' metadata layouts are not implemented)");
     if (ptx_rest_ok(c) < 0)
         return -1;
     if (!((td == PT_F32 && tc == PT_F32) || (ta == PT_F16 && (td == PT_F32 || td == PT_F16) &&
                                              (tc == PT_F32 || tc == PT_F16))))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp with these accumulator types");
-    unsigned K = sh ? 32 : 16;
-    int ka = ta == PT_F16 ? MK_F16 : MK_BF16;
+    int ka = tf32 ? MK_TF32 : ta == PT_F16 ? MK_F16 : MK_BF16;
+    unsigned halves = tf32 ? 2 * K : K, nsel = halves == 32 ? 2 : 4;
     if (ptx_nops(c) != 6)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp takes d, a, b, c, e and a sparsity selector");
     const ptx_rop *s = ptx_op(c, 5);
-    if (!s || s->kind != RO_INT || s->ival < 0 || s->ival >= (K == 32 ? 2 : 4))
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp's sparsity selector is a constant 0-%u here",
-                            K == 32 ? 1u : 3u);
+    if (!s || s->kind != RO_INT || s->ival < 0 || s->ival >= (int64_t)nsel)
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp's sparsity selector is a constant 0-%u here", nsel - 1);
     bool d32 = td == PT_F32, c32 = tc == PT_F32;
     unsigned na = a_regs(ka, 16, K / 2), nb = b_regs(ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     in->ox = ptx_alloc_ox(c, nd + na + nb + nc + 1);
@@ -661,7 +680,7 @@ static int dec_mma_sp(ptx_dctx *c)
     in->a = (uint8_t)ka;
     in->c = d32;
     in->d = c32;
-    in->e = (uint8_t)(K == 32 ? 3 : 2);
+    in->e = (uint8_t)(sh + 1); /* K = 4 << e */
     in->imm = (uint64_t)s->ival << 8;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;

@@ -24,6 +24,16 @@
 //               rows g and g + 8 as the ISA's holders do (k32: lanes 4g + 2 sel
 //               + h, h the half of the row's groups; k16: lane 4g + sel); the
 //               other lanes pass 0, metadata that faults if it were read.
+//   k_mma_sp_tf32: sparse A (1:2) .tf32: Ac 16 x K/2 floats (the kept elements,
+//               row-major), Meta 16 x K/8 u16 (four bits a pair of columns: 0x4
+//               the first, 0xe the second), Bt 8 x K, C 16 x 8 -> D (f32):
+//               m16n8k16 (k16 != 0, selector 1: lanes 4g + 2 + h hold the
+//               metadata, h the half of the row's pairs) or m16n8k8 (selector 3:
+//               lane 4g + 3); the other lanes pass 0, which faults if read.
+//               A as the ISA's sparse tf32 tables: a0 (g, t), a1 (g + 8, t), a2
+//               (g, t + 4), a3 (g + 8, t + 4) of Ac; B b_i (k = t + 4i, n = g)
+//               (the k8 table; its k16 figure read as the same rule); C/D
+//               c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1).
 //   k_mma_884:  m8n8k4 .f16: four 8 x 4 A (row-major f16), four 4 x 8 B
 //               (row-major f16), four 8 x 8 C (f32, and the same as f16 in Ch),
 //               one product a quad pair, the fragments gathered as the PTX ISA's
@@ -32,7 +42,7 @@
 //               C/D .f16 (t+h, i); .f32 ((t&1)+(i&2)+h, (t&2)+(i&1)+(i&4)).
 //               D[0..3]: .f32 d and c with A.B layouts row.row, row.col, col.row,
 //               col.col; D[4]: row.row .f32 d from .f16 c; Dh[0]: row.col .f16
-//               d and c; Dh[1]: col.row .f16 d from .f32 c.  Each 4 x 64 floats
+//               d and c; Dh[1]: col.row .f16 d and c.  Each 4 x 64 floats
 //               or halves (product q's 8 x 8 row-major at 64 q).
 #include <stdint.h>
 
@@ -226,6 +236,41 @@ extern "C" __global__ void k_mma_sp(const uint16_t *Ac, const uint16_t *Meta, co
     D[(g + 8) * 8 + 2 * t + 1] = d[3];
 }
 
+extern "C" __global__ void k_mma_sp_tf32(const float *Ac, const uint16_t *Meta, const float *Bt,
+                                         const float *C, float *D, int k16)
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    unsigned K = k16 ? 16 : 8, w = K / 8; // metadata u16 words a row
+    unsigned h = k16 ? (t & 1) : 0;
+    uint32_t e = Meta[g * w + h] | (uint32_t)Meta[(g + 8) * w + h] << 16;
+    if (k16 ? (t >> 1) != 1 : t != 3)
+        e = 0; // not a holder for the selectors below: metadata that would fault
+    uint32_t a[4], b[4];
+    for (unsigned r = 0; r < 4; r++) {
+        unsigned row = g + 8 * (r & 1), col = t + 4 * (r >> 1);
+        a[r] = __float_as_uint(Ac[row * (K / 2) + col % (K / 2)]);
+        b[r] = __float_as_uint(Bt[g * K + (t + 4 * r) % K]);
+    }
+    float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
+    float d[4];
+    if (k16)
+        asm volatile("mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x1;"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),
+                       "r"(b[3]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]), "r"(e));
+    else
+        asm volatile("mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x3;"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+                       "f"(c[3]), "r"(e));
+    D[g * 8 + 2 * t] = d[0];
+    D[g * 8 + 2 * t + 1] = d[1];
+    D[(g + 8) * 8 + 2 * t] = d[2];
+    D[(g + 8) * 8 + 2 * t + 1] = d[3];
+}
+
 // The uniform-metadata case of a published sm_80 test of mma.sp m16n8k32 f16
 // (f16 accumulators, selector 0): Ac[i][j] = i + j + 1, every group keeps
 // columns 0 and 2 (0x8888), Bt[n][k] = n - k, C = 0 -> D (16 x 8 f16).
@@ -335,10 +380,10 @@ extern "C" __global__ void k_mma_884(const uint16_t *A, const uint16_t *B, const
                  : "r"(a[0][0]), "r"(a[0][1]), "r"(b[1][0]), "r"(b[1][1]), "r"(ch[0]), "r"(ch[1]), "r"(ch[2]),
                    "r"(ch[3]));
     STORE_DH(0)
-    asm volatile("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6,%7},"
-                 " {%8,%9,%10,%11,%12,%13,%14,%15};"
+    asm volatile("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16 {%0,%1,%2,%3}, {%4,%5}, {%6,%7},"
+                 " {%8,%9,%10,%11};"
                  : "=r"(dh[0]), "=r"(dh[1]), "=r"(dh[2]), "=r"(dh[3])
-                 : "r"(a[1][0]), "r"(a[1][1]), "r"(b[0][0]), "r"(b[0][1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
-                   "f"(c[3]), "f"(c[4]), "f"(c[5]), "f"(c[6]), "f"(c[7]));
+                 : "r"(a[1][0]), "r"(a[1][1]), "r"(b[0][0]), "r"(b[0][1]), "r"(ch[0]), "r"(ch[1]), "r"(ch[2]),
+                   "r"(ch[3]));
     STORE_DH(1)
 }
