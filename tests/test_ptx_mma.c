@@ -590,6 +590,32 @@ static float from_half(uint16_t h, int bf16)
     return bf16 ? ptxt_f((uint32_t)h << 16) : vkrr_f16_to_f32(h);
 }
 
+/* The sparse tests' B (8 x K values, Bf[n * K + k]) and C (16 x 8), and their
+ * check: D against C + A.B over the dense A, in double (every sum is exact). */
+static void sp_fill_bc(uint64_t *s, int K, float *Bf, float *C)
+{
+    for (int i = 0; i < 8 * K; i++)
+        Bf[i] = (float)((int)(ptxt_rand(s) % 41) - 20) / 4.0f;
+    for (int i = 0; i < 128; i++)
+        C[i] = (float)((int)(ptxt_rand(s) % 1001) - 500) / 16.0f;
+}
+
+static unsigned sp_wrong(const char *what, int K, float A[16][32], const float *Bf, const float *C,
+                         const float *D)
+{
+    unsigned bad = 0;
+    for (int i = 0; i < 16; i++)
+        for (int n = 0; n < 8; n++) {
+            double want = C[i * 8 + n];
+            for (int k = 0; k < K; k++)
+                want += (double)A[i][k] * Bf[n * K + k];
+            if (D[i * 8 + n] != (float)want && bad++ < 4)
+                fprintf(stderr, "  mma.sp k%d %s d(%d,%d) = %g, want %g\n", K, what, i, n, D[i * 8 + n], want);
+        }
+    printf("mma.sp m16n8k%d %s (varied metadata): %u of 128 elements wrong\n", K, what, bad);
+    return bad;
+}
+
 static void check_mma_sp(vkrr_ptx_module *m)
 {
     static const uint8_t keep[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -597,7 +623,7 @@ static void check_mma_sp(vkrr_ptx_module *m)
     for (int run = 0; run < 4; run++) {
         int k32 = run < 2, bf16 = run % 2, K = k32 ? 32 : 16;
         static uint16_t Ac[16 * 16], Meta[16 * 2], Bt[8 * 32];
-        static float C[128], D[128], A[16][32];
+        static float C[128], D[128], A[16][32], Bf[8 * 32];
         memset(A, 0, sizeof A);
         memset(Meta, 0, sizeof Meta);
         for (int i = 0; i < 16; i++)
@@ -610,11 +636,13 @@ static void check_mma_sp(vkrr_ptx_module *m)
                     A[i][4 * grp + kp[e]] = v;
                 }
             }
-        for (int n = 0; n < 8; n++)
-            for (int k = 0; k < K; k++)
-                Bt[n * K + k] = half_of((float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f, bf16);
-        for (int i = 0; i < 128; i++)
-            C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
+        sp_fill_bc(&s, K, Bf, C);
+        unsigned inexact = 0; /* the check's B is Bf: every value must fit the type */
+        for (int i = 0; i < 8 * K; i++) {
+            Bt[i] = half_of(Bf[i], bf16);
+            inexact += from_half(Bt[i], bf16) != Bf[i];
+        }
+        CHECK_EQ_U64(inexact, 0);
         ptxt_args a = {0};
         ptxt_ptr(&a, Ac, sizeof Ac);
         ptxt_ptr(&a, Meta, sizeof Meta);
@@ -625,19 +653,7 @@ static void check_mma_sp(vkrr_ptx_module *m)
         ptxt_u32(&a, (uint32_t)bf16);
         if (!CHECK(ptxt_run(m, "k_mma_sp", &a, 1, 32, 0)))
             return;
-        unsigned bad = 0;
-        for (int i = 0; i < 16; i++)
-            for (int n = 0; n < 8; n++) {
-                double want = C[i * 8 + n];
-                for (int k = 0; k < K; k++)
-                    want += (double)A[i][k] * from_half(Bt[n * K + k], bf16);
-                if (D[i * 8 + n] != (float)want && bad++ < 4)
-                    fprintf(stderr, "  mma.sp k%d %s d(%d,%d) = %g, want %g\n", K, bf16 ? "bf16" : "f16",
-                            i, n, D[i * 8 + n], want);
-            }
-        printf("mma.sp m16n8k%d %s (varied metadata): %u of 128 elements wrong\n", K,
-               bf16 ? "bf16" : "f16", bad);
-        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(sp_wrong(bf16 ? "bf16" : "f16", K, A, Bf, C, D), 0);
         if (k32 && !bf16) { /* row 5's group 2 keeps column 1 twice: undefined, a fault */
             Meta[5 * 2] = (uint16_t)((Meta[5 * 2] & ~0x0f00u) | 0x0500u);
             vkrr_error err = {0};
@@ -661,7 +677,7 @@ static void check_mma_sp_tf32(vkrr_ptx_module *m)
     for (int k16 = 1; k16 >= 0; k16--) {
         int K = k16 ? 16 : 8;
         static uint16_t Meta[16 * 2];
-        static float Ac[16 * 8], Bt[8 * 16], C[128], D[128], A[16][16];
+        static float Ac[16 * 8], Bt[8 * 16], C[128], D[128], A[16][32];
         memset(A, 0, sizeof A);
         memset(Meta, 0, sizeof Meta);
         for (int i = 0; i < 16; i++)
@@ -672,11 +688,7 @@ static void check_mma_sp_tf32(vkrr_ptx_module *m)
                 Ac[i * (K / 2) + p] = v;
                 A[i][2 * p + second] = v;
             }
-        for (int n = 0; n < 8; n++)
-            for (int k = 0; k < K; k++)
-                Bt[n * K + k] = (float)((int)(ptxt_rand(&s) % 41) - 20) / 4.0f;
-        for (int i = 0; i < 128; i++)
-            C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
+        sp_fill_bc(&s, K, Bt, C);
         ptxt_args a = {0};
         ptxt_ptr(&a, Ac, sizeof Ac);
         ptxt_ptr(&a, Meta, sizeof Meta);
@@ -686,17 +698,7 @@ static void check_mma_sp_tf32(vkrr_ptx_module *m)
         ptxt_u32(&a, (uint32_t)k16);
         if (!CHECK(ptxt_run(m, "k_mma_sp_tf32", &a, 1, 32, 0)))
             return;
-        unsigned bad = 0;
-        for (int i = 0; i < 16; i++)
-            for (int n = 0; n < 8; n++) {
-                double want = C[i * 8 + n];
-                for (int k = 0; k < K; k++)
-                    want += (double)A[i][k] * Bt[n * K + k];
-                if (D[i * 8 + n] != (float)want && bad++ < 4)
-                    fprintf(stderr, "  mma.sp k%d tf32 d(%d,%d) = %g, want %g\n", K, i, n, D[i * 8 + n], want);
-            }
-        printf("mma.sp m16n8k%d tf32 (varied metadata): %u of 128 elements wrong\n", K, bad);
-        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(sp_wrong("tf32", K, A, Bt, C, D), 0);
         if (k16) { /* row 1, pair 6: the low half of lane 4 + 2 + 1's register */
             Meta[1 * 2 + 1] = (uint16_t)((Meta[1 * 2 + 1] & ~0x0f00u) | 0x0500u);
             vkrr_error err = {0};
