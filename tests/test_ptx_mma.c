@@ -8,10 +8,12 @@
  * rounding the slice to f16 before adding c (two roundings, rrref's own
  * accumulator) gives a different f16 than the one rounding mma makes. */
 #include <fenv.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "approx.h"
+#include "hw_model.h"
 #include "ptx_testutil.h"
 
 static uint16_t f16_of(long double x) { return (uint16_t)ptxt_round(&PTXT_F16, x, 0, false); }
@@ -53,6 +55,110 @@ static void check_mma16(vkrr_ptx_module *m, unsigned sm)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* m16n8k16 .f16 -> .f32 on the sm_90 model (25 fraction bits, one sum) and
+ * the sm_80 model (24 bits, the two halves of k in turn), on two elements
+ * worked out by hand:
+ *   (0,0): c = 1, products 2^-24 at k = 0 and k = 8.  One sum: 1 + 2^-23
+ *     (0x3f800001).  Halves: 1 + 2^-24 -> toward zero 1.0, then again 1.0.
+ *   (1,1): c = 1, one product -2^-25.  25 bits: 1 - 2^-25 -> toward zero
+ *     1 - 2^-24 (0x3f7fffff), where the exact sum rounded to nearest is 1.0;
+ *     24 bits: -2^-25 truncates to 0: 1.0. */
+static void check_mma16_models(vkrr_ptx_module *m)
+{
+    static uint16_t A[256], B[128], C16[128], D16[128];
+    static float C[128], D[128];
+    memset(A, 0, sizeof A);
+    memset(B, 0, sizeof B);
+    A[0 * 16 + 0] = A[0 * 16 + 8] = f16_of(0x1p-12L);
+    B[0 * 8 + 0] = B[8 * 8 + 0] = f16_of(0x1p-12L);
+    A[1 * 16 + 0] = f16_of(-0x1p-12L);
+    B[0 * 8 + 1] = f16_of(0x1p-13L);
+    C[0] = C[1 * 8 + 1] = 1.0f;
+    static const struct { const char *arch; uint32_t d00, d11; } want[] = {
+        {NULL, 0x3f800001u, 0x3f7fffffu}, {"sm_80", 0x3f800000u, 0x3f800000u}};
+    for (int i = 0; i < 2; i++) {
+        vkrr_hw_model *hw = NULL;
+        vkrr_error err = {0};
+        vkrr_hw_choice hc = {.capture_arch = want[i].arch};
+        if (want[i].arch && !CHECK(vkrr_hw_model_open(&hc, &hw, &err) == VKRR_OK))
+            return;
+        vkrr_hw_use(hw);
+        ptxt_args a = {0};
+        ptxt_ptr(&a, A, sizeof A);
+        ptxt_ptr(&a, B, sizeof B);
+        ptxt_ptr(&a, C, sizeof C);
+        ptxt_ptr(&a, C16, sizeof C16);
+        ptxt_ptr(&a, D, sizeof D);
+        ptxt_ptr(&a, D16, sizeof D16);
+        bool ok = ptxt_run(m, "k_mma16", &a, 1, 32, 0);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(hw);
+        printf("mma m16n8k16 f16 on the %s model: d(0,0) 0x%08x, d(1,1) 0x%08x\n",
+               want[i].arch ? want[i].arch : "sm_90", ptxt_u(D[0]), ptxt_u(D[9]));
+        CHECK(ok);
+        CHECK_EQ_U64(ptxt_u(D[0]), want[i].d00);
+        CHECK_EQ_U64(ptxt_u(D[9]), want[i].d11);
+    }
+}
+
+/* The tensor cores' sum (ptx_mma_sum.c), written again here from the model
+ * its header states: c and each product (at the sum of its factors'
+ * exponents, each at least its type's least normal one) aligned to the
+ * largest exponent among them, truncated to frac fraction bits of it and
+ * summed exactly. */
+static long double tc_fused(const long double *x, const long double *y, int k0, int k1, int xymin,
+                            long double c, int cmin, int frac)
+{
+    int maxe = INT_MIN, ex[32];
+    for (int k = k0; k < k1; k++) {
+        ex[k] = INT_MIN;
+        if (x[k] != 0 && y[k] != 0) {
+            int a = ilogbl(x[k]), b = ilogbl(y[k]);
+            ex[k] = (a < xymin ? xymin : a) + (b < xymin ? xymin : b);
+            maxe = ex[k] > maxe ? ex[k] : maxe;
+        }
+    }
+    int ec = c != 0 ? (ilogbl(c) < cmin ? cmin : ilogbl(c)) : INT_MIN;
+    maxe = ec > maxe ? ec : maxe;
+    if (maxe == INT_MIN)
+        return 0;
+    long double sum = c != 0 ? truncl(ldexpl(c, frac - maxe)) : 0;
+    for (int k = k0; k < k1; k++)
+        if (ex[k] != INT_MIN)
+            sum += truncl(ldexpl(x[k] * y[k], frac - maxe));
+    return ldexpl(sum, maxe - frac);
+}
+
+/* toward zero to an f32 of `bits` fraction bits (23, or sm_89 fp8's 13); +0 for 0 */
+static float tc_f32(long double v, int bits)
+{
+    if (v == 0)
+        return 0.0f;
+    int e = ilogbl(v) < -126 ? -126 : ilogbl(v);
+    long double q = ldexpl(1, e - bits);
+    return (float)(truncl(v / q) * q);
+}
+
+/* one m16n8k32 fp8 element on the architecture (90: 25 bits; 89: 13 bits,
+ * an f32 d of 13 fraction bits, the halves of k in turn), d f32 from c
+ * (f32) and d f16 from c16 */
+static void tc_fp8(const long double *x, const long double *y, float c, uint16_t c16, int sm, float *d,
+                   uint16_t *d16)
+{
+    int frac = sm == 89 ? 13 : 25, halves = sm == 89 ? 2 : 1, step = 32 / halves;
+    long double cf = c, ch = h(c16);
+    int cfmin = -126, chmin = -14;
+    for (int p = 0; p < halves; p++) {
+        *d = tc_f32(tc_fused(x, y, p * step, (p + 1) * step, -6, cf, cfmin, frac), sm == 89 ? 13 : 23);
+        *d16 = f16_of(tc_fused(x, y, p * step, (p + 1) * step, -6, ch, chmin, frac));
+        if (*d16 == 0x8000u)
+            *d16 = 0;
+        cf = *d;
+        ch = h(*d16);
+        chmin = -14;
+    }
+}
+
 static void check_mma8(vkrr_ptx_module *m)
 {
     static uint8_t A[16 * 32], Bt[8 * 32];
@@ -91,30 +197,54 @@ static void check_mma8(vkrr_ptx_module *m)
     ptxt_ptr(&a, C16, sizeof C16);
     ptxt_ptr(&a, D, sizeof D);
     ptxt_ptr(&a, D16, sizeof D16);
-    if (!ptxt_run(m, "k_mma8", &a, 1, 32, 0))
-        return;
-    unsigned bad = 0;
-    bool twice_differs = false;
-    for (int r = 0; r < 16; r++)
-        for (int n = 0; n < 8; n++) {
-            long double acc = 0;
-            bool nan = false;
-            for (int k = 0; k < 32; k++) {
-                long double x = ptxt_decode(&PTXT_E4M3, A[r * 32 + k]), y = ptxt_decode(&PTXT_E4M3, Bt[n * 32 + k]);
-                nan |= x != x || y != y;
-                acc += x * y;
-            }
-            float f = (float)(acc + C[r * 8 + n]);
-            uint32_t want = nan ? 0x7fffffffu : ptxt_u(f);
-            uint16_t want16 = nan ? 0x7fffu : f16_of(acc + h(C16[r * 8 + n]));
-            if (!nan && f16_of(h(f16_of(acc)) + h(C16[r * 8 + n])) != want16)
-                twice_differs = true;
-            if ((ptxt_u(D[r * 8 + n]) != want || D16[r * 8 + n] != want16) && bad++ < 8)
-                fprintf(stderr, "sm89 mma8 (%d,%d): %08x / %04x, want %08x / %04x\n", r, n,
-                        ptxt_u(D[r * 8 + n]), D16[r * 8 + n], want, want16);
+    /* on the sm_90 model (the default) and on sm_89's (the capture's GPU an
+     * Ada: its tables fall back to sm_90's, its tensor-core sums are its own) */
+    for (int sm = 90; sm >= 89; sm--) {
+        vkrr_hw_model *hw = NULL;
+        if (sm == 89) {
+            vkrr_error err = {0};
+            vkrr_hw_choice hc = {.capture_arch = "sm_89"};
+            if (!CHECK(vkrr_hw_model_open(&hc, &hw, &err) == VKRR_OK))
+                return;
+            vkrr_hw_use(hw);
         }
-    CHECK_EQ_U64(bad, 0);
-    CHECK(twice_differs); /* the inputs tell one rounding from two */
+        bool ok = ptxt_run(m, "k_mma8", &a, 1, 32, 0);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(hw);
+        if (!CHECK(ok))
+            return;
+        unsigned bad = 0, exact_differs = 0;
+        bool twice_differs = false;
+        for (int r = 0; r < 16; r++)
+            for (int n = 0; n < 8; n++) {
+                long double acc = 0, x[32], y[32];
+                bool nan = false;
+                for (int k = 0; k < 32; k++) {
+                    x[k] = ptxt_decode(&PTXT_E4M3, A[r * 32 + k]);
+                    y[k] = ptxt_decode(&PTXT_E4M3, Bt[n * 32 + k]);
+                    nan |= x[k] != x[k] || y[k] != y[k];
+                    acc += x[k] * y[k];
+                }
+                float f = 0;
+                uint16_t f16 = 0;
+                if (!nan)
+                    tc_fp8(x, y, C[r * 8 + n], C16[r * 8 + n], sm, &f, &f16);
+                uint32_t want = nan ? 0x7fffffffu : ptxt_u(f);
+                uint16_t want16 = nan ? 0x7fffu : f16;
+                exact_differs += !nan && (ptxt_u((float)(acc + C[r * 8 + n])) != want ||
+                                          f16_of(acc + h(C16[r * 8 + n])) != want16);
+                if (!nan && f16_of(h(f16_of(acc)) + h(C16[r * 8 + n])) != want16)
+                    twice_differs = true;
+                if ((ptxt_u(D[r * 8 + n]) != want || D16[r * 8 + n] != want16) && bad++ < 8)
+                    fprintf(stderr, "sm_%d model mma8 (%d,%d): %08x / %04x, want %08x / %04x\n", sm, r, n,
+                            ptxt_u(D[r * 8 + n]), D16[r * 8 + n], want, want16);
+            }
+        printf("mma m16n8k32 e4m3 on the sm_%d model: %u of 128 elements wrong; %u of them differ from "
+               "the exact sum rounded once\n", sm, bad, exact_differs);
+        CHECK_EQ_U64(bad, 0);
+        CHECK(twice_differs);    /* the inputs tell one rounding from two */
+        CHECK(exact_differs > 0); /* and the model from the exact sum */
+    }
 }
 
 /* m16n8k32 s8 (wrapping and .satfinite), m16n8k16 u8 x s8: exact integers */
@@ -757,6 +887,7 @@ int main(void)
         if (!m)
             continue;
         check_mma16(m, sms[k]);
+        check_mma16_models(m);
         if (sms[k] >= 89)
             check_mma8(m);
         else { /* the fp8 mma is not in the compute_80 PTX: an empty kernel there */

@@ -29,21 +29,13 @@
  *   C/D: c0..c3 = (g, 2t+{0,1}), (g+8, 2t+{0,1}); .f32/.s32: four registers, .f16:
  *     two f16x2 registers.
  *
- * Numerics (the PTX ISA only says products are exact and the accumulation is
- * "at least single precision", order implementation-defined; this is the
- * documented model):
- *   - .e4m3/.e5m2: every product is exact and the 32 products of a
- *     row/column pair are summed exactly, as integers -- exactly how rrref
- *     sums one 32-term slice -- then c is added and the result is rounded
- *     ONCE to the type of d (nearest even; f16 overflow -> Inf).  (rrref
- *     itself rounds its slice to f16 and then adds it to the f16
- *     accumulator: two roundings; an mma with an f16 accumulator makes one.)
- *     A NaN or Inf operand gives the IEEE result of the same sum in double.
- *   - .f16/.bf16/.tf32: products exact (tf32: the register's low 13 bits
- *     ignored); summed in double precision in k order, c added last, rounded
- *     once to the type of d.
- *   - .s8/.u8: exact; d wraps to s32, or with .satfinite is clamped to it.  That is exact, rounded
- *     once, whenever the terms span fewer than 53 bits.
+ * Numerics: the floating-point forms (.f16, .bf16, .tf32, .e4m3, .e5m2) sum
+ * as the hardware model's GPU's tensor cores do (ptx_mma_sum.c: the terms
+ * aligned to the largest exponent and truncated to 23-25 fraction bits, the
+ * sum rounded toward zero to an f32 d, to nearest to an f16 d; some shapes in
+ * two halves of k on sm_80-sm_89); the PTX ISA only says products are exact
+ * and the accumulation at least single precision.  .s8/.u8/.s4/.u4/.b1 are
+ * exact: d wraps to s32, or with .satfinite is clamped to it.
  */
 #include <math.h>
 
@@ -157,37 +149,16 @@ static unsigned kind_bits(int kind)
 static unsigned a_regs(int kind, unsigned M, unsigned K) { return M * K / 32 / (32 / kind_bits(kind)); }
 static unsigned b_regs(int kind, unsigned K) { return K / 4 / (32 / kind_bits(kind)); }
 
-static double fval(uint32_t v, int kind)
-{
-    switch (kind) {
-    case MK_F16: return (double)vkrr_f16_to_f32((uint16_t)v);
-    case MK_BF16: return (double)ptx_f(v << 16);
-    default: return (double)ptx_f(v & ~0x1fffu); /* tf32: the register's low 13 bits ignored */
-    }
-}
-
 static int64_t ival(uint32_t v, int kind)
 {
     return kind == MK_S8 ? (int8_t)(uint8_t)v : kind == MK_S4 ? (int64_t)((int32_t)(v << 28) >> 28) : (int64_t)v;
 }
 
-/* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false for
- * NaN / Inf */
-static bool fp8_fixed(uint8_t code, int kind, int64_t *k, int *sc)
+/* an mma kind's dot-product type (ptx_mma_sum.c) */
+static ptx_dot_type dot_type(int kind)
 {
-    int ebits = kind == 2 ? 4 : 5, mb = kind == 2 ? 3 : 2, bias = kind == 2 ? 7 : 15;
-    unsigned e = (code >> mb) & ((1u << ebits) - 1u), mant = code & ((1u << mb) - 1u);
-    if (kind == 2 ? ((code & 0x7fu) == 0x7fu) : (e == 31u))
-        return false;
-    int64_t v = e == 0 ? (int64_t)mant : (int64_t)((1u << mb) | mant) << (e - 1);
-    *k = (code & 0x80u) ? -v : v;
-    *sc = (1 - bias) - mb; /* e4m3: -9, e5m2: -16 */
-    return true;
-}
-
-static double fp8_val(uint8_t code, int kind)
-{
-    return vkrr_decode_bits(code, kind == 2 ? FMT_E4M3 : FMT_E5M2);
+    return kind == MK_F16 ? DOT_F16 : kind == MK_BF16 ? DOT_BF16 : kind == MK_TF32 ? DOT_TF32
+         : kind == MK_E4M3 ? DOT_E4M3 : DOT_E5M2;
 }
 
 /* element (row, k) of A (16 x K) held by the lane/register layout above, for
@@ -262,7 +233,6 @@ HANDLER(x_mma)
             unsigned g = row % 8, lane = g * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
             uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
             uint32_t bits;
-            int fmt = d32 ? FMT_F32 : FMT_F16;
             if (integer) { /* exact; s32 wraps, or clamps with .satfinite */
                 int64_t s = (int32_t)craw;
                 for (int k = 0; k < K; k++) {
@@ -272,47 +242,15 @@ HANDLER(x_mma)
                 if (in->imm & 1u)
                     s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
                 bits = (uint32_t)s;
-            } else if (fp8) {
-                double cv = c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
-                __int128 s = 0;
-                int sc = 0;
-                bool special = !isfinite(cv);
-                for (int k = 0; k < K && !special; k++) {
-                    int64_t xa, xb;
-                    int sa, sb;
-                    if (!fp8_fixed((uint8_t)a_elem(&f, 8, row, (unsigned)k), ka, &xa, &sa) ||
-                        !fp8_fixed((uint8_t)b_elem(&f, 8, (unsigned)k, col), kb, &xb, &sb)) {
-                        special = true;
-                        break;
-                    }
-                    s += (__int128)xa * xb;
-                    sc = sa + sb;
+            } else { /* as the tensor cores sum (ptx_mma_sum.c) */
+                ptx_dot d = {.ta = dot_type(ka), .tb = dot_type(kb), .n = (unsigned)K, .c = craw,
+                             .c16 = !c32, .d16 = !d32,
+                             .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
+                for (int k = 0; k < K; k++) {
+                    d.a[k] = a_elem(&f, ea, row, (unsigned)k);
+                    d.b[k] = b_elem(&f, eb, (unsigned)k, col);
                 }
-                if (special) {
-                    double v = 0.0;
-                    for (int k = 0; k < K; k++)
-                        v += fp8_val((uint8_t)a_elem(&f, 8, row, (unsigned)k), ka) *
-                             fp8_val((uint8_t)b_elem(&f, 8, (unsigned)k, col), kb);
-                    v += cv;
-                    bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
-                } else {
-                    /* S * 2^sc exactly as hi + lo, then + c: s + e by TwoSum */
-                    double hi = (double)s, lo = (double)(s - (__int128)hi);
-                    hi = ldexp(hi, sc);
-                    lo = ldexp(lo, sc);
-                    double x = hi + cv, bb = x - hi;
-                    double e = (hi - (x - bb)) + (cv - bb) + lo;
-                    if (x == 0.0 && e == 0.0)
-                        x = (s == 0 && signbit(cv)) ? cv : 0.0;
-                    bits = vkrr_round_to(x, e, fmt, RND_RN, false);
-                }
-            } else {
-                double cv = c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
-                double v = 0.0;
-                for (int k = 0; k < K; k++)
-                    v += fval(a_elem(&f, ea, row, (unsigned)k), ka) * fval(b_elem(&f, eb, (unsigned)k, col), kb);
-                v += cv;
-                bits = vkrr_round_to(v, 0.0, fmt, RND_RN, false);
+                bits = ptx_dot_sum(&d);
             }
             out[lane][idx] = bits;
         }
@@ -335,8 +273,8 @@ HANDLER(x_mma)
  * 0xe its second, the only values the ISA defines for tf32 (so its tf32
  * layout is the f16 one over halves).  A group naming one column twice, or a
  * tf32 group other than 0x4/0xe, is undefined in the ISA: a fault here.
- * Numerics as the dense forms: the K/2 products exact, summed in double in k
- * order, c added last, rounded once.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
+ * Numerics as the dense forms' (ptx_mma_sum.c) over the K/2 kept products,
+ * never split in halves.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
 HANDLER(x_mma_sp)
 {
     if (m != 0xffffffffu)
@@ -356,8 +294,8 @@ HANDLER(x_mma_sp)
         unsigned g = row % 8, hi = row / 8;
         for (unsigned col = 0; col < 8; col++) {
             unsigned lane = g * 4 + col / 2, idx = hi * 2 + col % 2;
-            uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
-            double v = 0.0;
+            ptx_dot d = {.ta = dot_type((int)ka), .tb = dot_type((int)ka), .n = K / 2, .c16 = !c32, .d16 = !d32};
+            d.c = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
             for (unsigned kc = 0; kc < K / 2; kc++) {
                 unsigned grp = tf32 ? kc : kc / 2, holder = g * 4 + (halves == 32 ? 2 * sel + grp / 4 : sel);
                 unsigned nib = (meta[holder] >> (16 * hi + 4 * (grp % 4))) & 0xfu, k;
@@ -375,10 +313,10 @@ HANDLER(x_mma_sp)
                                          4 * grp + (nib & 3u), nib);
                     k = 4 * grp + (kc % 2 ? nib >> 2 : nib & 3u);
                 }
-                v += fval(a_elem(&f, ew, row, kc), (int)ka) * fval(b_elem(&f, ew, k, col), (int)ka);
+                d.a[kc] = a_elem(&f, ew, row, kc);
+                d.b[kc] = b_elem(&f, ew, k, col);
             }
-            v += c32 ? (double)ptx_f(craw) : (double)vkrr_f16_to_f32((uint16_t)craw);
-            out[lane][idx] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
+            out[lane][idx] = ptx_dot_sum(&d);
         }
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
@@ -394,8 +332,7 @@ HANDLER(x_mma_sp)
  *   B (4 x 8), b0..b3: .row (t, i + h), .col (i, t + h)
  *   C/D .f16, c0..c7 in four f16x2 registers: (t + h, i)
  *   C/D .f32, c0..c7 in eight registers: ((t & 1) + (i & 2) + h, (t & 2) + (i & 1) + (i & 4))
- * Numerics as the other .f16 shapes: products exact, summed in double in k
- * order, c added last, rounded once to d's type.
+ * Numerics as the other .f16 shapes' (ptx_mma_sum.c), never split.
  * in->a A .col, in->b B .col, in->c d .f32, in->d c .f32; ox: d, a (2), b (2), c. */
 static void hmma884_at(unsigned lane, unsigned i, bool f32, unsigned *row, unsigned *col)
 {
@@ -417,7 +354,7 @@ HANDLER(x_hmma884)
     unsigned nd = d32 ? 8 : 4;
     const uint32_t *ox = in->ox;
     uint16_t A[4][8][4], B[4][4][8]; /* per quad pair: A[row][k], B[k][col] */
-    double C[4][8][8];
+    uint32_t C[4][8][8]; /* c's bits */
     for (unsigned l = 0; l < 32; l++) {
         unsigned q = (l % 16) / 4, t = l % 4, h = l >= 16 ? 4 : 0;
         for (unsigned i = 0; i < 4; i++) {
@@ -436,8 +373,7 @@ HANDLER(x_hmma884)
             unsigned row, col;
             hmma884_at(l, i, c32, &row, &col);
             uint64_t raw = PTX_R(w, ox[nd + 4 + (c32 ? i : i / 2)])[l];
-            C[q][row][col] = c32 ? (double)ptx_f((uint32_t)raw)
-                                 : (double)vkrr_f16_to_f32((uint16_t)(raw >> (16 * (i % 2))));
+            C[q][row][col] = c32 ? (uint32_t)raw : (uint16_t)(raw >> (16 * (i % 2)));
         }
     }
     uint64_t out[32][8];
@@ -446,11 +382,12 @@ HANDLER(x_hmma884)
         for (unsigned i = 0; i < 8; i++) {
             unsigned row, col;
             hmma884_at(l, i, d32, &row, &col);
-            double v = 0.0;
-            for (unsigned k = 0; k < 4; k++)
-                v += (double)vkrr_f16_to_f32(A[q][row][k]) * (double)vkrr_f16_to_f32(B[q][k][col]);
-            v += C[q][row][col];
-            out[l][i] = vkrr_round_to(v, 0.0, d32 ? FMT_F32 : FMT_F16, RND_RN, false);
+            ptx_dot d = {.ta = DOT_F16, .tb = DOT_F16, .n = 4, .c = C[q][row][col], .c16 = !c32, .d16 = !d32};
+            for (unsigned k = 0; k < 4; k++) {
+                d.a[k] = A[q][row][k];
+                d.b[k] = B[q][k][col];
+            }
+            out[l][i] = ptx_dot_sum(&d);
         }
     }
     for (unsigned r = 0; r < nd; r++) {

@@ -19,9 +19,9 @@
  * with more elements than its matrix (the .f16 ones) holds each several
  * times, and mma reads the first copy.
  *
- * Numerics as mma.sync's (ptx_mma.c): .f16/.bf16/.tf32 products exact (tf32:
- * the f32 register's low 13 mantissa bits ignored), summed in double in k
- * order, c added last, rounded once to d's type; integers exact, wrapping to
+ * Numerics as mma.sync's: .f16/.bf16/.tf32 as the tensor cores sum
+ * (ptx_mma_sum.c), each k-wide dot product as one mma of that k would (k16
+ * .f16/.bf16 and k8 .tf32 in two halves on sm_80-sm_89); integers exact, wrapping to
  * s32 (.satfinite: clamped); .b1: c + popc(a op b); .f64 as mma.sync's
  * m8n8k4 .f64 (ptx_mma.c): IEEE fma in k order onto c in the rounding mode,
  * a model (VKRR_STANDIN_DMMA).  The .sp/.k/.sat forms are refused.
@@ -193,16 +193,6 @@ HANDLER(x_wmma_store)
     return 0;
 }
 
-static double fval(uint32_t v, unsigned type)
-{
-    switch (type) {
-    case WT_F16: return (double)vkrr_f16_to_f32((uint16_t)v);
-    case WT_BF16: return (double)ptx_f(v << 16);
-    case WT_TF32: return (double)ptx_f(v & ~0x1fffu);
-    default: return (double)ptx_f(v);
-    }
-}
-
 static int64_t ival(uint32_t v, unsigned type)
 {
     switch (type) {
@@ -252,12 +242,16 @@ HANDLER(x_wmma_mma)
                 if (in->e & 4u)
                     s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
                 d[i * N + j] = (uint32_t)s;
-            } else {
-                double v = 0.0;
-                for (unsigned k = 0; k < K; k++)
-                    v += fval((uint32_t)a[i * K + k], t) * fval((uint32_t)b[k * N + j], t);
-                v += fval((uint32_t)c[i * N + j], in->c);
-                d[i * N + j] = vkrr_round_to(v, 0.0, in->d == WT_F16 ? FMT_F16 : FMT_F32, RND_RN, false);
+            } else { /* as the tensor cores sum (ptx_mma_sum.c) */
+                ptx_dot dot = {.ta = t == WT_F16 ? DOT_F16 : t == WT_BF16 ? DOT_BF16 : DOT_TF32, .n = K,
+                               .c = (uint32_t)c[i * N + j], .c16 = in->c == WT_F16, .d16 = in->d == WT_F16,
+                               .split = K == (t == WT_TF32 ? 8u : 16u)};
+                dot.tb = dot.ta;
+                for (unsigned k = 0; k < K; k++) {
+                    dot.a[k] = (uint32_t)a[i * K + k];
+                    dot.b[k] = (uint32_t)b[k * N + j];
+                }
+                d[i * N + j] = ptx_dot_sum(&dot);
             }
         }
     frag_write(w, in->ox, &gd, d);

@@ -245,7 +245,9 @@ const char vkrr_cli_ptx_help[] =
 
 const char vkrr_cli_hw_help[] =
     "hardware model (what the approximate instructions ex2.approx, rsqrt.approx,\n"
-    "sin.approx, ... and the bilinear texture filter give, in every reference):\n"
+    "sin.approx, ... and the bilinear texture filter give, in every reference, and\n"
+    "how the PTX reference's tensor cores sum an f16/bf16/tf32/fp8 mma: the\n"
+    "architecture's own, even where its tables fall back to sm_90's):\n"
     "  --approx WHICH       auto (default): the tables measured on the architecture\n"
     "                       that made the capture (run.log's device line), else\n"
     "                       sm_90's, and the header says so; sm_NN: that\n"

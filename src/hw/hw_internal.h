@@ -9,6 +9,7 @@
 
 struct vkrr_hw_model {
     char name[128], note[1200];
+    char arch[16];            /* the GPU it stands for: the capture's, else the tables' */
     bool rounded;
     vkrr_hw_tables *tables;   /* owned; NULL when rounded */
     pthread_mutex_t lock;     /* guards port */

@@ -33,6 +33,7 @@ const char *vkrr_hw_model_name(const vkrr_hw_model *m) { return m->name; }
 const char *vkrr_hw_model_note(const vkrr_hw_model *m) { return m->note; }
 vkrr_hw_tables *vkrr_hw_model_tables(const vkrr_hw_model *m) { return m->tables; }
 bool vkrr_hw_model_rounded(const vkrr_hw_model *m) { return m->rounded; }
+const char *vkrr_hw_model_arch(const vkrr_hw_model *m) { return m->arch; }
 
 void vkrr_hw_arch_name(int major, int minor, char *buf, size_t cap)
 {
@@ -157,6 +158,7 @@ vkrr_status vkrr_hw_model_open(const vkrr_hw_choice *c, vkrr_hw_model **out, vkr
             goto fail;
     }
     name_measured(m);
+    snprintf(m->arch, sizeof m->arch, "%s", want ? want : vkrr_hw_tables_arch(m->tables));
     *out = m;
     return VKRR_OK;
 fail:
