@@ -19,6 +19,20 @@
 static uint16_t f16_of(long double x) { return (uint16_t)ptxt_round(&PTXT_F16, x, 0, false); }
 static long double h(uint16_t c) { return ptxt_decode(&PTXT_F16, c); }
 
+/* k_mma16 (mma_ops.cu) on A 16x16, B 16x8 (f16), C 16x8 (f32) and C16 (f16) */
+static bool run_mma16(vkrr_ptx_module *m, uint16_t *A, uint16_t *B, float *C, uint16_t *C16, float *D,
+                      uint16_t *D16)
+{
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, 256 * sizeof *A);
+    ptxt_ptr(&a, B, 128 * sizeof *B);
+    ptxt_ptr(&a, C, 128 * sizeof *C);
+    ptxt_ptr(&a, C16, 128 * sizeof *C16);
+    ptxt_ptr(&a, D, 128 * sizeof *D);
+    ptxt_ptr(&a, D16, 128 * sizeof *D16);
+    return ptxt_run(m, "k_mma16", &a, 1, 32, 0);
+}
+
 static void check_mma16(vkrr_ptx_module *m, unsigned sm)
 {
     static uint16_t A[256], B[128], C16[128], D16[128];
@@ -31,14 +45,7 @@ static void check_mma16(vkrr_ptx_module *m, unsigned sm)
         C[i] = (float)((int)(ptxt_rand(&s) % 2001) - 1000) / 64.0f;
         C16[i] = f16_of((long double)((int)(ptxt_rand(&s) % 2001) - 1000) / 64);
     }
-    ptxt_args a = {0};
-    ptxt_ptr(&a, A, sizeof A);
-    ptxt_ptr(&a, B, sizeof B);
-    ptxt_ptr(&a, C, sizeof C);
-    ptxt_ptr(&a, C16, sizeof C16);
-    ptxt_ptr(&a, D, sizeof D);
-    ptxt_ptr(&a, D16, sizeof D16);
-    if (!ptxt_run(m, "k_mma16", &a, 1, 32, 0))
+    if (!run_mma16(m, A, B, C, C16, D, D16))
         return;
     unsigned bad = 0;
     for (int r = 0; r < 16; r++)
@@ -83,14 +90,7 @@ static void check_mma16_models(vkrr_ptx_module *m)
         if (want[i].arch && !CHECK(vkrr_hw_model_open(&hc, &hw, &err) == VKRR_OK))
             return;
         vkrr_hw_use(hw);
-        ptxt_args a = {0};
-        ptxt_ptr(&a, A, sizeof A);
-        ptxt_ptr(&a, B, sizeof B);
-        ptxt_ptr(&a, C, sizeof C);
-        ptxt_ptr(&a, C16, sizeof C16);
-        ptxt_ptr(&a, D, sizeof D);
-        ptxt_ptr(&a, D16, sizeof D16);
-        bool ok = ptxt_run(m, "k_mma16", &a, 1, 32, 0);
+        bool ok = run_mma16(m, A, B, C, C16, D, D16);
         vkrr_hw_use(NULL);
         vkrr_hw_model_close(hw);
         printf("mma m16n8k16 f16 on the %s model: d(0,0) 0x%08x, d(1,1) 0x%08x\n",
