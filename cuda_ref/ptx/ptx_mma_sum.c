@@ -160,11 +160,11 @@ static uint32_t rounded_sum(const ptx_dot *d, const double *a, const double *b, 
         int sc = 0;
         bool ok = true;
         for (unsigned k = 0; k < d->n && ok; k++) {
-            int64_t xa, xb;
-            int sa, sb;
+            int64_t xa = 0, xb = 0;
+            int sa = 0, sb = 0;
             ok = fp8_fixed((uint8_t)d->a[k], d->ta, &xa, &sa) && fp8_fixed((uint8_t)d->b[k], d->tb, &xb, &sb);
-            s += ok ? (__int128)xa * xb : 0;
-            sc = sa + sb;
+            s += (__int128)xa * xb;
+            sc = sa + sb; /* the same for every product of these two types */
         }
         if (ok) {
             double hi = (double)s, lo = (double)(s - (__int128)hi);
