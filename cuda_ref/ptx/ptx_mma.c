@@ -526,6 +526,7 @@ static int dec_hmma884(ptx_dctx *c, int la, int lb, ptx_type td)
     in->d = c32;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
+    c->f->standins |= VKRR_STANDIN_TCSUM; /* rows say the reference is a model here */
     in->fn = x_hmma884;
     return 1;
 }
@@ -621,6 +622,7 @@ static int dec_mma_sp(ptx_dctx *c)
     in->imm = (uint64_t)s->ival << 8;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
+    c->f->standins |= VKRR_STANDIN_TCSUM;
     in->fn = x_mma_sp;
     return 1;
 }
@@ -731,6 +733,8 @@ int ptx_dec_mma(ptx_dctx *c)
     in->imm = (satf ? 1u : 0u) | (andp ? 2u : 0u) | (M == 8 ? 4u : 0u);
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
+    if (ka <= MK_E5M2 || ka == MK_TF32) /* the floating-point forms: a model of their sums */
+        c->f->standins |= VKRR_STANDIN_TCSUM;
     in->fn = x_mma;
     return 1;
 }

@@ -425,6 +425,8 @@ static int dec_mma(ptx_dctx *c)
     in->e = (uint8_t)((satf ? 4u : 0u) | (andpopc ? 8u : 0u) | (unsigned)rmode[rnd < 0 ? 0 : rnd] << 4);
     if (ta == WT_F64)
         c->f->standins |= VKRR_STANDIN_DMMA; /* rows say the reference is a model here */
+    else if (ta == WT_F16 || ta == WT_BF16 || ta == WT_TF32)
+        c->f->standins |= VKRR_STANDIN_TCSUM;
     sync_all(in);
     in->fn = x_wmma_mma;
     return 1;

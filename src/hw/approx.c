@@ -548,7 +548,7 @@ void vkrr_approx_standin_names(unsigned s, char *buf, size_t cap)
 {
     static const char *const names[VKRR_STANDIN_COUNT] = {
         "lg2.approx.f32", "tanh.approx.f32", "div.approx.f32/div.full.f32",
-        "rcp.approx.ftz.f64/rsqrt.approx.f64", "mma.m8n8k4.f64"};
+        "rcp.approx.ftz.f64/rsqrt.approx.f64", "mma.m8n8k4.f64", "mma sums (tensor cores)"};
     size_t at = 0;
     if (cap)
         buf[0] = 0;

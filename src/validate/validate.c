@@ -580,7 +580,7 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
                          at ? "; " : "", im->offset, why);
         at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
     }
-    unsigned bounded = out->standins & ~(unsigned)VKRR_STANDIN_DMMA;
+    unsigned bounded = out->standins & ~(unsigned)(VKRR_STANDIN_DMMA | VKRR_STANDIN_TCSUM);
     if (bounded) {
         char names[160];
         bool untyped = false;
@@ -594,11 +594,18 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
                                    "--buffer-type or a .port)" : "");
         at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
     }
-    if (out->standins & VKRR_STANDIN_DMMA) /* no bound to widen the tolerance by */
+    if (out->standins & VKRR_STANDIN_DMMA) { /* no bound to widen the tolerance by */
+        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
+                         "%sthe reference computed mma.m8n8k4.f64 with a model of how the GPU sums its "
+                         "products (fma in k order; the PTX ISA does not say): a difference in the last "
+                         "bits may be the model's", at ? "; " : "");
+        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
+    }
+    if (out->standins & VKRR_STANDIN_TCSUM) /* nor here */
         snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                 "%sthe reference computed mma.m8n8k4.f64 with a model of how the GPU sums its "
-                 "products (fma in k order; the PTX ISA does not say): a difference in the last "
-                 "bits may be the model's", at ? "; " : "");
+                 "%sthe reference summed its f16/bf16/tf32/fp8 mma as a published model of the tensor "
+                 "cores does (aligned, truncated terms; not yet measured by vkrr): a difference in the "
+                 "last bits of an mma's output may be the model's", at ? "; " : "");
 }
 
 static void result_init(vkrr_launch_result *out, const vkrr_launch *l)
