@@ -359,6 +359,8 @@ static void decode_function(vkrr_ptx_module *m, ptx_func *f)
         if (got == 0)
             got = ptx_dec_mma(c);
         if (got == 0)
+            got = ptx_dec_ldmatrix(c);
+        if (got == 0)
             got = ptx_dec_wmma(c);
         if (got == 0)
             got = ptx_dec_tex(c);

@@ -520,6 +520,9 @@ int ptx_mem_operand(ptx_dctx *c, const ptx_rop *o, unsigned field, uint64_t *off
 int ptx_dec_mbarrier(ptx_dctx *c); /* mbarrier, cp.async.mbarrier.arrive, cp.async.bulk */
 int ptx_dec_warp(ptx_dctx *c);
 int ptx_dec_mma(ptx_dctx *c);
+int ptx_dec_ldmatrix(ptx_dctx *c); /* ldmatrix, stmatrix, movmatrix (ptx_ldmatrix.c) */
+/* operand o, a vector of n registers of type t, into fields field.. (ptx_mma.c) */
+int ptx_vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field, bool dst);
 int ptx_dec_wmma(ptx_dctx *c); /* wmma.load/store/mma (ptx_wmma.c) */
 
 /* One dot product of a floating-point mma/wmma, d = c + sum a[k] b[k], and

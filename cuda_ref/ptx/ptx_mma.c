@@ -1,11 +1,5 @@
-/* ptx_mma.c - ldmatrix, stmatrix, mma.sync and mma.sp (warp-wide matrix operations).
- *
- * movmatrix.sync.aligned.m8n8.trans.b16: the same layout, transposed in registers.
- *
- * ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: lanes 8i..8i+7
- * give the row addresses of matrix i (16-byte rows in shared memory); lane t
- * receives row t/4, columns 2(t%4) and 2(t%4)+1 (lower half = lower column),
- * or with .trans the same elements of the transposed matrix.
+/* ptx_mma.c - mma.sync and mma.sp (warp-wide matrix multiply-accumulate;
+ * ldmatrix and its kin are in ptx_ldmatrix.c, wmma in ptx_wmma.c).
  *
  * mma.sync.aligned, fragments as the PTX ISA lays them out (g = lane / 4,
  * t = lane % 4):
@@ -44,95 +38,6 @@
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
-/* ldmatrix: o[0] address base, in->imm offset, o[1..4] destinations,
- * in->a matrices, in->b .trans, in->d space */
-HANDLER(x_ldmatrix)
-{
-    const uint64_t *A = PTX_R(w, in->o[0]);
-    uint32_t res[4][32];
-    if (m != 0xffffffffu)
-        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "ldmatrix needs all 32 lanes (active 0x%08x)", m);
-    for (unsigned i = 0; i < in->a; i++) {
-        uint16_t rows[8][8];
-        for (unsigned r = 0; r < 8; r++) {
-            unsigned lane = 8 * i + r;
-            const unsigned char *p = ptx_addr(w, in, (int)lane, in->d, A[lane] + in->imm, 16, 16, false);
-            if (!p)
-                return -1;
-            memcpy(rows[r], p, 16);
-        }
-        for (unsigned t = 0; t < 32; t++) {
-            unsigned r = t / 4, c0 = 2 * (t % 4);
-            uint16_t lo = in->b ? rows[c0][r] : rows[r][c0];
-            uint16_t hi = in->b ? rows[c0 + 1][r] : rows[r][c0 + 1];
-            res[i][t] = (uint32_t)lo | (uint32_t)hi << 16;
-        }
-    }
-    for (unsigned i = 0; i < in->a; i++) {
-        uint64_t *d = PTX_R(w, in->o[1 + i]);
-        for (unsigned t = 0; t < 32; t++)
-            d[t] = res[i][t];
-    }
-    return 0;
-}
-
-/* stmatrix, ldmatrix's inverse: o[0] address base, in->imm offset, o[1..4]
- * sources; lanes 8i..8i+7 give matrix i's row addresses, lane t holds row
- * t/4, columns 2(t%4) and 2(t%4)+1 (with .trans, those of the transposed
- * matrix: they land in column t/4). */
-HANDLER(x_stmatrix)
-{
-    const uint64_t *A = PTX_R(w, in->o[0]);
-    if (m != 0xffffffffu)
-        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "stmatrix needs all 32 lanes (active 0x%08x)", m);
-    for (unsigned i = 0; i < in->a; i++) {
-        const uint64_t *S = PTX_R(w, in->o[1 + i]);
-        uint16_t rows[8][8];
-        for (unsigned t = 0; t < 32; t++) {
-            unsigned r = t / 4, c0 = 2 * (t % 4);
-            uint16_t lo = (uint16_t)S[t], hi = (uint16_t)(S[t] >> 16);
-            if (in->b) {
-                rows[c0][r] = lo;
-                rows[c0 + 1][r] = hi;
-            } else {
-                rows[r][c0] = lo;
-                rows[r][c0 + 1] = hi;
-            }
-        }
-        for (unsigned r = 0; r < 8; r++) {
-            unsigned lane = 8 * i + r;
-            unsigned char *p = ptx_addr(w, in, (int)lane, in->d, A[lane] + in->imm, 16, 16, true);
-            if (!p)
-                return -1;
-            memcpy(p, rows[r], 16);
-        }
-    }
-    return 0;
-}
-
-/* movmatrix.sync.aligned.m8n8.trans.b16 d, a: an 8 x 8 matrix of b16 held as
- * ldmatrix leaves one (lane t: row t/4, columns 2(t%4) and 2(t%4)+1, lower half
- * the lower column) becomes its transpose in the same layout.  o[0] d, o[1] a. */
-HANDLER(x_movmatrix)
-{
-    if (m != 0xffffffffu)
-        return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "movmatrix needs all 32 lanes (active 0x%08x)", m);
-    const uint64_t *S = PTX_R(w, in->o[1]);
-    uint32_t out[32];
-    for (unsigned t = 0; t < 32; t++) {
-        out[t] = 0;
-        for (unsigned i = 0; i < 2; i++) { /* T[t/4][2(t%4)+i] = M[2(t%4)+i][t/4] */
-            unsigned r = 2 * (t % 4) + i, c = t / 4;
-            uint16_t v = (uint16_t)(S[r * 4 + c / 2] >> (16 * (c % 2)));
-            out[t] |= (uint32_t)v << (16 * i);
-        }
-    }
-    uint64_t *D = PTX_R(w, in->o[0]);
-    for (unsigned t = 0; t < 32; t++)
-        D[t] = out[t];
-    return 0;
-}
-
 /* mma: ox holds d (nd), a (na), b (nb), c (nc) slots in that order;
  * in->a kind of A (MK_*), in->b kind of B, in->c d 32-bit (f32 or s32),
  * in->d c 32-bit, in->e K as 4 << in->e, in->imm bit 0 .satfinite, bit 1 .and.popc (b1),
@@ -152,6 +57,14 @@ static unsigned b_regs(int kind, unsigned K) { return K / 4 / (32 / kind_bits(ki
 static int64_t ival(uint32_t v, int kind)
 {
     return kind == MK_S8 ? (int8_t)(uint8_t)v : kind == MK_S4 ? (int64_t)((int32_t)(v << 28) >> 28) : (int64_t)v;
+}
+
+/* an integer sum's d: wrapped to s32, or with .satfinite clamped to it */
+static uint32_t s32_of(int64_t s, bool satf)
+{
+    if (satf)
+        s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+    return (uint32_t)s;
 }
 
 /* an mma kind's dot-product type (ptx_mma_sum.c) */
@@ -239,9 +152,7 @@ HANDLER(x_mma)
                     uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
                     s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);
                 }
-                if (in->imm & 1u)
-                    s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
-                bits = (uint32_t)s;
+                bits = s32_of(s, in->imm & 1u);
             } else { /* as the tensor cores sum (ptx_mma_sum.c) */
                 ptx_dot d = {.ta = dot_type(ka), .tb = dot_type(kb), .n = (unsigned)K, .c = craw,
                              .c16 = !c32, .d16 = !d32,
@@ -259,30 +170,57 @@ HANDLER(x_mma)
     return 0;
 }
 
-/* mma.sp (sparse A) m16n8k16 / m16n8k32 .f16/.bf16 (2:4) and m16n8k8 /
- * m16n8k16 .tf32 (1:2): A holds the K/2 kept elements of each row in the
- * dense layout of an m16n8k(K/2) A (as the ISA's sparse A tables give it);
- * B, C and D are the dense m16n8kK ones (tf32 k16's B extends the k8 one,
- * b_i at k = t + 4i).  Metadata (e, one register a lane), four bits a group
- * of four 16-bit halves of a row (an f16 group of four columns, a tf32 pair):
- * the lanes 4g + sel (16 halves a row: f16 k16, tf32 k8) or 4g + 2 sel + h
- * (32 halves: f16 k32, tf32 k16; h = 0 for the groups 0-3 of a row, 1 for
- * 4-7) hold it, bits 0-15 for row g and 16-31 for row g + 8; in a group the
- * half of its first kept element in the low two bits, of its second in the
- * high two.  A tf32 group keeps both halves of one element: 0x4 its first,
- * 0xe its second, the only values the ISA defines for tf32 (so its tf32
- * layout is the f16 one over halves).  A group naming one column twice, or a
- * tf32 group other than 0x4/0xe, is undefined in the ISA: a fault here.
- * Numerics as the dense forms' (ptx_mma_sum.c) over the K/2 kept products,
- * never split in halves.  ox: d, a, b, c, then e; in->imm >> 8 sel. */
+/* mma.sp (sparse A): .f16/.bf16 m16n8k16 / m16n8k32 (2:4), .tf32 m16n8k8 /
+ * m16n8k16 (1:2), .s8/.u8 m16n8k32 / m16n8k64 and .e4m3/.e5m2 m16n8k64
+ * (2:4).  A holds the K/2 kept elements of each row in the dense layout of an
+ * m16n8k(K/2) A (as the ISA's sparse A tables give it); B, C and D are the
+ * dense m16n8kK ones (tf32 k16's B extends the k8 one, b_i at k = t + 4i; the
+ * 8-bit k64 B the k32 one, b_i at k = 4t + i % 4 + 16 (i / 4)).  Metadata (e,
+ * one register a lane), four bits a chunk (a row's four columns, a tf32
+ * pair): in a chunk the column of its first kept element in the low two bits,
+ * of its second in the high two (sp_meta says which lane and bits hold a
+ * chunk).  A tf32 chunk keeps both halves of one element: 0x4 its first,
+ * 0xe its second, the only values the ISA defines for tf32.  A chunk naming
+ * one column twice, or a tf32 chunk other than 0x4/0xe, is undefined in the
+ * ISA: a fault here.  Numerics: the integer forms exact (d wraps to s32, or
+ * .satfinite clamps), the floating-point ones as the dense forms'
+ * (ptx_mma_sum.c) over the K/2 kept products, never split in halves.
+ * ox: d, a, b, c, then e; in->imm bit 0 .satfinite, in->imm >> 8 sel. */
+
+/* The metadata nibble of row `row`'s chunk `ch` (a chunk: four columns, a
+ * tf32 pair of columns), and in *holder the lane whose register holds it
+ * (g = row % 8, h = row / 8).
+ *   16-bit halves (f16/bf16; tf32 as pairs of halves), bits 16 h + 4 (ch % 4)
+ *   of lane 4g + sel (16 halves a row: f16 k16, tf32 k8) or of lane
+ *   4g + 2 sel + ch / 4 (32: f16 k32, tf32 k16): the ISA's text.
+ *   8-bit (s8/u8/e4m3/e5m2), bits 4 (ch % 8) of lane 4g + 2 (sel + ch / 8) + h:
+ *   a lane holds eight chunks of one row, k32 rows g and g + 8 in lanes
+ *   4g + 2 sel and 4g + 2 sel + 1, k64 (sel 0) their chunks 0-7 in lanes 4g
+ *   and 4g + 1 and 8-15 in lanes 4g + 2 and 4g + 3.  The ISA gives this one
+ *   only as figures; it is the layout TileLang's sparse GEMM (run on NVIDIA
+ *   GPUs in its tests) loads int8 and fp8 metadata in. */
+static unsigned sp_meta(const uint32_t *meta, unsigned ew, unsigned halves, unsigned sel, unsigned row,
+                        unsigned ch, unsigned *holder)
+{
+    unsigned g = row % 8, h = row / 8, bit;
+    if (ew == 8) {
+        *holder = g * 4 + 2 * (sel + ch / 8) + h;
+        bit = 4 * (ch % 8);
+    } else {
+        *holder = g * 4 + (halves == 32 ? 2 * sel + ch / 4 : sel);
+        bit = 16 * h + 4 * (ch % 4);
+    }
+    return (meta[*holder] >> bit) & 0xfu;
+}
+
 HANDLER(x_mma_sp)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma.sp needs all 32 lanes (active 0x%08x)", m);
-    unsigned K = 4u << in->e, ka = in->a, sel = (unsigned)(in->imm >> 8) & 3u;
-    bool d32 = in->c, c32 = in->d, tf32 = ka == MK_TF32;
+    unsigned K = 4u << in->e, ka = in->a, kb = in->b, sel = (unsigned)(in->imm >> 8) & 3u;
+    bool d32 = in->c, c32 = in->d, tf32 = ka == MK_TF32, integer = ka == MK_S8 || ka == MK_U8;
     unsigned ew = kind_bits((int)ka), halves = tf32 ? 2 * K : K; /* a row's 16-bit halves */
-    unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+    unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)kb, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     const uint32_t *ox = in->ox;
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
@@ -291,32 +229,34 @@ HANDLER(x_mma_sp)
         meta[l] = (uint32_t)PTX_R(w, ox[nd + na + nb + nc])[l];
     uint64_t out[32][4];
     for (unsigned row = 0; row < 16; row++) {
-        unsigned g = row % 8, hi = row / 8;
         for (unsigned col = 0; col < 8; col++) {
-            unsigned lane = g * 4 + col / 2, idx = hi * 2 + col % 2;
-            ptx_dot d = {.ta = dot_type((int)ka), .tb = dot_type((int)ka), .n = K / 2, .c16 = !c32, .d16 = !d32};
+            unsigned lane = (row % 8) * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
+            ptx_dot d = {.ta = dot_type((int)ka), .tb = dot_type((int)kb), .n = K / 2, .c16 = !c32, .d16 = !d32};
             d.c = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
+            int64_t s = (int32_t)d.c;
             for (unsigned kc = 0; kc < K / 2; kc++) {
-                unsigned grp = tf32 ? kc : kc / 2, holder = g * 4 + (halves == 32 ? 2 * sel + grp / 4 : sel);
-                unsigned nib = (meta[holder] >> (16 * hi + 4 * (grp % 4))) & 0xfu, k;
+                unsigned ch = tf32 ? kc : kc / 2, holder, k;
+                unsigned nib = sp_meta(meta, ew, halves, sel, row, ch, &holder);
                 if (tf32) {
                     if (nib != 0x4u && nib != 0xeu)
                         return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
                                          "mma.sp .tf32 metadata: row %u, columns %u-%u: 0x%x, not 0x4 "
-                                         "or 0xe (undefined in the PTX ISA)", row, 2 * grp, 2 * grp + 1, nib);
-                    k = 2 * grp + (nib == 0xeu);
+                                         "or 0xe (undefined in the PTX ISA)", row, 2 * ch, 2 * ch + 1, nib);
+                    k = 2 * ch + (nib == 0xeu);
                 } else {
                     if ((nib & 3u) == (nib >> 2))
                         return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
                                          "mma.sp metadata: row %u, columns %u-%u name column %u twice "
-                                         "(0x%x; undefined in the PTX ISA)", row, 4 * grp, 4 * grp + 3,
-                                         4 * grp + (nib & 3u), nib);
-                    k = 4 * grp + (kc % 2 ? nib >> 2 : nib & 3u);
+                                         "(0x%x; undefined in the PTX ISA)", row, 4 * ch, 4 * ch + 3,
+                                         4 * ch + (nib & 3u), nib);
+                    k = 4 * ch + (kc % 2 ? nib >> 2 : nib & 3u);
                 }
                 d.a[kc] = a_elem(&f, ew, row, kc);
                 d.b[kc] = b_elem(&f, ew, k, col);
+                if (integer)
+                    s += ival(d.a[kc], (int)ka) * ival(d.b[kc], (int)kb);
             }
-            out[lane][idx] = ptx_dot_sum(&d);
+            out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum(&d);
         }
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
@@ -429,8 +369,7 @@ HANDLER(x_dmma)
 }
 
 /* ---- decoder ---------------------------------------------------------------------- */
-static int vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field,
-                    bool dst)
+int ptx_vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field, bool dst)
 {
     if (!o || o->kind != RO_VEC || o->n != n)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected a vector of %u registers", n);
@@ -440,59 +379,6 @@ static int vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsig
             return -1;
     }
     return 0;
-}
-
-/* ldmatrix d, [a] / stmatrix [a], s */
-static int dec_ldmatrix(ptx_dctx *c, bool st)
-{
-    ptx_inst *in = c->in;
-    const char *op = st ? "stmatrix" : "ldmatrix";
-    if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned") || !ptx_take(c, ".m8n8"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form (only .sync.aligned.m8n8)", op);
-    int num = ptx_take(c, ".x1") ? 1 : ptx_take(c, ".x2") ? 2 : ptx_take(c, ".x4") ? 4 : 0;
-    bool trans = ptx_take(c, ".trans");
-    unsigned sp = (ptx_take(c, ".shared") || ptx_take(c, ".shared::cta")) ? SP_SHARED : SP_GENERIC;
-    if (!num || !ptx_take(c, ".b16") || ptx_rest_ok(c) < 0 || ptx_nops(c) != 2)
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s form", op);
-    const ptx_rop *a = ptx_op(c, st ? 0 : 1);
-    if (!a || a->kind != RO_MEM || a->n != 1)
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "expected an address");
-    const ptx_rop *b = &c->f->rops[a->first];
-    in->imm = (uint64_t)a->ival;
-    if (b->kind == RO_REG) {
-        unsigned bits = ptx_reg_bits(c, b);
-        if (ptx_set_src(c, 0, b, bits == 32 ? PT_U32 : PT_U64, false) < 0)
-            return -1;
-    } else if (ptx_set_src(c, 0, b, PT_U64, false) < 0) {
-        return -1;
-    }
-    if (vec_regs(c, ptx_op(c, st ? 1 : 0), (unsigned)num, PT_B32, 1, !st) < 0)
-        return -1;
-    in->a = (uint8_t)num;
-    in->b = trans;
-    in->d = (uint8_t)sp;
-    in->kind = K_SYNC;
-    in->target = UINT32_MAX;
-    in->fn = st ? x_stmatrix : x_ldmatrix;
-    return 1;
-}
-
-static int dec_movmatrix(ptx_dctx *c)
-{
-    ptx_inst *in = c->in;
-    if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned") || !ptx_take(c, ".m8n8") ||
-        !ptx_take(c, ".trans") || !ptx_take(c, ".b16"))
-        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "movmatrix form (only .sync.aligned.m8n8.trans.b16)");
-    if (ptx_rest_ok(c) < 0)
-        return -1;
-    if (ptx_nops(c) != 2)
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "movmatrix takes d and a");
-    if (ptx_set_dst(c, 0, ptx_op(c, 0), PT_B32, false) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), PT_B32, false) < 0)
-        return -1;
-    in->kind = K_SYNC;
-    in->target = UINT32_MAX;
-    in->fn = x_movmatrix;
-    return 1;
 }
 
 /* mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype d, a, b, c (x_hmma884) */
@@ -515,10 +401,10 @@ static int dec_hmma884(ptx_dctx *c, int la, int lb, ptx_type td)
     in->ox = ptx_alloc_ox(c, nd + 4 + nc);
     if (!in->ox)
         return -1;
-    if (vec_regs(c, ptx_op(c, 0), nd, d32 ? PT_F32 : PT_B32, 8, true) < 0 ||
-        vec_regs(c, ptx_op(c, 1), 2, PT_B32, 8 + nd, false) < 0 ||
-        vec_regs(c, ptx_op(c, 2), 2, PT_B32, 8 + nd + 2, false) < 0 ||
-        vec_regs(c, ptx_op(c, 3), nc, c32 ? PT_F32 : PT_B32, 8 + nd + 4, false) < 0)
+    if (ptx_vec_regs(c, ptx_op(c, 0), nd, d32 ? PT_F32 : PT_B32, 8, true) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 1), 2, PT_B32, 8 + nd, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 2), 2, PT_B32, 8 + nd + 2, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 3), nc, c32 ? PT_F32 : PT_B32, 8 + nd + 4, false) < 0)
         return -1;
     in->a = (uint8_t)la;
     in->b = (uint8_t)lb;
@@ -561,10 +447,10 @@ static int dec_m8n8k4(ptx_dctx *c)
     in->ox = ptx_alloc_ox(c, 6);
     if (!in->ox)
         return -1;
-    if (vec_regs(c, ptx_op(c, 0), 2, PT_F64, 8, true) < 0 ||
-        vec_regs(c, ptx_op(c, 1), 1, PT_F64, 10, false) < 0 ||
-        vec_regs(c, ptx_op(c, 2), 1, PT_F64, 11, false) < 0 ||
-        vec_regs(c, ptx_op(c, 3), 2, PT_F64, 12, false) < 0)
+    if (ptx_vec_regs(c, ptx_op(c, 0), 2, PT_F64, 8, true) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 1), 1, PT_F64, 10, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 2), 1, PT_F64, 11, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 3), 2, PT_F64, 12, false) < 0)
         return -1;
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
@@ -573,56 +459,84 @@ static int dec_m8n8k4(ptx_dctx *c)
     return 1;
 }
 
-/* mma.sp{::ordered_metadata}.sync.aligned.SHAPE.row.col.dtype.atype.btype.ctype
+/* mma.sp{::ordered_metadata}.sync.aligned.SHAPE.row.col{.satfinite}.dtype.atype.btype.ctype
  * d, a, b, c, e, sel (x_mma_sp): .f16/.bf16 m16n8k16/m16n8k32, .tf32
- * m16n8k8/m16n8k16; the integer and fp8 forms' metadata layouts (figures
- * alone in the ISA) are refused rather than guessed. */
+ * m16n8k8/m16n8k16, .s8/.u8 (any mix, s32 accumulators) m16n8k32/m16n8k64,
+ * .e4m3/.e5m2 (any mix, sm_89, f32 accumulators) m16n8k64.  The .s4/.u4 forms are refused:
+ * their metadata selects pairs of 4-bit elements in a layout vkrr has no
+ * source for but the ISA's figures. */
 static int dec_mma_sp(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp without .sync.aligned");
-    static const char *const shapes[] = {".m16n8k8", ".m16n8k16", ".m16n8k32"};
-    int sh = ptx_take_any(c, shapes, 3);
-    bool rc = ptx_take(c, ".row") && ptx_take(c, ".col");
+    static const char *const shapes[] = {".m16n8k8", ".m16n8k16", ".m16n8k32", ".m16n8k64"};
+    int sh = ptx_take_any(c, shapes, 4);
+    bool rc = ptx_take(c, ".row") && ptx_take(c, ".col"), satf = ptx_take(c, ".satfinite");
+    static const char *const sub[] = {".s4", ".u4"};
+    for (unsigned i = 0; i < c->r->nmods; i++)
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(c->r->mods[i], sub[k]))
+                return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp on .s4/.u4 (its metadata selects pairs "
+                                    "of 4-bit elements in a layout only the PTX ISA's figures give)");
     ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
     unsigned K = sh < 0 ? 0 : 8u << sh;
     bool tf32 = ta == PT_TF32, f16s = ta == PT_F16 || ta == PT_BF16;
-    if (!rc || ta != tb || !(tf32 ? K == 8 || K == 16 : f16s && (K == 16 || K == 32)))
+    bool int8 = (ta == PT_S8 || ta == PT_U8) && (tb == PT_S8 || tb == PT_U8);
+    bool fp8 = (ta == PT_E4M3 || ta == PT_E5M2) && (tb == PT_E4M3 || tb == PT_E5M2);
+    bool shape_ok = tf32 ? K == 8 || K == 16 : f16s ? K == 16 || K == 32 : int8 ? K == 32 || K == 64 : fp8 && K == 64;
+    if (!rc || (!int8 && !fp8 && ta != tb) || !shape_ok)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
-                            "mma.sp other than m16n8k16/m16n8k32 .f16/.bf16 and m16n8k8/m16n8k16 .tf32, "
-                            ".row.col (the integer and fp8 forms' metadata layouts are not implemented)");
+                            "mma.sp other than .row.col m16n8k16/m16n8k32 .f16/.bf16, m16n8k8/m16n8k16 "
+                            ".tf32, m16n8k32/m16n8k64 .s8/.u8 and m16n8k64 .e4m3/.e5m2");
     if (ptx_rest_ok(c) < 0)
         return -1;
-    if (!((td == PT_F32 && tc == PT_F32) || (ta == PT_F16 && (td == PT_F32 || td == PT_F16) &&
-                                             (tc == PT_F32 || tc == PT_F16))))
+    bool fl16 = (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
+    bool acc_ok = int8 ? td == PT_S32 && tc == PT_S32
+                : satf ? false
+                : fp8  ? td == PT_F32 && tc == PT_F32 /* ptxas: no f16 accumulator on sm_89 */
+                : (td == PT_F32 && tc == PT_F32) || (ta == PT_F16 && fl16);
+    if (!acc_ok)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp with these accumulator types");
-    int ka = tf32 ? MK_TF32 : ta == PT_F16 ? MK_F16 : MK_BF16;
-    unsigned halves = tf32 ? 2 * K : K, nsel = halves == 32 ? 2 : 4;
+    if (fp8 && c->m->sm && c->m->sm < 89)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "fp8 mma.sp needs sm_89 (.target sm_%u)", c->m->sm);
+    static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
+    int ka = 0, kb = 0;
+    for (int k = 0; k < 7; k++) {
+        ka = ta == kinds[k] ? k : ka;
+        kb = tb == kinds[k] ? k : kb;
+    }
+    /* the lanes that may hold metadata: one a group of four (sel 0-3), two
+     * (sel 0-1) or all four (sel 0) */
+    unsigned chunks = tf32 ? K / 2 : K / 4, nsel = 16 / chunks; /* of a row; 4 bits each */
     if (ptx_nops(c) != 6)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp takes d, a, b, c, e and a sparsity selector");
     const ptx_rop *s = ptx_op(c, 5);
     if (!s || s->kind != RO_INT || s->ival < 0 || s->ival >= (int64_t)nsel)
-        return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp's sparsity selector is a constant 0-%u here", nsel - 1);
-    bool d32 = td == PT_F32, c32 = tc == PT_F32;
-    unsigned na = a_regs(ka, 16, K / 2), nb = b_regs(ka, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, nsel == 1 ? "mma.sp's sparsity selector is the constant 0 here"
+                            : "mma.sp's sparsity selector is a constant 0-%u here", nsel - 1);
+    bool d32 = td != PT_F16, c32 = tc != PT_F16;
+    unsigned na = a_regs(ka, 16, K / 2), nb = b_regs(kb, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     in->ox = ptx_alloc_ox(c, nd + na + nb + nc + 1);
     if (!in->ox)
         return -1;
-    if (vec_regs(c, ptx_op(c, 0), nd, d32 ? PT_F32 : PT_B32, 8, true) < 0 ||
-        vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
-        vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
-        vec_regs(c, ptx_op(c, 3), nc, c32 ? PT_F32 : PT_B32, 8 + nd + na + nb, false) < 0 ||
+    ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
+    if (ptx_vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0 ||
         ptx_set_src(c, 8 + nd + na + nb + nc, ptx_op(c, 4), PT_B32, false) < 0)
         return -1;
     in->a = (uint8_t)ka;
+    in->b = (uint8_t)kb;
     in->c = d32;
     in->d = c32;
     in->e = (uint8_t)(sh + 1); /* K = 4 << e */
-    in->imm = (uint64_t)s->ival << 8;
+    in->imm = (uint64_t)s->ival << 8 | (satf ? 1u : 0u);
     in->kind = K_SYNC;
     in->target = UINT32_MAX;
-    c->f->standins |= VKRR_STANDIN_TCSUM;
+    if (!int8)
+        c->f->standins |= VKRR_STANDIN_TCSUM;
     in->fn = x_mma_sp;
     return 1;
 }
@@ -631,10 +545,6 @@ int ptx_dec_mma(ptx_dctx *c)
 {
     const char *op = c->r->op;
     ptx_inst *in = c->in;
-    if (!strcmp(op, "ldmatrix") || !strcmp(op, "stmatrix"))
-        return dec_ldmatrix(c, op[0] == 's');
-    if (!strcmp(op, "movmatrix"))
-        return dec_movmatrix(c);
     if (strcmp(op, "mma"))
         return 0;
     if (ptx_take(c, ".sp") || ptx_take(c, ".sp::ordered_metadata"))
@@ -720,10 +630,10 @@ int ptx_dec_mma(ptx_dctx *c)
     if (!in->ox)
         return -1;
     ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
-    if (vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
-        vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
-        vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
-        vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0)
+    if (ptx_vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0)
         return -1;
     in->a = (uint8_t)ka;
     in->b = (uint8_t)kb;

@@ -1,0 +1,251 @@
+/* test_ptx_mma_sp8.c - sparse mma (mma.sp) on 8-bit types: .s8/.u8 m16n8k32
+ * and m16n8k64 (wrapping and .satfinite s32), .e4m3/.e5m2 m16n8k64 (compute_89
+ * PTX), nvcc's PTX of tests/ptx/mma_sp8_ops.cu, against the dense product
+ * computed here.
+ *
+ * Which lane holds which row's metadata is written out below (holders), not
+ * taken from vkrr: the PTX ISA gives it only as figures, and this is the
+ * layout TileLang's sparse GEMM loads int8 and fp8 metadata in (its
+ * metadata_32bit_load_32x1_to_shared_16x2_layout_8bit: lane 4g + j holds row
+ * g + 8 (j % 2), chunks 8 (j / 2) to 8 (j / 2) + 7, four bits a chunk, the
+ * first chunk lowest), with the selector choosing the pair of lanes at k32
+ * as ptxas's ranges imply (k32: selector 0-1, k64: 0 only).  Lanes that hold
+ * nothing for the selector pass 0x55555555, metadata that faults if read (each
+ * chunk names column 1 twice). */
+#include "ptx_testutil.h"
+
+enum { POISON = 0x55555555u };
+
+/* lane 4g + j's metadata for K and selector sel: *row = g + rowoff, chunks
+ * first..first+7; false if the lane holds none */
+static bool holder(unsigned lane, int K, unsigned sel, unsigned *row, unsigned *first)
+{
+    static const unsigned k64[4][2] = {{0, 0}, {8, 0}, {0, 8}, {8, 8}}; /* (row offset, first chunk) */
+    unsigned g = lane / 4, j = lane % 4;
+    if (K == 32) {
+        if (j / 2 != sel)
+            return false;
+        *row = g + 8 * (j % 2);
+        *first = 0;
+        return true;
+    }
+    *row = g + k64[j][0];
+    *first = k64[j][1];
+    return true;
+}
+
+/* A sparse A (16 x K, two of every four columns kept, the kept pair varying
+ * by row and chunk through all six), the lanes' metadata words and the kept
+ * elements row-major (Ac, 16 x K/2 codes); val(code) the value of a code. */
+typedef struct sp8 {
+    int K;
+    unsigned sel;
+    uint8_t Ac[16 * 32], Bt[8 * 64];
+    uint32_t E[32];
+    uint8_t nib[16][16]; /* [row][chunk] */
+    uint8_t dense[16][64]; /* A's codes, 0 where not kept */
+    bool kept[16][64];
+} sp8;
+
+static void sp8_build(sp8 *p, int K, unsigned sel, int variant, uint64_t *s, uint8_t (*code)(uint64_t *))
+{
+    static const uint8_t keep[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    memset(p, 0, sizeof *p);
+    p->K = K;
+    p->sel = sel;
+    for (int i = 0; i < 16; i++)
+        for (int ch = 0; ch < K / 4; ch++) {
+            const uint8_t *kp = keep[(i * 5 + ch * 3 + variant) % 6];
+            p->nib[i][ch] = (uint8_t)(kp[0] | kp[1] << 2);
+            for (int e = 0; e < 2; e++) {
+                uint8_t c = code(s);
+                p->Ac[i * (K / 2) + 2 * ch + e] = c;
+                p->dense[i][4 * ch + kp[e]] = c;
+                p->kept[i][4 * ch + kp[e]] = true;
+            }
+        }
+    for (unsigned l = 0; l < 32; l++) {
+        unsigned row, first;
+        p->E[l] = POISON;
+        if (!holder(l, K, sel, &row, &first))
+            continue;
+        p->E[l] = 0;
+        for (unsigned c = 0; c < 8; c++)
+            p->E[l] |= (uint32_t)p->nib[row][first + c] << (4 * c);
+    }
+    for (int i = 0; i < 8 * K; i++)
+        p->Bt[i] = code(s);
+}
+
+static uint8_t any_byte(uint64_t *s) { return (uint8_t)ptxt_rand(s); }
+
+static void sp8_args(ptxt_args *a, sp8 *p, void *C, void *D, int variant)
+{
+    memset(a, 0, sizeof *a);
+    ptxt_ptr(a, p->Ac, sizeof p->Ac);
+    ptxt_ptr(a, p->E, sizeof p->E);
+    ptxt_ptr(a, p->Bt, sizeof p->Bt);
+    ptxt_ptr(a, C, 128 * 4);
+    ptxt_ptr(a, D, 128 * 4);
+    ptxt_u32(a, (uint32_t)variant);
+}
+
+/* the integer variants of k_mma_sp8: K, selector, A and B signed, .satfinite */
+static const struct {
+    int K;
+    unsigned sel;
+    bool as, bs, satf;
+} ivar[4] = {{32, 0, true, true, false}, {32, 1, false, true, true}, {64, 0, true, false, false},
+             {64, 0, false, false, true}};
+
+static void check_int(vkrr_ptx_module *m)
+{
+    uint64_t s = 11;
+    for (int v = 0; v < 4; v++) {
+        static sp8 p;
+        static int32_t C[128], D[128];
+        sp8_build(&p, ivar[v].K, ivar[v].sel, v, &s, any_byte);
+        for (int i = 0; i < 128; i++) /* some near the s32 limits: wrapping and clamping show */
+            C[i] = i % 5 == 0 ? INT32_MAX - (int32_t)(ptxt_rand(&s) % 20000)
+                 : i % 5 == 1 ? INT32_MIN + (int32_t)(ptxt_rand(&s) % 20000)
+                              : (int32_t)(ptxt_rand(&s) % 200001) - 100000;
+        ptxt_args a;
+        sp8_args(&a, &p, C, D, v);
+        if (!CHECK(ptxt_run(m, "k_mma_sp8", &a, 1, 32, 0)))
+            return;
+        unsigned bad = 0, beyond = 0;
+        for (int i = 0; i < 16; i++)
+            for (int n = 0; n < 8; n++) {
+                int64_t sum = C[i * 8 + n];
+                for (int k = 0; k < p.K; k++) {
+                    int64_t x = ivar[v].as ? (int8_t)p.dense[i][k] : p.dense[i][k];
+                    int64_t y = ivar[v].bs ? (int8_t)p.Bt[n * p.K + k] : p.Bt[n * p.K + k];
+                    sum += x * y;
+                }
+                beyond += sum > INT32_MAX || sum < INT32_MIN;
+                if (ivar[v].satf)
+                    sum = sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : sum;
+                int32_t want = (int32_t)(uint32_t)sum;
+                if (D[i * 8 + n] != want && bad++ < 4)
+                    fprintf(stderr, "  variant %d d(%d,%d) = %d, want %d\n", v, i, n, D[i * 8 + n], want);
+            }
+        printf("mma.sp m16n8k%d %s.%s8.%s8 (selector %u): %u of 128 elements wrong, %u beyond s32\n", ivar[v].K,
+               ivar[v].satf ? ".satfinite" : "", ivar[v].as ? "s" : "u", ivar[v].bs ? "s" : "u", ivar[v].sel,
+               bad, beyond);
+        CHECK_EQ_U64(bad, 0);
+        CHECK(beyond > 0);
+    }
+}
+
+/* nonzero e4m3 codes of k / 8, |k| <= 15, that .e5m2 holds too (every
+ * product and sum exact) */
+static uint8_t small_fp8(uint64_t *s)
+{
+    for (;;) {
+        uint8_t c = (uint8_t)ptxt_rand(s);
+        double v = ptxt_decode(&PTXT_E4M3, c);
+        if (v == v && v != 0 && fabs(v) <= 15.0 / 8 && v * 8 == floor(v * 8) &&
+            ptxt_decode(&PTXT_E5M2, ptxt_round(&PTXT_E5M2, v, 0, false)) == v)
+            return c;
+    }
+}
+
+static void check_fp8(vkrr_ptx_module *m)
+{
+    uint64_t s = 23;
+    for (int v = 0; v < 2; v++) {
+        static sp8 p;
+        static float C[128], D[128];
+        sp8_build(&p, 64, 0, v, &s, small_fp8);
+        if (v == 1) /* A is .e5m2: the codes of the same values */
+            for (int i = 0; i < 16 * 32; i++)
+                p.Ac[i] = (uint8_t)ptxt_round(&PTXT_E5M2, ptxt_decode(&PTXT_E4M3, p.Ac[i]), 0, false);
+        for (int i = 0; i < 128; i++)
+            C[i] = (float)((int)(ptxt_rand(&s) % 1001) - 500) / 16.0f;
+        ptxt_args a;
+        sp8_args(&a, &p, C, D, v);
+        if (!CHECK(ptxt_run(m, "k_mma_sp_fp8", &a, 1, 32, 0)))
+            return;
+        unsigned bad = 0;
+        for (int i = 0; i < 16; i++)
+            for (int n = 0; n < 8; n++) {
+                double want = C[i * 8 + n];
+                for (int k = 0; k < 64; k++)
+                    if (p.kept[i][k])
+                        want += ptxt_decode(&PTXT_E4M3, p.dense[i][k]) * ptxt_decode(&PTXT_E4M3, p.Bt[n * 64 + k]);
+                if (D[i * 8 + n] != (float)want && bad++ < 4)
+                    fprintf(stderr, "  fp8 variant %d d(%d,%d) = %g, want %g\n", v, i, n, D[i * 8 + n], want);
+            }
+        printf("mma.sp m16n8k64 %s.e4m3: %u of 128 elements wrong\n", v ? "e5m2" : "e4m3", bad);
+        CHECK_EQ_U64(bad, 0);
+    }
+}
+
+/* A chunk that names one column twice (row 9, chunk 13 of a k64 A: lane
+ * 4 * 1 + 3, bits 20-23) is undefined in the ISA: the launch faults, naming it. */
+static void check_fault(vkrr_ptx_module *m)
+{
+    uint64_t s = 5;
+    static sp8 p;
+    static int32_t C[128], D[128];
+    sp8_build(&p, 64, 0, 2, &s, any_byte);
+    p.E[4 * 1 + 3] = (p.E[4 * 1 + 3] & ~0x00f00000u) | 0x00a00000u; /* 0xa: column 2 twice */
+    ptxt_args a;
+    sp8_args(&a, &p, C, D, 2);
+    vkrr_error err = {0};
+    vkrr_status st = ptxt_run_ex(m, "k_mma_sp8", &a, 1, 32, 0, NULL, 0, NULL, 0, &err);
+    CHECK(st == VKRR_ERR_FAULT);
+    CHECK(strstr(err.msg, "mma.sp metadata: row 9, columns 52-55 name column 54 twice") != NULL);
+}
+
+/* The forms vkrr refuses, each a per-launch error naming its line: .s4/.u4
+ * (their metadata layout is the ISA's figures alone), a selector ptxas would
+ * refuse too (k64: 0 only), an f16 accumulator with fp8 (ptxas: not on
+ * sm_89), and fp8 on an sm_80 target. */
+static void check_refused(void)
+{
+    static const char *const forms[][2] = {
+        {"m16n8k64.row.col.s32.s4.s4.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r8,%r9}, {%r12,%r13,%r14,%r15}, %r16, 0x0",
+         "mma.sp on .s4/.u4"},
+        {"m16n8k64.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11}, "
+         "{%r12,%r13,%r14,%r15}, %r16, 0x1", "selector is the constant 0 here"},
+        {"m16n8k64.row.col.f16.e4m3.e4m3.f16 {%r0,%r1}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11}, {%r12,%r13}, "
+         "%r16, 0x0", "with these accumulator types"},
+        {"m16n8k64.row.col.f32.e4m3.e4m3.f32 {%f0,%f1,%f2,%f3}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11}, "
+         "{%f4,%f5,%f6,%f7}, %r16, 0x0", "fp8 mma.sp needs sm_89 (.target sm_80)"},
+    };
+    for (int i = 0; i < 4; i++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 ".version 8.7\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
+                 " .reg .b32 %%r<20>;\n .reg .f32 %%f<8>;\n mma.sp::ordered_metadata.sync.aligned.%s;\n ret;\n}\n",
+                 forms[i][0]);
+        vkrr_ptx_module *m = NULL;
+        vkrr_error err = {0};
+        if (!CHECK(vkrr_ptx_module_load(&m, src, strlen(src), "refused.ptx", &err) == VKRR_OK))
+            continue;
+        ptxt_args none = {0};
+        memset(&err, 0, sizeof err);
+        vkrr_status st = ptxt_run_ex(m, "k", &none, 1, 32, 0, NULL, 0, NULL, 0, &err);
+        if (!CHECK(st == VKRR_ERR_UNSUPPORTED || st == VKRR_ERR_PARSE) || !CHECK(err.line == 8) ||
+            !CHECK(strstr(err.msg, forms[i][1]) != NULL))
+            fprintf(stderr, "  form %d: status %d, line %ld: %s\n", i, (int)st, (long)err.line, err.msg);
+        vkrr_ptx_module_free(m);
+    }
+}
+
+int main(void)
+{
+    check_refused();
+    for (int k = 0; k < 2; k++) {
+        vkrr_ptx_module *m = ptxt_load("mma_sp8_ops", k ? 89 : 80);
+        if (!m)
+            continue;
+        check_int(m);
+        check_fault(m);
+        if (k)
+            check_fp8(m);
+        vkrr_ptx_module_free(m);
+    }
+    return test_finish("ptx_mma_sp8");
+}
