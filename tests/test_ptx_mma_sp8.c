@@ -1,7 +1,7 @@
-/* test_ptx_mma_sp8.c - sparse mma (mma.sp) on 8-bit types: .s8/.u8 m16n8k32
- * and m16n8k64 (wrapping and .satfinite s32), .e4m3/.e5m2 m16n8k64 (compute_89
- * PTX), nvcc's PTX of tests/ptx/mma_sp8_ops.cu, against the dense product
- * computed here.
+/* test_ptx_mma_sp8.c - sparse mma (mma.sp) on 8-bit and 4-bit types: .s8/.u8
+ * m16n8k32 and m16n8k64, .s4/.u4 m16n8k64 and m16n8k128 (wrapping and
+ * .satfinite s32), .e4m3/.e5m2 m16n8k64 (compute_89 PTX), nvcc's PTX of
+ * tests/ptx/mma_sp8_ops.cu, against the dense product computed here.
  *
  * Which lane holds which row's metadata is written out below (holders), not
  * taken from vkrr: the PTX ISA gives it only as figures, and this is the
@@ -11,70 +11,77 @@
  * first chunk lowest), with the selector choosing the pair of lanes at k32
  * as ptxas's ranges imply (k32: selector 0-1, k64: 0 only).  Lanes that hold
  * nothing for the selector pass 0x55555555, metadata that faults if read (each
- * chunk names column 1 twice). */
+ * chunk names unit 1 twice).  4-bit metadata names pairs of columns (as
+ * CUTLASS's host_uncompress reads it) and takes the 8-bit holders of the same
+ * number of chunks a row (a chunk is 32 bits of A either way). */
 #include "ptx_testutil.h"
 
 enum { POISON = 0x55555555u };
 
-/* lane 4g + j's metadata for K and selector sel: *row = g + rowoff, chunks
- * first..first+7; false if the lane holds none */
-static bool holder(unsigned lane, int K, unsigned sel, unsigned *row, unsigned *first)
+/* lane 4g + j's metadata for rows of `chunks` chunks and selector sel: *row
+ * = g + rowoff, chunks first..first+7; false if the lane holds none */
+static bool holder(unsigned lane, int chunks, unsigned sel, unsigned *row, unsigned *first)
 {
-    static const unsigned k64[4][2] = {{0, 0}, {8, 0}, {0, 8}, {8, 8}}; /* (row offset, first chunk) */
+    static const unsigned c16[4][2] = {{0, 0}, {8, 0}, {0, 8}, {8, 8}}; /* (row offset, first chunk) */
     unsigned g = lane / 4, j = lane % 4;
-    if (K == 32) {
+    if (chunks == 8) {
         if (j / 2 != sel)
             return false;
         *row = g + 8 * (j % 2);
         *first = 0;
         return true;
     }
-    *row = g + k64[j][0];
-    *first = k64[j][1];
+    *row = g + c16[j][0];
+    *first = c16[j][1];
     return true;
 }
 
-/* A sparse A (16 x K, two of every four columns kept, the kept pair varying
- * by row and chunk through all six), the lanes' metadata words and the kept
- * elements row-major (Ac, 16 x K/2 codes); val(code) the value of a code. */
+/* A sparse A (16 x K of elements of `bits` bits, one code a byte here):
+ * chunks of four units (8-bit: columns; 4-bit: pairs of columns), two units
+ * of each kept, the kept pair varying by row and chunk through all six; the
+ * lanes' metadata words and the kept elements row-major (Ac, 16 x K/2). */
 typedef struct sp8 {
-    int K;
+    int K, bits;
     unsigned sel;
-    uint8_t Ac[16 * 32], Bt[8 * 64];
+    uint8_t Ac[16 * 64], Bt[8 * 128];
     uint32_t E[32];
     uint8_t nib[16][16]; /* [row][chunk] */
-    uint8_t dense[16][64]; /* A's codes, 0 where not kept */
-    bool kept[16][64];
+    uint8_t dense[16][128]; /* A's codes, 0 where not kept */
+    bool kept[16][128];
 } sp8;
 
-static void sp8_build(sp8 *p, int K, unsigned sel, int variant, uint64_t *s, uint8_t (*code)(uint64_t *))
+static void sp8_build(sp8 *p, int K, int bits, unsigned sel, int variant, uint64_t *s,
+                      uint8_t (*code)(uint64_t *))
 {
     static const uint8_t keep[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    int unit = bits == 4 ? 2 : 1, chunks = K / (4 * unit);
     memset(p, 0, sizeof *p);
     p->K = K;
+    p->bits = bits;
     p->sel = sel;
     for (int i = 0; i < 16; i++)
-        for (int ch = 0; ch < K / 4; ch++) {
+        for (int ch = 0; ch < chunks; ch++) {
             const uint8_t *kp = keep[(i * 5 + ch * 3 + variant) % 6];
             p->nib[i][ch] = (uint8_t)(kp[0] | kp[1] << 2);
-            for (int e = 0; e < 2; e++) {
-                uint8_t c = code(s);
-                p->Ac[i * (K / 2) + 2 * ch + e] = c;
-                p->dense[i][4 * ch + kp[e]] = c;
-                p->kept[i][4 * ch + kp[e]] = true;
+            for (int e = 0; e < 2 * unit; e++) {
+                uint8_t c = (uint8_t)(code(s) & ((1u << bits) - 1u));
+                int col = 4 * unit * ch + unit * kp[e / unit] + e % unit;
+                p->Ac[i * (K / 2) + 2 * unit * ch + e] = c;
+                p->dense[i][col] = c;
+                p->kept[i][col] = true;
             }
         }
     for (unsigned l = 0; l < 32; l++) {
         unsigned row, first;
         p->E[l] = POISON;
-        if (!holder(l, K, sel, &row, &first))
+        if (!holder(l, chunks, sel, &row, &first))
             continue;
         p->E[l] = 0;
         for (unsigned c = 0; c < 8; c++)
             p->E[l] |= (uint32_t)p->nib[row][first + c] << (4 * c);
     }
     for (int i = 0; i < 8 * K; i++)
-        p->Bt[i] = code(s);
+        p->Bt[i] = (uint8_t)(code(s) & ((1u << bits) - 1u));
 }
 
 static uint8_t any_byte(uint64_t *s) { return (uint8_t)ptxt_rand(s); }
@@ -90,48 +97,54 @@ static void sp8_args(ptxt_args *a, sp8 *p, void *C, void *D, int variant)
     ptxt_u32(a, (uint32_t)variant);
 }
 
-/* the integer variants of k_mma_sp8: K, selector, A and B signed, .satfinite */
+/* the integer variants: k_mma_sp8's 0-3, k_mma_sp4's 0-1 (kernel, variant,
+ * K, element bits, selector, A and B signed, .satfinite) */
 static const struct {
-    int K;
+    const char *kernel;
+    int variant, K, bits;
     unsigned sel;
     bool as, bs, satf;
-} ivar[4] = {{32, 0, true, true, false}, {32, 1, false, true, true}, {64, 0, true, false, false},
-             {64, 0, false, false, true}};
+} ivar[6] = {{"k_mma_sp8", 0, 32, 8, 0, true, true, false}, {"k_mma_sp8", 1, 32, 8, 1, false, true, true},
+             {"k_mma_sp8", 2, 64, 8, 0, true, false, false}, {"k_mma_sp8", 3, 64, 8, 0, false, false, true},
+             {"k_mma_sp4", 0, 64, 4, 1, true, true, false}, {"k_mma_sp4", 1, 128, 4, 0, false, true, true}};
+
+static int64_t ival(uint8_t code, int bits, bool sgn)
+{
+    return !sgn ? code : bits == 8 ? (int8_t)code : (int64_t)(code ^ 8u) - 8;
+}
 
 static void check_int(vkrr_ptx_module *m)
 {
     uint64_t s = 11;
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < 6; v++) {
         static sp8 p;
         static int32_t C[128], D[128];
-        sp8_build(&p, ivar[v].K, ivar[v].sel, v, &s, any_byte);
+        sp8_build(&p, ivar[v].K, ivar[v].bits, ivar[v].sel, v, &s, any_byte);
         for (int i = 0; i < 128; i++) /* some near the s32 limits: wrapping and clamping show */
-            C[i] = i % 5 == 0 ? INT32_MAX - (int32_t)(ptxt_rand(&s) % 20000)
-                 : i % 5 == 1 ? INT32_MIN + (int32_t)(ptxt_rand(&s) % 20000)
+            C[i] = i % 5 == 0 ? INT32_MAX - (int32_t)(ptxt_rand(&s) % (ivar[v].bits == 8 ? 20000 : 500))
+                 : i % 5 == 1 ? INT32_MIN + (int32_t)(ptxt_rand(&s) % (ivar[v].bits == 8 ? 20000 : 500))
                               : (int32_t)(ptxt_rand(&s) % 200001) - 100000;
         ptxt_args a;
-        sp8_args(&a, &p, C, D, v);
-        if (!CHECK(ptxt_run(m, "k_mma_sp8", &a, 1, 32, 0)))
+        sp8_args(&a, &p, C, D, ivar[v].variant);
+        if (!CHECK(ptxt_run(m, ivar[v].kernel, &a, 1, 32, 0)))
             return;
         unsigned bad = 0, beyond = 0;
         for (int i = 0; i < 16; i++)
             for (int n = 0; n < 8; n++) {
                 int64_t sum = C[i * 8 + n];
-                for (int k = 0; k < p.K; k++) {
-                    int64_t x = ivar[v].as ? (int8_t)p.dense[i][k] : p.dense[i][k];
-                    int64_t y = ivar[v].bs ? (int8_t)p.Bt[n * p.K + k] : p.Bt[n * p.K + k];
-                    sum += x * y;
-                }
+                for (int k = 0; k < p.K; k++)
+                    sum += ival(p.dense[i][k], p.bits, ivar[v].as) * ival(p.Bt[n * p.K + k], p.bits, ivar[v].bs);
                 beyond += sum > INT32_MAX || sum < INT32_MIN;
                 if (ivar[v].satf)
                     sum = sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : sum;
                 int32_t want = (int32_t)(uint32_t)sum;
                 if (D[i * 8 + n] != want && bad++ < 4)
-                    fprintf(stderr, "  variant %d d(%d,%d) = %d, want %d\n", v, i, n, D[i * 8 + n], want);
+                    fprintf(stderr, "  %s variant %d d(%d,%d) = %d, want %d\n", ivar[v].kernel, ivar[v].variant,
+                            i, n, D[i * 8 + n], want);
             }
-        printf("mma.sp m16n8k%d %s.%s8.%s8 (selector %u): %u of 128 elements wrong, %u beyond s32\n", ivar[v].K,
-               ivar[v].satf ? ".satfinite" : "", ivar[v].as ? "s" : "u", ivar[v].bs ? "s" : "u", ivar[v].sel,
-               bad, beyond);
+        printf("mma.sp m16n8k%d %s.%s%d.%s%d (selector %u): %u of 128 elements wrong, %u beyond s32\n",
+               ivar[v].K, ivar[v].satf ? ".satfinite" : "", ivar[v].as ? "s" : "u", p.bits, ivar[v].bs ? "s" : "u",
+               p.bits, ivar[v].sel, bad, beyond);
         CHECK_EQ_U64(bad, 0);
         CHECK(beyond > 0);
     }
@@ -156,7 +169,7 @@ static void check_fp8(vkrr_ptx_module *m)
     for (int v = 0; v < 2; v++) {
         static sp8 p;
         static float C[128], D[128];
-        sp8_build(&p, 64, 0, v, &s, small_fp8);
+        sp8_build(&p, 64, 8, 0, v, &s, small_fp8);
         if (v == 1) /* A is .e5m2: the codes of the same values */
             for (int i = 0; i < 16 * 32; i++)
                 p.Ac[i] = (uint8_t)ptxt_round(&PTXT_E5M2, ptxt_decode(&PTXT_E4M3, p.Ac[i]), 0, false);
@@ -181,32 +194,38 @@ static void check_fp8(vkrr_ptx_module *m)
     }
 }
 
-/* A chunk that names one column twice (row 9, chunk 13 of a k64 A: lane
- * 4 * 1 + 3, bits 20-23) is undefined in the ISA: the launch faults, naming it. */
+/* A chunk that names one unit twice (row 9, chunk 13 of a k64 8-bit or k128
+ * 4-bit A: lane 4 * 1 + 3, bits 20-23) is undefined in the ISA: the launch
+ * faults, naming it. */
 static void check_fault(vkrr_ptx_module *m)
 {
-    uint64_t s = 5;
-    static sp8 p;
-    static int32_t C[128], D[128];
-    sp8_build(&p, 64, 0, 2, &s, any_byte);
-    p.E[4 * 1 + 3] = (p.E[4 * 1 + 3] & ~0x00f00000u) | 0x00a00000u; /* 0xa: column 2 twice */
-    ptxt_args a;
-    sp8_args(&a, &p, C, D, 2);
-    vkrr_error err = {0};
-    vkrr_status st = ptxt_run_ex(m, "k_mma_sp8", &a, 1, 32, 0, NULL, 0, NULL, 0, &err);
-    CHECK(st == VKRR_ERR_FAULT);
-    CHECK(strstr(err.msg, "mma.sp metadata: row 9, columns 52-55 name column 54 twice") != NULL);
+    static const char *const want[2] = {"mma.sp metadata: row 9, columns 52-55 name column 54 twice",
+                                        "mma.sp metadata: row 9, columns 104-111 name columns 108-109 twice"};
+    for (int four = 0; four < 2; four++) {
+        uint64_t s = 5;
+        static sp8 p;
+        static int32_t C[128], D[128];
+        sp8_build(&p, four ? 128 : 64, four ? 4 : 8, 0, 2, &s, any_byte);
+        p.E[4 * 1 + 3] = (p.E[4 * 1 + 3] & ~0x00f00000u) | 0x00a00000u; /* 0xa: unit 2 twice */
+        ptxt_args a;
+        sp8_args(&a, &p, C, D, four ? 1 : 2);
+        vkrr_error err = {0};
+        vkrr_status st = ptxt_run_ex(m, four ? "k_mma_sp4" : "k_mma_sp8", &a, 1, 32, 0, NULL, 0, NULL, 0, &err);
+        CHECK(st == VKRR_ERR_FAULT);
+        if (!CHECK(strstr(err.msg, want[four]) != NULL))
+            fprintf(stderr, "  got: %s\n", err.msg);
+    }
 }
 
-/* The forms vkrr refuses, each a per-launch error naming its line: .s4/.u4
- * (their metadata layout is the ISA's figures alone), a selector ptxas would
- * refuse too (k64: 0 only), an f16 accumulator with fp8 (ptxas: not on
+/* The forms vkrr refuses, each a per-launch error naming its line: a shape
+ * no sparse form has (.s4 k32), a selector ptxas would refuse too (k64: 0
+ * only), an f16 accumulator with fp8 (ptxas: not on
  * sm_89), and fp8 on an sm_80 target. */
 static void check_refused(void)
 {
     static const char *const forms[][2] = {
-        {"m16n8k64.row.col.s32.s4.s4.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r8,%r9}, {%r12,%r13,%r14,%r15}, %r16, 0x0",
-         "mma.sp on .s4/.u4"},
+        {"m16n8k32.row.col.s32.s4.s4.s32 {%r0,%r1,%r2,%r3}, {%r4}, {%r8}, {%r12,%r13,%r14,%r15}, %r16, 0x0",
+         "mma.sp other than"},
         {"m16n8k64.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11}, "
          "{%r12,%r13,%r14,%r15}, %r16, 0x1", "selector is the constant 0 here"},
         {"m16n8k64.row.col.f16.e4m3.e4m3.f16 {%r0,%r1}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11}, {%r12,%r13}, "

@@ -172,38 +172,45 @@ HANDLER(x_mma)
 
 /* mma.sp (sparse A): .f16/.bf16 m16n8k16 / m16n8k32 (2:4), .tf32 m16n8k8 /
  * m16n8k16 (1:2), .s8/.u8 m16n8k32 / m16n8k64 and .e4m3/.e5m2 m16n8k64
- * (2:4).  A holds the K/2 kept elements of each row in the dense layout of an
- * m16n8k(K/2) A (as the ISA's sparse A tables give it); B, C and D are the
- * dense m16n8kK ones (tf32 k16's B extends the k8 one, b_i at k = t + 4i; the
- * 8-bit k64 B the k32 one, b_i at k = 4t + i % 4 + 16 (i / 4)).  Metadata (e,
- * one register a lane), four bits a chunk (a row's four columns, a tf32
- * pair): in a chunk the column of its first kept element in the low two bits,
- * of its second in the high two (sp_meta says which lane and bits hold a
- * chunk).  A tf32 chunk keeps both halves of one element: 0x4 its first,
- * 0xe its second, the only values the ISA defines for tf32.  A chunk naming
- * one column twice, or a tf32 chunk other than 0x4/0xe, is undefined in the
- * ISA: a fault here.  Numerics: the integer forms exact (d wraps to s32, or
+ * (2:4), .s4/.u4 m16n8k64 / m16n8k128 (4:8 in pairs).  A holds the K/2 kept
+ * elements of each row in the dense layout of an m16n8k(K/2) A (as the ISA's
+ * sparse A tables give it); B, C and D are the dense m16n8kK ones (tf32 k16's
+ * B extends the k8 one, b_i at k = t + 4i; 8-bit k64's the k32 one, b_i at
+ * k = 4t + i % 4 + 16 (i / 4); 4-bit k128's the k64 one, b_i at k = 8t +
+ * i % 8 + 32 (i / 8)).  Metadata (e, one register a lane), four bits a chunk
+ * (a row's four columns; a tf32 pair; eight 4-bit columns, four pairs): in a
+ * chunk the unit (column; 4-bit: pair of columns) of its first kept element
+ * in the low two bits, of its second in the high two (as CUTLASS's
+ * host_uncompress reads them; sp_meta says which lane and bits hold a chunk).
+ * A tf32 chunk keeps both halves of one element: 0x4 its first, 0xe its
+ * second, the only values the ISA defines for tf32.  A chunk naming one unit
+ * twice, or a tf32 chunk other than 0x4/0xe, is undefined in the ISA: a
+ * fault here.  Numerics: the integer forms exact (d wraps to s32, or
  * .satfinite clamps), the floating-point ones as the dense forms'
  * (ptx_mma_sum.c) over the K/2 kept products, never split in halves.
  * ox: d, a, b, c, then e; in->imm bit 0 .satfinite, in->imm >> 8 sel. */
 
 /* The metadata nibble of row `row`'s chunk `ch` (a chunk: four columns, a
- * tf32 pair of columns), and in *holder the lane whose register holds it
+ * tf32 pair of columns, eight 4-bit columns), and in *holder the lane whose register holds it
  * (g = row % 8, h = row / 8).
  *   16-bit halves (f16/bf16; tf32 as pairs of halves), bits 16 h + 4 (ch % 4)
  *   of lane 4g + sel (16 halves a row: f16 k16, tf32 k8) or of lane
  *   4g + 2 sel + ch / 4 (32: f16 k32, tf32 k16): the ISA's text.
- *   8-bit (s8/u8/e4m3/e5m2), bits 4 (ch % 8) of lane 4g + 2 (sel + ch / 8) + h:
- *   a lane holds eight chunks of one row, k32 rows g and g + 8 in lanes
- *   4g + 2 sel and 4g + 2 sel + 1, k64 (sel 0) their chunks 0-7 in lanes 4g
- *   and 4g + 1 and 8-15 in lanes 4g + 2 and 4g + 3.  The ISA gives this one
- *   only as figures; it is the layout TileLang's sparse GEMM (run on NVIDIA
- *   GPUs in its tests) loads int8 and fp8 metadata in. */
+ *   8-bit (s8/u8/e4m3/e5m2) and 4-bit (s4/u4), bits 4 (ch % 8) of lane
+ *   4g + 2 (sel + ch / 8) + h: a lane holds eight chunks of one row, eight
+ *   chunks a row (8-bit k32, 4-bit k64) rows g and g + 8 in lanes 4g + 2 sel
+ *   and 4g + 2 sel + 1, sixteen (8-bit k64, 4-bit k128; sel 0) their chunks
+ *   0-7 in lanes 4g and 4g + 1 and 8-15 in lanes 4g + 2 and 4g + 3.  The ISA
+ *   gives this one only as figures; it is the layout TileLang's sparse GEMM
+ *   (run on NVIDIA GPUs in its tests) loads int8 and fp8 metadata in.  The
+ *   4-bit forms take it too: a chunk is 32 bits of A either way, their
+ *   selector ranges are 8-bit's of the same chunk count (ptxas), and CUTLASS
+ *   handles both metadata alike. */
 static unsigned sp_meta(const uint32_t *meta, unsigned ew, unsigned halves, unsigned sel, unsigned row,
                         unsigned ch, unsigned *holder)
 {
     unsigned g = row % 8, h = row / 8, bit;
-    if (ew == 8) {
+    if (ew <= 8) {
         *holder = g * 4 + 2 * (sel + ch / 8) + h;
         bit = 4 * (ch % 8);
     } else {
@@ -218,8 +225,10 @@ HANDLER(x_mma_sp)
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma.sp needs all 32 lanes (active 0x%08x)", m);
     unsigned K = 4u << in->e, ka = in->a, kb = in->b, sel = (unsigned)(in->imm >> 8) & 3u;
-    bool d32 = in->c, c32 = in->d, tf32 = ka == MK_TF32, integer = ka == MK_S8 || ka == MK_U8;
+    bool d32 = in->c, c32 = in->d, tf32 = ka == MK_TF32;
+    bool integer = ka == MK_S8 || ka == MK_U8 || ka == MK_S4 || ka == MK_U4;
     unsigned ew = kind_bits((int)ka), halves = tf32 ? 2 * K : K; /* a row's 16-bit halves */
+    unsigned unit = ew == 4 ? 2 : 1; /* the columns a metadata index names (4-bit: a pair) */
     unsigned na = a_regs((int)ka, 16, K / 2), nb = b_regs((int)kb, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
     const uint32_t *ox = in->ox;
     frag f;
@@ -235,7 +244,7 @@ HANDLER(x_mma_sp)
             d.c = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
             int64_t s = (int32_t)d.c;
             for (unsigned kc = 0; kc < K / 2; kc++) {
-                unsigned ch = tf32 ? kc : kc / 2, holder, k;
+                unsigned ch = tf32 ? kc : kc / (2 * unit), holder, k;
                 unsigned nib = sp_meta(meta, ew, halves, sel, row, ch, &holder);
                 if (tf32) {
                     if (nib != 0x4u && nib != 0xeu)
@@ -244,17 +253,26 @@ HANDLER(x_mma_sp)
                                          "or 0xe (undefined in the PTX ISA)", row, 2 * ch, 2 * ch + 1, nib);
                     k = 2 * ch + (nib == 0xeu);
                 } else {
+                    unsigned cw = 4 * unit, u0 = cw * ch + unit * (nib & 3u); /* the chunk's width, a unit */
                     if ((nib & 3u) == (nib >> 2))
-                        return ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
-                                         "mma.sp metadata: row %u, columns %u-%u name column %u twice "
-                                         "(0x%x; undefined in the PTX ISA)", row, 4 * ch, 4 * ch + 3,
-                                         4 * ch + (nib & 3u), nib);
-                    k = 4 * ch + (kc % 2 ? nib >> 2 : nib & 3u);
+                        return unit == 1 ? ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
+                                                     "mma.sp metadata: row %u, columns %u-%u name column %u "
+                                                     "twice (0x%x; undefined in the PTX ISA)", row, cw * ch,
+                                                     cw * ch + cw - 1, u0, nib)
+                                         : ptx_fault(w, in, (int)holder, VKRR_ERR_FAULT,
+                                                     "mma.sp metadata: row %u, columns %u-%u name columns %u-%u "
+                                                     "twice (0x%x; undefined in the PTX ISA)", row, cw * ch,
+                                                     cw * ch + cw - 1, u0, u0 + 1, nib);
+                    unsigned second = kc / unit % 2; /* the chunk's second kept unit */
+                    k = cw * ch + unit * (second ? nib >> 2 : nib & 3u) + kc % unit;
                 }
-                d.a[kc] = a_elem(&f, ew, row, kc);
-                d.b[kc] = b_elem(&f, ew, k, col);
-                if (integer)
-                    s += ival(d.a[kc], (int)ka) * ival(d.b[kc], (int)kb);
+                uint32_t x = a_elem(&f, ew, row, kc), y = b_elem(&f, ew, k, col);
+                if (integer) {
+                    s += ival(x, (int)ka) * ival(y, (int)kb);
+                } else {
+                    d.a[kc] = x;
+                    d.b[kc] = y;
+                }
             }
             out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum(&d);
         }
@@ -459,56 +477,92 @@ static int dec_m8n8k4(ptx_dctx *c)
     return 1;
 }
 
+/* d's type, A's and B's kinds (MK_*; -1 where the type is none) and c's
+ * type, from an mma's modifiers: .s4/.u4/.b1 are no types of the type table */
+static void take_types(ptx_dctx *c, ptx_type *td, int *ka, int *kb, ptx_type *tc)
+{
+    static const char *const sub[] = {".s4", ".u4", ".b1"};
+    bool subbyte = false;
+    for (unsigned i = 0; i < c->r->nmods; i++)
+        for (int k = 0; k < 3; k++)
+            subbyte |= !strcmp(c->r->mods[i], sub[k]);
+    *td = ptx_take_type(c);
+    *ka = *kb = -1;
+    if (subbyte) {
+        int x = ptx_take_any(c, sub, 3), y = ptx_take_any(c, sub, 3);
+        if (x >= 0 && y >= 0) {
+            *ka = MK_S4 + x;
+            *kb = MK_S4 + y;
+        }
+    } else {
+        static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
+        ptx_type ta = ptx_take_type(c), tb = ptx_take_type(c);
+        for (int k = 0; k < 7; k++) {
+            *ka = ta == kinds[k] ? k : *ka;
+            *kb = tb == kinds[k] ? k : *kb;
+        }
+    }
+    *tc = ptx_take_type(c);
+}
+
+/* an mma's d, a, b and c vectors (operands 0-3) into ox (nd + na + nb + nc
+ * slots, and `extra` more after them); an .f16 d or c is f16x2 registers */
+static int mma_operands(ptx_dctx *c, unsigned nd, unsigned na, unsigned nb, unsigned nc, ptx_type td,
+                        ptx_type tc, unsigned extra)
+{
+    c->in->ox = ptx_alloc_ox(c, nd + na + nb + nc + extra);
+    if (!c->in->ox)
+        return -1;
+    ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
+    if (ptx_vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
+        ptx_vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0)
+        return -1;
+    return 0;
+}
+
 /* mma.sp{::ordered_metadata}.sync.aligned.SHAPE.row.col{.satfinite}.dtype.atype.btype.ctype
  * d, a, b, c, e, sel (x_mma_sp): .f16/.bf16 m16n8k16/m16n8k32, .tf32
  * m16n8k8/m16n8k16, .s8/.u8 (any mix, s32 accumulators) m16n8k32/m16n8k64,
- * .e4m3/.e5m2 (any mix, sm_89, f32 accumulators) m16n8k64.  The .s4/.u4 forms are refused:
- * their metadata selects pairs of 4-bit elements in a layout vkrr has no
- * source for but the ISA's figures. */
+ * .e4m3/.e5m2 (any mix, sm_89, f32 accumulators) m16n8k64, .s4/.u4 (any
+ * mix, s32) m16n8k64/m16n8k128. */
 static int dec_mma_sp(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
     if (!ptx_take(c, ".sync") || !ptx_take(c, ".aligned"))
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp without .sync.aligned");
-    static const char *const shapes[] = {".m16n8k8", ".m16n8k16", ".m16n8k32", ".m16n8k64"};
-    int sh = ptx_take_any(c, shapes, 4);
+    static const char *const shapes[] = {".m16n8k8", ".m16n8k16", ".m16n8k32", ".m16n8k64", ".m16n8k128"};
+    int sh = ptx_take_any(c, shapes, 5), ka, kb;
     bool rc = ptx_take(c, ".row") && ptx_take(c, ".col"), satf = ptx_take(c, ".satfinite");
-    static const char *const sub[] = {".s4", ".u4"};
-    for (unsigned i = 0; i < c->r->nmods; i++)
-        for (int k = 0; k < 2; k++)
-            if (!strcmp(c->r->mods[i], sub[k]))
-                return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp on .s4/.u4 (its metadata selects pairs "
-                                    "of 4-bit elements in a layout only the PTX ISA's figures give)");
-    ptx_type td = ptx_take_type(c), ta = ptx_take_type(c), tb = ptx_take_type(c), tc = ptx_take_type(c);
+    ptx_type td, tc;
+    take_types(c, &td, &ka, &kb, &tc);
     unsigned K = sh < 0 ? 0 : 8u << sh;
-    bool tf32 = ta == PT_TF32, f16s = ta == PT_F16 || ta == PT_BF16;
-    bool int8 = (ta == PT_S8 || ta == PT_U8) && (tb == PT_S8 || tb == PT_U8);
-    bool fp8 = (ta == PT_E4M3 || ta == PT_E5M2) && (tb == PT_E4M3 || tb == PT_E5M2);
-    bool shape_ok = tf32 ? K == 8 || K == 16 : f16s ? K == 16 || K == 32 : int8 ? K == 32 || K == 64 : fp8 && K == 64;
-    if (!rc || (!int8 && !fp8 && ta != tb) || !shape_ok)
+    bool tf32 = ka == MK_TF32 && kb == MK_TF32, f16s = ka == kb && (ka == MK_F16 || ka == MK_BF16);
+    bool int8 = (ka == MK_S8 || ka == MK_U8) && (kb == MK_S8 || kb == MK_U8);
+    bool int4 = (ka == MK_S4 || ka == MK_U4) && (kb == MK_S4 || kb == MK_U4);
+    bool fp8 = (ka == MK_E4M3 || ka == MK_E5M2) && (kb == MK_E4M3 || kb == MK_E5M2);
+    bool shape_ok = tf32 ? K == 8 || K == 16 : f16s ? K == 16 || K == 32 : int8 ? K == 32 || K == 64
+                  : int4 ? K == 64 || K == 128 : fp8 && K == 64;
+    if (!rc || !shape_ok)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
                             "mma.sp other than .row.col m16n8k16/m16n8k32 .f16/.bf16, m16n8k8/m16n8k16 "
-                            ".tf32, m16n8k32/m16n8k64 .s8/.u8 and m16n8k64 .e4m3/.e5m2");
+                            ".tf32, m16n8k32/m16n8k64 .s8/.u8, m16n8k64/m16n8k128 .s4/.u4 and m16n8k64 "
+                            ".e4m3/.e5m2");
     if (ptx_rest_ok(c) < 0)
         return -1;
     bool fl16 = (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
-    bool acc_ok = int8 ? td == PT_S32 && tc == PT_S32
+    bool acc_ok = int8 || int4 ? td == PT_S32 && tc == PT_S32
                 : satf ? false
                 : fp8  ? td == PT_F32 && tc == PT_F32 /* ptxas: no f16 accumulator on sm_89 */
-                : (td == PT_F32 && tc == PT_F32) || (ta == PT_F16 && fl16);
+                : (td == PT_F32 && tc == PT_F32) || (ka == MK_F16 && fl16);
     if (!acc_ok)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "mma.sp with these accumulator types");
     if (fp8 && c->m->sm && c->m->sm < 89)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "fp8 mma.sp needs sm_89 (.target sm_%u)", c->m->sm);
-    static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
-    int ka = 0, kb = 0;
-    for (int k = 0; k < 7; k++) {
-        ka = ta == kinds[k] ? k : ka;
-        kb = tb == kinds[k] ? k : kb;
-    }
     /* the lanes that may hold metadata: one a group of four (sel 0-3), two
      * (sel 0-1) or all four (sel 0) */
-    unsigned chunks = tf32 ? K / 2 : K / 4, nsel = 16 / chunks; /* of a row; 4 bits each */
+    unsigned chunks = tf32 ? K / 2 : int4 ? K / 8 : K / 4, nsel = 16 / chunks; /* of a row; 4 bits each */
     if (ptx_nops(c) != 6)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma.sp takes d, a, b, c, e and a sparsity selector");
     const ptx_rop *s = ptx_op(c, 5);
@@ -517,14 +571,7 @@ static int dec_mma_sp(ptx_dctx *c)
                             : "mma.sp's sparsity selector is a constant 0-%u here", nsel - 1);
     bool d32 = td != PT_F16, c32 = tc != PT_F16;
     unsigned na = a_regs(ka, 16, K / 2), nb = b_regs(kb, K), nd = d32 ? 4 : 2, nc = c32 ? 4 : 2;
-    in->ox = ptx_alloc_ox(c, nd + na + nb + nc + 1);
-    if (!in->ox)
-        return -1;
-    ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
-    if (ptx_vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0 ||
+    if (mma_operands(c, nd, na, nb, nc, td, tc, 1) < 0 ||
         ptx_set_src(c, 8 + nd + na + nb + nc, ptx_op(c, 4), PT_B32, false) < 0)
         return -1;
     in->a = (uint8_t)ka;
@@ -567,35 +614,11 @@ int ptx_dec_mma(ptx_dctx *c)
     bool satf = ptx_take(c, ".satfinite");
     bool andp = ptx_take(c, ".and"), xorp = !andp && ptx_take(c, ".xor");
     bool popc = ptx_take(c, ".popc");
-    /* .s4/.u4/.b1 are no types of the type table: d's type, then a's and b's
-     * in order, then c's */
-    static const char *const sub[] = {".s4", ".u4", ".b1"};
-    bool subbyte = false;
-    for (unsigned i = 0; i < c->r->nmods; i++)
-        for (int k = 0; k < 3; k++)
-            subbyte |= !strcmp(c->r->mods[i], sub[k]);
-    ptx_type td = ptx_take_type(c), ta = PT_NONE, tb = PT_NONE, tc;
-    int ka = -1, kb = -1;
-    if (subbyte) {
-        int x = ptx_take_any(c, sub, 3), y = ptx_take_any(c, sub, 3);
-        if (x >= 0 && y >= 0) {
-            ka = MK_S4 + x;
-            kb = MK_S4 + y;
-        }
-    } else {
-        ta = ptx_take_type(c);
-        tb = ptx_take_type(c);
-    }
-    tc = ptx_take_type(c);
+    ptx_type td, tc;
+    int ka, kb;
+    take_types(c, &td, &ka, &kb, &tc);
     if (ptx_rest_ok(c) < 0)
         return -1;
-    static const ptx_type kinds[] = {PT_F16, PT_BF16, PT_E4M3, PT_E5M2, PT_S8, PT_U8, PT_TF32};
-    for (int k = 0; k < 7 && !subbyte; k++) {
-        if (ta == kinds[k])
-            ka = k;
-        if (tb == kinds[k])
-            kb = k;
-    }
     bool fl16 = (td == PT_F32 || td == PT_F16) && (tc == PT_F32 || tc == PT_F16);
     bool ok = ka >= 0 && kb >= 0 && (satf == (ka == MK_S8 || ka == MK_U8 || ka == MK_S4 || ka == MK_U4) || !satf);
     ok = ok && popc == (ka == MK_B1) && (andp || xorp) == popc;
@@ -626,14 +649,7 @@ int ptx_dec_mma(ptx_dctx *c)
     unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     if (ptx_nops(c) != 4)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mma takes d, a, b, c");
-    in->ox = ptx_alloc_ox(c, nd + na + nb + nc);
-    if (!in->ox)
-        return -1;
-    ptx_type td_r = td == PT_F16 ? PT_B32 : td, tc_r = tc == PT_F16 ? PT_B32 : tc;
-    if (ptx_vec_regs(c, ptx_op(c, 0), nd, td_r, 8, true) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 1), na, PT_B32, 8 + nd, false) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 2), nb, PT_B32, 8 + nd + na, false) < 0 ||
-        ptx_vec_regs(c, ptx_op(c, 3), nc, tc_r, 8 + nd + na + nb, false) < 0)
+    if (mma_operands(c, nd, na, nb, nc, td, tc, 0) < 0)
         return -1;
     in->a = (uint8_t)ka;
     in->b = (uint8_t)kb;
