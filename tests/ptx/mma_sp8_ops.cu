@@ -30,16 +30,32 @@
 //   1  m16n8k64 .sp::ordered_metadata .f32.e5m2.e4m3.f32
 #include <stdint.h>
 
-__device__ static void load_frags(const uint8_t *Ac, const uint8_t *Bt, unsigned K, uint32_t a[4], uint32_t b[4])
+// C's fragment from C (16 x 8), or with store D's into it
+template <typename T> __device__ static void cd_frag(T *M, T f[4], bool store = false)
 {
     unsigned l = threadIdx.x, g = l / 4, t = l % 4;
-    for (unsigned r = 0; r < K / 16; r++) {
-        unsigned row = g + 8 * (r % 2), kc = 4 * t + 16 * (r / 2), k = 4 * t + 16 * r;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned at = (g + 8 * (i / 2)) * 8 + 2 * t + i % 2;
+        if (store)
+            M[at] = f[i];
+        else
+            f[i] = M[at];
+    }
+}
+
+// A's and B's registers for K and elements of `bits` bits (8 or 4; one a byte
+// in Ac and Bt), as the header says
+__device__ static void load_frags(const uint8_t *Ac, const uint8_t *Bt, unsigned K, unsigned bits, uint32_t a[4],
+                                  uint32_t b[4])
+{
+    unsigned l = threadIdx.x, g = l / 4, t = l % 4, per = 32 / bits, mask = (1u << bits) - 1u;
+    for (unsigned r = 0; r < K / (4 * per); r++) {
+        unsigned row = g + 8 * (r % 2), kc = per * t + 4 * per * (r / 2), k = per * t + 4 * per * r;
         a[r] = 0;
         b[r] = 0;
-        for (unsigned i = 0; i < 4; i++) {
-            a[r] |= (uint32_t)Ac[row * (K / 2) + kc + i] << (8 * i);
-            b[r] |= (uint32_t)Bt[g * K + k + i] << (8 * i);
+        for (unsigned i = 0; i < per; i++) {
+            a[r] |= (uint32_t)(Ac[row * (K / 2) + kc + i] & mask) << (bits * i);
+            b[r] |= (uint32_t)(Bt[g * K + k + i] & mask) << (bits * i);
         }
     }
 }
@@ -52,14 +68,14 @@ __device__ static void load_frags(const uint8_t *Ac, const uint8_t *Bt, unsigned
     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]),       \
       IN(c[0]), IN(c[1]), IN(c[2]), IN(c[3]), "r"(e)
 
-extern "C" __global__ void k_mma_sp8(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, const int *C,
-                                     int *D, int variant)
+extern "C" __global__ void k_mma_sp8(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, int *C, int *D,
+                                     int variant)
 {
-    unsigned l = threadIdx.x, g = l / 4, t = l % 4, K = variant < 2 ? 32 : 64;
+    unsigned l = threadIdx.x, K = variant < 2 ? 32 : 64;
     uint32_t a[4], b[4], e = E[l];
-    load_frags(Ac, Bt, K, a, b);
-    int c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
-    int d[4];
+    load_frags(Ac, Bt, K, 8, a, b);
+    int c[4], d[4];
+    cd_frag(C, c);
     if (variant == 0)
         asm volatile("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, "
                      "{%6, %7}, {%8, %9, %10, %11}, %12, 0x0;" SP_ARGS_K32);
@@ -74,34 +90,17 @@ extern "C" __global__ void k_mma_sp8(const uint8_t *Ac, const uint32_t *E, const
         asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.satfinite.s32.u8.u8.s32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x0;"
                      SP_ARGS_K64("=r", "r"));
-    D[g * 8 + 2 * t] = d[0];
-    D[g * 8 + 2 * t + 1] = d[1];
-    D[(g + 8) * 8 + 2 * t] = d[2];
-    D[(g + 8) * 8 + 2 * t + 1] = d[3];
+    cd_frag(D, d, true);
 }
 
-__device__ static void load_frags4(const uint8_t *Ac, const uint8_t *Bt, unsigned K, uint32_t a[4], uint32_t b[4])
+extern "C" __global__ void k_mma_sp4(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, int *C, int *D,
+                                     int variant)
 {
-    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
-    for (unsigned r = 0; r < K / 32; r++) {
-        unsigned row = g + 8 * (r % 2), kc = 8 * t + 32 * (r / 2), k = 8 * t + 32 * r;
-        a[r] = 0;
-        b[r] = 0;
-        for (unsigned i = 0; i < 8; i++) {
-            a[r] |= (uint32_t)(Ac[row * (K / 2) + kc + i] & 15u) << (4 * i);
-            b[r] |= (uint32_t)(Bt[g * K + k + i] & 15u) << (4 * i);
-        }
-    }
-}
-
-extern "C" __global__ void k_mma_sp4(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, const int *C,
-                                     int *D, int variant)
-{
-    unsigned l = threadIdx.x, g = l / 4, t = l % 4, K = variant == 0 ? 64 : 128;
+    unsigned l = threadIdx.x, K = variant == 0 ? 64 : 128;
     uint32_t a[4], b[4], e = E[l];
-    load_frags4(Ac, Bt, K, a, b);
-    int c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
-    int d[4];
+    load_frags(Ac, Bt, K, 4, a, b);
+    int c[4], d[4];
+    cd_frag(C, c);
     if (variant == 0)
         asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%0, %1, %2, %3}, "
                      "{%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x1;" SP_ARGS_K32);
@@ -109,21 +108,18 @@ extern "C" __global__ void k_mma_sp4(const uint8_t *Ac, const uint32_t *E, const
         asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.s4.s32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x0;"
                      SP_ARGS_K64("=r", "r"));
-    D[g * 8 + 2 * t] = d[0];
-    D[g * 8 + 2 * t + 1] = d[1];
-    D[(g + 8) * 8 + 2 * t] = d[2];
-    D[(g + 8) * 8 + 2 * t + 1] = d[3];
+    cd_frag(D, d, true);
 }
 
-extern "C" __global__ void k_mma_sp_fp8(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, const float *C,
+extern "C" __global__ void k_mma_sp_fp8(const uint8_t *Ac, const uint32_t *E, const uint8_t *Bt, float *C,
                                         float *D, int variant)
 {
 #if __CUDA_ARCH__ >= 890
-    unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    unsigned l = threadIdx.x;
     uint32_t a[4], b[4], e = E[l];
-    load_frags(Ac, Bt, 64, a, b);
-    float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
-    float d[4];
+    load_frags(Ac, Bt, 64, 8, a, b);
+    float c[4], d[4];
+    cd_frag(C, c);
     if (variant == 0)
         asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x0;"
@@ -132,9 +128,6 @@ extern "C" __global__ void k_mma_sp_fp8(const uint8_t *Ac, const uint32_t *E, co
         asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e5m2.e4m3.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x0;"
                      SP_ARGS_K64("=f", "f"));
-    D[g * 8 + 2 * t] = d[0];
-    D[g * 8 + 2 * t + 1] = d[1];
-    D[(g + 8) * 8 + 2 * t] = d[2];
-    D[(g + 8) * 8 + 2 * t + 1] = d[3];
+    cd_frag(D, d, true);
 #endif
 }
