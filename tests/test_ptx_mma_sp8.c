@@ -14,6 +14,7 @@
  * chunk names unit 1 twice).  4-bit metadata names pairs of columns (as
  * CUTLASS's host_uncompress reads it) and takes the 8-bit holders of the same
  * number of chunks a row (a chunk is 32 bits of A either way). */
+#include "capture_write.h"
 #include "ptx_testutil.h"
 
 enum { POISON = 0x55555555u };
@@ -253,9 +254,115 @@ static void check_refused(void)
     }
 }
 
+/* The user's path: a capture (written here) of two launches of the compute_89
+ * PTX, the fp8 m16n8k64 and the s8.u8 m16n8k64, each with the D computed
+ * here, reruns through the vkrr binary with exit 0; the fp8 row says its
+ * reference summed an mma as the tensor-core model does, in the table and as
+ * the stand-in "mma sums (tensor cores)" in the JSON, the integer row does
+ * not (its sum is exact).  One wrong word in the integer D: exit 1, that
+ * launch alone fails. */
+static void write_launch(vkrr_writer *w, const char *kernel, sp8 *p, const void *C, const void *D, int variant)
+{
+    static const uint64_t base[5] = {0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0x7f0000030000ull,
+                                     0x7f0000040000ull};
+    static const uint8_t zero[512];
+    uint8_t a[48] = {0};
+    for (int i = 0; i < 5; i++)
+        memcpy(a + 8 * i, &base[i], 8);
+    memcpy(a + 40, &variant, 4);
+    vkrr_alloc_record al[5] = {{base[0], sizeof p->Ac, p->Ac, p->Ac}, {base[1], sizeof p->E, p->E, p->E},
+                               {base[2], sizeof p->Bt, p->Bt, p->Bt}, {base[3], 512, C, C},
+                               {base[4], 512, zero, D}};
+    vkrr_pointer_record pr[5] = {{0, 0, 0}, {8, 1, 0}, {16, 2, 0}, {24, 3, 0}, {32, 4, 0}};
+    vkrr_launch_record lr = {.kernel = kernel, .grid = {1, 1, 1}, .block = {32, 1, 1}, .args = a, .args_bytes = 44,
+                             .allocs = al, .nallocs = 5, .pointers = pr, .npointers = 5};
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_writer_launch(w, &lr, NULL, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+}
+
+static bool write_cap(const char *dir, const char *ptx, size_t plen, sp8 *pf, const float *Cf, const float *Df,
+                      sp8 *pi, const int32_t *Ci, const int32_t *Di)
+{
+    vkrr_error err = {0};
+    vkrr_writer *w = NULL;
+    if (!CHECK(vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = dir}, &err) == VKRR_OK))
+        return false;
+    const char *k[] = {"k_mma_sp8", "k_mma_sp4", "k_mma_sp_fp8"};
+    CHECK(vkrr_writer_module(w, "mma_sp8_ops.ptx", ptx, plen, k, 3, &err) == VKRR_OK);
+    vkrr_writer_log_line(w, "device name=\"NVIDIA H200\" cc=9.0");
+    write_launch(w, "k_mma_sp_fp8", pf, Cf, Df, 0);
+    write_launch(w, "k_mma_sp8", pi, Ci, Di, 2);
+    if (!CHECK(vkrr_writer_close(w, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return false;
+    }
+    return true;
+}
+
+static void check_rerun(const char *root)
+{
+    char cap[4096], path[4200], args[8800], *o = NULL, *e = NULL;
+    snprintf(path, sizeof path, "%s/mma_sp8_ops.sm89.ptx", VKRR_PTX_KERNEL_DIR);
+    size_t plen = 0;
+    char *ptx = test_read_file(path, &plen);
+    if (!CHECK(ptx))
+        return;
+    static sp8 pf, pi;
+    static float Cf[128], Df[128];
+    static int32_t Ci[128], Di[128];
+    uint64_t s = 77;
+    sp8_build(&pf, 64, 8, 0, 0, &s, small_fp8);
+    sp8_build(&pi, 64, 8, 0, 2, &s, any_byte);
+    for (int i = 0; i < 16; i++)
+        for (int n = 0; n < 8; n++) {
+            double f = Cf[i * 8 + n] = (float)(i - n) / 4.0f;
+            int64_t x = Ci[i * 8 + n] = 1000 * (i - n);
+            for (int k = 0; k < 64; k++) {
+                f += ptxt_decode(&PTXT_E4M3, pf.dense[i][k]) * ptxt_decode(&PTXT_E4M3, pf.Bt[n * 64 + k]);
+                x += (int64_t)(int8_t)pi.dense[i][k] * pi.Bt[n * 64 + k];
+            }
+            Df[i * 8 + n] = (float)f;
+            Di[i * 8 + n] = (int32_t)x;
+        }
+    snprintf(cap, sizeof cap, "%s/cap", root);
+    if (write_cap(cap, ptx, plen, &pf, Cf, Df, &pi, Ci, Di)) {
+        snprintf(args, sizeof args, "rerun '%s' --heatmaps none --ptx-engine interp --json '%s/r.json'", cap, root);
+        int rc = test_run_vkrr(args, &o, &e);
+        CHECK_EQ_U64(rc, 0);
+        if (rc != 0)
+            fprintf(stderr, "%s%s", o ? o : "", e ? e : "");
+        CHECK(o && strstr(o, "2 PASS"));
+        const char *note = o ? strstr(o, "model: the reference summed its f16/bf16/tf32/fp8 mma as a "
+                                         "published model of the tensor cores does") : NULL;
+        CHECK(note != NULL);
+        CHECK(note && !strstr(note + 1, "model: the reference summed")); /* that row only */
+        free(o);
+        free(e);
+        snprintf(path, sizeof path, "%s/r.json", root);
+        char *json = test_read_file(path, NULL);
+        CHECK(json && strstr(json, "\"standins\": [\"mma sums (tensor cores)\"]"));
+        CHECK(json && strstr(json, "\"standins\": []"));
+        free(json);
+    }
+    Di[77] ^= 1; /* one wrong word in the integer launch's D */
+    snprintf(cap, sizeof cap, "%s/cap2", root);
+    if (write_cap(cap, ptx, plen, &pf, Cf, Df, &pi, Ci, Di)) {
+        snprintf(args, sizeof args, "rerun '%s' --heatmaps none --ptx-engine interp -q", cap);
+        o = e = NULL;
+        CHECK_EQ_U64(test_run_vkrr(args, &o, &e), 1);
+        CHECK(o && strstr(o, "1 PASS, 1 FAIL"));
+        free(o);
+        free(e);
+    }
+    free(ptx);
+}
+
 int main(void)
 {
     check_refused();
+    char *root = test_tmpdir("ptx_mma_sp8");
+    check_rerun(root);
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("mma_sp8_ops", k ? 89 : 80);
         if (!m)
@@ -266,5 +373,9 @@ int main(void)
             check_fp8(m);
         vkrr_ptx_module_free(m);
     }
-    return test_finish("ptx_mma_sp8");
+    int r = test_finish("ptx_mma_sp8");
+    if (r == 0)
+        test_rmtree(root);
+    free(root);
+    return r;
 }
