@@ -4,10 +4,11 @@ set -euo pipefail
 # libclang-rt-dev: clang's sanitizer and libFuzzer runtimes (the fuzz step);
 # nothing else pulls it in under --no-install-recommends.  liblzma-dev: the
 # hardware tables (src/hw) ship xz-compressed and are decompressed with it.
+# liblz4-dev, libzstd-dev: compressed entries of CUDA fatbins (src/base/fatbin.c).
 # llvm-15-dev: the PTX JIT (cuda_ref/ptx/ptx_jit.c), LLVM's ORC JIT through its
 # C API; lavapipe already loads the same libLLVM-15.
 pkgs=(build-essential cmake ninja-build clang libclang-rt-dev pkg-config python3 libvulkan-dev mesa-vulkan-drivers
-      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev libvulkan-volk-dev
+      glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev liblz4-dev libzstd-dev libvulkan-volk-dev
       chromium libxml2-utils time llvm-15-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -24,14 +24,16 @@ rec() { # OUTDIR N
         --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 --arg f32:-1 --arg u32:"$2" >/dev/null 2>&1 ||
         fail "record n=$2"
 }
-line=$(grep -n "bra" "$SRC/examples/first-port/scale.ptx" | head -1 | cut -d: -f1)
-
 rec "$WORK/exact" 256
+# the line in the capture's module file (the bridge's name; its PTX from .version on)
+mod=$WORK/exact/modules/dlss-module-4242-0001.ptx
+line=$(grep -n "bra" "$mod" | head -1 | cut -d: -f1)
+[ -n "$line" ] || fail "no module file $mod"
 vkrr rerun "$WORK/exact" --coverage --heatmaps none >"$WORK/exact.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/exact.out")"
 grep -q "^coverage: scale: branches: 1 of 2 directions taken; instructions: \([0-9]*\) of \1 ran$" "$WORK/exact.out" ||
     fail "n = 256: $(grep coverage "$WORK/exact.out")"
-grep -q "^coverage:   .*scale.ptx:$line: never taken$" "$WORK/exact.out" ||
-    fail "the untaken branch at scale.ptx:$line is not named: $(grep coverage "$WORK/exact.out")"
+grep -q "^coverage:   $mod:$line: never taken$" "$WORK/exact.out" ||
+    fail "the untaken branch at $mod:$line is not named: $(grep coverage "$WORK/exact.out")"
 
 rec "$WORK/over" 250
 vkrr rerun "$WORK/over" --coverage --heatmaps none >"$WORK/over.out" 2>&1 || fail "rerun --coverage: $(cat "$WORK/over.out")"
@@ -64,7 +66,7 @@ vkrr record "$WORK/loc" --ptx "$WORK/src/scale.ptx" --kernel scale --grid 4 --bl
     --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 --arg f32:-1 --arg u32:256 >/dev/null 2>&1 ||
     fail "record of the PTX with .loc"
 vkrr rerun "$WORK/loc" --coverage --heatmaps none >"$WORK/loc.out" 2>&1 || fail "rerun --coverage (.loc): $(cat "$WORK/loc.out")"
-grep -q "^coverage:   .*scale.ptx:[0-9]* ($WORK/src/scale.cu:$src_line): never taken$" "$WORK/loc.out" ||
+grep -q "^coverage:   .*dlss-module-4242-0001.ptx:[0-9]* ($WORK/src/scale.cu:$src_line): never taken$" "$WORK/loc.out" ||
     fail "the source line is not named: $(grep coverage "$WORK/loc.out")"
 grep -q "^coverage:     | if (i < n)$" "$WORK/loc.out" ||
     fail "the source text is not shown: $(grep coverage "$WORK/loc.out")"

@@ -43,8 +43,8 @@ vkrr validate "$cap" --ports "$WORK/bad" --heatmaps none >"$WORK/v.out" 2>&1 ||
     fail "validate of the capture (its inputs never reach the bug) should pass: $(cat "$WORK/v.out")"
 vkrr rerun "$cap" --coverage --heatmaps none >"$WORK/cov.out" 2>&1 || fail "rerun --coverage"
 grep -q "clampk: branches: 3 of 4 directions taken" "$WORK/cov.out" &&
-    grep -q "clampk.ptx:[0-9]*: never fell through" "$WORK/cov.out" &&
-    grep -q "clampk.ptx:[0-9]*-[0-9]*: 9 instructions never ran" "$WORK/cov.out" ||
+    grep -q "modules/dlss-module-4242-0001.ptx:[0-9]*: never fell through" "$WORK/cov.out" &&
+    grep -q "modules/dlss-module-4242-0001.ptx:[0-9]*-[0-9]*: 9 instructions never ran" "$WORK/cov.out" ||
     fail "coverage does not name the clamp's branch: $(grep coverage "$WORK/cov.out")"
 
 vkrr validate "$cap" --ports "$WORK/bad" --ref ptx --coverage --heatmaps none >"$WORK/vc.out" 2>&1 &&

@@ -42,7 +42,7 @@ typedef struct exp_launch {
 typedef struct opts {
     const char *prefix;
     uint64_t first_sequence;
-    bool omit_shared, omit_surface_array, omit_log;
+    bool omit_shared, log_surface_arrays, omit_log;
     const char *extra_line;
     uint32_t frames;
 } opts;
@@ -110,8 +110,8 @@ static vkrr_status write_capture(const char *dir, const opts *o, vkrr_error *err
                                                              .log_prefix = o->prefix,
                                                              .first_sequence = o->first_sequence,
                                                              .omit_shared_bytes = o->omit_shared,
-                                                             .omit_surface_array =
-                                                                 o->omit_surface_array,
+                                                             .log_surface_arrays =
+                                                                 o->log_surface_arrays,
                                                              .omit_log = o->omit_log},
                                       err);
     if (st)
@@ -275,7 +275,7 @@ static void expected_json(const exp_launch *e, const opts *o, char *buf, size_t 
     size_t n = (size_t)snprintf(buf, cap,
                                 "{\"sequence\":%llu,\"kernel\":\"%s\",\"frame\":%u,\"occurrence\":%u,"
                                 "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared_bytes\":%u,"
-                                "\"args_bytes\":%u,\"allocs\":[",
+                                "\"args_bytes\":%u,\"gap_before\":0,\"allocs\":[",
                                 (unsigned long long)e->seq, e->kernel, e->frame, e->occ,
                                 e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1],
                                 e->block[2], e->shmem, e->args_bytes);
@@ -301,7 +301,7 @@ static void expected_json(const exp_launch *e, const opts *o, char *buf, size_t 
                               "%s{\"offset\":%u,\"kind\":\"%s\",\"width\":%u,\"height\":%u,"
                               "\"channels\":%u,\"format\":%u,\"format_name\":\"%s\",\"filter\":\"%s\","
                               "\"address\":[%d,%d],\"address_names\":[\"%s\",\"%s\"],"
-                              "\"normalized\":%s,\"read_as_integer\":%s}",
+                              "\"normalized\":%s,\"read_as_integer\":%s",
                               i ? "," : "", x->offset,
                               x->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface", x->w, x->h,
                               x->c, x->fmt,
@@ -311,6 +311,16 @@ static void expected_json(const exp_launch *e, const opts *o, char *buf, size_t 
                               address_names[s.address[0] & 3], address_names[s.address[1] & 3],
                               s.normalized ? "true" : "false",
                               s.read_as_integer ? "true" : "false");
+        /* the array and how it is known: a texture's logged; a surface's by
+         * vkrr's extension line, else the only array of its shape */
+        if (x->array && !o->omit_log)
+            n += (size_t)snprintf(buf + n, cap - n, ",\"array\":\"0x%llx\",\"array_link\":\"%s\"",
+                                  (unsigned long long)x->array,
+                                  x->kind == VKRR_IMAGE_TEXTURE || o->log_surface_arrays
+                                      ? "logged" : "inferred from shape");
+        if (x->kind == VKRR_IMAGE_TEXTURE) /* no surface writes its array */
+            n += (size_t)snprintf(buf + n, cap - n, ",\"reads\":null");
+        n += (size_t)snprintf(buf + n, cap - n, "}");
     }
     snprintf(buf + n, cap - n, "]}");
 }
@@ -376,8 +386,15 @@ static unsigned round_trip(const char *name, const opts *o, const char *want_war
     CHECK_EQ_U64(cap->nframes, o->frames);
     CHECK_EQ_U64(cap->has_log, !o->omit_log);
     CHECK_EQ_U64(cap->nmodules, 1);
-    if (cap->nmodules)
-        CHECK_STR(cap->modules[0].name, "rrref.ptx");
+    if (cap->nmodules) { /* the bridge's name, and its PTX from .version on */
+        CHECK_STR(cap->modules[0].name, "dlss-module-4242-0001.ptx");
+        char *text = NULL;
+        size_t len = 0;
+        vkrr_error e = {0};
+        if (CHECK(vkrr_read_text(cap->modules[0].path, 1 << 20, &text, &len, &e) == VKRR_OK))
+            CHECK_STR(text, ".version 7.8\n");
+        free(text);
+    }
     for (uint32_t i = 0; i < cap->nlaunches && i < NL; i++)
         check_launch(cap, &cap->launches[i], &L[i], o);
     const vkrr_launch *f = vkrr_capture_find(cap, KB, 3);
@@ -420,7 +437,8 @@ static void json_escape_case(void)
 
 int main(int argc, char **argv)
 {
-    opts demo = {.prefix = "[d4r nvcuda] ", .first_sequence = 998, .frames = 3};
+    opts demo = {.prefix = "[d4r nvcuda] ", .first_sequence = 998, .frames = 3,
+                 .log_surface_arrays = true};
     if (argc == 3 && !strcmp(argv[1], "--write-demo")) {
         vkrr_error err = {0};
         if (write_capture(argv[2], &demo, &err) != VKRR_OK) {
@@ -435,12 +453,11 @@ int main(int argc, char **argv)
     CHECK_EQ_U64(round_trip("cap_main", &demo, NULL), 0);
     /* Older bridge, no log: no SHMEM field, an unknown line kind, defaults,
      * sequence numbers crossing 6 digits. */
-    opts old = {.first_sequence = 999998, .omit_shared = true, .omit_surface_array = true,
-                .omit_log = true, .extra_line = "stream 0x1234 7", .frames = 2};
+    opts old = {.first_sequence = 999998, .omit_shared = true, .omit_log = true, .extra_line = "stream 0x1234 7", .frames = 2};
     CHECK(round_trip("cap_old", &old, "manifest.txt:4: skipping unknown manifest line kind 'stream'") >
           0);
     /* Real-bridge log: no array= on surface lines, no prefix. */
-    opts real = {.first_sequence = 1, .omit_surface_array = true, .frames = 2};
+    opts real = {.first_sequence = 1, .frames = 2};
     CHECK_EQ_U64(round_trip("cap_real", &real, NULL), 0);
     json_escape_case();
     return test_finish("capture");

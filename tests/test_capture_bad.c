@@ -339,7 +339,7 @@ int main(void)
     bad_dump_name("tex_dump_3ch", "*texture*", "launch-998-" KA "-arg016-texture-5x4x3-fmt1.bin",
                   VKRR_ERR_FORMAT, NULL, -1, -1);
     bad_dump_name("tex_dump_wh", "*texture*", "launch-998-" KA "-arg016-texture-3x5x4-fmt1.bin",
-                  VKRR_ERR_INCONSISTENT, "run/run.log", 2, -1); /* cuArrayCreate says 5x3 */
+                  VKRR_ERR_INCONSISTENT, "run/run.log", 5, -1); /* cuArrayCreate says 5x3 */
     bad_dump_name("dump_overflow", "*texture*",
                   "launch-998-" KA "-arg016-texture-4294967295x4294967295x4-fmt32.bin",
                   VKRR_ERR_RANGE, NULL, -1, -1);

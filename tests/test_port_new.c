@@ -101,7 +101,7 @@ static void check_from_ptx(const char *root)
         CHECK_EQ_U64(test_run_vkrr(args, NULL, NULL), 0);
         snprintf(path, sizeof path, "%s/%s.comp", dir, *k);
         char *comp = test_read_file(path, NULL);
-        if (!CHECK(comp && strstr(comp, "read off the kernel's PTX (modules/rrref_")))
+        if (!CHECK(comp && strstr(comp, "read off the kernel's PTX (modules/dlss-module-4242-")))
             continue;
         /* every VkrrU8Ptr member is one the kernel moves bytes through */
         for (char *p = strstr(comp, "VkrrU8Ptr arg"); p; p = strstr(p + 1, "VkrrU8Ptr arg")) {

@@ -177,7 +177,7 @@ int main(void)
     int rc = rerun(cap, "", &o);
     CHECK_EQ_U64(rc, 2);
     CHECK(o && strstr(o, "2 PASS, 0 FAIL, 0 NO KERNEL, 0 TIMEOUT, 1 ERROR"));
-    CHECK(o && strstr(o, "wgmma.fence.sync.aligned") && strstr(o, "bad.ptx:10"));
+    CHECK(o && strstr(o, "wgmma.fence.sync.aligned") && strstr(o, "dlss-module-4242-0002.ptx:10"));
     if (rc != 2 && o)
         fprintf(stderr, "%s", o);
     free(o);

@@ -194,6 +194,11 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
 /* The same with every *.ptx file of dir (in name order); VKRR_ERR_MISSING
  * when dir has none. */
 vkrr_status vkrr_ptx_backend_create_dir(vkrr_backend *out, const char *dir, vkrr_error *err);
+/* Modules from PTX texts already read (a fatbin's entries), named names[i]
+ * in messages; a kernel runs from the first module that defines it. */
+vkrr_status vkrr_ptx_backend_create_texts(vkrr_backend *out, const char *const *names,
+                                          const char *const *texts, const size_t *lens, uint32_t n,
+                                          vkrr_error *err);
 /* Coverage on in every module of a ptx backend: its `coverage` op answers. */
 vkrr_status vkrr_ptx_backend_coverage_on(vkrr_backend *be, vkrr_error *err);
 /* The engine the backend's launches run with: "jit", "interp", "both" or

@@ -175,8 +175,9 @@ static void ptx_destroy(void *self)
     free(be);
 }
 
-vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module_paths, uint32_t n,
-                                    vkrr_error *err)
+/* Modules from files (paths) or texts (texts[i], lens[i], named paths[i]). */
+static vkrr_status create(vkrr_backend *out, const char *const *paths, const char *const *texts,
+                          const size_t *lens, uint32_t n, vkrr_error *err)
 {
     ptx_backend *be = calloc(1, sizeof *be);
     if (!be || !(be->mods = calloc(n ? n : 1, sizeof *be->mods))) {
@@ -184,7 +185,8 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "no memory for the ptx backend");
     }
     for (uint32_t i = 0; i < n; i++) {
-        vkrr_status st = vkrr_ptx_module_load_file_keep(&be->mods[be->nmods], module_paths[i], err);
+        vkrr_status st = texts ? vkrr_ptx_module_load_keep(&be->mods[be->nmods], texts[i], lens[i], paths[i], err)
+                               : vkrr_ptx_module_load_file_keep(&be->mods[be->nmods], paths[i], err);
         if (st != VKRR_OK) {
             ptx_destroy(be);
             return st;
@@ -198,6 +200,19 @@ vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module
     out->run = ptx_run_replay;
     out->destroy = ptx_destroy;
     return VKRR_OK;
+}
+
+vkrr_status vkrr_ptx_backend_create(vkrr_backend *out, const char *const *module_paths, uint32_t n,
+                                    vkrr_error *err)
+{
+    return create(out, module_paths, NULL, NULL, n, err);
+}
+
+vkrr_status vkrr_ptx_backend_create_texts(vkrr_backend *out, const char *const *names,
+                                          const char *const *texts, const size_t *lens, uint32_t n,
+                                          vkrr_error *err)
+{
+    return create(out, names, texts, lens, n, err);
 }
 
 static int name_cmp(const void *a, const void *b)

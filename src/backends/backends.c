@@ -17,6 +17,31 @@ const char *vkrr_backend_names(void)
     return "vulkan, cpu, ptx, cuda";
 }
 
+/* The ptx backend over the PTX a module search found. */
+static vkrr_status open_set(const vkrr_module_set *ms, vkrr_backend *out, vkrr_error *err)
+{
+    if (!ms->n) {
+        char where[2048];
+        vkrr_modules_summary(ms, where, sizeof where);
+        return vkrr_fail(err, VKRR_ERR_MISSING, NULL, 0, -1,
+                         "no PTX module found (%s): the bridge saves modules to "
+                         "D4R_CUDA_CAPTURE_DIR (/tmp/d4r-dlss-cuda-modules by default); copy them "
+                         "into CAPDIR/modules or give --modules FILE|DIR (PTX, fatbins, a DLL)",
+                         ms->nfiles ? where : "no module file in CAPDIR/modules, none named by run.log");
+    }
+    const char **names = calloc(ms->n, sizeof *names), **texts = calloc(ms->n, sizeof *texts);
+    size_t *lens = calloc(ms->n, sizeof *lens);
+    vkrr_status st = VKRR_OK;
+    if (!names || !texts || !lens)
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    for (uint32_t i = 0; st == VKRR_OK && i < ms->n; i++)
+        names[i] = ms->srcs[i].name, texts[i] = ms->srcs[i].text, lens[i] = ms->srcs[i].len;
+    if (st == VKRR_OK)
+        st = vkrr_ptx_backend_create_texts(out, names, texts, lens, ms->n, err);
+    free(names), free(texts), free(lens);
+    return st;
+}
+
 vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkrr_error *err)
 {
     const char *name = d->name ? d->name : "vulkan";
@@ -31,10 +56,11 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
     if (!strcmp(name, "cpu"))
         return vkrr_cpu_backend_create(out, err);
     if (!strcmp(name, "ptx")) {
-        if (!d->modules)
+        if (!d->modules && !d->module_set)
             return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "the ptx backend needs a modules folder");
         struct stat sb;
-        vkrr_status st = stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode) /* one module file */
+        vkrr_status st = d->module_set ? open_set(d->module_set, out, err)
+                         : stat(d->modules, &sb) == 0 && S_ISREG(sb.st_mode) /* one module file */
                              ? vkrr_ptx_backend_create(out, &d->modules, 1, err)
                              : vkrr_ptx_backend_create_dir(out, d->modules, err);
         if (st == VKRR_OK && d->coverage)

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "modules.h"
 #include "replay.h"
 #include "status.h"
 
@@ -28,6 +29,8 @@ typedef struct vkrr_backend_desc {
     const char *name;      /* NULL: "vulkan" */
     const char *modules;   /* ptx: every *.ptx in it, or one .ptx file; cuda: *.ptx,
                             * *.cubin, *.fatbin */
+    const vkrr_module_set *module_set; /* ptx: the PTX found (modules.h), preferred first;
+                            * taken over `modules` */
     const char *device;    /* vulkan: INDEX|NAME (NULL: first discrete GPU, else any);
                             * cuda: an ordinal (NULL: 0) */
     double timeout_s;      /* vulkan: a launch longer is TIMEOUT; 0: 60 */

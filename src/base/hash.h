@@ -19,6 +19,10 @@
 
 #define VKRR_FNV1A64_INIT 0xcbf29ce484222325ull
 #define VKRR_FNV1A64_PRIME 0x100000001b3ull
+/* The d4r bridge starts from 1469598103934665603 (the standard basis,
+ * 14695981039346656037, with its last digit missing): its hash= values and
+ * vkrr's writer's. */
+#define VKRR_FNV1A64_BRIDGE_INIT 1469598103934665603ull
 
 static inline uint64_t vkrr_fnv1a64_update(uint64_t h, const void *data, size_t size)
 {

@@ -42,6 +42,12 @@ void vkrr_capture_close(vkrr_capture *cap)
         free(cap->modules[i].name);
     }
     free(cap->modules);
+    for (uint32_t i = 0; i < cap->ndump_only; i++)
+        free(cap->dump_only[i].kernel);
+    for (uint32_t i = 0; i < cap->nlogged_modules; i++)
+        free(cap->logged_modules[i].path);
+    free(cap->logged_modules);
+    free(cap->dump_only);
     free(cap->damage);
     free(cap->path);
     free(cap);
@@ -278,22 +284,79 @@ fail:
     return st;
 }
 
-/* Frame k starts at the k-th launch of the first kernel; occurrence counts
- * earlier launches of the same kernel. */
-static void assign_identity(vkrr_capture *cap)
+static int cmp_dump_only(const void *a, const void *b)
 {
-    const char *first = cap->launches[0].kernel;
-    uint32_t frame = 0;
-    for (uint32_t i = 0; i < cap->nlaunches; i++) {
-        vkrr_launch *l = &cap->launches[i];
-        if (i > 0 && !strcmp(l->kernel, first))
-            frame++;
-        l->frame = frame;
-        l->occurrence = 0;
-        for (uint32_t j = 0; j < i; j++)
-            l->occurrence += !strcmp(cap->launches[j].kernel, l->kernel);
+    const vkrr_dump_only *x = a, *y = b;
+    return (x->sequence > y->sequence) - (x->sequence < y->sequence);
+}
+
+/* One entry a dump-only launch (its dumps summed, the first name kept). */
+static void merge_dump_only(vkrr_capture *cap)
+{
+    if (cap->ndump_only > 1)
+        qsort(cap->dump_only, cap->ndump_only, sizeof *cap->dump_only, cmp_dump_only);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < cap->ndump_only; i++) {
+        vkrr_dump_only *e = &cap->dump_only[i];
+        if (k && cap->dump_only[k - 1].sequence == e->sequence) {
+            vkrr_dump_only *m = &cap->dump_only[k - 1];
+            m->ndumps += e->ndumps;
+            if (!m->kernel[0] && e->kernel[0]) {
+                char *t = m->kernel;
+                m->kernel = e->kernel;
+                e->kernel = t;
+            }
+            free(e->kernel);
+            continue;
+        }
+        cap->dump_only[k++] = *e;
     }
+    cap->ndump_only = k;
+}
+
+/* Frame k starts at the k-th launch of the first kernel; occurrence counts
+ * earlier launches of the same kernel: over every launch the capture shows,
+ * replayable or dump-only, so a capture with replay folders for some
+ * launches numbers them as one with folders for all.  gap_before: launches
+ * the bridge numbered (its counter counts every cuLaunchKernel) between two
+ * replayable ones. */
+static vkrr_status assign_identity(vkrr_capture *cap, vkrr_error *err)
+{
+    merge_dump_only(cap);
+    const char *first = NULL;
+    uint32_t frame = 0, i = 0, d = 0;
+    typedef struct { const char *k; uint32_t n; } count; /* launches of kernel k so far */
+    count *c = calloc(cap->nlaunches + cap->ndump_only + 1, sizeof *c);
+    uint32_t nc = 0;
+    if (!c)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
+    while (i < cap->nlaunches || d < cap->ndump_only) {
+        bool replay = d == cap->ndump_only ||
+                      (i < cap->nlaunches && cap->launches[i].sequence < cap->dump_only[d].sequence);
+        const char *k = replay ? cap->launches[i].kernel : cap->dump_only[d].kernel;
+        if (!first && k[0])
+            first = k;
+        else if (first && !strcmp(k, first))
+            frame++;
+        uint32_t occ = 0, j = 0;
+        while (j < nc && strcmp(c[j].k, k))
+            j++;
+        if (j == nc)
+            c[nc++] = (count){k, 0};
+        occ = c[j].n++;
+        if (replay) {
+            vkrr_launch *l = &cap->launches[i];
+            l->frame = frame, l->occurrence = occ;
+            l->gap_before = i ? l->sequence - cap->launches[i - 1].sequence - 1 : 0;
+            i++;
+        } else {
+            cap->dump_only[d].frame = frame, cap->dump_only[d].occurrence = occ;
+            d++;
+        }
+    }
+    free(c);
     cap->nframes = frame + 1;
+    return VKRR_OK;
 }
 
 static int cmp_module(const void *a, const void *b)
@@ -362,7 +425,8 @@ vkrr_status vkrr_capture_open_ex(vkrr_capture **out, const char *dir, unsigned f
             *err = cap->first_damage;
         goto fail;
     }
-    assign_identity(cap);
+    if ((st = assign_identity(cap, err)))
+        goto fail;
     cap->warnings = vkrr_warning_count() - warn0;
     *out = cap;
     return VKRR_OK;

@@ -77,6 +77,23 @@ extern "C" {
 
 #define VKRR_ARGS_MAX_BYTES 4096u /* CUDA's kernel parameter limit */
 
+/* What the log's statistics line says of one dump (the bridge's
+ * `launch[N] K arg[OFF] KIND SHAPE fmt= bytes= nonzero_bytes= hash=
+ * f16{nonzero= nan_inf= min= max= mean_abs=} f32{nan_inf= min= max=}`):
+ * each group where the line has it.  f16 and f32 statistics read the whole
+ * dump as little-endian halves / floats; min and max start from 0 and take
+ * finite values only (docs/capture-format.md).  vkrr_dump_stats_check
+ * (capture_hash.c) checks bytes against it. */
+typedef struct vkrr_dump_stats {
+    bool has_hash, has_nonzero, has_f16, has_f32;
+    uint64_t hash;
+    uint64_t nonzero_bytes;
+    uint64_t f16_nonzero, f16_nan_inf, f32_nan_inf;
+    double f16_min, f16_max, f32_min, f32_max; /* as the log printed them (%g) */
+    double f16_mean_abs;   /* printed, not checked (its sum's order is the bridge's) */
+    long line;             /* its line in run/run.log; 0: the log has none */
+} vkrr_dump_stats;
+
 typedef struct vkrr_alloc {
     uint32_t index;        /* launch-local index from the manifest */
     uint64_t base;         /* device base address: the identity across launches */
@@ -85,9 +102,7 @@ typedef struct vkrr_alloc {
     char *post_path;       /* dump/ file of this allocation after the launch, NULL if none */
     uint32_t post_offset;  /* argument offset named in the dump file's name */
     bool post_damaged;     /* a dump of it exists but cannot be used (size, twice): not compared */
-    bool has_post_hash;    /* the log's hash= of the dump (FNV-1a 64) */
-    uint64_t post_hash;
-    long post_hash_line;
+    vkrr_dump_stats post_log; /* what the log says of the dump */
 } vkrr_alloc;
 
 typedef struct vkrr_pointer {
@@ -148,21 +163,36 @@ typedef struct vkrr_sampler {
     bool from_log;         /* false: defaults were applied (and warned about) */
 } vkrr_sampler;
 
+/* How an image's array is known (vkrr_image.link), and how a chain link
+ * (a texture reading what an earlier launch wrote to a surface) was
+ * established (vkrr_texture_link.how). */
+typedef enum vkrr_link_how {
+    VKRR_LINK_NONE = 0,  /* not known */
+    VKRR_LINK_LOGGED,    /* the log says: a texture's array=, vkrr's surface array= */
+    VKRR_LINK_SHAPE,     /* inferred from shape: the only array of the surface's shape and
+                          * format the log created before the surface */
+    VKRR_LINK_ORDER,     /* inferred from creation order among arrays of one shape (images
+                          * only: a chain link on it is confirmed by bytes or not made) */
+    VKRR_LINK_BYTES,     /* inferred from equal bytes: the texture's dump is the surface's */
+} vkrr_link_how;
+/* "logged", "inferred from shape", "inferred from creation order",
+ * "inferred from equal bytes", "unknown". */
+const char *vkrr_link_how_name(vkrr_link_how h);
+
 typedef struct vkrr_image {
     uint32_t offset;       /* byte offset of the handle word in args.bin */
     vkrr_image_kind kind;
     uint64_t handle;       /* the CUtexObject / CUsurfObject word */
     uint32_t width, height, channels; /* height: rows of all planes (geometry) */
     uint32_t format;       /* CUarray_format code */
-    uint64_t array;        /* CUarray behind it when the log says, else 0 */
+    uint64_t array;        /* CUarray behind it when known (link), else 0 */
+    vkrr_link_how link;    /* how `array` is known: LOGGED, or for a surface SHAPE/ORDER */
     vkrr_geometry geometry; /* the array's, from the log (all zero: 2D) */
     vkrr_sampler sampler;  /* textures only */
     char *dump_path;       /* dump/ file: after the launch (== before, for a texture) */
     uint64_t dump_bytes;   /* its size (a linear texture's: the whole buffer dump) */
     bool dump_damaged;     /* surfaces: the dump names the shape but cannot be compared */
-    bool has_dump_hash;    /* the log's hash= of the dump (FNV-1a 64) */
-    uint64_t dump_hash;
-    long dump_hash_line;
+    vkrr_dump_stats dump_log; /* what the log says of the dump */
     /* textures over linear memory (resource LINEAR: width elements, height 1;
      * PITCH2D: width x height texels, rows pitch bytes apart) */
     int resource;          /* VKRR_TEXRES_* */
@@ -197,10 +227,34 @@ typedef struct vkrr_launch {
     vkrr_image *images;    /* in argument order */
     uint32_t nimages;
     long log_line;         /* first log line of this launch, 0 when not in the log */
+    uint64_t gap_before;   /* launches the bridge numbered between the previous launch with
+                            * a replay folder and this one (their folders were not written:
+                            * replay limit, skip, filter); 0 for the first */
     vkrr_damage_kind damage; /* VKRR_CAPTURE_KEEP_DAMAGED: what could not be read */
     vkrr_error *damage_error;/* the first problem (file, line or offset, reason); NULL: none */
     uint32_t ndamage;      /* problems found, damage_error being the first */
 } vkrr_launch;
+
+/* A launch the capture shows without a replay folder: by its dumps (the
+ * bridge dumps every launch; D4R_CUDA_REPLAY_DUMP_LIMIT (1 by default), _SKIP
+ * and _FILTER choose which get a folder) or its log lines.  It cannot be
+ * replayed; it counts in frames and occurrences. */
+typedef struct vkrr_dump_only {
+    uint64_t sequence;
+    char *kernel;          /* "" when nothing names it */
+    uint32_t ndumps;       /* its files in dump/ */
+    uint32_t frame, occurrence;
+} vkrr_dump_only;
+
+/* A module the log says the bridge saved: `cuModuleLoadData captured PTX|CUDA
+ * fatbin ... to PATH (complete)` (modules.h looks for it). */
+typedef struct vkrr_logged_module {
+    char *path;            /* PATH on the capturing machine */
+    bool fatbin;           /* a .fatbin (else PTX) */
+    uint64_t size;
+    bool complete;         /* "(complete)", not "(short write)" */
+    long line;
+} vkrr_logged_module;
 
 typedef struct vkrr_module_file {
     char *path;            /* CAPDIR/modules/NAME */
@@ -225,8 +279,12 @@ typedef struct vkrr_capture {
     vkrr_launch *launches;
     uint32_t nlaunches;
     uint32_t nframes;
+    vkrr_dump_only *dump_only; /* in sequence order */
+    uint32_t ndump_only, dump_only_cap;
     vkrr_module_file *modules;
     uint32_t nmodules;
+    vkrr_logged_module *logged_modules; /* in log order */
+    uint32_t nlogged_modules;
     bool has_log;
     unsigned warnings;     /* warnings issued while opening */
     vkrr_error *damage;    /* problems no launch owns (see "Damage" above) */
@@ -261,16 +319,45 @@ vkrr_status vkrr_capture_map_alloc_post(const vkrr_capture *cap, const vkrr_laun
 vkrr_status vkrr_capture_map_image(const vkrr_capture *cap, const vkrr_launch *l,
                                    uint32_t image, vkrr_mapfile *m, vkrr_error *err);
 
-/* What the log's hash= values are (capture_hash.c): FNV-1a 64, which vkrr
- * checks; none to check; or FOREIGN, another function (none of the smallest
- * dumps that carry one agree with it), not to be checked.  probed: how many
- * dumps were hashed to tell (NULL: not wanted). */
+/* What the log's hash= values are (capture_hash.c): FNV-1a 64 from the
+ * standard basis (vkrr's older writer), FNV-1a 64 from the bridge's basis
+ * 1469598103934665603 (the standard one with its last digit missing: the d4r
+ * bridge, and vkrr's writer now), none to check, or FOREIGN: another
+ * function (none of the smallest dumps that carry one agree with either), not
+ * to be checked. */
 typedef enum vkrr_capture_hashes {
     VKRR_HASHES_NONE = 0,
     VKRR_HASHES_FNV1A64,
+    VKRR_HASHES_BRIDGE,
     VKRR_HASHES_FOREIGN,
 } vkrr_capture_hashes;
-vkrr_capture_hashes vkrr_capture_check_hashes(const vkrr_capture *cap, unsigned *probed);
+
+/* How the log's evidence of the dumps is checked: found by probing the
+ * smallest dumps that carry it (a dump changed after capture cannot agree by
+ * chance, so one agreeing is proof of the function; none agreeing means the
+ * capture's evidence is not ours to check). */
+typedef struct vkrr_capture_integrity {
+    vkrr_capture_hashes hashes;
+    uint64_t basis;        /* the FNV-1a basis hash= starts from; 0: hashes not checked */
+    bool stats;            /* nonzero_bytes and the f16/f32 statistics are checked */
+    bool stats_foreign;    /* the capture has statistics, but computed another way */
+    unsigned probed;       /* dumps read to tell */
+} vkrr_capture_integrity;
+vkrr_capture_integrity vkrr_capture_check_integrity(const vkrr_capture *cap);
+/* "FNV-1a 64", "FNV-1a 64 (the bridge's basis)", "" (none), "foreign". */
+const char *vkrr_capture_hashes_name(vkrr_capture_hashes h);
+
+/* Checks a dump's bytes against what the log says of them, as ig says to:
+ * hash= (from ig->basis; *hashed: the caller hashed the bytes already, NULL:
+ * hashed here), nonzero_bytes and the f16/f32 statistics (ig->stats).  True
+ * when they agree (or nothing is to be checked); else `why` (a clause: "its
+ * FNV-1a hash is ..., the log (run/run.log:N) says ...") says what differs. */
+bool vkrr_dump_stats_check(const vkrr_dump_stats *s, const vkrr_capture_integrity *ig,
+                           const void *data, uint64_t size, const uint64_t *hashed, char *why,
+                           size_t why_cap);
+/* The bridge's statistics of size bytes (all has_* true; hash from basis),
+ * as vkrr's writer logs them and the check recomputes them. */
+vkrr_dump_stats vkrr_dump_stats_of(const void *data, uint64_t size, uint64_t basis);
 
 /* The capture's identity (capture_hash.c): FNV-1a 64 of its index (each
  * launch's number, kernel, frame, shape, arguments, allocations, images) and
@@ -278,13 +365,32 @@ vkrr_capture_hashes vkrr_capture_check_hashes(const vkrr_capture *cap, unsigned 
  * machine and path (`vkrr merge` checks that shards validated one capture). */
 uint64_t vkrr_capture_identity(const vkrr_capture *cap);
 
+/* The earlier surface a texture reads in chained validation, and how that
+ * is known (capture_links.c): links[i][j] for image j of launch i (only
+ * textures over arrays can have one). */
+typedef struct vkrr_texture_link {
+    uint32_t launch, image;   /* the surface: indices into cap->launches and its images;
+                               * UINT32_MAX: none, the texture reads the capture */
+    vkrr_link_how how;        /* LOGGED, SHAPE or BYTES */
+    bool unknown;             /* none, though an earlier launch of its segment wrote a surface
+                               * of its shape: the log does not say which array it reads and
+                               * no dump's bytes tell */
+} vkrr_texture_link;
+/* Reads the dumps it must compare (hashed once each).  Free with
+ * vkrr_capture_links_free. */
+vkrr_status vkrr_capture_texture_links(const vkrr_capture *cap, vkrr_texture_link ***links,
+                                       vkrr_error *err);
+void vkrr_capture_links_free(const vkrr_capture *cap, vkrr_texture_link **links); /* NULL ok */
+
 /* Finds a launch by (kernel, occurrence); NULL when absent. */
 const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel,
                                      uint32_t occurrence);
 
-/* Writes `vkrr info` output: a table for people, or one JSON object. */
-void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f);
-void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f);
+/* Writes `vkrr info` output: a table for people, or one JSON object; links
+ * (vkrr_capture_texture_links, NULL: not shown) say what each texture reads
+ * in chained validation. */
+void vkrr_capture_print_table(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f);
+void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f);
 
 #ifdef __cplusplus
 }

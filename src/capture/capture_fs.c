@@ -117,3 +117,21 @@ vkrr_status vkrr_capture_damage(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_k
         l->damage = kind;
     return VKRR_OK;
 }
+
+vkrr_status vkrr_capture_add_dump_only(vkrr_capture *cap, uint64_t seq, const char *kernel,
+                                       size_t kernel_len, uint32_t ndumps, vkrr_error *err)
+{
+    if (cap->ndump_only == cap->dump_only_cap) {
+        uint32_t nc = cap->dump_only_cap ? 2 * cap->dump_only_cap : 16;
+        vkrr_dump_only *p = realloc(cap->dump_only, nc * sizeof *p);
+        if (!p)
+            return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
+        cap->dump_only = p;
+        cap->dump_only_cap = nc;
+    }
+    char *k = strndup(kernel ? kernel : "", kernel ? kernel_len : 0);
+    if (!k)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
+    cap->dump_only[cap->ndump_only++] = (vkrr_dump_only){.sequence = seq, .kernel = k, .ndumps = ndumps};
+    return VKRR_OK;
+}

@@ -35,15 +35,30 @@ static void json_error(const vkrr_error *e, FILE *f)
     fputc('}', f);
 }
 
-static void json_launch(const vkrr_launch *l, FILE *f)
+/* "reads": the surface a texture is fed from in chained validation. */
+static void json_link(const vkrr_capture *cap, const vkrr_texture_link *k, FILE *f)
+{
+    fputs(",\"reads\":", f);
+    if (k->launch >= cap->nlaunches) {
+        fputs(k->unknown ? "\"unknown\"" : "null", f);
+        return;
+    }
+    const vkrr_launch *p = &cap->launches[k->launch];
+    fprintf(f, "{\"launch\":%llu,\"kernel\":", (unsigned long long)p->sequence);
+    vkrr_json_put_string(f, p->kernel);
+    fprintf(f, ",\"arg\":%u,\"how\":\"%s\"}", p->images[k->image].offset, vkrr_link_how_name(k->how));
+}
+
+static void json_launch(const vkrr_capture *cap, const vkrr_launch *l, const vkrr_texture_link *links,
+                        FILE *f)
 {
     fprintf(f, "{\"sequence\":%llu,\"kernel\":", (unsigned long long)l->sequence);
     vkrr_json_put_string(f, l->kernel);
     fprintf(f,
             ",\"frame\":%u,\"occurrence\":%u,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
-            "\"shared_bytes\":%u,\"args_bytes\":%u,\"allocs\":[",
+            "\"shared_bytes\":%u,\"args_bytes\":%u,\"gap_before\":%llu,\"allocs\":[",
             l->frame, l->occurrence, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-            l->block[2], l->shared_bytes, l->args_bytes);
+            l->block[2], l->shared_bytes, l->args_bytes, (unsigned long long)l->gap_before);
     for (uint32_t i = 0; i < l->nallocs; i++)
         fprintf(f, "%s{\"index\":%u,\"base\":\"0x%llx\",\"size\":%llu}", i ? "," : "",
                 l->allocs[i].index, (unsigned long long)l->allocs[i].base,
@@ -75,6 +90,11 @@ static void json_launch(const vkrr_launch *l, FILE *f)
                     im->geometry.dims, im->geometry.depth, im->geometry.layers,
                     im->geometry.cube ? "true" : "false",
                     im->height / vkrr_geometry_planes(&im->geometry));
+        if (im->array)
+            fprintf(f, ",\"array\":\"0x%llx\",\"array_link\":\"%s\"", (unsigned long long)im->array,
+                    vkrr_link_how_name(im->link));
+        if (links && im->kind == VKRR_IMAGE_TEXTURE)
+            json_link(cap, &links[i], f);
         if (im->resource != VKRR_TEXRES_ARRAY) /* over linear memory: only then */
             fprintf(f, ",\"resource\":\"%s\",\"pitch\":%llu,\"source_base\":\"0x%llx\","
                        "\"source_offset\":%llu", resource_name(im->resource),
@@ -109,12 +129,19 @@ static void json_device(const vkrr_capture_device *d, FILE *f)
     fputc('}', f);
 }
 
-void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
+void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f)
 {
     fputs("{\"launches\":[", f);
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         fputs(i ? ",\n" : "\n", f);
-        json_launch(&cap->launches[i], f);
+        json_launch(cap, &cap->launches[i], links ? links[i] : NULL, f);
+    }
+    fputs("\n],\"dump_only\":[", f);
+    for (uint32_t i = 0; i < cap->ndump_only; i++) {
+        const vkrr_dump_only *d = &cap->dump_only[i];
+        fprintf(f, "%s{\"sequence\":%llu,\"kernel\":", i ? "," : "", (unsigned long long)d->sequence);
+        vkrr_json_put_string(f, d->kernel);
+        fprintf(f, ",\"frame\":%u,\"occurrence\":%u,\"dumps\":%u}", d->frame, d->occurrence, d->ndumps);
     }
     fprintf(f, "\n],\"damaged_launches\":%u,\"damage\":[", cap->ndamaged);
     for (uint32_t i = 0; i < cap->ndamage; i++) {
@@ -127,7 +154,30 @@ void vkrr_capture_print_json(const vkrr_capture *cap, FILE *f)
 }
 
 
-void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
+/* Launches without a replay folder, and what that means for chained mode. */
+static void print_dump_only(const vkrr_capture *cap, FILE *f)
+{
+    if (!cap->ndump_only)
+        return;
+    fprintf(f, "dump-only: %u launches have dumps or log lines but no replay folder (the bridge's "
+               "D4R_CUDA_REPLAY_DUMP_LIMIT, 1 by default, _SKIP and _FILTER): their outputs are "
+               "listed, not validated\n", cap->ndump_only);
+    fprintf(f, "%8s  %-40s %5s %4s %6s\n", "seq", "kernel", "frame", "occ", "dumps");
+    for (uint32_t i = 0; i < cap->ndump_only; i++) {
+        const vkrr_dump_only *d = &cap->dump_only[i];
+        fprintf(f, "%8llu  %-40.40s %5u %4u %6u\n", (unsigned long long)d->sequence,
+                d->kernel[0] ? d->kernel : "?", d->frame, d->occurrence, d->ndumps);
+    }
+    unsigned segs = 1;
+    for (uint32_t i = 1; i < cap->nlaunches; i++)
+        segs += cap->launches[i].gap_before > 0;
+    fprintf(f, "chained mode: %u segment%s of consecutive replayable launches; it restarts from the "
+               "captured state at each segment's first launch (a launch after a gap reads what the "
+               "capture holds, never what an earlier replayed launch wrote), so bisect judges "
+               "each segment from its start\n", segs, segs == 1 ? "" : "s");
+}
+
+void vkrr_capture_print_table(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f)
 {
     fprintf(f, "capture %s: %u launches, %u frames, %u modules, %s\n", cap->path, cap->nlaunches,
             cap->nframes, cap->nmodules, cap->has_log ? "run.log present" : "no run.log");
@@ -176,7 +226,14 @@ void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
                         im->sampler.read_as_integer ? " integer" : "",
                         im->sampler.from_log ? "" : " (defaults)");
             if (im->array)
-                fprintf(f, " array 0x%llx", (unsigned long long)im->array);
+                fprintf(f, " array 0x%llx (%s)", (unsigned long long)im->array, vkrr_link_how_name(im->link));
+            const vkrr_texture_link *k = links && im->kind == VKRR_IMAGE_TEXTURE ? &links[i][j] : NULL;
+            if (k && k->launch < cap->nlaunches)
+                fprintf(f, " <- #%llu %s arg %u (%s)", (unsigned long long)cap->launches[k->launch].sequence,
+                        cap->launches[k->launch].kernel, cap->launches[k->launch].images[k->image].offset,
+                        vkrr_link_how_name(k->how));
+            else if (k && k->unknown)
+                fputs(" <- capture (which earlier surface, if any, wrote it is unknown)", f);
             const vkrr_geometry *g = &im->geometry;
             if (g->dims == 1 && !g->layers)
                 fputs(" 1D", f);
@@ -199,6 +256,7 @@ void vkrr_capture_print_table(const vkrr_capture *cap, FILE *f)
             fputc('\n', f);
         }
     }
+    print_dump_only(cap, f);
     for (uint32_t i = 0; i < cap->ndamage; i++) {
         char buf[1400];
         vkrr_error_format(&cap->damage[i], buf, sizeof buf);

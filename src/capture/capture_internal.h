@@ -27,6 +27,12 @@ vkrr_status vkrr_capture_damage(vkrr_capture *cap, vkrr_launch *l, vkrr_damage_k
 vkrr_status vkrr_capture_file_size(const char *path, uint64_t *size, const char *what,
                                    vkrr_error *err);
 
+/* Records launch seq (kernel: kernel_len bytes, NULL: unnamed), which has
+ * no replay folder, with ndumps more dump files; entries of one launch are
+ * merged when the capture is opened. */
+vkrr_status vkrr_capture_add_dump_only(vkrr_capture *cap, uint64_t seq, const char *kernel,
+                                       size_t kernel_len, uint32_t ndumps, vkrr_error *err);
+
 /* capture_resolve.c: matches dump/ files to launches. */
 /* W x H x texel bytes of an image (checked at open, so no overflow here). */
 uint64_t vkrr_capture_image_bytes(const vkrr_image *im);

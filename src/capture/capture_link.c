@@ -44,6 +44,14 @@ static bool check_array(const vkrr_log *log, const char *lpath, const vkrr_launc
 static bool link_linear(const char *lpath, vkrr_launch *l, vkrr_image *im,
                         const vkrr_log_texture *t, vkrr_error *e)
 {
+    if (!t->has_desc)
+        return vkrr_fail(e, VKRR_ERR_MISSING, lpath, t->line, im->offset,
+                         "the texture at argument offset %u reads %s memory at 0x%llx, but the "
+                         "log gives no format or size of it (the bridge's cuTexObjectCreate line "
+                         "does not print them; a d4rRegisterLinearTexture line gives a linear "
+                         "texture's, nothing a pitch-2D one's pitch)", im->offset,
+                         t->resource == VKRR_TEXRES_PITCH2D ? "pitch-2D" : "linear",
+                         (unsigned long long)t->devptr), false;
     if (vkrr_cuformat_check(t->format, t->channels, e)) {
         snprintf(e->file, sizeof e->file, "%s", lpath);
         e->line = t->line;
@@ -108,12 +116,15 @@ static bool link_linear(const char *lpath, vkrr_launch *l, vkrr_image *im,
     return true;
 }
 
-/* Real bridges log no array= on cuSurfObjectCreate.  Each creation is tied,
- * in log order, to an array created before it with the shape its launches'
- * dumps show: the earliest no texture or surface was made over yet, else the
- * latest no other surface took.  tie[j]: the array of log->surfaces[j]. */
+/* Real bridges log no array on cuSurfObjectCreate (vkrr's extension line
+ * does).  Each creation without one is tied, in log order, to an array
+ * created before it with the shape its launches' dumps show: the only one
+ * (SHAPE), or among several the earliest no texture or surface was made over
+ * yet, else the latest no other surface took (ORDER: a guess, which chained
+ * validation follows only where the bytes confirm it, capture_links.c).
+ * tie[j], how[j]: the array of log->surfaces[j] and how it is known. */
 static vkrr_status tie_surfaces(const vkrr_capture *cap, const vkrr_log *log, uint64_t *tie,
-                                vkrr_error *err)
+                                vkrr_link_how *how, vkrr_error *err)
 {
     const vkrr_image **shape = calloc(log->nsurfaces + 1, sizeof *shape);
     if (!shape)
@@ -132,14 +143,17 @@ static vkrr_status tie_surfaces(const vkrr_capture *cap, const vkrr_log *log, ui
         const vkrr_log_surface *s = &log->surfaces[j];
         const vkrr_image *im = shape[j];
         tie[j] = s->array;
+        how[j] = s->array ? VKRR_LINK_LOGGED : VKRR_LINK_NONE;
         if (s->array || !im)
             continue;
         uint64_t fresh = 0, free_latest = 0;
+        unsigned candidates = 0;
         for (uint32_t a = 0; a < log->narrays && log->arrays[a].line < s->line; a++) {
             const vkrr_log_array *ar = &log->arrays[a];
             if (ar->width != im->width || ar->height != im->height || ar->format != im->format ||
                 ar->channels != im->channels)
                 continue;
+            candidates++;
             bool by_surface = false, by_texture = false;
             for (uint32_t k = 0; k < j; k++)
                 by_surface = by_surface || (log->surfaces[k].line < s->line && tie[k] == ar->array);
@@ -151,6 +165,7 @@ static vkrr_status tie_surfaces(const vkrr_capture *cap, const vkrr_log *log, ui
                 free_latest = ar->array;
         }
         tie[j] = fresh ? fresh : free_latest;
+        how[j] = !tie[j] ? VKRR_LINK_NONE : candidates == 1 ? VKRR_LINK_SHAPE : VKRR_LINK_ORDER;
     }
     free(shape);
     return VKRR_OK;
@@ -179,6 +194,7 @@ static bool link_texture(const vkrr_capture *cap, const vkrr_log *log, const cha
     }
     im->sampler = t->sampler;
     im->array = t->array;
+    im->link = t->array ? VKRR_LINK_LOGGED : VKRR_LINK_NONE;
     if (t->resource == VKRR_TEXRES_LINEAR || t->resource == VKRR_TEXRES_PITCH2D)
         return link_linear(lpath, l, im, t, e);
     if (t->resource != VKRR_TEXRES_ARRAY)
@@ -211,35 +227,32 @@ static int missing_listed_dump(const vkrr_launch *l, uint32_t arg_offset, uint64
     return -1; /* not an allocation the manifest knows: nothing to miss */
 }
 
-/* The hash= (and bytes=) of each of l's dumps. */
+/* What the log says of each of l's dumps (hash=, bytes=, the statistics). */
 static bool link_hashes(const vkrr_log *log, const char *lpath, vkrr_launch *l, vkrr_error *e)
 {
     uint32_t n = 0;
     const vkrr_log_dump *d = vkrr_log_dumps_of(log, l->sequence, &n);
     for (uint32_t i = 0; i < n; i++, d++) {
-        bool *has = NULL;
-        uint64_t *hash = NULL, bytes = 0;
-        long *line = NULL;
-        for (uint32_t a = 0; d->kind == VKRR_DUMP_BUFFER && !has && a < l->nallocs; a++)
+        vkrr_dump_stats *ev = NULL;
+        uint64_t bytes = 0;
+        for (uint32_t a = 0; d->kind == VKRR_DUMP_BUFFER && !ev && a < l->nallocs; a++)
             if (l->allocs[a].post_path && l->allocs[a].post_offset == d->arg_offset)
-                has = &l->allocs[a].has_post_hash, hash = &l->allocs[a].post_hash,
-                line = &l->allocs[a].post_hash_line, bytes = l->allocs[a].size;
-        for (uint32_t k = 0; !has && k < l->nimages; k++) {
+                ev = &l->allocs[a].post_log, bytes = l->allocs[a].size;
+        for (uint32_t k = 0; !ev && k < l->nimages; k++) {
             vkrr_image *im = &l->images[k];
             bool kind = d->kind == VKRR_DUMP_BUFFER
                             ? im->kind == VKRR_IMAGE_TEXTURE && im->source_alloc < 0 &&
                                   (im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D)
                             : (d->kind == VKRR_DUMP_TEXTURE) == (im->kind == VKRR_IMAGE_TEXTURE);
             if (im->offset == d->arg_offset && kind && im->dump_path)
-                has = &im->has_dump_hash, hash = &im->dump_hash, line = &im->dump_hash_line,
-                bytes = im->dump_bytes;
+                ev = &im->dump_log, bytes = im->dump_bytes;
         }
         uint64_t delta = 0;
-        int gone = !has && d->kind == VKRR_DUMP_BUFFER ? missing_listed_dump(l, d->arg_offset, &delta) : -1;
+        int gone = !ev && d->kind == VKRR_DUMP_BUFFER ? missing_listed_dump(l, d->arg_offset, &delta) : -1;
         if (gone >= 0) {
             vkrr_fail(e, VKRR_ERR_MISSING, lpath, 0, -1,
                       "buffer dump is missing (%s line %ld lists it for argument %u)", lpath,
-                      d->line, d->arg_offset);
+                      d->stats.line, d->arg_offset);
             int n = snprintf(e->file, sizeof e->file, "%.*s", (int)(strlen(lpath) - strlen("run/run.log")), lpath);
             snprintf(e->file + n, sizeof e->file - (size_t)n,
                      "dump/launch-%03llu-%s-arg%03u-buffer-base0x%llx+0x%llx-fmt-1.bin",
@@ -247,16 +260,14 @@ static bool link_hashes(const vkrr_log *log, const char *lpath, vkrr_launch *l, 
                      (unsigned long long)l->allocs[gone].base, (unsigned long long)delta);
             return false;
         }
-        if (!has || *has)
+        if (!ev || ev->line)
             continue; /* a dump of nothing known, or its second line */
         if (d->bytes != UINT64_MAX && d->bytes != bytes)
-            return vkrr_fail(e, VKRR_ERR_CHANGED, lpath, d->line, d->arg_offset,
+            return vkrr_fail(e, VKRR_ERR_CHANGED, lpath, d->stats.line, d->arg_offset,
                              "changed since capture: the dump of argument %u has %llu bytes, "
                              "the log's bytes= says %llu", d->arg_offset,
                              (unsigned long long)bytes, (unsigned long long)d->bytes), false;
-        *has = true;
-        *hash = d->hash;
-        *line = d->line;
+        *ev = d->stats;
     }
     return true;
 }
@@ -272,7 +283,8 @@ static bool texture_state_lost(const vkrr_launch *l, long bad_line)
 }
 
 static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uint64_t *tie,
-                               const char *lpath, long bad_line, vkrr_launch *l, vkrr_error *err)
+                               const vkrr_link_how *how, const char *lpath, long bad_line,
+                               vkrr_launch *l, vkrr_error *err)
 {
     vkrr_error e = {0};
     vkrr_status st;
@@ -281,11 +293,11 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
         vkrr_warn("%s: launch %llu has no launch[N] line; its handles are looked up over "
                   "the whole log", lpath, (unsigned long long)l->sequence);
     if (texture_state_lost(l, bad_line)) {
-        vkrr_fail(&e, log->bad.status ? log->bad.status : VKRR_ERR_IO, lpath,
-                  log->bad.status ? log->bad.line : 0, -1,
+        vkrr_fail(&e, log->bad_state.status ? log->bad_state.status : VKRR_ERR_IO, lpath,
+                  log->bad_state.status ? log->bad_state.line : 0, -1,
                   "the state of launch %llu's textures may be on a line of the log that could "
                   "not be read: %s", (unsigned long long)l->sequence,
-                  log->bad.status ? log->bad.msg : "the log is unreadable");
+                  log->bad_state.status ? log->bad_state.msg : "the log is unreadable");
         if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             return st;
     }
@@ -295,6 +307,7 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
         if (im->kind == VKRR_IMAGE_SURFACE) {
             const vkrr_log_surface *s = vkrr_log_surface_at(log, im->handle, l->log_line);
             im->array = s ? tie[s - log->surfaces] : 0;
+            im->link = s ? how[s - log->surfaces] : VKRR_LINK_NONE;
         } else {
             ok = link_texture(cap, log, lpath, l, im, &e);
             if (ok && !im->dump_path && im->source_alloc < 0 && !im->dump_damaged) {
@@ -314,12 +327,34 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
     return VKRR_OK;
 }
 
+/* The modules the log says the bridge saved, for modules.h to look for. */
+static vkrr_status keep_modules(vkrr_capture *cap, const vkrr_log *log, const char *lpath,
+                                vkrr_error *err)
+{
+    if (!(cap->logged_modules = calloc(log->nmodules + 1, sizeof *cap->logged_modules)))
+        return vkrr_fail(err, VKRR_ERR_NOMEM, lpath, 0, -1, "out of memory");
+    for (uint32_t i = 0; i < log->nmodules; i++) {
+        const vkrr_log_module *m = &log->modules[i];
+        if (!m->path)
+            continue;
+        vkrr_logged_module *d = &cap->logged_modules[cap->nlogged_modules];
+        *d = (vkrr_logged_module){.path = strdup(vkrr_log_name(log, m->path)),
+                                  .fatbin = m->kind == VKRR_LOG_MODULE_FATBIN, .size = m->size,
+                                  .complete = m->complete, .line = m->line};
+        if (!d->path)
+            return vkrr_fail(err, VKRR_ERR_NOMEM, lpath, 0, -1, "out of memory");
+        cap->nlogged_modules++;
+    }
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
 {
     char *lpath = vkrr_capture_join(cap->path, "run/run.log");
     vkrr_mapfile m = {0};
     vkrr_log log = {0};
     uint64_t *tie = NULL;
+    vkrr_link_how *how = NULL;
     long bad_line = 0;
     vkrr_error e = {0};
     vkrr_status st;
@@ -339,7 +374,7 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
         if ((st = vkrr_log_parse(&log, (const char *)m.data, m.size, lpath, err)))
             goto fail;
         if (log.nbad) {
-            bad_line = log.bad.line;
+            bad_line = log.bad_state.line;
             e = log.bad;
             if (log.nbad > 1) {
                 size_t k = strlen(e.msg);
@@ -349,21 +384,31 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
                 goto fail;
         }
     }
-    if (!(tie = calloc(log.nsurfaces + 1, sizeof *tie))) {
+    if (!(tie = calloc(log.nsurfaces + 1, sizeof *tie)) || !(how = calloc(log.nsurfaces + 1, sizeof *how))) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, lpath, 0, -1, "out of memory");
         goto fail;
     }
     cap->device = log.device;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
         cap->launches[i].log_line = vkrr_log_launch_line(&log, cap->launches[i].sequence);
-    if ((st = tie_surfaces(cap, &log, tie, err)))
+    if ((st = keep_modules(cap, &log, lpath, err)))
+        goto fail;
+    for (uint32_t i = 0; i < log.nlaunches; i++) { /* launches only the log shows */
+        const vkrr_log_launch *ll = &log.launches[i];
+        const char *k = vkrr_log_name(&log, ll->kernel);
+        if (!vkrr_capture_find_seq(cap, ll->sequence) &&
+            (st = vkrr_capture_add_dump_only(cap, ll->sequence, k, strlen(k), 0, err)))
+            goto fail;
+    }
+    if ((st = tie_surfaces(cap, &log, tie, how, err)))
         goto fail;
     for (uint32_t i = 0; i < cap->nlaunches; i++)
         if (cap->launches[i].damage != VKRR_DAMAGE_MANIFEST &&
-            (st = link_launch(cap, &log, tie, lpath, bad_line, &cap->launches[i], err)))
+            (st = link_launch(cap, &log, tie, how, lpath, bad_line, &cap->launches[i], err)))
             goto fail;
 fail:
     free(tie);
+    free(how);
     vkrr_log_free(&log);
     vkrr_mapfile_close(&m);
     free(lpath);

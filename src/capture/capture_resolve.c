@@ -164,11 +164,8 @@ static vkrr_status resolve_one(vkrr_capture *cap, const char *name, char **path,
                     err);
     }
     vkrr_launch *l = vkrr_capture_find_seq(cap, d.sequence);
-    if (!l) {
-        vkrr_warn("%s: launch %llu is not in replay/; skipped", *path,
-                  (unsigned long long)d.sequence);
-        return VKRR_OK;
-    }
+    if (!l) /* dumped, not replayable: listed, not an error */
+        return vkrr_capture_add_dump_only(cap, d.sequence, d.kernel, d.kernel_len, 1, err);
     if (l->damage == VKRR_DAMAGE_MANIFEST)
         return VKRR_OK; /* which resources it has is unknown: nothing to tie */
     if (strlen(l->kernel) != d.kernel_len || memcmp(l->kernel, d.kernel, d.kernel_len)) {

@@ -10,10 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_parse.h"
 #include "cuformat.h"
+#include "hash.h"
 #include "mapfile.h"
+
+/* The process id in module file names (dlss-module-PID-NNNN): fixed, so
+ * that two runs write the same capture. */
+#define VKRR_WRITER_PID 4242
 
 struct vkrr_writer {
     char *dir;
@@ -21,6 +27,11 @@ struct vkrr_writer {
     vkrr_writer_desc desc;
     uint64_t next_seq;
     uint64_t next_array, next_tex, next_surf, next_module;
+    uint64_t profiled; /* KERNEL_PROFILE lines: the bridge's eligible= */
+    struct writer_fn { char *name; uint64_t handle; } *functions; /* cuModuleGetFunction's */
+    uint32_t nfunctions;
+    unsigned modules;  /* module files written: the NNNN of dlss-module-PID-NNNN */
+    char *logged_dir;  /* the capture's absolute path as module lines name it */
     char *log;
     size_t len, cap;
     vkrr_error sticky; /* first failure of a void call (out of memory) */
@@ -76,8 +87,9 @@ void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
 void vkrr_writer_profile(vkrr_writer *w, uint64_t seq, const char *kernel, double gpu_ms)
 {
     if (isfinite(gpu_ms) && gpu_ms >= 0)
-        vkrr_writer_log_line(w, "KERNEL_PROFILE launch=%llu kernel=%s gpu_ms=%.6f", (unsigned long long)seq,
-                             kernel, gpu_ms);
+        vkrr_writer_log_line(w, "KERNEL_PROFILE launch=%llu eligible=%llu gpu_ms=%.6f name=%s",
+                             (unsigned long long)seq, (unsigned long long)++w->profiled, gpu_ms,
+                             kernel);
 }
 
 static char *path_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -137,7 +149,19 @@ vkrr_status vkrr_writer_open(vkrr_writer **out, const vkrr_writer_desc *desc, vk
             goto fail;
     }
     free(sub);
-    vkrr_writer_log_line(w, "vkrr capture writer: bridge log format 1");
+    sub = NULL;
+    const char *ld = desc->logged_dir ? desc->logged_dir : w->dir;
+    char cwd[4096];
+    if (!(w->logged_dir = ld[0] == '/' || !getcwd(cwd, sizeof cwd) ? strdup(ld)
+                                                                   : path_of("%s/%s", cwd, ld))) {
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, w->dir, 0, -1, "out of memory");
+        goto fail;
+    }
+    /* what the bridge logs whatever it is asked to (its context setup) */
+    vkrr_writer_log_line(w, "cuInit flags=0 result=0");
+    vkrr_writer_log_line(w, "cuDeviceGetCount result=0 count=1");
+    vkrr_writer_log_line(w, "cuDeviceGet ordinal=0 result=0 device=0");
+    vkrr_writer_log_line(w, "cuCtxCreate_v2 flags=0x0 device=0 result=0 context=0x7f3a1c000b70");
     *out = w;
     return VKRR_OK;
 fail:
@@ -145,6 +169,7 @@ fail:
     if (w) {
         free(w->dir);
         free(w->prefix);
+        free(w->logged_dir);
         free(w);
     }
     return st;
@@ -170,6 +195,10 @@ vkrr_status vkrr_writer_close(vkrr_writer *w, vkrr_error *err)
     free(w->log);
     free(w->dir);
     free(w->prefix);
+    free(w->logged_dir);
+    for (uint32_t i = 0; i < w->nfunctions; i++)
+        free(w->functions[i].name);
+    free(w->functions);
     free(w);
     return st;
 }
@@ -180,8 +209,8 @@ uint64_t vkrr_writer_array_create(vkrr_writer *w, uint32_t width, uint32_t heigh
     uint64_t a = w->next_array;
     w->next_array += 0x200;
     vkrr_writer_log_line(w,
-                         "cuArrayCreate width=%u height=%u depth=0 format=%u channels=%u "
-                         "flags=0x0 result=0 array=0x%llx",
+                         "cuArrayCreate(v2) descriptor=0x7ffd5e2a1b00 width=%u height=%u format=%u "
+                         "channels=%u result=0 array=0x%llx",
                          width, height, format, channels, (unsigned long long)a);
     return a;
 }
@@ -192,65 +221,68 @@ uint64_t vkrr_writer_array3d_create(vkrr_writer *w, uint32_t width, uint32_t hei
     uint64_t a = w->next_array;
     w->next_array += 0x200;
     vkrr_writer_log_line(w,
-                         "cuArray3DCreate width=%u height=%u depth=%u format=%u channels=%u "
-                         "flags=0x%x result=0 array=0x%llx",
+                         "cuArray3DCreate->v2 width=%u height=%u depth=%u format=%u channels=%u "
+                         "flags=0x%x descriptor=0x7ffd5e2a1b40 result=0 array=0x%llx metadata=stored",
                          width, height, depth, format, channels, flags, (unsigned long long)a);
     return a;
 }
 
-/* One cuTexObjectCreate line; res: its resource fields ("type=0 array=0x..."). */
-static uint64_t texture_line(vkrr_writer *w, const char *res, const vkrr_sampler *s,
+/* One cuTexObjectCreate line as the bridge prints it (type, and in array=
+ * the CUarray or, over linear memory, devPtr), and a vkrr extension line for
+ * what it cannot print: a third axis's address mode. */
+static uint64_t texture_line(vkrr_writer *w, int type, uint64_t array, const vkrr_sampler *s,
                              uint64_t handle)
 {
     uint64_t h = handle ? handle : w->next_tex++;
     unsigned flags = (s->read_as_integer ? VKRR_TEXFLAG_INTEGER : 0) |
                      (s->normalized ? VKRR_TEXFLAG_NORMALIZED : 0) |
                      (s->srgb ? VKRR_TEXFLAG_SRGB : 0);
-    char addr[40]; /* the third axis's mode only where it differs (readers copy the second's) */
-    int n = snprintf(addr, sizeof addr, "%d,%d", s->address[0], s->address[1]);
-    if (s->address[2] != s->address[1])
-        snprintf(addr + n, sizeof addr - (size_t)n, ",%d", s->address[2]);
     vkrr_writer_log_line(w,
-                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 %s addr=%s filter=%d "
-                         "flags=0x%02x result=0 object=0x%llx",
-                         res, addr, s->filter, flags, (unsigned long long)h);
+                         "cuTexObjectCreate resource=0x7ffd5e2a1c40 type=%d array=0x%llx "
+                         "texture=0x7ffd5e2a1d00 addr=%d,%d filter=%d flags=0x%x aniso=0 "
+                         "mipfilter=0 view=(nil) result=0 object=0x%llx",
+                         type, (unsigned long long)array, s->address[0], s->address[1], s->filter,
+                         flags, (unsigned long long)h);
+    if (s->address[2] != s->address[1]) /* readers give the third axis the second's */
+        vkrr_writer_log_line(w, "vkrr texture object=0x%llx addr_z=%d", (unsigned long long)h,
+                             s->address[2]);
     return h;
 }
 
 uint64_t vkrr_writer_texture_create(vkrr_writer *w, uint64_t array, const vkrr_sampler *s,
                                     uint64_t handle)
 {
-    char res[64];
-    snprintf(res, sizeof res, "type=0 array=0x%llx", (unsigned long long)array);
-    return texture_line(w, res, s, handle);
+    return texture_line(w, VKRR_TEXRES_ARRAY, array, s, handle);
 }
 
+/* The bridge prints a linear texture's shape on d4rRegisterLinearTexture;
+ * a pitch-2D one's pitch nowhere: that is a vkrr extension line. */
 uint64_t vkrr_writer_texture_create_linear(vkrr_writer *w, const vkrr_linear_desc *d,
                                            const vkrr_sampler *s, uint64_t handle)
 {
-    char res[200];
+    uint64_t h = texture_line(w, d->resource, d->devptr, s, handle);
+    unsigned texel = vkrr_cuformat_texel_bytes(d->format, d->channels);
     if (d->resource == VKRR_TEXRES_PITCH2D)
-        snprintf(res, sizeof res, "type=3 devptr=0x%llx format=%u channels=%u width=%u height=%u "
-                 "pitch=%llu", (unsigned long long)d->devptr, d->format, d->channels, d->width,
-                 d->height, (unsigned long long)d->pitch);
+        vkrr_writer_log_line(w, "vkrr texture object=0x%llx devptr=0x%llx format=%u channels=%u "
+                             "width=%u height=%u pitch=%llu", (unsigned long long)h,
+                             (unsigned long long)d->devptr, d->format, d->channels, d->width,
+                             d->height, (unsigned long long)d->pitch);
     else
-        snprintf(res, sizeof res, "type=2 devptr=0x%llx format=%u channels=%u bytes=%llu",
-                 (unsigned long long)d->devptr, d->format, d->channels,
-                 (unsigned long long)d->bytes);
-    return texture_line(w, res, s, handle);
+        vkrr_writer_log_line(w, "d4rRegisterLinearTexture object=0x%llx %llux1 format=%u "
+                             "channels=%u stand-in array=0x%llx", (unsigned long long)h,
+                             (unsigned long long)(texel ? d->bytes / texel : 0), d->format,
+                             d->channels, (unsigned long long)(w->next_array += 0x200));
+    return h;
 }
 
 uint64_t vkrr_writer_surface_create(vkrr_writer *w, uint64_t array, uint64_t handle)
 {
     uint64_t h = handle ? handle : w->next_surf++;
-    if (w->desc.omit_surface_array)
-        vkrr_writer_log_line(w, "cuSurfObjectCreate descriptor=0x7ffd5e2a1c80 result=0 object=0x%llx",
-                             (unsigned long long)h);
-    else
-        vkrr_writer_log_line(w,
-                             "cuSurfObjectCreate descriptor=0x7ffd5e2a1c80 result=0 object=0x%llx "
-                             "array=0x%llx",
-                             (unsigned long long)h, (unsigned long long)array);
+    vkrr_writer_log_line(w, "cuSurfObjectCreate descriptor=0x7ffd5e2a1c80 result=0 object=0x%llx",
+                         (unsigned long long)h);
+    if (w->desc.log_surface_arrays) /* what the bridge cannot say: a vkrr extension */
+        vkrr_writer_log_line(w, "vkrr surface object=0x%llx array=0x%llx", (unsigned long long)h,
+                             (unsigned long long)array);
     return h;
 }
 
@@ -264,27 +296,75 @@ static int bad_name(const char *s)
     return 0;
 }
 
+/* Whether the PTX text defines kernel k (".entry k" followed by "(" or a blank). */
+static bool ptx_defines(const char *text, size_t size, const char *k)
+{
+    size_t kl = strlen(k);
+    for (const char *p = text; p && (size_t)(p - text) + 7 + kl < size;
+         p = memmem(p + 1, size - (size_t)(p + 1 - text), ".entry ", 7)) {
+        if (memcmp(p, ".entry ", 7) || memcmp(p + 7, k, kl))
+            continue;
+        char c = p[7 + kl];
+        if (c == '(' || c == ' ' || c == '\n' || c == '\t' || c == '\r')
+            return true;
+    }
+    return false;
+}
+
 vkrr_status vkrr_writer_module(vkrr_writer *w, const char *name, const void *data, size_t size,
                                const char *const *kernels, unsigned nkernels, vkrr_error *err)
 {
     if (bad_name(name) || !strcmp(name, ".") || !strcmp(name, ".."))
         return vkrr_fail(err, VKRR_ERR_USAGE, w->dir, 0, -1, "bad module file name");
+    const char *dot = strrchr(name, '.');
+    bool fatbin = dot && !strcmp(dot, ".fatbin");
+    const char *text = data;
+    size_t skip = 0; /* the bridge saves PTX from its .version on */
+    if (!fatbin) {
+        const char *v = size >= 8 ? memmem(text, size, ".version", 8) : NULL;
+        skip = v ? (size_t)(v - text) : 0;
+    }
+    unsigned seq = ++w->modules;
     char *mdir = path_of("%s/modules", w->dir);
-    char *path = path_of("%s/modules/%s", w->dir, name);
+    char *path = path_of("%s/modules/dlss-module-%u-%04u.%s", w->dir, VKRR_WRITER_PID, seq,
+                         fatbin ? "fatbin" : "ptx");
     vkrr_status st = VKRR_OK;
     if (!mdir || !path) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, w->dir, 0, -1, "out of memory");
         goto fail;
     }
-    if ((st = vkrr_mkdirs(mdir, err)) || (st = vkrr_write_file_atomic(path, data, size, err)))
+    if ((st = vkrr_mkdirs(mdir, err)) ||
+        (st = vkrr_write_file_atomic(path, text + skip, size - skip, err)))
         goto fail;
     uint64_t m = w->next_module;
     w->next_module += 0x1000;
-    vkrr_writer_log_line(w, "cuModuleLoadData image=%s bytes=%zu result=0 module=0x%llx", name,
-                         size, (unsigned long long)m);
-    for (unsigned i = 0; i < nkernels; i++)
-        vkrr_writer_log_line(w, "cuModuleGetFunction module=0x%llx name=%s result=0 function=0x%llx",
-                             (unsigned long long)m, kernels[i], (unsigned long long)(m + 0x10 * (i + 1)));
+    const char *file = strrchr(path, '/') + 1;
+    if (fatbin)
+        vkrr_writer_log_line(w, "cuModuleLoadData captured CUDA fatbin v1 size=%zu (header=16 "
+                             "payload=%zu) to %s/modules/%s (complete)", size,
+                             size > 16 ? size - 16 : 0, w->logged_dir, file);
+    else
+        vkrr_writer_log_line(w, "cuModuleLoadData captured PTX size=%zu image+%zu to %s/modules/%s "
+                             "(complete)", size - skip, skip, w->logged_dir, file);
+    vkrr_writer_log_line(w, "cuModuleLoadData image=0x7f3a18%06x result=0 module=0x%llx",
+                         seq * 0x1000u, (unsigned long long)m);
+    for (unsigned i = 0; i < nkernels; i++) /* only what the module holds (all, for a fatbin) */
+        if (fatbin || ptx_defines(text, size, kernels[i])) {
+            uint64_t fn = m + 0x10 * (i + 1);
+            vkrr_writer_log_line(w, "cuModuleGetFunction module=0x%llx name=%s result=0 function=0x%llx",
+                                 (unsigned long long)m, kernels[i], (unsigned long long)fn);
+            struct writer_fn *nf = realloc(w->functions, (w->nfunctions + 1) * sizeof *nf);
+            char *nm = strdup(kernels[i]);
+            if (!nf || !nm) {
+                free(nm);
+                if (nf)
+                    w->functions = nf;
+                st = vkrr_fail(err, VKRR_ERR_NOMEM, w->dir, 0, -1, "out of memory");
+                goto fail;
+            }
+            w->functions = nf;
+            w->functions[w->nfunctions++] = (struct writer_fn){nm, fn};
+        }
 fail:
     free(mdir);
     free(path);
@@ -323,15 +403,8 @@ static vkrr_status check_record(const vkrr_writer *w, const vkrr_launch_record *
     return VKRR_OK;
 }
 
-static size_t count_nonzero(const uint8_t *p, size_t n)
-{
-    size_t z = 0;
-    for (size_t i = 0; i < n; i++)
-        z += p[i] != 0;
-    return z;
-}
-
-/* One dump file plus its log line. */
+/* One dump file plus its statistics line, as the bridge's summarize_resource
+ * writes them (hash from the bridge's basis, no 0x). */
 static vkrr_status write_dump(vkrr_writer *w, uint64_t seq, const vkrr_launch_record *r,
                               uint32_t off, const char *kind, const char *shape, int fmt,
                               const void *data, uint64_t size, vkrr_error *err)
@@ -342,11 +415,15 @@ static vkrr_status write_dump(vkrr_writer *w, uint64_t seq, const vkrr_launch_re
         return vkrr_fail(err, VKRR_ERR_NOMEM, w->dir, 0, -1, "out of memory");
     vkrr_status st = vkrr_write_file_atomic(path, data, (size_t)size, err);
     free(path);
-    vkrr_writer_log_line(w, "launch[%llu] %s arg[%u] %s %s fmt=%d bytes=%llu nonzero_bytes=%zu "
-                            "hash=0x%016llx",
+    vkrr_dump_stats d = vkrr_dump_stats_of(data, size, VKRR_FNV1A64_BRIDGE_INIT);
+    vkrr_writer_log_line(w, "launch[%llu] %s arg[%u] %s %s fmt=%d bytes=%llu nonzero_bytes=%llu "
+                            "hash=%016llx f16{nonzero=%llu nan_inf=%llu min=%g max=%g mean_abs=%g} "
+                            "f32{nan_inf=%llu min=%g max=%g}",
                          (unsigned long long)seq, r->kernel, off, kind, shape, fmt,
-                         (unsigned long long)size, count_nonzero(data, (size_t)size),
-                         (unsigned long long)vkrr_fnv1a64(data, (size_t)size));
+                         (unsigned long long)size, (unsigned long long)d.nonzero_bytes,
+                         (unsigned long long)d.hash, (unsigned long long)d.f16_nonzero,
+                         (unsigned long long)d.f16_nan_inf, d.f16_min, d.f16_max, d.f16_mean_abs,
+                         (unsigned long long)d.f32_nan_inf, d.f32_min, d.f32_max);
     return st;
 }
 
@@ -419,6 +496,66 @@ static char *manifest_text(const vkrr_writer *w, const vkrr_launch_record *r, si
     return buf;
 }
 
+/* The pointer record of allocation a at the lowest offset, NULL: none. */
+static const vkrr_pointer_record *first_pointer(const vkrr_launch_record *r, uint32_t a)
+{
+    const vkrr_pointer_record *first = NULL;
+    for (uint32_t i = 0; i < r->npointers; i++)
+        if (r->pointers[i].alloc == a && (!first || r->pointers[i].offset < first->offset))
+            first = &r->pointers[i];
+    return first;
+}
+
+/* A texture or surface dump (a texture over linear memory: its buffer). */
+static vkrr_status write_image_dump(vkrr_writer *w, uint64_t seq, const vkrr_launch_record *r,
+                                    const vkrr_image_record *im, vkrr_error *err)
+{
+    char shape[64];
+    if (im->resource != VKRR_TEXRES_ARRAY) {
+        snprintf(shape, sizeof shape, "base0x%llx+0x%llx", (unsigned long long)im->base,
+                 (unsigned long long)im->delta);
+        return write_dump(w, seq, r, im->offset, "buffer", shape, -1, im->post, im->buffer_bytes, err);
+    }
+    unsigned texel = vkrr_cuformat_texel_bytes(im->format, im->channels);
+    uint64_t bytes = 0;
+    if (!texel || __builtin_mul_overflow((uint64_t)im->width, (uint64_t)im->height, &bytes) ||
+        __builtin_mul_overflow(bytes, (uint64_t)texel, &bytes))
+        return vkrr_fail(err, VKRR_ERR_USAGE, w->dir, 0, im->offset, "writer: bad image shape");
+    snprintf(shape, sizeof shape, "%ux%ux%u", im->width, im->height, im->channels);
+    return write_dump(w, seq, r, im->offset, im->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface",
+                      shape, (int)im->format, im->post, bytes, err);
+}
+
+/* The bridge's lines of one cuLaunchKernel: before it, the replay capture;
+ * after it, the call with its packed parameters (D4R_CUDA_VERBOSE). */
+static void log_call(vkrr_writer *w, uint64_t seq, const vkrr_launch_record *r)
+{
+    unsigned long long s = (unsigned long long)seq;
+    vkrr_writer_log_line(w, "replay capture launch[%llu] %s -> %s/replay/replay-%06llu-%s", s,
+                         r->kernel, w->logged_dir, s, r->kernel);
+    vkrr_writer_log_line(w, "cuLaunchKernel[%llu] %s", s, r->kernel);
+    uint64_t fn = 0;
+    for (uint32_t i = 0; i < w->nfunctions && !fn; i++)
+        if (!strcmp(w->functions[i].name, r->kernel))
+            fn = w->functions[i].handle;
+    char fns[32];
+    snprintf(fns, sizeof fns, fn ? "0x%llx" : "(nil)", (unsigned long long)fn);
+    vkrr_writer_log_line(w, "cuLaunchKernel function=%s grid=%u,%u,%u block=%u,%u,%u shared=%u "
+                            "stream=(nil) kernel_params=(nil) extra=0x7ffd5e2a1e00 result=0",
+                         fns, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                         r->block[2], r->shared_bytes);
+    static const char *const extra[] = {"0x1", "0x7ffd5e2a1f00", "0x2", "0x7ffd5e2a1ef8", "0x0"};
+    for (unsigned i = 0; i < 5; i++)
+        vkrr_writer_log_line(w, "cuLaunchKernel extra[%u]=%s", i, extra[i]);
+    vkrr_writer_log_line(w, "cuLaunchKernel packed_args function=%s buffer=0x7ffd5e2a1f00 bytes=%u",
+                         fns, r->args_bytes);
+    for (uint32_t off = 0; off < r->args_bytes && off < 128; off += 8) {
+        uint64_t word = 0;
+        memcpy(&word, (const uint8_t *)r->args + off, r->args_bytes - off < 8 ? r->args_bytes - off : 8);
+        vkrr_writer_log_line(w, "cuLaunchKernel packed_arg[%u]=0x%016llx", off, (unsigned long long)word);
+    }
+}
+
 vkrr_status vkrr_writer_launch(vkrr_writer *w, const vkrr_launch_record *r, uint64_t *seq_out,
                                vkrr_error *err)
 {
@@ -442,49 +579,26 @@ vkrr_status vkrr_writer_launch(vkrr_writer *w, const vkrr_launch_record *r, uint
         if ((st = write_in(rdir, name, r->allocs[a].pre, r->allocs[a].size, err)))
             goto fail;
     }
-    vkrr_writer_log_line(w, "launch[%llu] %s grid=(%u,%u,%u) block=(%u,%u,%u) shmem=%u args=%u",
-                         (unsigned long long)seq, r->kernel, r->grid[0], r->grid[1], r->grid[2],
-                         r->block[0], r->block[1], r->block[2], r->shared_bytes, r->args_bytes);
-    for (uint32_t a = 0; a < r->nallocs; a++) {
-        const vkrr_pointer_record *first = NULL;
-        for (uint32_t i = 0; i < r->npointers; i++)
-            if (r->pointers[i].alloc == a && (!first || r->pointers[i].offset < first->offset))
-                first = &r->pointers[i];
-        if (!r->allocs[a].post || !first)
-            continue;
-        char shape[64];
-        snprintf(shape, sizeof shape, "base0x%llx+0x%llx", (unsigned long long)r->allocs[a].base,
-                 (unsigned long long)first->delta);
-        if ((st = write_dump(w, seq, r, first->offset, "buffer", shape, -1, r->allocs[a].post,
-                             r->allocs[a].size, err)))
-            goto fail;
-    }
-    for (uint32_t i = 0; i < r->nimages; i++) {
-        const vkrr_image_record *im = &r->images[i];
-        if (im->resource != VKRR_TEXRES_ARRAY) { /* linear memory: a buffer dump */
+    log_call(w, seq, r);
+    vkrr_writer_log_line(w, "launch[%llu] %s synchronize result=0", (unsigned long long)seq, r->kernel);
+    /* the bridge's walk: argument words in offset order, each allocation at
+     * the first word pointing into it, linear textures as their buffer */
+    for (uint32_t off = 0; off < r->args_bytes && st == VKRR_OK; off++) {
+        for (uint32_t a = 0; a < r->nallocs && st == VKRR_OK; a++) {
+            const vkrr_pointer_record *first = first_pointer(r, a);
+            if (!r->allocs[a].post || !first || first->offset != off)
+                continue;
             char shape[64];
-            snprintf(shape, sizeof shape, "base0x%llx+0x%llx", (unsigned long long)im->base,
-                     (unsigned long long)im->delta);
-            if ((st = write_dump(w, seq, r, im->offset, "buffer", shape, -1, im->post,
-                                 im->buffer_bytes, err)))
-                goto fail;
-            continue;
+            snprintf(shape, sizeof shape, "base0x%llx+0x%llx", (unsigned long long)r->allocs[a].base,
+                     (unsigned long long)first->delta);
+            st = write_dump(w, seq, r, off, "buffer", shape, -1, r->allocs[a].post, r->allocs[a].size, err);
         }
-        unsigned texel = 0;
-        uint64_t bytes = 0;
-        texel = vkrr_cuformat_texel_bytes(im->format, im->channels);
-        if (!texel || __builtin_mul_overflow((uint64_t)im->width, (uint64_t)im->height, &bytes) ||
-            __builtin_mul_overflow(bytes, (uint64_t)texel, &bytes)) {
-            st = vkrr_fail(err, VKRR_ERR_USAGE, w->dir, 0, im->offset, "writer: bad image shape");
-            goto fail;
-        }
-        char shape[64];
-        snprintf(shape, sizeof shape, "%ux%ux%u", im->width, im->height, im->channels);
-        if ((st = write_dump(w, seq, r, im->offset,
-                             im->kind == VKRR_IMAGE_TEXTURE ? "texture" : "surface", shape,
-                             (int)im->format, im->post, bytes, err)))
-            goto fail;
+        for (uint32_t i = 0; i < r->nimages && st == VKRR_OK; i++)
+            if (r->images[i].offset == off)
+                st = write_image_dump(w, seq, r, &r->images[i], err);
     }
+    if (st != VKRR_OK)
+        goto fail;
     if (seq_out)
         *seq_out = seq;
 fail:

@@ -39,7 +39,12 @@ typedef struct vkrr_writer_desc {
     const char *log_prefix;      /* e.g. "[d4r nvcuda] "; NULL: none */
     uint64_t first_sequence;     /* 0: start at 1 */
     bool omit_shared_bytes;      /* write "launch GX GY GZ BX BY BZ" like older bridges */
-    bool omit_surface_array;     /* leave out the vkrr extension array= on surface lines */
+    bool log_surface_arrays;     /* add the vkrr extension line "vkrr surface object= array="
+                                  * after each cuSurfObjectCreate (the bridge cannot say which
+                                  * array a surface writes; readers infer it) */
+    const char *logged_dir;      /* the capture's path as its module and replay capture lines
+                                  * name it (synth writes into a temporary folder and renames
+                                  * it); NULL: dir (made absolute) */
     bool omit_log;               /* no run/run.log at all */
 } vkrr_writer_desc;
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backends.h"
 #include "capture.h"
 #include "compare.h"
 #include "status.h"
@@ -96,6 +97,25 @@ void vkrr_cli_print_heatmap_dir(const char *dir, const struct vkrr_launch_result
 extern const char vkrr_cli_hw_help[];
 /* The help text of --ptx-engine and --no-cache. */
 extern const char vkrr_cli_ptx_help[];
+
+/* --modules FILE|DIR, repeatable (cli_modules.c). */
+#define VKRR_CLI_MODULES_MAX 16
+typedef struct vkrr_cli_modules {
+    const char *v[VKRR_CLI_MODULES_MAX];
+    uint32_t n;
+} vkrr_cli_modules;
+/* false: more than VKRR_CLI_MODULES_MAX */
+bool vkrr_cli_modules_add(vkrr_cli_modules *m, const char *v);
+/* Opens the backend that runs the original kernels (d.name is set to name):
+ * ptx from the PTX found (modules.h: m's files and folders, else where the
+ * capture's modules are; a "modules:" line on `say` says where, and which
+ * target a kernel several PTX define runs from), its set kept in *set until
+ * the backend is gone; cpu and cuda as before (cuda: m's first folder, else
+ * CAPDIR/modules). */
+vkrr_status vkrr_cli_open_reference(const char *name, const vkrr_capture *cap,
+                                    const vkrr_cli_modules *m, vkrr_backend_desc d,
+                                    vkrr_backend *out, vkrr_module_set *set, FILE *say,
+                                    vkrr_error *err);
 /* Opens the hardware model for cap as --approx/--hw-tables say
  * (hw_model.h) and makes it the process's current one; the caller calls
  * vkrr_cli_hw_done() when done with it. */
@@ -107,7 +127,10 @@ void vkrr_cli_hw_done(struct vkrr_hw_model *m); /* accepts NULL */
 /* Whether validate/rerun should check dumps against the log's hash=: not
  * when asked not to, nor when the hashes are not FNV-1a 64 (then it warns,
  * once, that they are not checked). */
-bool vkrr_cli_hash_check(const vkrr_capture *cap, bool asked_off);
+/* How dumps are checked against the log (vkrr_capture_check_integrity),
+ * warning once where the capture's evidence is not ours to check; zero when
+ * asked off (--no-hash-check). */
+vkrr_capture_integrity vkrr_cli_integrity(const vkrr_capture *cap, bool asked_off);
 
 /* Runs run(ctx), then again each time a .comp, .spv, .port or .glsl file in
  * dir is written, moved in or out, or deleted (inotify; a burst of events is

@@ -134,17 +134,21 @@ bool vkrr_cli_select_matches(const vkrr_cli_select *sel, const vkrr_launch *l)
            (sel->occurrence < 0 || (uint64_t)sel->occurrence == l->occurrence);
 }
 
-bool vkrr_cli_hash_check(const vkrr_capture *cap, bool asked_off)
+vkrr_capture_integrity vkrr_cli_integrity(const vkrr_capture *cap, bool asked_off)
 {
     if (asked_off)
-        return false;
-    unsigned probed = 0;
-    vkrr_capture_hashes h = vkrr_capture_check_hashes(cap, &probed);
-    if (h == VKRR_HASHES_FOREIGN)
-        vkrr_warn("%s/run/run.log: its hash= values are not FNV-1a 64 of the dumps (none of the "
-                  "%u smallest agrees): the bridge hashes another way, so dumps are not checked "
-                  "against them (--no-hash-check silences this)", cap->path, probed);
-    return h == VKRR_HASHES_FNV1A64;
+        return (vkrr_capture_integrity){0};
+    vkrr_capture_integrity ig = vkrr_capture_check_integrity(cap);
+    if (ig.hashes == VKRR_HASHES_FOREIGN)
+        vkrr_warn("%s/run/run.log: its hash= values are not FNV-1a 64 of the dumps from the "
+                  "standard or the bridge's basis (none of the %u smallest agrees): the bridge "
+                  "hashes another way, so dumps are not checked against them (--no-hash-check "
+                  "silences this)", cap->path, ig.probed);
+    if (ig.stats_foreign)
+        vkrr_warn("%s/run/run.log: its nonzero_bytes/f16/f32 statistics do not describe the "
+                  "smallest dumps as the bridge computes them: they are not checked "
+                  "(--no-hash-check silences this)", cap->path);
+    return ig;
 }
 
 int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,

@@ -12,7 +12,12 @@ static const char info_help[] =
     "Reads a capture (replay/, dump/, run/run.log, modules/) and lists its launches:\n"
     "sequence number, kernel, frame and occurrence (the identity of a launch across\n"
     "captures), grid and block, shared bytes, allocations, pointer arguments and the\n"
-    "textures and surfaces with their formats and sampler state.  Everything is\n"
+    "textures and surfaces with their formats and sampler state, the array behind\n"
+    "each and how that is known (logged, inferred from shape, from creation order),\n"
+    "and the earlier surface each texture reads in chained validation (logged,\n"
+    "inferred from shape, inferred from equal bytes; unknown).  Launches the capture\n"
+    "shows without a replay folder (dumps or log lines only) are listed after, with\n"
+    "what they mean for chained mode.  Everything is\n"
     "checked on the way: a launch whose files are missing, short or malformed is\n"
     "listed as DAMAGED with the file and line at fault, the rest as usual, and the\n"
     "exit is 2 (also when nothing can be read).  Nothing in CAPDIR is written.\n"
@@ -47,10 +52,14 @@ int vkrr_cmd_info(int argc, char **argv)
     vkrr_capture *cap = NULL;
     if (vkrr_capture_open_ex(&cap, dir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         return vkrr_cli_fail(&err);
+    vkrr_texture_link **links = NULL;
+    vkrr_error lerr = {0};
+    if (vkrr_capture_texture_links(cap, &links, &lerr) != VKRR_OK)
+        vkrr_error_print(&lerr, stderr); /* a dump that cannot be read: listed without links */
     if (json) {
-        vkrr_capture_print_json(cap, stdout);
+        vkrr_capture_print_json(cap, links, stdout);
     } else {
-        vkrr_capture_print_table(cap, stdout);
+        vkrr_capture_print_table(cap, links, stdout);
         /* what validate would use (model choice needs no device) */
         vkrr_hw_model *hw = NULL;
         vkrr_error herr = {0};
@@ -67,6 +76,7 @@ int vkrr_cmd_info(int argc, char **argv)
         if (cap->launches[i].damage_error)
             vkrr_error_print(cap->launches[i].damage_error, stderr);
     int rc = cap->first_damage.status != VKRR_OK ? vkrr_status_exit_code(cap->first_damage.status) : 0;
+    vkrr_capture_links_free(cap, links);
     vkrr_capture_close(cap);
     return rc;
 }

@@ -30,8 +30,16 @@ static const char rerun_help[] =
     "                       modules' PTX alone (any kernel: no port, no source, no GPU);\n"
     "                       cpu: the rrref kernels compiled into vkrr; cuda: libcuda on\n"
     "                       an NVIDIA GPU (exit 3 without one)\n"
-    "  --modules DIR        where the modules are (ptx: every *.ptx; cuda: *.ptx,\n"
-    "                       *.cubin, *.fatbin); default CAPDIR/modules\n"
+    "  --modules FILE|DIR   where the original's modules are (repeatable): PTX files,\n"
+    "                       fatbins, or any binary holding fatbins (a DLL, a host ELF);\n"
+    "                       a folder's *.ptx *.fatbin *.cubin *.dll *.so *.o *.exe\n"
+    "                       *.bin.  Default: CAPDIR/modules, the files run.log's\n"
+    "                       `cuModuleLoadData captured ... to PATH` lines name where\n"
+    "                       they are here, and files of those names inside CAPDIR.\n"
+    "                       ptx reads every PTX entry of every fatbin (LZ4 and zstd\n"
+    "                       decompressed); of several PTX of a kernel it runs the\n"
+    "                       highest target at most the capture's GPU, and says so.\n"
+    "                       cuda: the first folder given, else CAPDIR/modules\n"
     "  --shard K/N          only part K (1..N) of the launches, balanced by cost, for a\n"
     "                       CI matrix; `vkrr merge` makes the shards' --json files into\n"
     "                       the run\n"
@@ -90,7 +98,8 @@ static const char rerun_help[] =
     "  vkrr rerun cap --json rerun.json\n";
 
 typedef struct rerun_args {
-    const char *capdir, *backend, *modules;
+    const char *capdir, *backend;
+    vkrr_cli_modules modules; /* --modules, repeatable */
     vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
     uint32_t shard, shards; /* --shard K/N; shards 0: all */
     bool exact;             /* --exact */
@@ -124,7 +133,8 @@ static int parse_args(int argc, char **argv, rerun_args *a)
             a->backend = v;
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
-            a->modules = v;
+            if (!vkrr_cli_modules_add(&a->modules, v))
+                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
         } else if (!strcmp(o, "--exact")) {
             a->exact = true;
         } else if (!strcmp(o, "--coverage")) {
@@ -156,16 +166,14 @@ static int parse_args(int argc, char **argv, rerun_args *a)
     return 0;
 }
 
-static vkrr_status make_backend(const rerun_args *a, vkrr_backend *be, vkrr_error *err)
+static vkrr_status make_backend(const rerun_args *a, const vkrr_capture *cap, vkrr_backend *be,
+                                vkrr_module_set *set, vkrr_error *err)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/modules", a->capdir);
-    return vkrr_backend_open(&(vkrr_backend_desc){.name = a->backend,
-                                                  .modules = a->modules ? a->modules : dir,
-                                                  .coverage = a->coverage,
-                                                  .ptx_engine = a->c.ptx_engine,
-                                                  .no_cache = a->c.no_cache},
-                             be, err);
+    return vkrr_cli_open_reference(a->backend, cap, &a->modules,
+                                   (vkrr_backend_desc){.coverage = a->coverage,
+                                                       .ptx_engine = a->c.ptx_engine,
+                                                       .no_cache = a->c.no_cache},
+                                   be, set, stdout, err);
 }
 
 int vkrr_cmd_rerun(int argc, char **argv)
@@ -185,6 +193,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     char heatmap_dir[4096] = "";
     vkrr_kernel_coverage *cov = NULL;
     uint32_t ncov = 0;
+    vkrr_module_set mods = {0};
     rc = 2;
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         goto fail;
@@ -211,14 +220,14 @@ int vkrr_cmd_rerun(int argc, char **argv)
         if (vkrr_cli_heatmap_dir(a.c.out, a.capdir, heatmap_dir, sizeof heatmap_dir, &err) != VKRR_OK)
             goto fail;
     }
-    if (make_backend(&a, &be, &err) != VKRR_OK)
+    if (make_backend(&a, cap, &be, &mods, &err) != VKRR_OK)
         goto fail;
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {.port_backend = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
-                               .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
+                               .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
                                .standin_bounds = !a.c.tol_given};
     res = calloc(cap->nlaunches ? cap->nlaunches : 1, sizeof *res);
     mine = malloc((cap->nlaunches ? cap->nlaunches : 1) * sizeof *mine);
@@ -308,6 +317,7 @@ out:
     vkrr_cli_coverage_free(cov, ncov);
     if (be.destroy)
         be.destroy(be.self);
+    vkrr_modules_free(&mods);
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);

@@ -50,7 +50,9 @@ static const char stress_help[] =
     "                       " VKRR_OUT_DEFAULT "/CAPNAME-HASH/stress)\n"
     "  --ports DIR          your ports (KERNEL.comp) and descriptors (KERNEL.port)\n"
     "  --no-builtin         only the ports in --ports DIR\n"
-    "  --modules DIR        the original's PTX (default CAPDIR/modules)\n"
+    "  --modules FILE|DIR   the original's PTX, fatbins or binaries holding them\n"
+    "                       (repeatable; default: where the capture's modules are, as\n"
+    "                       vkrr rerun --help says)\n"
     "  --device N           the Vulkan device (as vkrr validate)\n"
     "  --tolerance FILE, --atol X, --rtol X, --max-ulp N   as vkrr validate\n"
     "\n"
@@ -65,7 +67,8 @@ static const char stress_help[] =
 #define MAX_SELECT 32
 
 typedef struct stress_args {
-    const char *capdir, *modules, *device;
+    const char *capdir, *device;
+    vkrr_cli_modules modules; /* --modules, repeatable */
     vkrr_cli_compare c;
     vkrr_cli_select only[MAX_SELECT];
     uint32_t nonly;
@@ -114,7 +117,8 @@ static int parse_args(int argc, char **argv, stress_args *a)
                 return vkrr_cli_usage_error(argv[0], "--time takes seconds above 0, not '%s'", v);
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
-            a->modules = v;
+            if (!vkrr_cli_modules_add(&a->modules, v))
+                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
         } else if (!strcmp(o, "--device")) {
             NEED_VALUE();
             a->device = v;
@@ -172,7 +176,8 @@ int vkrr_cmd_stress(int argc, char **argv)
     vkrr_backend port = {0}, orig = {0};
     vkrr_portdesc_set *ports = NULL;
     vkrr_hw_model *hw = NULL;
-    char dir[4096], modules[4096];
+    char dir[4096];
+    vkrr_module_set mods = {0};
     rc = 2;
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK ||
         vkrr_cli_hw_use(&a.c, cap, &hw, &err) != VKRR_OK ||
@@ -189,10 +194,8 @@ int vkrr_cmd_stress(int argc, char **argv)
         vkrr_fail(&err, VKRR_ERR_USAGE, a.capdir, 0, -1, "no launch of the capture matches --only");
         goto fail;
     }
-    snprintf(modules, sizeof modules, "%s/modules", a.capdir);
-    if (vkrr_backend_open(&(vkrr_backend_desc){.name = "ptx", .modules = a.modules ? a.modules : modules,
-                                                .coverage = true},
-                          &orig, &err) != VKRR_OK ||
+    if (vkrr_cli_open_reference("ptx", cap, &a.modules, (vkrr_backend_desc){.coverage = true}, &orig,
+                                &mods, stdout, &err) != VKRR_OK ||
         vkrr_backend_open(&(vkrr_backend_desc){.name = "vulkan", .device = a.device,
                                                 .ports_dir = a.c.ports, .no_builtin = a.no_builtin},
                           &port, &err) != VKRR_OK)
@@ -202,7 +205,7 @@ int vkrr_cmd_stress(int argc, char **argv)
            a.capdir, todo, todo == 1 ? "" : "es", (unsigned long long)a.runs,
            (unsigned long long)a.seed);
     vkrr_stress_opts o = {.port = &port, .original = &orig, .descs = ports, .rules = rules,
-                          .runs = a.runs, .seed = a.seed, .out_dir = dir, .modules_dir = a.modules,
+                          .runs = a.runs, .seed = a.seed, .out_dir = dir, .modules = &mods,
                           .progress = isatty(fileno(stderr)) != 0};
     double t0 = vkrr_now_s();
     uint32_t found = 0, errors = 0, done = 0, nothing = 0;
@@ -266,6 +269,7 @@ fail:
 out:
     if (orig.destroy)
         orig.destroy(orig.self);
+    vkrr_modules_free(&mods);
     if (port.destroy)
         port.destroy(port.self);
     vkrr_compare_tol_destroy(rules);

@@ -100,7 +100,10 @@ static const char validate_help[] =
     "                       of CAPDIR/modules (or --modules DIR); exit 3 without one\n"
     "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX\n"
     "                       interpreter on this CPU (any kernel, no GPU, no source)\n"
-    "  --modules DIR        CUDA modules (*.ptx, *.cubin, *.fatbin) for --ref cuda/ptx\n"
+    "  --modules FILE|DIR   the original's modules for --ref ptx/cuda (repeatable): PTX,\n"
+    "                       fatbins, any binary holding fatbins (a DLL); default\n"
+    "                       CAPDIR/modules, the files run.log names, and files of\n"
+    "                       those names inside CAPDIR (vkrr rerun --help says more)\n"
     "  --coverage           (--ref ptx) after the summary, per kernel: the directions of\n"
     "                       its branches and the instructions the original reached over\n"
     "                       the run, each one none reached at its PTX (and source) line;\n"
@@ -185,7 +188,8 @@ typedef struct validate_args {
     bool mode_given, watch;
     unsigned watch_max;     /* hidden --watch-max N (tests): stop after N runs */
     char **argv;
-    const char *capdir, *ref, *device, *modules, *mode, *perturb_text;
+    const char *capdir, *ref, *device, *mode, *perturb_text;
+    vkrr_cli_modules modules; /* --modules, repeatable */
     vkrr_cli_compare c;     /* --out, --json, --tolerance, ... (cli.h) */
     vkrr_perturb perturb;
     bool bisect;
@@ -269,7 +273,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
                 return vkrr_cli_usage_error(argv[0], "--timeout takes seconds > 0, not '%s'", v);
         } else if (!strcmp(o, "--modules")) {
             NEED_VALUE();
-            a->modules = v;
+            if (!vkrr_cli_modules_add(&a->modules, v))
+                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
         } else if (!strcmp(o, "--strict")) {
             a->strict = true;
         } else if (!strcmp(o, "--progress")) {
@@ -444,6 +449,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port_be = {0}, rerun_be = {0};
+    vkrr_module_set mods = {0};
     vkrr_kernel_coverage *cov = NULL;
     uint32_t ncov = 0;
     vkrr_run run = {0};
@@ -511,14 +517,11 @@ static int validate_run(const validate_args *args, char **argv)
                                                 .validation = a.validation},
                           &port_be, &err) != VKRR_OK)
         goto fail;
-    char modules[4096];
-    snprintf(modules, sizeof modules, "%s/modules", a.capdir);
     if (strcmp(a.ref, "capture") &&
-        vkrr_backend_open(&(vkrr_backend_desc){.name = a.ref, .modules = a.modules ? a.modules : modules,
-                                                .coverage = a.coverage,
-                                                .ptx_engine = a.c.ptx_engine,
-                                                .no_cache = a.c.no_cache},
-                          &rerun_be, &err) != VKRR_OK)
+        vkrr_cli_open_reference(a.ref, cap, &a.modules,
+                                (vkrr_backend_desc){.coverage = a.coverage, .ptx_engine = a.c.ptx_engine,
+                                                    .no_cache = a.c.no_cache},
+                                &rerun_be, &mods, a.c.quiet ? NULL : stdout, &err) != VKRR_OK)
         goto fail;
     vkrr_backend_stats st = {.device_name = ""};
     if (port_be.stats)
@@ -534,7 +537,7 @@ static int validate_run(const validate_args *args, char **argv)
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
-        .hash_check = vkrr_cli_hash_check(cap, a.c.no_hash_check),
+        .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
         .standin_bounds = !a.c.tol_given,
     };
     bool rerun = opts.rerun != NULL;
@@ -660,6 +663,7 @@ out:
         port_be.destroy(port_be.self);
     if (rerun_be.destroy)
         rerun_be.destroy(rerun_be.self);
+    vkrr_modules_free(&mods);
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);

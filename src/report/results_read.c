@@ -219,6 +219,45 @@ static int get_index(rd *r, const vkrr_json *o, const char *key, uint32_t nres)
     return (int)x;
 }
 
+/* "chain_restart" and "links": how the chain fed launch i (each linked
+ * launch a stub: sequence and kernel). */
+static void read_feeds(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i)
+{
+    vkrr_launch_result *x = &out->res[i];
+    x->chain_gap = get_u64(r, o, "chain_restart");
+    const vkrr_json *ls = need(r, o, "links", VKRR_JSON_ARRAY);
+    if (!ls || !ls->n)
+        return;
+    x->feeds = calloc(ls->n, sizeof *x->feeds);
+    out->feed_stubs[i] = calloc(ls->n, sizeof **out->feed_stubs);
+    if (!x->feeds || !out->feed_stubs[i]) {
+        if (!r->failed)
+            vkrr_fail(r->err, VKRR_ERR_NOMEM, r->path, 0, -1, "out of memory");
+        r->failed = true;
+        return;
+    }
+    for (uint32_t k = 0; k < ls->n; k++) {
+        const vkrr_json *e = &ls->kids[k], *from = vkrr_json_get(e, "from");
+        vkrr_chain_feed *f = &x->feeds[x->nfeeds++];
+        f->arg = get_u32(r, e, "arg");
+        const char *how = get_str(r, e, "how", false);
+        for (int h = VKRR_LINK_NONE; how && h <= VKRR_LINK_BYTES; h++)
+            if (!strcmp(how, vkrr_link_how_name((vkrr_link_how)h)))
+                f->how = (vkrr_link_how)h;
+        if (from && from->type == VKRR_JSON_OBJECT) {
+            vkrr_launch *s = &out->feed_stubs[i][k];
+            s->sequence = get_u64(r, from, "launch");
+            s->kernel = (char *)get_str(r, from, "kernel", false);
+            if (!s->kernel)
+                s->kernel = "";
+            f->from = s;
+            f->from_arg = get_u32(r, from, "arg");
+        } else {
+            f->unknown = true;
+        }
+    }
+}
+
 static void read_launch(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i)
 {
     vkrr_launch *l = &out->launches[i];
@@ -246,6 +285,7 @@ static void read_launch(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i
             x->chained_original_ran = true;
             x->chained_original_pass = get_bool(r, cvo, "pass");
         }
+        read_feeds(r, out, o, i);
         const vkrr_json *sf = vkrr_json_get(o, "skipped_for_launch");
         if (sf && sf->type == VKRR_JSON_OBJECT) {
             vkrr_launch *s = &out->stubs[out->nstubs++];
@@ -379,7 +419,8 @@ vkrr_status vkrr_results_parse(const char *text, size_t len, const char *path, v
         out->launches = calloc(ls->n, sizeof *out->launches);
         out->res = calloc(ls->n, sizeof *out->res);
         out->stubs = calloc(ls->n, sizeof *out->stubs);
-        if (!out->launches || !out->res || !out->stubs) {
+        out->feed_stubs = calloc(ls->n, sizeof *out->feed_stubs);
+        if (!out->launches || !out->res || !out->stubs || !out->feed_stubs) {
             vkrr_results_free(out);
             return vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");
         }
@@ -404,7 +445,11 @@ void vkrr_results_free(vkrr_results *r)
     for (uint32_t i = 0; r->res && i < r->n; i++) {
         free(r->res[i].res);
         free(r->res[i].printed);
+        free(r->res[i].feeds);
     }
+    for (uint32_t i = 0; r->feed_stubs && i < r->n; i++)
+        free(r->feed_stubs[i]);
+    free(r->feed_stubs);
     free(r->res);
     free(r->launches);
     free(r->stubs);

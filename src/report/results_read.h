@@ -30,6 +30,7 @@ typedef struct vkrr_results {
     vkrr_launch_result *res;     /* n; res[i].launch == &launches[i] */
     uint32_t n;
     vkrr_launch *stubs;          /* the launches "skipped_for" names (sequence, kernel, frame) */
+    vkrr_launch **feed_stubs;    /* [launch]: the launches its "links" name (sequence, kernel) */
     uint32_t nstubs;
     vkrr_error *damage;          /* info.damage: the capture's problems, as text */
     bool chained;                /* "mode" is chained or both */

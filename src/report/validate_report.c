@@ -342,6 +342,29 @@ static void json_coverage(FILE *f, const vkrr_kernel_coverage *c, uint32_t n)
     fputs("\n  ]", f);
 }
 
+/* "chain_restart": launches without a replay folder before it (0: none);
+ * "links": each texture the chain fed from an earlier surface, or from the
+ * capture where none is known, and how. */
+static void json_feeds(FILE *f, const vkrr_launch_result *r)
+{
+    fprintf(f, ", \"chain_restart\": %llu, \"links\": [", (unsigned long long)r->chain_gap);
+    for (uint32_t k = 0; k < r->nfeeds; k++) {
+        const vkrr_chain_feed *d = &r->feeds[k];
+        fprintf(f, "%s{\"arg\": %u, \"from\": ", k ? ", " : "", d->arg);
+        if (d->from) {
+            fprintf(f, "{\"launch\": %llu, \"kernel\": ", (unsigned long long)d->from->sequence);
+            vkrr_json_put_string(f, d->from->kernel);
+            fprintf(f, ", \"arg\": %u}", d->from_arg);
+        } else {
+            fputs("\"capture\"", f);
+        }
+        fputs(", \"how\": ", f);
+        vkrr_json_put_string(f, vkrr_link_how_name(d->from ? d->how : VKRR_LINK_NONE));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n)
 {
@@ -466,6 +489,7 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
             }
             fprintf(f, ", \"chained_worst\": ");
             if (r->chained_worst >= 0) fprintf(f, "%d", r->chained_worst); else fputs("null", f);
+            json_feeds(f, r);
         }
         fprintf(f, ", \"worst\": ");
         if (r->worst >= 0) fprintf(f, "%d", r->worst); else fputs("null", f);

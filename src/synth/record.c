@@ -213,7 +213,7 @@ vkrr_status vkrr_record_run(const vkrr_record_desc *d, vkrr_error *err)
     vkrr_synth_rmtree(tmp);
     vkrr_writer *w = NULL;
     if (st == VKRR_OK)
-        st = vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = tmp}, err);
+        st = vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = tmp, .log_prefix = "[d4r nvcuda] ", .logged_dir = d->dir}, err);
     if (st == VKRR_OK) {
         vkrr_synth_log_device(w, &be);
         const char *slash = strrchr(d->ptx, '/'), *name = slash ? slash + 1 : d->ptx;

@@ -18,6 +18,9 @@ void vkrr_launch_result_free(vkrr_launch_result *r)
     r->nres = 0;
     free(r->printed);
     r->printed = NULL;
+    free(r->feeds);
+    r->feeds = NULL;
+    r->nfeeds = 0;
 }
 
 /* Keeps what the kernel printed in this run of r (the first backend that

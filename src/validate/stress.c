@@ -128,39 +128,22 @@ static uint64_t mutate_free(stress *s, const input *x, uint64_t cur)
 }
 
 /* ---- the inputs ------------------------------------------------------------------------ */
-/* How the kernel reads each pointer, from one PTX file (0: not there). */
-static uint32_t uses_in(const char *path, const char *kernel, vkrr_ptx_param_use *u, uint32_t max)
+/* How the kernel reads each pointer, from the original's PTX (modules.h:
+ * the first source that defines it; 0: none does). */
+static uint32_t ptx_uses(const stress *s, vkrr_ptx_param_use *u, uint32_t max)
 {
-    size_t len = strlen(path);
+    const vkrr_module_set *ms = s->o->modules;
     uint32_t n = 0;
-    if (len < 4 || strcmp(path + len - 4, ".ptx"))
+    int at = ms ? vkrr_modules_pick(ms, s->l->kernel, NULL, 0) : -1;
+    if (at < 0)
         return 0;
     vkrr_ptx_module *m = NULL;
     vkrr_error e = {0};
-    if (vkrr_ptx_module_load_file_keep(&m, path, &e) == VKRR_OK && vkrr_ptx_module_has_entry(m, kernel) &&
-        vkrr_ptx_param_uses(m, kernel, u, max, &n, &e) == VKRR_OK && n > max)
+    const vkrr_module_src *src = &ms->srcs[at];
+    if (vkrr_ptx_module_load_keep(&m, src->text, src->len, src->name, &e) == VKRR_OK &&
+        vkrr_ptx_param_uses(m, s->l->kernel, u, max, &n, &e) == VKRR_OK && n > max)
         n = max;
     vkrr_ptx_module_free(m);
-    return n;
-}
-
-/* ... from the original's modules: --modules DIR, else the capture's. */
-static uint32_t ptx_uses(const stress *s, vkrr_ptx_param_use *u, uint32_t max)
-{
-    uint32_t n = 0;
-    if (!s->o->modules_dir) {
-        for (uint32_t i = 0; i < s->cap->nmodules && !n; i++)
-            n = uses_in(s->cap->modules[i].path, s->l->kernel, u, max);
-        return n;
-    }
-    DIR *d = opendir(s->o->modules_dir);
-    for (struct dirent *e = d ? readdir(d) : NULL; e && !n; e = readdir(d)) {
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/%s", s->o->modules_dir, e->d_name) < (int)sizeof path)
-            n = uses_in(path, s->l->kernel, u, max);
-    }
-    if (d)
-        closedir(d);
     return n;
 }
 

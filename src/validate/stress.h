@@ -41,6 +41,7 @@
 
 #include "capture.h"
 #include "compare.h"
+#include "modules.h"
 #include "portdesc.h"
 #include "replay.h"
 #include "status.h"
@@ -54,8 +55,7 @@ typedef struct vkrr_stress_opts {
     double seconds;                /* a launch, at most; 0: no limit */
     uint64_t seed;
     const char *out_dir;           /* where a reproducer goes (made when one is written) */
-    const char *modules_dir;       /* the original's *.ptx (how it reads its pointers); NULL:
-                                    * the capture's modules */
+    const vkrr_module_set *modules; /* the original's PTX (how it reads its pointers) */
     bool progress;                 /* a progress line on stderr (a terminal) */
 } vkrr_stress_opts;
 

@@ -263,16 +263,20 @@ static bool perturb_outputs(const vkrr_validate_opts *o, const launch_outputs *l
     return true;
 }
 
-/* The dump disagrees with its hash=: the resources read from it are not
- * judged, and the note says so. */
+/* The dump disagrees with what the log says of it (hash=, statistics):
+ * the resources read from it are not judged, and the note says so. */
 static void mark_changed(vkrr_launch_result *out, uint32_t from, uint32_t to, const char *path,
-                         uint64_t got, uint64_t want, long line)
+                         const char *why)
 {
     for (uint32_t k = from; k < to; k++)
         out->res[k].changed = true;
-    vkrr_launch_note(out, "%s changed since capture: its FNV-1a hash is 0x%016llx, the log "
-                     "(run/run.log:%ld) says hash=0x%016llx", path, (unsigned long long)got, line,
-                     (unsigned long long)want);
+    vkrr_launch_note(out, "%s changed since capture: %s", path, why);
+}
+
+/* Whether o checks dumps against the log at all. */
+static bool checks_dumps(const vkrr_validate_opts *o)
+{
+    return o->integrity.basis || o->integrity.stats;
 }
 
 /* Elements of window v one side left at the pre-launch bytes where the
@@ -335,8 +339,8 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
         }
         const uint8_t *cp = post.data, *pp = vkrr_replay_alloc_out(&port->allocs[a]);
         const uint8_t *rp = rerun ? vkrr_replay_alloc_out(&rerun->allocs[a]) : NULL;
-        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
-        vkrr_hash_cursor *hcp = o->hash_check && al->has_post_hash ? &hc : NULL;
+        vkrr_hash_cursor hc = {o->integrity.basis, 0};
+        vkrr_hash_cursor *hcp = o->integrity.basis && al->post_log.has_hash ? &hc : NULL;
         uint32_t base = out->nres;
         uint64_t pos = 0, outside = 0;
         for (uint32_t k = 0; k < nw && s == VKRR_OK; k++) {
@@ -374,9 +378,10 @@ static vkrr_status compare_buffers(const vkrr_validate_opts *o, const launch_out
                 if (count && s == VKRR_OK)
                     left_unchanged(&rr->view, pre.data, cp, pp, &rr->unchanged, &rr->cuda_unchanged);
             }
-            if (hcp && hc.h != al->post_hash)
-                mark_changed(out, base, base + nw, al->post_path, hc.h, al->post_hash,
-                             al->post_hash_line);
+            char why[320];
+            if (checks_dumps(o) && !vkrr_dump_stats_check(&al->post_log, &o->integrity, cp, size,
+                                                          hcp ? &hc.h : NULL, why, sizeof why))
+                mark_changed(out, base, base + nw, al->post_path, why);
             for (uint32_t w = 0; w < nw; w++)
                 if (!out->res[base + w].changed)
                     heatmap_for(o, l, &out->res[base + w], cp, pp, size, chained);
@@ -412,15 +417,17 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
         rr->view.sentinel = true; /* surfaces start as the sentinel (replay.h) */
         uint64_t bytes = vkrr_replay_image_bytes(&port->images[i]);
         const void *pp = vkrr_replay_image_out(&port->images[i]);
-        vkrr_hash_cursor hc = {VKRR_FNV1A64_INIT, 0};
-        vkrr_hash_cursor *hcp = o->hash_check && im->has_dump_hash ? &hc : NULL;
+        vkrr_hash_cursor hc = {o->integrity.basis, 0};
+        vkrr_hash_cursor *hcp = o->integrity.basis && im->dump_log.has_hash ? &hc : NULL;
         s = compare_resource(o, l, rr, desc, dump.data, pp,
                              rerun ? vkrr_replay_image_out(&rerun->images[i]) : NULL, chained,
                              bytes, hcp, (standins){port->standins, rerun ? rerun->standins : 0},
                              err);
-        if (s == VKRR_OK && hcp && hc.h != im->dump_hash)
-            mark_changed(out, out->nres - 1, out->nres, im->dump_path, hc.h, im->dump_hash,
-                         im->dump_hash_line);
+        char why[320];
+        if (s == VKRR_OK && checks_dumps(o) &&
+            !vkrr_dump_stats_check(&im->dump_log, &o->integrity, dump.data, dump.size,
+                                   hcp ? &hc.h : NULL, why, sizeof why))
+            mark_changed(out, out->nres - 1, out->nres, im->dump_path, why);
         if (s == VKRR_OK && !rr->changed)
             heatmap_for(o, l, rr, dump.data, pp, bytes, chained);
         vkrr_mapfile_close(&dump);
@@ -435,9 +442,9 @@ bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_captur
                                   vkrr_launch_result *out)
 {
     bool changed = false;
-    for (uint32_t i = 0; o->hash_check && i < l->nimages; i++) {
+    for (uint32_t i = 0; checks_dumps(o) && i < l->nimages; i++) {
         const vkrr_image *im = &l->images[i];
-        if (im->kind != VKRR_IMAGE_TEXTURE || !im->has_dump_hash ||
+        if (im->kind != VKRR_IMAGE_TEXTURE || !im->dump_log.line ||
             (from_capture && !from_capture[i]))
             continue;
         vkrr_mapfile m = {0};
@@ -447,14 +454,14 @@ bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_captur
             changed = true;
             continue;
         }
-        uint64_t h = vkrr_fnv1a64(m.data, m.size);
+        char why[320];
+        bool same = vkrr_dump_stats_check(&im->dump_log, &o->integrity, m.data, m.size, NULL, why,
+                                          sizeof why);
         vkrr_mapfile_close(&m);
-        if (h == im->dump_hash)
+        if (same)
             continue;
-        vkrr_launch_note(out, "the texture at arg %u, %s, changed since capture: its FNV-1a hash "
-                         "is 0x%016llx, the log (run/run.log:%ld) says hash=0x%016llx",
-                         im->offset, im->dump_path, (unsigned long long)h, im->dump_hash_line,
-                         (unsigned long long)im->dump_hash);
+        vkrr_launch_note(out, "the texture at arg %u, %s, changed since capture: %s", im->offset,
+                         im->dump_path, why);
         changed = true;
     }
     if (changed) {

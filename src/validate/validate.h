@@ -30,9 +30,10 @@
  * launch whose only damage is in its post-launch dumps runs and is compared
  * where it can be, and is ERROR unless what could be compared FAILs.
  *
- * Hashes: with opts.hash_check, every compared dump whose log line carries
- * hash= is hashed as it is compared (vkrr_compare_hashed: one pass over the
- * file); a dump that disagrees is marked `changed`, left out of the verdict,
+ * Hashes: with opts.integrity.basis, every compared dump whose log line
+ * carries hash= is hashed as it is compared (vkrr_compare_hashed: one pass
+ * over the file), and with opts.integrity.stats its nonzero_bytes and f16/f32
+ * statistics are checked; a dump that disagrees is marked `changed`, left out of the verdict,
  * and the launch is ERROR "changed since capture" (damaged) unless something
  * else FAILs.  Textures (inputs) are hashed only when the launch would FAIL:
  * a changed texture turns that FAIL into ERROR; a PASS needs no proof that
@@ -113,6 +114,16 @@ typedef struct vkrr_resource_result {
                                         * the port itself is wrong at this launch */
 } vkrr_resource_result;
 
+/* Chained mode: where one texture of a launch came from. */
+typedef struct vkrr_chain_feed {
+    uint32_t arg;               /* the texture's argument offset */
+    const vkrr_launch *from;    /* the launch whose surface it read; NULL: the capture */
+    uint32_t from_arg;          /* that surface's argument offset */
+    vkrr_link_how how;          /* how the link is known (NONE when from is NULL) */
+    bool unknown;               /* from the capture, though an earlier launch of its segment
+                                 * may have written it (vkrr_texture_link.unknown) */
+} vkrr_chain_feed;
+
 typedef struct vkrr_launch_result {
     const vkrr_launch *launch;
     vkrr_launch_status status;
@@ -141,6 +152,10 @@ typedef struct vkrr_launch_result {
                                  * res[].chained_original hold the comparison */
     bool chained_original_pass; /* every resource within tolerance of it */
     const vkrr_launch *skipped_for; /* chained SKIPPED: the launch that could not be read */
+    uint64_t chain_gap;         /* chained: the chain restarted from the capture here, after
+                                 * this many launches without a replay folder (0: it did not) */
+    vkrr_chain_feed *feeds;     /* chained: how each texture was fed (malloc'd; nfeeds) */
+    uint32_t nfeeds;
     unsigned standins;          /* VKRR_STANDIN_* (src/hw/approx.h) a reference computed with:
                                  * its comparisons were within the ISA's bound (see opts) */
     char hw_note[512];          /* where the hardware model is not exact for this launch:
@@ -158,7 +173,8 @@ typedef struct vkrr_validate_opts {
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */
     const vkrr_perturb *perturb;   /* NULL: none; applied to the port's output */
-    bool hash_check;               /* check dumps against the log's hash= (see above) */
+    vkrr_capture_integrity integrity; /* how dumps are checked against the log's hash= and
+                                    * statistics (see above); zero: not at all */
     bool standin_bounds;           /* an output of a backend that used a stand-in for an
                                     * approximate instruction (replay.standins) is compared
                                     * within the PTX ISA's bound of that instruction, at least
@@ -199,7 +215,7 @@ void vkrr_launch_set_damaged(vkrr_launch_result *r, const vkrr_error *e, uint32_
  * as opposed to what stops everything (out of memory, internal errors). */
 bool vkrr_validate_unreadable(vkrr_status s);
 
-/* After a FAIL with opts.hash_check: true when a texture l read from the
+/* After a FAIL with opts.integrity: true when a texture l read from the
  * capture (from_capture[i], or every texture when NULL) disagrees with its
  * hash=; then out is ERROR "changed since capture".  The check reads those
  * dumps (a second read, paid only by failing launches). */

@@ -16,6 +16,7 @@
  * when a later launch reads it), or neither (the capture's own input). */
 typedef struct alloc_entry {
     uint64_t base, size;
+    uint32_t seg;            /* the chain segment it belongs to (seg[]) */
     uint8_t *bytes;          /* the port's bytes; NULL: not held */
     uint32_t dump_launch;    /* NONE, or: the state is this launch's dump of base */
     uint32_t last_use;       /* last launch that uses this base */
@@ -40,7 +41,12 @@ struct vkrr_chain {
     uint32_t nsurfs;
     uint32_t **producer;     /* [launch][image]: index into surfs, NONE */
     uint32_t broken_all;     /* NONE, or a launch whose manifest could not be read:
-                              * what it wrote is unknown, so every later launch needs it */
+                              * what it wrote is unknown, so every later launch of its
+                              * segment needs it */
+    uint32_t *seg;           /* [launch]: its segment, the launches between two gaps in the
+                              * numbers (launches without a replay folder): state is never
+                              * carried across one, the chain restarts from the capture */
+    vkrr_texture_link **links; /* [launch][image]: the surface a texture reads */
     uint64_t held, peak;
 };
 
@@ -50,10 +56,11 @@ static bool linear_texture(const vkrr_image *im)
            (im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D);
 }
 
-static alloc_entry *find_alloc(vkrr_chain *c, uint64_t base)
+/* The entry of base in launch `index`'s segment. */
+static alloc_entry *find_alloc(vkrr_chain *c, uint32_t index, uint64_t base)
 {
     for (uint32_t i = 0; i < c->nallocs; i++)
-        if (c->allocs[i].base == base)
+        if (c->allocs[i].base == base && c->allocs[i].seg == c->seg[index])
             return &c->allocs[i];
     return NULL;
 }
@@ -104,71 +111,40 @@ void vkrr_chain_destroy(vkrr_chain *c)
     for (uint32_t i = 0; c->producer && i < c->cap->nlaunches; i++)
         free(c->producer[i]);
     free(c->producer);
+    free(c->seg);
+    vkrr_capture_links_free(c->cap, c->links);
     free(c->allocs);
     free(c->surfs);
     free(c);
 }
 
-/* The latest surface before launch `before` whose dump equals the texture's
- * (same size, same hash, same bytes). */
-static vkrr_status match_by_bytes(const vkrr_capture *cap, uint32_t before, const vkrr_image *tex,
-                                  const vkrr_launch *tl, uint32_t ti, uint64_t **hashes,
-                                  uint32_t *pl, uint32_t *pi, vkrr_error *err)
-{
-    vkrr_mapfile tm = {0};
-    vkrr_status s = vkrr_capture_map_image(cap, tl, ti, &tm, err);
-    if (s != VKRR_OK)
-        return s;
-    uint64_t th = vkrr_fnv1a64(tm.data, tm.size);
-    for (uint32_t j = before; j-- > 0 && *pl == NONE;) {
-        const vkrr_launch *l = &cap->launches[j];
-        for (uint32_t k = 0; k < l->nimages && *pl == NONE; k++) {
-            const vkrr_image *im = &l->images[k];
-            if (im->kind != VKRR_IMAGE_SURFACE || !im->dump_path || im->dump_damaged ||
-                im->width != tex->width ||
-                im->height != tex->height || im->format != tex->format ||
-                im->channels != tex->channels)
-                continue;
-            vkrr_mapfile sm = {0};
-            s = vkrr_capture_map_image(cap, l, k, &sm, err);
-            if (s != VKRR_OK)
-                break;
-            if (hashes[j][k] == 0)
-                hashes[j][k] = vkrr_fnv1a64(sm.data, sm.size) | 1; /* 0: "not hashed yet" */
-            if ((hashes[j][k] | 1) == (th | 1) && sm.size == tm.size &&
-                !memcmp(sm.data, tm.data, tm.size))
-                *pl = j, *pi = k;
-            vkrr_mapfile_close(&sm);
-        }
-    }
-    vkrr_mapfile_close(&tm);
-    return s;
-}
-
-/* The pre-pass: each texture's producer, each copy's last reader. */
+/* The pre-pass: segments, each texture's producer (capture_links.c), each
+ * copy's last reader. */
 static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
 {
     const vkrr_capture *cap = c->cap;
-    vkrr_status s = VKRR_OK;
-    uint64_t **hashes = calloc(cap->nlaunches + 1, sizeof *hashes);
+    vkrr_status s = vkrr_capture_texture_links(cap, &c->links, err);
+    if (s != VKRR_OK)
+        return s;
     c->producer = calloc(cap->nlaunches + 1, sizeof *c->producer);
+    c->seg = calloc(cap->nlaunches + 1, sizeof *c->seg);
     c->allocs = calloc(1, sizeof *c->allocs);
     c->surfs = calloc(1, sizeof *c->surfs);
-    if (!hashes || !c->producer || !c->allocs || !c->surfs)
+    if (!c->producer || !c->seg || !c->allocs || !c->surfs)
         goto nomem;
     uint32_t alloc_cap = 1, surf_cap = 1;
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         const vkrr_launch *l = &cap->launches[i];
-        hashes[i] = calloc(l->nimages + 1, sizeof **hashes);
+        c->seg[i] = i == 0 ? 0 : c->seg[i - 1] + (l->gap_before > 0);
         c->producer[i] = malloc((l->nimages + 1) * sizeof **c->producer);
-        if (!hashes[i] || !c->producer[i])
+        if (!c->producer[i])
             goto nomem;
         /* the bases it uses: its allocations, and what its linear textures read */
         for (uint32_t a = 0; a < l->nallocs + l->nimages; a++) {
             uint64_t base = a < l->nallocs ? l->allocs[a].base : l->images[a - l->nallocs].source_base;
             if (a >= l->nallocs && !linear_texture(&l->images[a - l->nallocs]))
                 continue;
-            alloc_entry *e = find_alloc(c, base);
+            alloc_entry *e = find_alloc(c, i, base);
             if (!e) {
                 if (c->nallocs == alloc_cap) {
                     alloc_entry *n = realloc(c->allocs, 2 * alloc_cap * sizeof *n);
@@ -178,34 +154,13 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
                     alloc_cap *= 2;
                 }
                 e = &c->allocs[c->nallocs++];
-                *e = (alloc_entry){.base = base, .dump_launch = NONE, .broken = NONE};
+                *e = (alloc_entry){.base = base, .seg = c->seg[i], .dump_launch = NONE, .broken = NONE};
             }
             e->last_use = i;
         }
         for (uint32_t t = 0; t < l->nimages; t++) {
-            const vkrr_image *tex = &l->images[t];
+            uint32_t pl = c->links[i][t].launch, pi = c->links[i][t].image;
             c->producer[i][t] = NONE;
-            if (tex->kind != VKRR_IMAGE_TEXTURE || linear_texture(tex) ||
-                l->damage >= VKRR_DAMAGE_INPUT)
-                continue;
-            uint32_t pl = NONE, pi = NONE;
-            for (uint32_t j = i; tex->array && j-- > 0 && pl == NONE;)
-                for (uint32_t k = 0; k < cap->launches[j].nimages; k++) {
-                    const vkrr_image *im = &cap->launches[j].images[k];
-                    if (im->kind == VKRR_IMAGE_SURFACE && im->array == tex->array)
-                        pl = j, pi = k;
-                }
-            if (pl != NONE) {
-                const vkrr_image *im = &cap->launches[pl].images[pi];
-                if (im->width != tex->width || im->height != tex->height ||
-                    im->format != tex->format || im->channels != tex->channels)
-                    pl = NONE; /* the array was re-created with another shape */
-            }
-            if (pl == NONE && !tex->array) {
-                s = match_by_bytes(cap, i, tex, l, t, hashes, &pl, &pi, err);
-                if (s != VKRR_OK)
-                    goto fail;
-            }
             if (pl == NONE)
                 continue;
             uint32_t e = 0;
@@ -225,14 +180,9 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
             c->producer[i][t] = e;
         }
     }
-    goto fail; /* done: free the hashes */
+    return VKRR_OK;
 nomem:
-    s = vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory planning the chain");
-fail:
-    for (uint32_t i = 0; hashes && i < cap->nlaunches; i++)
-        free(hashes[i]);
-    free(hashes);
-    return s;
+    return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory planning the chain");
 }
 
 vkrr_status vkrr_chain_create(vkrr_chain **out, const vkrr_capture *cap, vkrr_error *err)
@@ -259,15 +209,11 @@ uint64_t vkrr_chain_bytes(const vkrr_chain *c, uint64_t *peak)
     return c->held;
 }
 
-bool vkrr_chain_producer(const vkrr_chain *c, uint32_t index, uint32_t image, uint32_t *launch,
-                         uint32_t *surface)
+const vkrr_texture_link *vkrr_chain_link(const vkrr_chain *c, uint32_t index, uint32_t image)
 {
-    if (index >= c->cap->nlaunches || image >= c->cap->launches[index].nimages ||
-        c->producer[index][image] == NONE)
-        return false;
-    *launch = c->surfs[c->producer[index][image]].launch;
-    *surface = c->surfs[c->producer[index][image]].image;
-    return true;
+    if (index >= c->cap->nlaunches || image >= c->cap->launches[index].nimages)
+        return NULL;
+    return &c->links[index][image];
 }
 
 /* Moves a chained result's metrics into the launch's result. */
@@ -334,13 +280,13 @@ static void chain_consumed(void *ctx, const void *pre)
 static uint32_t needs_broken(const vkrr_chain *c, uint32_t index)
 {
     const vkrr_launch *l = &c->cap->launches[index];
-    if (c->broken_all != NONE)
+    if (c->broken_all != NONE && c->seg[c->broken_all] == c->seg[index])
         return c->broken_all;
     for (uint32_t a = 0; a < l->nallocs + l->nimages; a++) {
         const vkrr_image *im = a < l->nallocs ? NULL : &l->images[a - l->nallocs];
         if (im && !linear_texture(im))
             continue;
-        const alloc_entry *e = find_alloc((vkrr_chain *)c, im ? im->source_base : l->allocs[a].base);
+        const alloc_entry *e = find_alloc((vkrr_chain *)c, index, im ? im->source_base : l->allocs[a].base);
         if (e && e->broken != NONE)
             return e->broken;
     }
@@ -357,10 +303,11 @@ static uint32_t needs_broken(const vkrr_chain *c, uint32_t index)
 static void break_outputs(vkrr_chain *c, uint32_t index, uint32_t root)
 {
     const vkrr_launch *l = &c->cap->launches[index];
-    if (l->damage == VKRR_DAMAGE_MANIFEST && c->broken_all == NONE)
+    if (l->damage == VKRR_DAMAGE_MANIFEST &&
+        (c->broken_all == NONE || c->seg[c->broken_all] != c->seg[index]))
         c->broken_all = root;
     for (uint32_t a = 0; a < l->nallocs; a++) {
-        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        alloc_entry *e = find_alloc(c, index, l->allocs[a].base);
         e->broken = root;
         e->dump_launch = NONE;
         drop(c, &e->bytes, e->size);
@@ -396,9 +343,10 @@ static void not_run(vkrr_chain *c, uint32_t index, uint32_t root, vkrr_launch_re
 
 /* A linear texture reads the chain's bytes of its base, packed as the
  * replay packs the capture's; NULL: it reads the capture. */
-static uint8_t *linear_from_chain(vkrr_chain *c, const vkrr_image *im, const vkrr_replay_image *ri)
+static uint8_t *linear_from_chain(vkrr_chain *c, uint32_t index, const vkrr_image *im,
+                                  const vkrr_replay_image *ri)
 {
-    alloc_entry *e = find_alloc(c, im->source_base);
+    alloc_entry *e = find_alloc(c, index, im->source_base);
     if (!e || !e->bytes || e->size != im->dump_bytes)
         return NULL;
     uint8_t *p = malloc(vkrr_replay_image_bytes(ri) + 1);
@@ -442,7 +390,7 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
     vkrr_status s = VKRR_OK;
     *same = true;
     for (uint32_t a = 0; a < l->nallocs; a++) {
-        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        alloc_entry *e = find_alloc(c, index, l->allocs[a].base);
         if ((e->bytes || e->dump_launch != NONE) && e->size != l->allocs[a].size) {
             drop(c, &e->bytes, e->size); /* the base was freed and reused */
             e->dump_launch = NONE;
@@ -463,7 +411,7 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
         const void *in = NULL;
         from_capture[i] = true;
         if (linear_texture(&l->images[i]))
-            in = packed[i] = linear_from_chain(c, &l->images[i], &rp->images[i]);
+            in = packed[i] = linear_from_chain(c, index, &l->images[i], &rp->images[i]);
         if (p != NONE) {
             surf_entry *se = &c->surfs[p];
             vkrr_mapfile *m = &maps[l->nallocs + i];
@@ -498,7 +446,7 @@ static bool isolated_exact(vkrr_chain *c, uint32_t index, const vkrr_launch_resu
             r->res[k].isolated.outside)
             return false;
     for (uint32_t a = 0; a < l->nallocs; a++)
-        if (find_alloc(c, l->allocs[a].base)->last_use > index && !l->allocs[a].post_path)
+        if (find_alloc(c, index, l->allocs[a].base)->last_use > index && !l->allocs[a].post_path)
             return false;
     return true;
 }
@@ -519,14 +467,14 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
     }
     vkrr_chain_original_reuse(r);
     for (uint32_t a = 0; a < l->nallocs; a++) {
-        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        alloc_entry *e = find_alloc(c, index, l->allocs[a].base);
         drop(c, &e->bytes, e->size);
         e->dump_launch = e->last_use > index ? index : NONE;
         e->size = l->allocs[a].size;
         e->broken = NONE;
     }
     for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
-        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, l->images[i].source_base) : NULL;
+        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, index, l->images[i].source_base) : NULL;
         if (e && e->last_use <= index)
             drop(c, &e->bytes, e->size);
     }
@@ -544,6 +492,42 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
     }
 }
 
+/* Says how the chain feeds launch `index`: a restart after a gap, the
+ * surface each texture reads and how that is known, or that none is known. */
+static vkrr_status describe_feeds(vkrr_chain *c, uint32_t index, vkrr_launch_result *r,
+                                  vkrr_error *err)
+{
+    const vkrr_capture *cap = c->cap;
+    const vkrr_launch *l = &cap->launches[index];
+    if (l->gap_before && index > 0) {
+        r->chain_gap = l->gap_before;
+        vkrr_launch_note(r, "chained: restarted from the capture (launches #%llu-#%llu have no "
+                         "replay folder, so what they wrote is not replayed)",
+                         (unsigned long long)(cap->launches[index - 1].sequence + 1),
+                         (unsigned long long)(l->sequence - 1));
+    }
+    free(r->feeds);
+    r->nfeeds = 0;
+    if (!(r->feeds = calloc(l->nimages + 1, sizeof *r->feeds)))
+        return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
+    for (uint32_t i = 0; i < l->nimages; i++) {
+        const vkrr_texture_link *k = &c->links[index][i];
+        if (l->images[i].kind != VKRR_IMAGE_TEXTURE || (k->launch == NONE && !k->unknown))
+            continue;
+        vkrr_chain_feed *f = &r->feeds[r->nfeeds++];
+        *f = (vkrr_chain_feed){.arg = l->images[i].offset, .how = k->how, .unknown = k->unknown};
+        if (k->launch != NONE) {
+            f->from = &cap->launches[k->launch];
+            f->from_arg = f->from->images[k->image].offset;
+        } else {
+            vkrr_launch_note(r, "chained: the texture at arg %u reads the capture: the log does "
+                             "not say which array it reads, and no earlier surface's dump equals "
+                             "it", f->arg);
+        }
+    }
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t index,
                            vkrr_launch_result *r, vkrr_error *err)
 {
@@ -553,6 +537,9 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         r->launch = l;
         r->worst = -1;
     }
+    vkrr_status s0 = describe_feeds(c, index, r, err);
+    if (s0 != VKRR_OK)
+        return s0;
     if (l->damage >= VKRR_DAMAGE_INPUT) {
         not_run(c, index, index, r);
         return VKRR_OK;
@@ -617,7 +604,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     /* The port's outputs that a later launch reads become the chain's state
      * (taken, or copied from a backend's view); the rest are not kept. */
     for (uint32_t a = 0; a < l->nallocs; a++) {
-        alloc_entry *e = find_alloc(c, l->allocs[a].base);
+        alloc_entry *e = find_alloc(c, index, l->allocs[a].base);
         if (ran && e->last_use > index) {
             uint8_t *b = take(&rp.allocs[a].post, rp.allocs[a].post_view, l->allocs[a].size);
             if (!b) {
@@ -633,7 +620,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         e->broken = NONE;
     }
     for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
-        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, l->images[i].source_base) : NULL;
+        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, index, l->images[i].source_base) : NULL;
         if (e && e->last_use <= index)
             drop(c, &e->bytes, e->size);
     }

@@ -64,10 +64,11 @@ void vkrr_chain_destroy(vkrr_chain *c); /* accepts NULL */
 
 /* Bytes of copies the chain holds now, and the most it ever held. */
 uint64_t vkrr_chain_bytes(const vkrr_chain *c, uint64_t *peak);
-/* The producer of texture `image` of launch `index`: the launch index and
- * image index of the surface it reads; false when it reads the capture. */
-bool vkrr_chain_producer(const vkrr_chain *c, uint32_t index, uint32_t image,
-                         uint32_t *launch, uint32_t *surface);
+/* How texture `image` of launch `index` is fed: the surface it reads
+ * (launch and image index, how that link is known), or none (launch
+ * UINT32_MAX: it reads the capture; unknown: though an earlier launch may
+ * have written it).  NULL for a bad index. */
+const vkrr_texture_link *vkrr_chain_link(const vkrr_chain *c, uint32_t index, uint32_t image);
 
 /* The verdict over a run's results (in launch order).  A launch whose
  * chained error is out of tolerance is the CULPRIT when the port is wrong at
