@@ -29,6 +29,7 @@ int vkrr_cmd_rerun(int argc, char **argv);
 int vkrr_cmd_stress(int argc, char **argv);
 int vkrr_cmd_merge(int argc, char **argv);
 int vkrr_cmd_hw(int argc, char **argv);
+int vkrr_cmd_modules(int argc, char **argv);
 
 /* Ctrl-C (and SIGTERM), one flag for every command: vkrr_cli_interrupts
  * catches them into vkrr_cli_interrupted (which it clears) until

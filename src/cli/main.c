@@ -24,6 +24,7 @@ static const command commands[] = {
     {"rerun", vkrr_cmd_rerun, "run the original kernels again (from their PTX, on the CPU) and compare"},
     {"stress", vkrr_cmd_stress, "new inputs through the original and the port until they disagree"},
     {"port", vkrr_cmd_port, "port new: a kernel's starting port (.comp + .port) from a capture"},
+    {"modules", vkrr_cmd_modules, "modules list|extract: the PTX and cubins in module files, fatbins, DLLs"},
     {"hw", vkrr_cmd_hw, "hw measure: the approximate instructions' tables of this GPU; hw list"},
     {"bench", vkrr_cmd_bench, "time every launch on the Vulkan port beside CUDA's profiler times"},
 };
