@@ -22,7 +22,7 @@ void main()
     for (uint y = y0; y < y1; y++) {
         for (uint x = x0; x < x1; x++) {
             precise float px = float(x) + 0.5, py = float(y) + 0.5;
-            vec4 c = vkrr_tex2d_point(colour, px, py, false, VKRR_CLAMP, VKRR_CLAMP);
+            vec4 c = vkrr_tex2d(colour, px, py);
             precise float lum = uintBitsToFloat(0x3e59b3d0u) * c.x;   // 0.2126f
             precise float g = uintBitsToFloat(0x3f371759u) * c.y;     // 0.7152f
             precise float b = uintBitsToFloat(0x3d93dd98u) * c.z;     // 0.0722f

@@ -21,14 +21,14 @@ void main()
     precise float px = float(x) + 0.5, py = float(y) + 0.5;
     float e = vkrr_ld_f(VkrrF32Ptr(vkrr_p.exposure), 0u);
 
-    vec4 c = vkrr_tex2d_point(vkrr_handle(vkrr_p.colour), px, py, false, VKRR_CLAMP, VKRR_CLAMP);
-    float d = vkrr_tex2d_point(vkrr_handle(vkrr_p.depth), px, py, false, VKRR_CLAMP, VKRR_CLAMP).x;
-    vec2 mv = vkrr_tex2d_point(vkrr_handle(vkrr_p.motion), px, py, false, VKRR_CLAMP, VKRR_CLAMP).xy;
-    vec4 alb = vkrr_tex2d_point(vkrr_handle(vkrr_p.albedo), px, py, false, VKRR_CLAMP, VKRR_CLAMP);
-    vec4 nrm = vkrr_tex2d_point(vkrr_handle(vkrr_p.normal), px, py, false, VKRR_CLAMP, VKRR_CLAMP);
-    float m = vkrr_tex2d_point(vkrr_handle(vkrr_p.mask), px, py, false, VKRR_CLAMP, VKRR_CLAMP).x;
+    vec4 c = vkrr_tex2d(vkrr_handle(vkrr_p.colour), px, py);
+    float d = vkrr_tex2d(vkrr_handle(vkrr_p.depth), px, py).x;
+    vec2 mv = vkrr_tex2d(vkrr_handle(vkrr_p.motion), px, py).xy;
+    vec4 alb = vkrr_tex2d(vkrr_handle(vkrr_p.albedo), px, py);
+    vec4 nrm = vkrr_tex2d(vkrr_handle(vkrr_p.normal), px, py);
+    float m = vkrr_tex2d(vkrr_handle(vkrr_p.mask), px, py).x;
     precise float hx = px + mv.x, hy = py + mv.y;
-    vec4 h = vkrr_tex2d_linear(vkrr_handle(vkrr_p.history), hx, hy, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 h = vkrr_tex2d(vkrr_handle(vkrr_p.history), hx, hy);
     float outside = (hx < 0.0 || hy < 0.0 || hx > float(vkrr_p.width) || hy > float(vkrr_p.height)) ? 1.0 : 0.0;
 
     float f[RRREF_C_IN];

@@ -45,14 +45,14 @@ void main()
         precise float wt = e[t] * inv;
         precise float cx = px + float(t % 5 - RRREF_FILTER_R);
         precise float cy = py + float(t / 5 - RRREF_FILTER_R);
-        vec4 c = vkrr_tex2d_point(colour, cx, cy, false, VKRR_CLAMP, VKRR_CLAMP);
+        vec4 c = vkrr_tex2d(colour, cx, cy);
         r = vkrr_fma(wt, c.x, r);
         g = vkrr_fma(wt, c.y, g);
         b = vkrr_fma(wt, c.z, b);
     }
-    vec2 mv = vkrr_tex2d_point(vkrr_handle(vkrr_p.motion), px, py, false, VKRR_CLAMP, VKRR_CLAMP).xy;
+    vec2 mv = vkrr_tex2d(vkrr_handle(vkrr_p.motion), px, py).xy;
     precise float hx = px + mv.x, hy = py + mv.y;
-    vec4 h = vkrr_tex2d_linear(vkrr_handle(vkrr_p.history), hx, hy, false, VKRR_CLAMP, VKRR_CLAMP);
+    vec4 h = vkrr_tex2d(vkrr_handle(vkrr_p.history), hx, hy);
     precise float wh = e[RRREF_N_TAPS] * inv;
     r = vkrr_fma(wh, h.x, r);
     g = vkrr_fma(wh, h.y, g);

@@ -98,7 +98,9 @@ static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
 
 /* What a port's filter needs to know of each float texture slot and cannot
  * ask the image (bindings.glsl vkrr_texinfo): its CUarray format, channels,
- * and whether it is an array (not linear memory). */
+ * whether it is an array (not linear memory), and the sampler state the
+ * original ran with (logged, or found by running it: sampler_fit.h), so a
+ * port samples as it did, whatever the state. */
 static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info[VKRR_VK_MAX_TEXTURES])
 {
     memset(info, 0, VKRR_VK_MAX_TEXTURES * sizeof *info);
@@ -108,7 +110,11 @@ static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info
             L->slot[i] >= VKRR_VK_MAX_TEXTURES)
             continue;
         info[L->slot[i]] = (im->format & 0xffu) | (im->channels & 0xffu) << 8 |
-                           (im->resource == VKRR_TEXRES_ARRAY ? 1u << 16 : 0u);
+                           (im->resource == VKRR_TEXRES_ARRAY ? 1u << 16 : 0u) |
+                           (im->sampler.filter == VKRR_FILTER_LINEAR ? 1u << 17 : 0u) |
+                           (im->sampler.normalized ? 1u << 18 : 0u) |
+                           ((uint32_t)im->sampler.address[0] & 3u) << 19 |
+                           ((uint32_t)im->sampler.address[1] & 3u) << 21;
     }
 }
 

@@ -25,9 +25,14 @@
 //
 //   push constants: vkrr_texinfo[h], one word per float texture slot h:
 //              CUarray format (bits 0-7), channels (8-15), bit 16 set for an
-//              array (clear for linear memory); 0 for an empty slot.  The
-//              filter of tex.glsl reads it to know when the measured model
-//              applies; a port has no other way to learn a texture's format.
+//              array (clear for linear memory); the sampler state the original
+//              ran with: bit 17 linear filtering, bit 18 normalized
+//              coordinates, bits 19-20 and 21-22 the x and y address modes
+//              (0 wrap, 1 clamp, 2 mirror, 3 border); 0 for an empty slot.
+//              tex.glsl's vkrr_tex2d samples by it (a port never writes a
+//              texture's state into its code: the capture's log gives it, or
+//              vkrr finds it by running the original), and its filter reads
+//              the format to know when the measured model applies.
 //
 // Every table slot is always bound (slots without a resource get a 1x1 dummy),
 // because lavapipe has no descriptor indexing / partially bound descriptors.

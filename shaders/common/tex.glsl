@@ -26,8 +26,10 @@
 // - UNORM8/SNORM8 contents: the fetched float is turned back into its code
 //   and reconverted as code/255 (snorm: max(code/127, -1)) correctly rounded by
 //   integer division (vkrr_div_rn), not by the driver's conversion.
-// The sampler state of a texture is known to the port (the host code of its
-// .cu fixes it), so it is passed as constants; the handle selects the image.
+// vkrr_tex2d(h, x, y) is tex2D: the sampler state is the one the original
+// ran with, from vkrr (bindings.glsl vkrr_texinfo), never a constant in the
+// port, so a port is judged on the state of the capture.  The _point and
+// _linear forms take the state as arguments, for tests of one path.
 #ifndef VKRR_TEX_GLSL
 #define VKRR_TEX_GLSL
 
@@ -205,6 +207,17 @@ vec4 vkrr_tex2d_linear(int h, float x, float y, bool normalized, int mode_x, int
     precise float a1 = 1.0 - a, b1 = 1.0 - b;
     precise vec4 r = (a1 * b1) * t00 + (a * b1) * t10 + (a1 * b) * t01 + (a * b) * t11;
     return r;
+}
+
+// tex2D(tex, x, y) with the texture's sampler state as vkrr passes it.
+vec4 vkrr_tex2d(int h, float x, float y)
+{
+    uint info = vkrr_texinfo[h];
+    bool normalized = (info & (1u << 18)) != 0u;
+    int mode_x = int((info >> 19) & 3u), mode_y = int((info >> 21) & 3u);
+    if ((info & (1u << 17)) != 0u)
+        return vkrr_tex2d_linear(h, x, y, normalized, mode_x, mode_y);
+    return vkrr_tex2d_point(h, x, y, normalized, mode_x, mode_y);
 }
 
 // tex1Dfetch(tex, i) on a texture over linear memory.  vkbridge holds it as a

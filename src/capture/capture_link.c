@@ -172,7 +172,7 @@ static vkrr_status tie_surfaces(const vkrr_capture *cap, const vkrr_log *log, ui
 }
 
 /* A texture's state at launch l: sampler, array or linear source. */
-static bool link_texture(const vkrr_capture *cap, const vkrr_log *log, const char *lpath,
+static bool link_texture(const vkrr_log *log, const char *lpath,
                          vkrr_launch *l, vkrr_image *im, vkrr_error *e)
 {
     const vkrr_log_texture *t = vkrr_log_texture_at(log, im->handle, l->log_line);
@@ -185,12 +185,7 @@ static bool link_texture(const vkrr_capture *cap, const vkrr_log *log, const cha
                              "but no cuTexObjectCreate of 0x%llx before launch %llu gives its "
                              "shape", im->offset, (unsigned long long)im->handle,
                              (unsigned long long)l->sequence), false;
-        if (cap->has_log)
-            vkrr_warn("%s: no cuTexObjectCreate of 0x%llx before launch %llu (argument %u); "
-                      "using default sampler state",
-                      lpath, (unsigned long long)im->handle, (unsigned long long)l->sequence,
-                      im->offset);
-        return true;
+        return true; /* its state is found by running the original (sampler_fit.h) */
     }
     im->sampler = t->sampler;
     im->array = t->array;
@@ -309,7 +304,7 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
             im->array = s ? tie[s - log->surfaces] : 0;
             im->link = s ? how[s - log->surfaces] : VKRR_LINK_NONE;
         } else {
-            ok = link_texture(cap, log, lpath, l, im, &e);
+            ok = link_texture(log, lpath, l, im, &e);
             if (ok && !im->dump_path && im->source_alloc < 0 && !im->dump_damaged) {
                 if ((st = vkrr_capture_no_dump(cap, l, j, err)))
                     return st;
@@ -362,8 +357,8 @@ vkrr_status vkrr_capture_resolve_log(vkrr_capture *cap, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_NOMEM, cap->path, 0, -1, "out of memory");
     st = vkrr_mapfile_open(&m, lpath, VKRR_MAPFILE_ANY_SIZE, &e);
     if (st == VKRR_ERR_MISSING) {
-        vkrr_warn("%s: no log; textures get default sampler state (point, clamp, unnormalized)",
-                  lpath);
+        vkrr_warn("%s: no log: the textures' sampler state is found by running the original "
+                  "kernels, where they can run", lpath);
         st = VKRR_OK;
     } else if (st) { /* there but unreadable: what needs it is damaged */
         bad_line = 1;

@@ -29,6 +29,8 @@ struct vkrr_writer {
     uint64_t next_array, next_tex, next_surf, next_module;
     uint64_t profiled; /* KERNEL_PROFILE lines: the bridge's eligible= */
     struct writer_fn { char *name; uint64_t handle; } *functions; /* cuModuleGetFunction's */
+    uint64_t *arrays3d;  /* arrays with a third axis: their textures' third address mode is said */
+    uint32_t narrays3d;
     uint32_t nfunctions;
     unsigned modules;  /* module files written: the NNNN of dlss-module-PID-NNNN */
     char *logged_dir;  /* the capture's absolute path as module lines name it */
@@ -199,6 +201,7 @@ vkrr_status vkrr_writer_close(vkrr_writer *w, vkrr_error *err)
     for (uint32_t i = 0; i < w->nfunctions; i++)
         free(w->functions[i].name);
     free(w->functions);
+    free(w->arrays3d);
     free(w);
     return st;
 }
@@ -224,12 +227,27 @@ uint64_t vkrr_writer_array3d_create(vkrr_writer *w, uint32_t width, uint32_t hei
                          "cuArray3DCreate->v2 width=%u height=%u depth=%u format=%u channels=%u "
                          "flags=0x%x descriptor=0x7ffd5e2a1b40 result=0 array=0x%llx metadata=stored",
                          width, height, depth, format, channels, flags, (unsigned long long)a);
+    uint64_t *p = depth ? realloc(w->arrays3d, (w->narrays3d + 1) * sizeof *p) : NULL;
+    if (p) {
+        w->arrays3d = p;
+        w->arrays3d[w->narrays3d++] = a;
+    } else if (depth && !w->sticky.status) {
+        vkrr_fail(&w->sticky, VKRR_ERR_NOMEM, w->dir, 0, -1, "out of memory");
+    }
     return a;
 }
 
 /* One cuTexObjectCreate line as the bridge prints it (type, and in array=
  * the CUarray or, over linear memory, devPtr), and a vkrr extension line for
  * what it cannot print: a third axis's address mode. */
+static bool has_z(const vkrr_writer *w, uint64_t array)
+{
+    for (uint32_t i = 0; i < w->narrays3d; i++)
+        if (w->arrays3d[i] == array)
+            return true;
+    return false;
+}
+
 static uint64_t texture_line(vkrr_writer *w, int type, uint64_t array, const vkrr_sampler *s,
                              uint64_t handle)
 {
@@ -243,7 +261,8 @@ static uint64_t texture_line(vkrr_writer *w, int type, uint64_t array, const vkr
                          "mipfilter=0 view=(nil) result=0 object=0x%llx",
                          type, (unsigned long long)array, s->address[0], s->address[1], s->filter,
                          flags, (unsigned long long)h);
-    if (s->address[2] != s->address[1]) /* readers give the third axis the second's */
+    if (s->address[2] != s->address[1] && type == VKRR_TEXRES_ARRAY && has_z(w, array))
+        /* readers give the third axis the second's */
         vkrr_writer_log_line(w, "vkrr texture object=0x%llx addr_z=%d", (unsigned long long)h,
                              s->address[2]);
     return h;

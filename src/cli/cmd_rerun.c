@@ -224,7 +224,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         goto fail;
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
-    vkrr_validate_opts opts = {.port_backend = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
+    vkrr_validate_opts opts = {.port_backend = &be, .original = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
                                .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),

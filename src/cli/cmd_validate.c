@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "capture.h"
 #include "cli.h"
+#include "sampler_fit.h"
 #include "cli_summary.h"
 #include "compare.h"
 #include "hw_model.h"
@@ -448,7 +449,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_error err = {0};
     vkrr_capture *cap = NULL;
     vkrr_tol_rules *rules = NULL;
-    vkrr_backend port_be = {0}, rerun_be = {0};
+    vkrr_backend port_be = {0}, rerun_be = {0}, orig_be = {0};
     vkrr_module_set mods = {0};
     vkrr_kernel_coverage *cov = NULL;
     uint32_t ncov = 0;
@@ -523,6 +524,22 @@ static int validate_run(const validate_args *args, char **argv)
                                                     .no_cache = a.c.no_cache},
                                 &rerun_be, &mods, a.c.quiet ? NULL : stdout, &err) != VKRR_OK)
         goto fail;
+    /* textures whose sampler state the log does not give: found by running
+     * the original (sampler_fit.h), from its PTX when no --ref runs it */
+    bool fit = false;
+    for (uint32_t i = 0; i < cap->nlaunches; i++)
+        fit = fit || vkrr_sampler_fit_needed(&cap->launches[i]);
+    if (fit && !rerun_be.run) {
+        vkrr_error ferr = {0};
+        if (vkrr_cli_open_reference("ptx", cap, &a.modules, (vkrr_backend_desc){.ptx_engine = a.c.ptx_engine,
+                                                                                .no_cache = a.c.no_cache},
+                                    &orig_be, &mods, NULL, &ferr) != VKRR_OK) {
+            char buf[1200];
+            vkrr_error_format(&ferr, buf, sizeof buf);
+            vkrr_warn("the log does not give some textures' sampler state, and their original "
+                      "kernels cannot run to find it (%s): those launches say so", buf);
+        }
+    }
     vkrr_backend_stats st = {.device_name = ""};
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
@@ -532,6 +549,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_validate_opts opts = {
         .port_backend = &port_be,
         .rerun = rerun_be.run ? &rerun_be : NULL,
+        .original = orig_be.run ? &orig_be : NULL,
         .rules = rules,
         .descs = ports,
         .buffer_dtype = bt,
@@ -663,6 +681,8 @@ out:
         port_be.destroy(port_be.self);
     if (rerun_be.destroy)
         rerun_be.destroy(rerun_be.self);
+    if (orig_be.destroy)
+        orig_be.destroy(orig_be.self);
     vkrr_modules_free(&mods);
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);

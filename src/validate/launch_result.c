@@ -1,5 +1,6 @@
 /* launch_result.c - what a launch's result row carries besides its
  * comparisons: notes, damage, what the kernel printed, how it ran. */
+#include "sampler_fit.h"
 #include "validate.h"
 
 #include <stdarg.h>
@@ -21,6 +22,9 @@ void vkrr_launch_result_free(vkrr_launch_result *r)
     free(r->feeds);
     r->feeds = NULL;
     r->nfeeds = 0;
+    vkrr_sampler_fit_free(r->fit);
+    free(r->fit);
+    r->fit = NULL;
 }
 
 /* Keeps what the kernel printed in this run of r (the first backend that

@@ -1,4 +1,5 @@
 #include "validate.h"
+#include "sampler_fit.h"
 #include "clock.h"
 
 #include "approx.h"
@@ -437,40 +438,6 @@ static vkrr_status compare_surfaces(const vkrr_validate_opts *o, const launch_ou
     return VKRR_OK;
 }
 
-bool vkrr_validate_inputs_changed(const vkrr_validate_opts *o, const vkrr_capture *cap,
-                                  const vkrr_launch *l, const bool *from_capture,
-                                  vkrr_launch_result *out)
-{
-    bool changed = false;
-    for (uint32_t i = 0; checks_dumps(o) && i < l->nimages; i++) {
-        const vkrr_image *im = &l->images[i];
-        if (im->kind != VKRR_IMAGE_TEXTURE || !im->dump_log.line ||
-            (from_capture && !from_capture[i]))
-            continue;
-        vkrr_mapfile m = {0};
-        vkrr_error e = {0};
-        if (vkrr_capture_map_image(cap, l, i, &m, &e) != VKRR_OK) {
-            vkrr_launch_set_damaged(out, &e, 0);
-            changed = true;
-            continue;
-        }
-        char why[320];
-        bool same = vkrr_dump_stats_check(&im->dump_log, &o->integrity, m.data, m.size, NULL, why,
-                                          sizeof why);
-        vkrr_mapfile_close(&m);
-        if (same)
-            continue;
-        vkrr_launch_note(out, "the texture at arg %u, %s, changed since capture: %s", im->offset,
-                         im->dump_path, why);
-        changed = true;
-    }
-    if (changed) {
-        out->status = VKRR_LAUNCH_ERROR;
-        out->damaged = true;
-    }
-    return changed;
-}
-
 /* Only input errors return (bad input the backend names: a port that does
  * not compile, a format it cannot take; the capture's own files were read
  * before). */
@@ -501,12 +468,15 @@ vkrr_status vkrr_validate_run(const vkrr_backend *be, vkrr_replay *r, vkrr_launc
 }
 
 static vkrr_status run_on(const vkrr_backend *be, const vkrr_capture *cap, const vkrr_launch *l,
-                          vkrr_replay *r, vkrr_replay_storage **st, vkrr_launch_status *status,
-                          bool *damaged, char *note, size_t note_cap, vkrr_error *err)
+                          const vkrr_sampler_fit *fit, vkrr_replay *r, vkrr_replay_storage **st,
+                          vkrr_launch_status *status, bool *damaged, char *note, size_t note_cap,
+                          vkrr_error *err)
 {
     /* a backend that keeps its outputs is read in place: no copy of ours */
     vkrr_error e = {0};
     vkrr_status s = vkrr_replay_from_capture_ex(cap, l, !be->keeps_outputs, r, st, &e);
+    if (s == VKRR_OK && fit)
+        vkrr_sampler_fit_apply(fit, r);
     if (s != VKRR_OK && vkrr_validate_unreadable(s)) { /* a file that fails when it is mapped */
         char buf[900];
         vkrr_error_format(&e, buf, sizeof buf);
@@ -569,50 +539,6 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
         vkrr_launch_note(out, "not compared: %s", buf);
     }
     return VKRR_OK;
-}
-
-void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
-{
-    size_t at = 0;
-    out->hw_note[0] = 0;
-    for (uint32_t i = 0; i < l->nimages; i++) {
-        const vkrr_image *im = &l->images[i];
-        char why[256];
-        vkrr_texcase tc = {im->format, im->channels, im->sampler.filter,
-                           {im->sampler.address[0], im->sampler.address[1]}, im->sampler.normalized,
-                           im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D};
-        if (im->kind != VKRR_IMAGE_TEXTURE || !vkrr_texfilter_unmeasured(&tc, why, sizeof why))
-            continue;
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at, "%sarg%u: %s",
-                         at ? "; " : "", im->offset, why);
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
-    }
-    unsigned bounded = out->standins & ~(unsigned)(VKRR_STANDIN_DMMA | VKRR_STANDIN_TCSUM);
-    if (bounded) {
-        char names[160];
-        bool untyped = false;
-        for (uint32_t i = 0; i < out->nres; i++)
-            untyped = untyped || !vkrr_dtype_is_float(out->res[i].view.dtype);
-        vkrr_approx_standin_names(bounded, names, sizeof names);
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                         "%sthe reference computed %s with a stand-in (not measured exactly on a "
-                         "GPU): compared within the PTX ISA's bound%s", at ? "; " : "", names,
-                         untyped ? ", but outputs compared as bytes cannot be (give their type: "
-                                   "--buffer-type or a .port)" : "");
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
-    }
-    if (out->standins & VKRR_STANDIN_DMMA) { /* no bound to widen the tolerance by */
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                         "%sthe reference computed mma.m8n8k4.f64 with a model of how the GPU sums its "
-                         "products (fma in k order; the PTX ISA does not say): a difference in the last "
-                         "bits may be the model's", at ? "; " : "");
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
-    }
-    if (out->standins & VKRR_STANDIN_TCSUM) /* nor here */
-        snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                 "%sthe reference summed its f16/bf16/tf32/fp8 mma as a published model of the tensor "
-                 "cores does (aligned, truncated terms; not yet measured by vkrr): a difference in the "
-                 "last bits of an mma's output may be the model's", at ? "; " : "");
 }
 
 static void result_init(vkrr_launch_result *out, const vkrr_launch *l)
@@ -702,6 +628,94 @@ vkrr_status vkrr_validate_replay(const vkrr_validate_opts *o, const vkrr_capture
     return compare_all(o, &lo, cap, l, r, rerun, chained, false, out, err);
 }
 
+/* sampler_fit.h's measure: the original on the captured inputs with fit's
+ * states, the output elements that differ from the capture. */
+typedef struct fit_ctx {
+    const vkrr_validate_opts *o;
+    const vkrr_backend *orig;
+    const vkrr_capture *cap;
+    const vkrr_launch *l;
+} fit_ctx;
+
+static vkrr_status fit_distance(void *ctx, const vkrr_sampler_fit *fit, uint64_t *d, vkrr_error *err)
+{
+    const fit_ctx *x = ctx;
+    vkrr_replay r = {0};
+    vkrr_replay_storage *st = NULL;
+    vkrr_launch_result t = {0};
+    bool damaged = false;
+    char note[256];
+    *d = UINT64_MAX;
+    t.status = VKRR_LAUNCH_PASS;
+    vkrr_status s = run_on(x->orig, x->cap, x->l, fit, &r, &st, &t.status, &damaged, note, sizeof note, err);
+    if (s == VKRR_OK && t.status == VKRR_LAUNCH_PASS) {
+        vkrr_validate_opts q = *x->o; /* the comparison alone: no heatmaps, no perturbation */
+        q.heatmap_dir = NULL;
+        q.perturb = NULL;
+        q.integrity = (vkrr_capture_integrity){0};
+        s = vkrr_validate_compare(&q, x->cap, x->l, &r, &t, err);
+        uint64_t diff = 0;
+        for (uint32_t k = 0; s == VKRR_OK && k < t.nres; k++)
+            diff += t.res[k].isolated.m.count - t.res[k].isolated.m.exact + t.res[k].isolated.outside;
+        if (s == VKRR_OK)
+            *d = diff;
+    }
+    vkrr_launch_result_free(&t);
+    vkrr_replay_capture_free(st);
+    if (x->orig->release)
+        x->orig->release(x->orig->self);
+    return s;
+}
+
+vkrr_status vkrr_validate_fit_sampler(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                      const vkrr_launch *l, vkrr_sampler_fit *fit, vkrr_error *err)
+{
+    const vkrr_backend *orig = o->original ? o->original : o->rerun;
+    fit_ctx x = {o, orig, cap, l};
+    vkrr_sampler_measure m = {fit_distance, &x, orig ? orig->name : ""};
+    return vkrr_sampler_fit_launch(orig && orig->has_kernel(orig->self, l->kernel) ? &m : NULL, l, fit, err);
+}
+
+/* A FAIL with the sampler state ambiguous (sampler_fit.h): does the port
+ * agree with the capture under another state that reproduces it (one
+ * texture's at a time)?  fit->port_fails_all when under none. */
+static vkrr_status port_under_others(const vkrr_validate_opts *o, const launch_outputs *lo,
+                                     const vkrr_capture *cap, const vkrr_launch *l,
+                                     vkrr_sampler_fit *fit, vkrr_error *err)
+{
+    bool agrees = false;
+    vkrr_status s = VKRR_OK;
+    for (uint32_t i = 0; s == VKRR_OK && !agrees && i < fit->n; i++)
+        for (unsigned c = 0; s == VKRR_OK && !agrees && c < 16; c++) {
+            vkrr_sampler held = fit->state[i], alt;
+            if (!(fit->also[i] & (1u << c)) || !vkrr_sampler_fit_candidate(l, i, c, &alt))
+                continue;
+            fit->state[i] = alt;
+            vkrr_replay r = {0};
+            vkrr_replay_storage *st = NULL;
+            vkrr_launch_result t = {0};
+            bool damaged = false;
+            t.launch = l;
+            t.worst = -1;
+            s = run_on(o->port_backend, cap, l, fit, &r, &st, &t.status, &damaged, t.note,
+                       sizeof t.note, err);
+            if (s == VKRR_OK && t.status == VKRR_LAUNCH_PASS) {
+                vkrr_validate_opts q = *o;
+                q.heatmap_dir = NULL;
+                perturb_outputs(o, lo, l, &r); /* the port as the main run had it */
+                s = compare_all(&q, lo, cap, l, &r, NULL, false, false, &t, err);
+                agrees = s == VKRR_OK && t.status == VKRR_LAUNCH_PASS;
+            }
+            fit->state[i] = held;
+            vkrr_launch_result_free(&t);
+            vkrr_replay_capture_free(st);
+            if (o->port_backend->release)
+                o->port_backend->release(o->port_backend->self);
+        }
+    fit->port_fails_all = s == VKRR_OK && !agrees;
+    return s;
+}
+
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_launch_result *out,
                                  vkrr_error *err)
@@ -718,8 +732,16 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     vkrr_status s = outputs_of(o, l, &lo, err);
     if (s != VKRR_OK)
         return s;
+    /* the sampler state the log does not give, from the original */
+    if (vkrr_sampler_fit_needed(l)) {
+        if (!(out->fit = calloc(1, sizeof *out->fit)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
+        s = vkrr_validate_fit_sampler(o, cap, l, out->fit, err);
+        if (s != VKRR_OK)
+            return s;
+    }
     double t0 = vkrr_now_s();
-    s = run_on(o->port_backend, cap, l, &pr, &pst, &out->status, &out->damaged, out->note,
+    s = run_on(o->port_backend, cap, l, out->fit, &pr, &pst, &out->status, &out->damaged, out->note,
                sizeof out->note, err);
     out->seconds = vkrr_now_s() - t0;
     vkrr_launch_keep_run(out, &pr);
@@ -732,7 +754,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     if (rerun) {
         char note[512] = "";
         bool rdamaged = false;
-        s = run_on(o->rerun, cap, l, &rr, &rst, &rs, &rdamaged, note, sizeof note, err);
+        s = run_on(o->rerun, cap, l, out->fit, &rr, &rst, &rs, &rdamaged, note, sizeof note, err);
         vkrr_launch_keep_run(out, &rr);
         if (s != VKRR_OK)
             goto done;
@@ -752,7 +774,11 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
     if (rerun && !out->rerun_matches_capture)
         vkrr_launch_note(out, "the original kernel rerun on %s disagrees with the capture: the "
                          "capture or the replay of this launch is wrong", o->rerun->name);
+    if (out->fit && out->fit->verdict == VKRR_FIT_AMBIGUOUS && out->status == VKRR_LAUNCH_FAIL)
+        s = port_under_others(o, &lo, cap, l, out->fit, err);
 done:
+    if (out->fit && s == VKRR_OK)
+        vkrr_sampler_fit_settle(out->fit, out);
     vkrr_replay_capture_free(pst);
     vkrr_replay_capture_free(rst);
     if (o->port_backend->release)

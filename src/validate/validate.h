@@ -155,6 +155,8 @@ typedef struct vkrr_launch_result {
     uint64_t chain_gap;         /* chained: the chain restarted from the capture here, after
                                  * this many launches without a replay folder (0: it did not) */
     vkrr_chain_feed *feeds;     /* chained: how each texture was fed (malloc'd; nfeeds) */
+    struct vkrr_sampler_fit *fit; /* the sampler state found for textures the log does not
+                                 * give (sampler_fit.h; malloc'd, NULL: none needed) */
     uint32_t nfeeds;
     unsigned standins;          /* VKRR_STANDIN_* (src/hw/approx.h) a reference computed with:
                                  * its comparisons were within the ISA's bound (see opts) */
@@ -167,6 +169,8 @@ typedef struct vkrr_launch_result {
 typedef struct vkrr_validate_opts {
     const vkrr_backend *port_backend; /* runs the ports (vulkan) */
     const vkrr_backend *rerun;     /* runs the original kernels; NULL: none */
+    const vkrr_backend *original;  /* runs the original kernels to find the sampler state the
+                                    * log does not give (sampler_fit.h); NULL: rerun's */
     const vkrr_tol_rules *rules;   /* NULL: per-dtype defaults */
     vkrr_portdesc_set *descs;      /* port descriptors; NULL: buffers compared whole */
     vkrr_dtype buffer_dtype;       /* undescribed buffers; 0 (BYTES) means exact bytes */
@@ -184,6 +188,11 @@ typedef struct vkrr_validate_opts {
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,
                                  const vkrr_launch *l, vkrr_launch_result *out,
                                  vkrr_error *err);
+/* The sampler state of l's textures the log does not give, found by
+ * running the original (opts.original, else opts.rerun; sampler_fit.h). */
+vkrr_status vkrr_validate_fit_sampler(const vkrr_validate_opts *o, const vkrr_capture *cap,
+                                      const vkrr_launch *l, struct vkrr_sampler_fit *fit,
+                                      vkrr_error *err);
 void vkrr_launch_result_free(vkrr_launch_result *r);
 
 /* After an isolated comparison: for each failing buffer window with

@@ -7,6 +7,7 @@
 
 #include "bulk.h"
 #include "chain_ref.h"
+#include "sampler_fit.h"
 
 #define NONE UINT32_MAX
 
@@ -554,7 +555,16 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     vkrr_launch_result t = {0};
     vkrr_chain_original orig = {0};
     vkrr_error e0 = {0};
+    if (!r->fit && vkrr_sampler_fit_needed(l)) { /* chained only: not fitted in isolated mode */
+        if (!(r->fit = calloc(1, sizeof *r->fit)))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory");
+        vkrr_status fs = vkrr_validate_fit_sampler(o, c->cap, l, r->fit, err);
+        if (fs != VKRR_OK)
+            return fs;
+    }
     vkrr_status s = vkrr_replay_from_capture_ex(c->cap, l, !o->port_backend->keeps_outputs, &rp, &st, &e0);
+    if (s == VKRR_OK && r->fit)
+        vkrr_sampler_fit_apply(r->fit, &rp);
     if (s != VKRR_OK) {
         if (!vkrr_validate_unreadable(s)) {
             *err = e0;
@@ -595,6 +605,15 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         goto done;
     if (t.status == VKRR_LAUNCH_FAIL)
         vkrr_validate_inputs_changed(o, c->cap, l, from_capture, &t);
+    /* sampler_fit.h: a FAIL on a state that is a guess is not the port's;
+     * on an ambiguous one, only where isolated mode found the port failing
+     * under each state the capture allows */
+    if (r->fit && t.status == VKRR_LAUNCH_FAIL &&
+        !(r->fit->verdict == VKRR_FIT_INFERRED ||
+          (r->fit->verdict == VKRR_FIT_AMBIGUOUS && r->fit->port_fails_all))) {
+        t.status = VKRR_LAUNCH_ERROR;
+        vkrr_launch_note(&t, "%s", r->fit->note);
+    }
     if (!t.ran && t.damaged) { /* its input could not be taken: as if damaged at open */
         break_outputs(c, index, index);
         merge(r, &t);
