@@ -368,6 +368,7 @@ uint64_t vkrr_capture_identity(const vkrr_capture *cap);
 /* The earlier surface a texture reads in chained validation, and how that
  * is known (capture_links.c): links[i][j] for image j of launch i (only
  * textures over arrays can have one). */
+#define VKRR_LINK_ALIKE_MAX 3
 typedef struct vkrr_texture_link {
     uint32_t launch, image;   /* the surface: indices into cap->launches and its images;
                                * UINT32_MAX: none, the texture reads the capture */
@@ -375,6 +376,10 @@ typedef struct vkrr_texture_link {
     bool unknown;             /* none, though an earlier launch of its segment wrote a surface
                                * of its shape: the log does not say which array it reads and
                                * no dump's bytes tell */
+    uint32_t nalike;          /* BYTES: other surfaces of that launch whose dumps are equal too
+                               * (which one it reads, the bytes cannot tell: chained mode
+                               * checks that the port wrote them alike as well) */
+    struct { uint32_t launch, image; } alike[VKRR_LINK_ALIKE_MAX];
 } vkrr_texture_link;
 /* Reads the dumps it must compare (hashed once each).  Free with
  * vkrr_capture_links_free. */

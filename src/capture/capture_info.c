@@ -46,7 +46,8 @@ static void json_link(const vkrr_capture *cap, const vkrr_texture_link *k, FILE 
     const vkrr_launch *p = &cap->launches[k->launch];
     fprintf(f, "{\"launch\":%llu,\"kernel\":", (unsigned long long)p->sequence);
     vkrr_json_put_string(f, p->kernel);
-    fprintf(f, ",\"arg\":%u,\"how\":\"%s\"}", p->images[k->image].offset, vkrr_link_how_name(k->how));
+    fprintf(f, ",\"arg\":%u,\"how\":\"%s\",\"alike\":%u}", p->images[k->image].offset,
+            vkrr_link_how_name(k->how), k->nalike);
 }
 
 static void json_launch(const vkrr_capture *cap, const vkrr_launch *l, const vkrr_texture_link *links,
@@ -229,9 +230,11 @@ void vkrr_capture_print_table(const vkrr_capture *cap, vkrr_texture_link *const 
                 fprintf(f, " array 0x%llx (%s)", (unsigned long long)im->array, vkrr_link_how_name(im->link));
             const vkrr_texture_link *k = links && im->kind == VKRR_IMAGE_TEXTURE ? &links[i][j] : NULL;
             if (k && k->launch < cap->nlaunches)
-                fprintf(f, " <- #%llu %s arg %u (%s)", (unsigned long long)cap->launches[k->launch].sequence,
+                fprintf(f, " <- #%llu %s arg %u (%s%s)", (unsigned long long)cap->launches[k->launch].sequence,
                         cap->launches[k->launch].kernel, cap->launches[k->launch].images[k->image].offset,
-                        vkrr_link_how_name(k->how));
+                        vkrr_link_how_name(k->how),
+                        k->nalike ? "; other surfaces of that launch are alike: chained mode checks "
+                                    "the port writes them alike too" : "");
             else if (k && k->unknown)
                 fputs(" <- capture (which earlier surface, if any, wrote it is unknown)", f);
             const vkrr_geometry *g = &im->geometry;

@@ -91,12 +91,13 @@ static uint32_t segment_start(const vkrr_capture *cap, uint32_t l)
     return l;
 }
 
-/* The latest earlier surface (within the segment) whose dump equals the texture's. */
+/* The latest earlier surface (within the segment) whose dump equals the
+ * texture's; other surfaces of that launch equal too are kept as alike. */
 static vkrr_status by_bytes(hashes *hs, uint32_t li, uint32_t ti, uint32_t from,
                             vkrr_texture_link *out, vkrr_error *err)
 {
     const vkrr_capture *cap = hs->cap;
-    for (uint32_t j = li; j-- > from;)
+    for (uint32_t j = li; j-- > from && out->launch == NONE;)
         for (uint32_t k = 0; k < cap->launches[j].nimages; k++) {
             bool eq = false;
             vkrr_status st;
@@ -104,10 +105,12 @@ static vkrr_status by_bytes(hashes *hs, uint32_t li, uint32_t ti, uint32_t from,
                 continue;
             if ((st = equal_dumps(hs, li, ti, j, k, &eq, err)))
                 return st;
-            if (eq) {
-                *out = (vkrr_texture_link){j, k, VKRR_LINK_BYTES, false};
-                return VKRR_OK;
-            }
+            if (!eq)
+                continue;
+            if (out->launch == NONE)
+                *out = (vkrr_texture_link){j, k, VKRR_LINK_BYTES, false, 0, {{0, 0}}};
+            else if (out->nalike < VKRR_LINK_ALIKE_MAX)
+                out->alike[out->nalike].launch = j, out->alike[out->nalike++].image = k;
         }
     return VKRR_OK;
 }
@@ -118,7 +121,7 @@ static vkrr_status link_one(hashes *hs, uint32_t li, uint32_t ti, vkrr_texture_l
     const vkrr_capture *cap = hs->cap;
     const vkrr_image *tex = &cap->launches[li].images[ti];
     uint32_t from = segment_start(cap, li);
-    *out = (vkrr_texture_link){NONE, NONE, VKRR_LINK_NONE, false};
+    *out = (vkrr_texture_link){NONE, NONE, VKRR_LINK_NONE, false, 0, {{0, 0}}};
     if (tex->kind != VKRR_IMAGE_TEXTURE || linear(tex) || cap->launches[li].damage >= VKRR_DAMAGE_INPUT)
         return VKRR_OK;
     if (!tex->array) { /* the log does not say which array it reads */
@@ -147,12 +150,12 @@ static vkrr_status link_one(hashes *hs, uint32_t li, uint32_t ti, vkrr_texture_l
         bool eq = false;
         vkrr_status st = equal_dumps(hs, li, ti, pl, pi, &eq, err);
         if (st == VKRR_OK && eq)
-            *out = (vkrr_texture_link){pl, pi, VKRR_LINK_BYTES, false};
+            *out = (vkrr_texture_link){pl, pi, VKRR_LINK_BYTES, false, 0, {{0, 0}}};
         else if (st == VKRR_OK && (st = by_bytes(hs, li, ti, from, out, err)) == VKRR_OK)
             out->unknown = out->launch == NONE;
         return st;
     }
-    *out = (vkrr_texture_link){pl, pi, s->link == VKRR_LINK_LOGGED ? VKRR_LINK_LOGGED : s->link, false};
+    *out = (vkrr_texture_link){pl, pi, s->link, false, 0, {{0, 0}}};
     return VKRR_OK;
 }
 

@@ -11,7 +11,7 @@
 
 static const char synth_help[] =
     "usage: vkrr synth OUTDIR [--size WxH] [--frames N] [--seed S] [--scene NAME]\n"
-    "                  [--backend cpu|cuda] [--force] [--progress]\n"
+    "                  [--backend cpu|cuda] [--force] [--progress] [--log-surface-arrays]\n"
     "\n"
     "Makes a capture without a GPU or any download: renders a procedural scene\n"
     "(edges, a sky gradient, 1-px wires, small bright lamps, a panning camera and\n"
@@ -21,8 +21,11 @@ static const char synth_help[] =
     "\n"
     "  replay/   one folder per launch: manifest.txt, args.bin, alloc-N.bin (inputs)\n"
     "  dump/     every launch's resources after it ran (what CUDA wrote)\n"
-    "  run/run.log   the bridge's log (arrays, textures, sampler state, modules)\n"
-    "  modules/  rrref's PTX and fatbin, when this build compiled them with nvcc\n"
+    "  run/run.log   the bridge's log, as d4r's bridge writes it with D4R_CUDA_VERBOSE=1\n"
+    "            and D4R_CUDA_LAUNCH_STATS=1 (arrays, textures, sampler state, modules,\n"
+    "            statistics), plus vkrr's device line\n"
+    "  modules/  rrref's PTX and fatbins, when this build compiled them with nvcc, under\n"
+    "            the bridge's names (dlss-module-PID-NNNN.ptx / .fatbin)\n"
     "  preview/frame-K-{noisy,clean,denoised}.png   to look at\n"
     "\n"
     "The same arguments always give byte-identical files.  The capture appears\n"
@@ -37,6 +40,9 @@ static const char synth_help[] =
     "  --force         replace OUTDIR if it exists and is not empty\n"
     "  --progress      a line per frame on stderr (large frames) even when it is not a\n"
     "                  terminal (on a terminal always)\n"
+    "  --log-surface-arrays  also log which array each surface writes (a vkrr extension\n"
+    "                  line: the bridge cannot say it, and readers infer it), for a\n"
+    "                  capture whose chain links are all logged\n"
     "\n"
     "Then:\n"
     "  vkrr info OUTDIR            list the launches, frames, resources, samplers\n"
@@ -62,6 +68,9 @@ int vkrr_cmd_synth(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--progress")) {
             d.progress = stderr;
+            continue;
+        } else if (!strcmp(a, "--log-surface-arrays")) {
+            d.log_surface_arrays = true;
             continue;
         } else if (a[0] != '-') {
             if (d.dir)

@@ -252,6 +252,13 @@ static void read_feeds(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i)
                 s->kernel = "";
             f->from = s;
             f->from_arg = get_u32(r, from, "arg");
+            const vkrr_json *al = need(r, e, "alike_args", VKRR_JSON_ARRAY);
+            for (uint32_t a = 0; al && a < al->n && a < VKRR_LINK_ALIKE_MAX; a++) {
+                uint64_t x = 0;
+                if (!vkrr_json_u64(&al->kids[a], &x) || x > UINT32_MAX)
+                    problem(r, &al->kids[a], "not an argument offset in", "alike_args");
+                f->alike_arg[f->nalike++] = (uint32_t)x;
+            }
         } else {
             f->unknown = true;
         }

@@ -354,7 +354,10 @@ static void json_feeds(FILE *f, const vkrr_launch_result *r)
         if (d->from) {
             fprintf(f, "{\"launch\": %llu, \"kernel\": ", (unsigned long long)d->from->sequence);
             vkrr_json_put_string(f, d->from->kernel);
-            fprintf(f, ", \"arg\": %u}", d->from_arg);
+            fprintf(f, ", \"arg\": %u}, \"alike_args\": [", d->from_arg);
+            for (uint32_t a = 0; a < d->nalike; a++)
+                fprintf(f, "%s%u", a ? ", " : "", d->alike_arg[a]);
+            fputc(']', f);
         } else {
             fputs("\"capture\"", f);
         }

@@ -306,7 +306,8 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
 
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", d.dir, (long)getpid());
     vkrr_synth_rmtree(tmp); /* a leftover of an earlier run with our pid */
-    st = vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = tmp, .log_prefix = "[d4r nvcuda] ", .logged_dir = d.dir},
+    st = vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = tmp, .log_prefix = "[d4r nvcuda] ", .logged_dir = d.dir,
+                                                  .log_surface_arrays = d.log_surface_arrays},
                           err);
     if (st != VKRR_OK)
         goto fail;

@@ -42,6 +42,7 @@ typedef struct vkrr_synth_desc {
     const char *backend;          /* NULL or "cpu": the CPU backend; "cuda": libcuda on an
                                    * NVIDIA GPU, loading the build's modules (exit 3 without) */
     FILE *progress;               /* NULL: quiet; else "frame i/N ..." lines */
+    bool log_surface_arrays;      /* vkrr's extension lines naming each surface's array */
     const volatile sig_atomic_t *cancel; /* non-NULL and set: stop between frames */
 } vkrr_synth_desc;
 

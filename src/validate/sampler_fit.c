@@ -65,18 +65,26 @@ void vkrr_sampler_fit_apply(const vkrr_sampler_fit *fit, vkrr_replay *r)
             r->images[i].sampler = fit->state[i];
 }
 
-/* "arg 8: linear, clamp, normalized" of each fitted texture. */
-static void describe(const vkrr_launch *l, const vkrr_sampler_fit *fit, char *buf, size_t cap)
+/* "arg 8: linear, clamp, normalized" of each fitted texture, and with
+ * `alike`, after each whether others reproduce the capture too. */
+static void describe(const vkrr_launch *l, const vkrr_sampler_fit *fit, bool alike, char *buf,
+                     size_t cap)
 {
     static const char *const mode[] = {"wrap", "clamp", "mirror", "border"};
     size_t n = 0;
     buf[0] = 0;
-    for (uint32_t i = 0; i < fit->n && n < cap; i++)
-        if (fit->fitted[i])
-            n += (size_t)snprintf(buf + n, cap - n, "%sarg %u: %s, %s, %s", n ? "; " : "",
-                                  l->images[i].offset, fit->state[i].filter ? "linear" : "point",
-                                  mode[fit->state[i].address[0] & 3],
-                                  fit->state[i].normalized ? "normalized" : "unnormalized");
+    for (uint32_t i = 0; i < fit->n && n < cap; i++) {
+        if (!fit->fitted[i])
+            continue;
+        unsigned others = (unsigned)__builtin_popcount(fit->also[i]);
+        n += (size_t)snprintf(buf + n, cap - n, "%sarg %u: %s, %s, %s", n ? "; " : "",
+                              l->images[i].offset, fit->state[i].filter ? "linear" : "point",
+                              mode[fit->state[i].address[0] & 3],
+                              fit->state[i].normalized ? "normalized" : "unnormalized");
+        if (alike && n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, others ? " (or %u other%s)" : " (only it)", others,
+                                  others == 1 ? "" : "s");
+    }
 }
 
 /* One run of the original with fit's states: the elements that differ. */
@@ -118,18 +126,17 @@ static vkrr_status descend(const vkrr_sampler_measure *m, const vkrr_launch *l, 
     return s;
 }
 
-/* With the capture reproduced: does any texture's other candidate too? */
+/* With the capture reproduced: which other candidates of each texture
+ * reproduce it too, the rest held (fit->also); *any: some do. */
 static vkrr_status other_fits(const vkrr_sampler_measure *m, const vkrr_launch *l, vkrr_sampler_fit *fit,
-                              char *which, size_t cap_bytes, vkrr_error *err)
+                              bool *any, vkrr_error *err)
 {
     vkrr_status s = VKRR_OK;
-    size_t n = 0;
-    which[0] = 0;
+    *any = false;
     for (uint32_t i = 0; s == VKRR_OK && i < fit->n; i++) {
         if (!fit->fitted[i])
             continue;
         vkrr_sampler found = fit->state[i];
-        unsigned also = 0;
         for (unsigned c = 0; s == VKRR_OK && c < NCAND; c++) {
             vkrr_sampler cand;
             if (!candidate(&l->images[i], c, &cand) || !memcmp(&cand, &found, sizeof cand))
@@ -137,14 +144,11 @@ static vkrr_status other_fits(const vkrr_sampler_measure *m, const vkrr_launch *
             fit->state[i] = cand;
             uint64_t d;
             if ((s = measure(m, fit, &d, err)) == VKRR_OK && d == 0) {
-                also++;
                 fit->also[i] |= (uint16_t)(1u << c);
+                *any = true;
             }
         }
         fit->state[i] = found;
-        if (also && n < cap_bytes)
-            n += (size_t)snprintf(which + n, cap_bytes - n, "%sarg %u: %u other state%s", n ? "; " : "",
-                                  l->images[i].offset, also, also == 1 ? "" : "s");
     }
     return s;
 }
@@ -175,13 +179,14 @@ vkrr_status vkrr_sampler_fit_launch(const vkrr_sampler_measure *m, const vkrr_la
         return VKRR_OK;
     }
     uint64_t best = 0;
-    char found[256], other[256] = "";
+    bool any = false;
+    char found[384];
     vkrr_status s = descend(m, l, fit, &best, err);
     if (s == VKRR_OK && best == 0)
-        s = other_fits(m, l, fit, other, sizeof other, err);
+        s = other_fits(m, l, fit, &any, err);
     if (s != VKRR_OK)
         return s;
-    describe(l, fit, found, sizeof found);
+    describe(l, fit, best == 0, found, sizeof found);
     if (best == UINT64_MAX)
         snprintf(fit->note, sizeof fit->note, "sampler state unknown: the original kernel did not "
                  "run on %s", m->name);
@@ -189,14 +194,12 @@ vkrr_status vkrr_sampler_fit_launch(const vkrr_sampler_measure *m, const vkrr_la
         snprintf(fit->note, sizeof fit->note, "sampler state unknown: no state tried makes the "
                  "original (%s) reproduce the capture (nearest: %s, %llu elements differ; %u runs)",
                  m->name, found, (unsigned long long)best, fit->runs);
-    else if (other[0])
-        fit->verdict = VKRR_FIT_AMBIGUOUS,
-        snprintf(fit->note, sizeof fit->note, "sampler state ambiguous: %s reproduces the capture on "
-                 "%s, and so do %s (%u runs)", found, m->name, other, fit->runs);
     else
-        fit->verdict = VKRR_FIT_INFERRED,
-        snprintf(fit->note, sizeof fit->note, "sampler state inferred: %s, the only state that "
-                 "reproduces the capture on %s (%u runs)", found, m->name, fit->runs);
+        fit->verdict = any ? VKRR_FIT_AMBIGUOUS : VKRR_FIT_INFERRED,
+        snprintf(fit->note, sizeof fit->note, "sampler state %s by running the original on %s (%u "
+                 "runs; the log does not give it): %s%s", any ? "ambiguous" : "inferred", m->name,
+                 fit->runs, found, any ? "; where others reproduce the capture too, the launch never "
+                                         "reads where they differ" : "");
     return VKRR_OK;
 }
 

@@ -122,6 +122,8 @@ typedef struct vkrr_chain_feed {
     vkrr_link_how how;          /* how the link is known (NONE when from is NULL) */
     bool unknown;               /* from the capture, though an earlier launch of its segment
                                  * may have written it (vkrr_texture_link.unknown) */
+    uint32_t nalike;            /* other surfaces of `from` with equal dumps (their offsets) */
+    uint32_t alike_arg[VKRR_LINK_ALIKE_MAX];
 } vkrr_chain_feed;
 
 typedef struct vkrr_launch_result {

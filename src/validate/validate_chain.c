@@ -119,6 +119,25 @@ void vkrr_chain_destroy(vkrr_chain *c)
     free(c);
 }
 
+/* The entry of surface (launch, image), made when there is none; NONE: OOM. */
+static uint32_t surf_entry_of(vkrr_chain *c, uint32_t launch, uint32_t image, uint32_t *cap)
+{
+    uint32_t e = 0;
+    while (e < c->nsurfs && !(c->surfs[e].launch == launch && c->surfs[e].image == image))
+        e++;
+    if (e < c->nsurfs)
+        return e;
+    if (c->nsurfs == *cap) {
+        surf_entry *n = realloc(c->surfs, 2 * *cap * sizeof *n);
+        if (!n)
+            return NONE;
+        c->surfs = n;
+        *cap *= 2;
+    }
+    c->surfs[c->nsurfs++] = (surf_entry){.launch = launch, .image = image, .broken = NONE};
+    return e;
+}
+
 /* The pre-pass: segments, each texture's producer (capture_links.c), each
  * copy's last reader. */
 static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
@@ -160,25 +179,20 @@ static vkrr_status plan(vkrr_chain *c, vkrr_error *err)
             e->last_use = i;
         }
         for (uint32_t t = 0; t < l->nimages; t++) {
-            uint32_t pl = c->links[i][t].launch, pi = c->links[i][t].image;
+            const vkrr_texture_link *k = &c->links[i][t];
             c->producer[i][t] = NONE;
-            if (pl == NONE)
+            if (k->launch == NONE)
                 continue;
-            uint32_t e = 0;
-            while (e < c->nsurfs && !(c->surfs[e].launch == pl && c->surfs[e].image == pi))
-                e++;
-            if (e == c->nsurfs) {
-                if (c->nsurfs == surf_cap) {
-                    surf_entry *n = realloc(c->surfs, 2 * surf_cap * sizeof *n);
-                    if (!n)
-                        goto nomem;
-                    c->surfs = n;
-                    surf_cap *= 2;
-                }
-                c->surfs[c->nsurfs++] = (surf_entry){.launch = pl, .image = pi, .broken = NONE};
+            /* its surface, and those alike in the capture: all are held */
+            for (uint32_t a = 0; a <= k->nalike; a++) {
+                uint32_t e = surf_entry_of(c, a ? k->alike[a - 1].launch : k->launch,
+                                           a ? k->alike[a - 1].image : k->image, &surf_cap);
+                if (e == NONE)
+                    goto nomem;
+                c->surfs[e].last_use = i;
+                if (!a)
+                    c->producer[i][t] = e;
             }
-            c->surfs[e].last_use = i;
-            c->producer[i][t] = e;
         }
     }
     return VKRR_OK;
@@ -377,6 +391,35 @@ static void substitute(vkrr_replay *rp, const void **pre, const void *in, uint64
         rp->pre_done(rp->pre_done_ctx, captured);
 }
 
+/* A texture linked by equal bytes to one of several surfaces alike in the
+ * capture: the chain's bytes of the others must be `in` too, else which one
+ * it reads matters and is not known: *unsure (the texture's link). */
+static vkrr_status alike_check(vkrr_chain *c, const vkrr_texture_link *k, const void *in,
+                               uint64_t size, const vkrr_texture_link **unsure)
+{
+    for (uint32_t a = 0; a < k->nalike && !*unsure; a++) {
+        uint32_t e = 0;
+        while (e < c->nsurfs && !(c->surfs[e].launch == k->alike[a].launch &&
+                                  c->surfs[e].image == k->alike[a].image))
+            e++;
+        if (e == c->nsurfs)
+            continue;
+        const surf_entry *se = &c->surfs[e];
+        vkrr_mapfile m = {0};
+        const void *other = se->bytes && se->size == size ? se->bytes : NULL;
+        if (!other && se->dump) {
+            vkrr_error ignore = {0};
+            if (vkrr_capture_map_image(c->cap, &c->cap->launches[se->launch], se->image, &m, &ignore) == VKRR_OK &&
+                m.size == size)
+                other = m.data;
+        }
+        if (!other || memcmp(other, in, size))
+            *unsure = k;
+        vkrr_mapfile_close(&m);
+    }
+    return VKRR_OK;
+}
+
 /* Points the replay's inputs at the chain's state: held bytes, a dump the
  * state is (mapped into maps[], closed by the caller), a linear texture
  * packed from the held bytes of its base (packed[], freed by the caller),
@@ -384,7 +427,7 @@ static void substitute(vkrr_replay *rp, const void **pre, const void *in, uint64
  * *same: every input is byte for byte the captured one. */
 static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp,
                                   vkrr_mapfile *maps, uint8_t **packed, bool *from_capture,
-                                  bool *same, vkrr_error *err)
+                                  bool *same, const vkrr_texture_link **unsure, vkrr_error *err)
 {
     const vkrr_capture *cap = c->cap;
     const vkrr_launch *l = &cap->launches[index];
@@ -425,6 +468,8 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
                 in = m->size == size ? m->data : NULL;
             }
         }
+        if (in && p != NONE && (s = alike_check(c, &c->links[index][i], in, size, unsure)))
+            return s;
         if (in) {
             substitute(rp, &rp->images[i].pre, in, size, same);
             from_capture[i] = false;
@@ -520,6 +565,8 @@ static vkrr_status describe_feeds(vkrr_chain *c, uint32_t index, vkrr_launch_res
         if (k->launch != NONE) {
             f->from = &cap->launches[k->launch];
             f->from_arg = f->from->images[k->image].offset;
+            for (uint32_t a = 0; a < k->nalike; a++)
+                f->alike_arg[f->nalike++] = cap->launches[k->alike[a].launch].images[k->alike[a].image].offset;
         } else {
             vkrr_launch_note(r, "chained: the texture at arg %u reads the capture: the log does "
                              "not say which array it reads, and no earlier surface's dump equals "
@@ -585,7 +632,8 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         s = vkrr_fail(err, VKRR_ERR_NOMEM, l->dir, 0, -1, "out of memory for the chain");
         goto done;
     }
-    if ((s = chained_inputs(c, index, &rp, maps, packed, from_capture, &same, err)) != VKRR_OK)
+    const vkrr_texture_link *unsure = NULL;
+    if ((s = chained_inputs(c, index, &rp, maps, packed, from_capture, &same, &unsure, err)) != VKRR_OK)
         goto done;
     /* While the chain's inputs are the captured ones, a port (deterministic)
      * computes what isolated mode saw: that result stands, nothing is run. */
@@ -608,6 +656,14 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
     /* sampler_fit.h: a FAIL on a state that is a guess is not the port's;
      * on an ambiguous one, only where isolated mode found the port failing
      * under each state the capture allows */
+    if (unsure && (t.status == VKRR_LAUNCH_FAIL || t.status == VKRR_LAUNCH_PASS)) {
+        const vkrr_launch *pl = &c->cap->launches[unsure->launch];
+        t.status = VKRR_LAUNCH_ERROR;
+        vkrr_launch_note(&t, "chained: a texture reads one of %u surfaces of #%llu %s whose dumps are "
+                         "equal, and the port wrote them differently: which one it reads, the "
+                         "capture does not say, so neither PASS nor FAIL", unsure->nalike + 1, (unsigned long long)pl->sequence,
+                         pl->kernel);
+    }
     if (r->fit && t.status == VKRR_LAUNCH_FAIL &&
         !(r->fit->verdict == VKRR_FIT_INFERRED ||
           (r->fit->verdict == VKRR_FIT_AMBIGUOUS && r->fit->port_fails_all))) {
