@@ -37,7 +37,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         vkrr_log_surface_at(&log, 1, line);
         vkrr_log_array_at(&log, 1, line);
+        const vkrr_log_launch *ll = vkrr_log_launch_find(&log, log.launches[i].sequence);
+        if (ll != &log.launches[i] || (ll->kernel && ll->kernel >= log.names_len))
+            abort(); /* found, and its name inside the names */
+        vkrr_log_module_of(&log, ll->function);
     }
+    for (uint32_t m = 0; m < log.nmodules; m++)
+        if (log.modules[m].path >= (log.names_len ? log.names_len : 1))
+            abort();
+    for (uint32_t f = 0; f < log.nfunctions; f++)
+        if (!log.functions[f].name || log.functions[f].name >= log.names_len ||
+            !vkrr_log_name(&log, log.functions[f].name)[0])
+            abort(); /* a function has a name */
     vkrr_log_free(&log);
     return 0;
 }
