@@ -18,7 +18,7 @@
 #   scripts/fuzz.sh port tolerance --execs 10000000  # a campaign
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-all="manifest log dumpname ptx port tolerance spec hwtables capture results"
+all="manifest log dumpname ptx port tolerance spec hwtables capture results fatbin"
 targets=() execs="" secs="" build="$root/build-fuzz"
 corpus_root="${XDG_CACHE_HOME:-$HOME/.cache}/vkrr/fuzz-corpus"
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
