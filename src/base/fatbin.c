@@ -29,7 +29,7 @@ static uint64_t header_at(const uint8_t *p, size_t left)
     if (left < HEADER_MIN || rd32(p) != VKRR_FATBIN_MAGIC || rd16(p + 4) != 1)
         return 0;
     uint64_t hs = rd16(p + 6), body = rd64(p + 8);
-    if (hs < HEADER_MIN || hs > HEADER_MAX || body > left - hs || body < ENTRY_MIN)
+    if (hs < HEADER_MIN || hs > HEADER_MAX || hs > left || body > left - hs || body < ENTRY_MIN)
         return 0;
     return hs + body;
 }

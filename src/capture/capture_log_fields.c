@@ -26,6 +26,14 @@ void *vkrr_log_grow(void **arr, uint32_t *n, uint32_t *cap, size_t sz)
     return e;
 }
 
+bool vkrr_log_name_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    return n > 0;
+}
+
 uint32_t vkrr_log_keep_name(vkrr_log *log, vkrr_log_build *b, const char *s, size_t n)
 {
     if (!n || n > UINT32_MAX / 4 || log->names_len + n + 1 > UINT32_MAX)

@@ -42,6 +42,8 @@ typedef struct vkrr_log_build {
 /* Grows *arr (of *n elements of size sz, capacity *cap) by one zeroed
  * element; NULL on OOM.  Growth is bounded by the lines of the log. */
 void *vkrr_log_grow(void **arr, uint32_t *n, uint32_t *cap, size_t sz);
+/* A name (kernel, path) a log line may hold: no control characters, not empty. */
+bool vkrr_log_name_ok(const char *s, size_t n);
 /* Copies [s, s+n) into log->names; its offset, 0 on OOM (or n == 0). */
 uint32_t vkrr_log_keep_name(vkrr_log *log, vkrr_log_build *b, const char *s, size_t n);
 /* The line starts with the call `word` followed by a space, '(', '[' or

@@ -33,8 +33,9 @@ static vkrr_log_launch *event(vkrr_log *log, vkrr_log_build *b, const vkrr_log_c
     const char *k = NULL;
     size_t kn = 0;
     uint32_t koff = 0;
-    if (ktoken >= 0 && vkrr_log_token(c, ktoken, &k, &kn) && !(koff = keep_kernel(log, b, k, kn)))
-        return NULL;
+    if (ktoken >= 0 && vkrr_log_token(c, ktoken, &k, &kn) && vkrr_log_name_ok(k, kn) &&
+        !(koff = keep_kernel(log, b, k, kn)))
+        return NULL; /* a name with control characters stays unnamed */
     vkrr_log_launch *l = vkrr_log_grow((void **)&log->launches, &log->nlaunches, &b->launches, sizeof *l);
     if (l)
         *l = (vkrr_log_launch){.sequence = seq, .line = c->line, .kernel = koff};
@@ -262,6 +263,8 @@ vkrr_status vkrr_log_read_profile(vkrr_log *log, vkrr_log_build *b, const vkrr_l
     uint64_t seq;
     if (!vkrr_log_find_kv(c, "launch", &v, &vn) || !vkrr_log_find_kv(c, "name", &k, &kn))
         return VKRR_OK; /* other profilers' forms, which bench reads */
+    if (!vkrr_log_name_ok(k, kn))
+        return vkrr_log_bad(c, VKRR_ERR_PARSE, "KERNEL_PROFILE: name= is empty or holds a control character");
     vkrr_status st = vkrr_log_kv_u64(c, "launch", true, UINT64_MAX, &seq);
     if (st)
         return st;
@@ -318,7 +321,7 @@ static vkrr_status read_capture(vkrr_log *log, vkrr_log_build *b, const vkrr_log
                             (int)(tn > 32 ? 32 : tn), t);
     if ((st = vkrr_log_kv_u64(c, "size", true, UINT64_MAX, &size)))
         return st;
-    if (!capture_path(c, &p, &pn, &complete))
+    if (!capture_path(c, &p, &pn, &complete) || !vkrr_log_name_ok(p, pn))
         return vkrr_log_bad(c, VKRR_ERR_PARSE, "a module capture line ends 'to PATH (complete)'");
     vkrr_log_module *m = vkrr_log_grow((void **)&log->modules, &log->nmodules, &b->modules, sizeof *m);
     uint32_t off = m ? vkrr_log_keep_name(log, b, p, pn) : 0;
@@ -354,7 +357,7 @@ vkrr_status vkrr_log_read_module(vkrr_log *log, vkrr_log_build *b, const vkrr_lo
             return vkrr_log_bad(c, VKRR_ERR_NOMEM, "out of memory");
         m->line = c->line;
         /* vkrr's older writer: image=FILE (a name, not a pointer) */
-        if (vkrr_log_find_kv(c, "image", &v, &vn) && vn && v[0] != '0' && v[0] != '(') {
+        if (vkrr_log_find_kv(c, "image", &v, &vn) && vkrr_log_name_ok(v, vn) && v[0] != '0' && v[0] != '(') {
             if (!(m->path = vkrr_log_keep_name(log, b, v, vn)))
                 return vkrr_log_bad(c, VKRR_ERR_NOMEM, "out of memory");
             m->complete = true;
@@ -380,6 +383,8 @@ vkrr_status vkrr_log_read_function(vkrr_log *log, vkrr_log_build *b, const vkrr_
         return st;
     if (!vkrr_log_find_kv(c, "name", &k, &kn) || !kn)
         return vkrr_log_bad(c, VKRR_ERR_PARSE, "missing name=");
+    if (!vkrr_log_name_ok(k, kn))
+        return vkrr_log_bad(c, VKRR_ERR_PARSE, "name= holds a control character");
     vkrr_log_function *f = vkrr_log_grow((void **)&log->functions, &log->nfunctions, &b->functions, sizeof *f);
     uint32_t off = f ? vkrr_log_keep_name(log, b, k, kn) : 0;
     if (!f || !off)
