@@ -14,7 +14,9 @@
 
 #include "capture_parse.h"
 #include "cuformat.h"
+#include "fatbin.h"
 #include "hash.h"
+#include "modules.h"
 #include "mapfile.h"
 
 /* The process id in module file names (dlss-module-PID-NNNN): fixed, so
@@ -315,19 +317,28 @@ static int bad_name(const char *s)
     return 0;
 }
 
-/* Whether the PTX text defines kernel k (".entry k" followed by "(" or a blank). */
-static bool ptx_defines(const char *text, size_t size, const char *k)
+/* Whether the module defines kernel k: its PTX text, or a fatbin's PTX
+ * entries (a fatbin without PTX, or that does not hold together: every
+ * kernel, as the caller named them). */
+static bool module_defines(const void *data, size_t size, bool fatbin, const char *k)
 {
-    size_t kl = strlen(k);
-    for (const char *p = text; p && (size_t)(p - text) + 7 + kl < size;
-         p = memmem(p + 1, size - (size_t)(p + 1 - text), ".entry ", 7)) {
-        if (memcmp(p, ".entry ", 7) || memcmp(p + 7, k, kl))
-            continue;
-        char c = p[7 + kl];
-        if (c == '(' || c == ' ' || c == '\n' || c == '\t' || c == '\r')
-            return true;
-    }
-    return false;
+    if (!fatbin)
+        return vkrr_ptx_text_defines(data, size, k);
+    vkrr_fatbin_list fl = {0};
+    bool found = false, any = false;
+    if (vkrr_fatbin_scan(data, size, "module", &fl, NULL) == VKRR_OK)
+        for (uint32_t i = 0; i < fl.n && !found; i++) {
+            char *text = NULL;
+            size_t len = 0;
+            if (fl.entries[i].kind != VKRR_FATBIN_PTX ||
+                vkrr_fatbin_payload(data, size, &fl.entries[i], "module", &text, &len, NULL) != VKRR_OK)
+                continue;
+            any = true;
+            found = vkrr_ptx_text_defines(text, len, k);
+            free(text);
+        }
+    vkrr_fatbin_list_free(&fl);
+    return found || !any;
 }
 
 vkrr_status vkrr_writer_module(vkrr_writer *w, const char *name, const void *data, size_t size,
@@ -367,8 +378,8 @@ vkrr_status vkrr_writer_module(vkrr_writer *w, const char *name, const void *dat
                              "(complete)", size - skip, skip, w->logged_dir, file);
     vkrr_writer_log_line(w, "cuModuleLoadData image=0x7f3a18%06x result=0 module=0x%llx",
                          seq * 0x1000u, (unsigned long long)m);
-    for (unsigned i = 0; i < nkernels; i++) /* only what the module holds (all, for a fatbin) */
-        if (fatbin || ptx_defines(text, size, kernels[i])) {
+    for (unsigned i = 0; i < nkernels; i++) /* only what the module holds */
+        if (module_defines(data, size, fatbin, kernels[i])) {
             uint64_t fn = m + 0x10 * (i + 1);
             vkrr_writer_log_line(w, "cuModuleGetFunction module=0x%llx name=%s result=0 function=0x%llx",
                                  (unsigned long long)m, kernels[i], (unsigned long long)fn);
