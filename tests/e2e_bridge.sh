@@ -109,6 +109,34 @@ rc=$?
 [ $rc = 2 ] && grep -q "changed since capture: its FNV-1a hash is [0-9a-f]\{16\}, the log (run/run.log:[0-9]*) says hash=" \
     "$WORK/changed.out" || fail "a changed dump: exit $rc: $(grep -m2 'changed\|ERROR' "$WORK/changed.out")"
 
+# a launch the bridge saw fail (its synchronize result): not compared, said so
+cp -r "$WORK/verbose" "$WORK/syncfail"
+sed -i 's/\(launch\[4\] [a-z_0-9]* synchronize result=\)0/\1700/' "$WORK/syncfail/run/run.log"
+vkrr validate "$WORK/syncfail" --mode isolated --heatmaps none -q >"$WORK/syncfail.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "launch 4 failed on the capturing GPU (synchronize result=700)" "$WORK/syncfail.out" ||
+    fail "a launch that failed on the GPU: exit $rc: $(grep -m2 'ERROR\|note' "$WORK/syncfail.out")"
+
+# one frame: the same, on the variants of each kind
+ref1=$WORK/ref1
+vkrr synth "$ref1" --size 32x24 --frames 1 --log-surface-arrays >/dev/null 2>&1 || fail "synth (one frame)"
+[ -d "$ref/modules" ] && ! ls "$ref1/modules/"*.ptx >/dev/null 2>&1 && cp -r "$ref/modules" "$ref1/"
+vkrr validate "$ref1" --mode both "${perturb[@]}" --heatmaps none -q --json "$WORK/ref1.v.json" >/dev/null 2>&1
+[ $? = 1 ] || fail "own form, one frame: validate (perturbed) should exit 1"
+vkrr rerun "$ref1" --backend ptx --ptx-engine interp --heatmaps none -q --json "$WORK/ref1.ptx.json" \
+    >/dev/null 2>&1 || fail "own form, one frame: rerun should pass"
+for v in verbose stats lz4; do
+    cap=$WORK/1-$v
+    python3 "$SRC/tests/bridge_form.py" "$ref1" "$cap" $v || { fail "1-$v: bridge_form.py"; continue; }
+    vkrr validate "$cap" --mode both "${perturb[@]}" --heatmaps none -q --json "$WORK/1-$v.v.json" >/dev/null 2>&1
+    rc=$?
+    [ $rc = 1 ] || fail "1-$v: validate (perturbed) exits $rc, the own form 1"
+    python3 "$SRC/tests/bridge_compare.py" validate "$WORK/ref1.v.json" "$WORK/1-$v.v.json" $v || fail "1-$v: validate"
+    vkrr rerun "$cap" --backend ptx --ptx-engine interp --heatmaps none -q --json "$WORK/1-$v.ptx.json" \
+        >/dev/null 2>&1 || fail "1-$v: rerun exits $?"
+    python3 "$SRC/tests/bridge_compare.py" rerun "$WORK/ref1.ptx.json" "$WORK/1-$v.ptx.json" $v || fail "1-$v: rerun"
+done
+
 if [ "$fails" = 0 ]; then
     echo "e2e_bridge: ok"
     rm -rf "$WORK"

@@ -317,6 +317,17 @@ static vkrr_status link_launch(vkrr_capture *cap, const vkrr_log *log, const uin
         if (!ok && (st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_INPUT, &e, err)))
             return st;
     }
+    /* the launch failed on the capturing GPU: what it left is no launch's output */
+    const vkrr_log_launch *ll = vkrr_log_launch_find(log, l->sequence);
+    if (ll && ((ll->has_call && ll->call_result) || (ll->has_sync && ll->sync_result))) {
+        bool call = ll->has_call && ll->call_result;
+        vkrr_fail(&e, VKRR_ERR_INCONSISTENT, lpath, call ? ll->call_line : ll->sync_line, -1,
+                  "launch %llu failed on the capturing GPU (%s result=%lld): its dumps are not "
+                  "what the kernel wrote", (unsigned long long)l->sequence,
+                  call ? "cuLaunchKernel" : "synchronize", (long long)(call ? ll->call_result : ll->sync_result));
+        if ((st = vkrr_capture_damage(cap, l, VKRR_DAMAGE_DUMP, &e, err)))
+            return st;
+    }
     if (!link_hashes(log, lpath, l, &e))
         return vkrr_capture_damage(cap, l, VKRR_DAMAGE_DUMP, &e, err);
     return VKRR_OK;
