@@ -171,6 +171,86 @@ def fatbin(ptx_texts, compression):
     return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entries)) + bytes(entries)
 
 
+def module_lines(mdir, logged_dir):
+    """What the bridge logs as the application loads each module: the file
+    it saved (PTX from .version on, or the whole fatbin), the load, and a
+    cuModuleGetFunction for each kernel the module defines."""
+    lines = []
+    for k, path in enumerate(sorted(glob.glob(os.path.join(mdir, "*")))):
+        name, data = os.path.basename(path), open(path, "rb").read()
+        module, image = 0x5581c0a00000 + 0x1000 * k, 0x7f0020001000 + 0x1000 * k
+        if name.endswith(".fatbin"):
+            lines.append("cuModuleLoadData captured CUDA fatbin v1 size=%d (header=16 payload=%d) to %s/%s (complete)"
+                         % (len(data), len(data) - 16, logged_dir, name))
+            texts = ptx_of_fatbin(data)
+        else:
+            lines.append("cuModuleLoadData captured PTX size=%d image+0 to %s/%s (complete)" % (len(data), logged_dir, name))
+            texts = [data]
+        lines.append("cuModuleLoadData image=0x%x result=0 module=0x%x" % (image, module))
+        names = sorted({m.decode() for t in texts for m in re.findall(rb"\.entry\s+([A-Za-z_$][\w$]*)", t)})
+        for i, n in enumerate(names):
+            lines.append("cuModuleGetFunction module=0x%x name=%s result=0 function=0x%x" % (module, n, module + 16 * (i + 1)))
+    return lines
+
+
+def lz4_unblock(src, size):
+    """Decodes a raw LZ4 block (for reading kernels names out of an LZ4 entry)."""
+    out = bytearray()
+    i = 0
+    while i < len(src):
+        token = src[i]
+        i += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                b = src[i]
+                i += 1
+                lit += b
+                if b != 255:
+                    break
+        out += src[i:i + lit]
+        i += lit
+        if i >= len(src) or len(out) >= size:
+            break
+        off = src[i] | src[i + 1] << 8
+        i += 2
+        m = token & 15
+        if m == 15:
+            while True:
+                b = src[i]
+                i += 1
+                m += b
+                if b != 255:
+                    break
+        for _ in range(m + 4):
+            out.append(out[-off])
+    return bytes(out)
+
+
+def ptx_of_fatbin(data):
+    """The PTX texts of a fatbin's entries."""
+    import subprocess
+    magic, ver, hs, size = struct.unpack_from("<IHHQ", data, 0)
+    texts = []
+    off = hs
+    while off + 64 <= hs + size:
+        kind, v, eh, payload = struct.unpack_from("<HHIQ", data, off)
+        compressed, = struct.unpack_from("<I", data, off + 16)
+        flags, = struct.unpack_from("<Q", data, off + 40)
+        full, = struct.unpack_from("<Q", data, off + 56)
+        body = data[off + eh:off + eh + payload]
+        if kind == 1:
+            if flags & 0x8000:
+                texts.append(subprocess.run(["zstd", "-dc"], input=body[:compressed], capture_output=True,
+                                            check=True).stdout)
+            elif flags & 0x2000:
+                texts.append(lz4_unblock(body[:compressed], full))
+            else:
+                texts.append(body)
+        off += eh + payload
+    return texts
+
+
 class Ref:
     """REF's launches, dumps and log events, in log order."""
 
@@ -236,7 +316,6 @@ def write(ref, out, variant):
 
     lines = []
     mod_dir = CAPDIR_MODULES if fatbin_only else os.path.abspath(os.path.join(out, "modules"))
-    skipping_module = False
     for e in r.events:
         m = re.match(r"launch\[(\d+)\] (\S+) synchronize", e)
         if m:  # after the launch: its statistics, written here from the dumps
@@ -257,30 +336,11 @@ def write(ref, out, variant):
                           "cuDeviceGet": "cuDeviceGet ordinal=0 result=0 device=0",
                           "cuCtxCreate_v2": "cuCtxCreate_v2 flags=0x0 device=0 result=0 context=0x7f0040000b70"}
                          [e.split()[0]])
+            if e.startswith("cuCtxCreate"):
+                lines += module_lines(mdir, mod_dir)
             continue
-        m = re.match(r"cuModuleLoadData captured (PTX|CUDA fatbin v1) size=(\d+).* to (\S+) \(complete\)", e)
-        if m:
-            name = os.path.basename(m.group(3))
-            skipping_module = fatbin_only and m.group(1) != "PTX"
-            if skipping_module:
-                continue
-            name = as_fatbin.get(name, name)
-            size = os.path.getsize(os.path.join(mdir, name))
-            if m.group(1) == "PTX" and not fatbin_only:
-                lines.append("cuModuleLoadData captured PTX size=%d image+%d to %s/%s (complete)" % (
-                    size, int(re.search(r"image\+(\d+)", e).group(1)), mod_dir, name))
-            else:
-                lines.append("cuModuleLoadData captured CUDA fatbin v1 size=%d (header=16 payload=%d) to %s/%s "
-                             "(complete)" % (size, size - 16, mod_dir, name))
-            continue
-        if e.startswith("cuModuleLoadData image=") or e.startswith("cuModuleGetFunction"):
-            if not skipping_module:
-                if e.startswith("cuModuleLoadData"):
-                    lines.append("cuModuleLoadData image=%s result=0 module=%s" % (kv(e, "image"), kv(e, "module")))
-                else:
-                    lines.append("cuModuleGetFunction module=%s name=%s result=0 function=%s" % (
-                        kv(e, "module"), kv(e, "name"), kv(e, "function")))
-            continue
+        if e.startswith("cuModuleLoadData") or e.startswith("cuModuleGetFunction"):
+            continue  # written from the module files themselves, below
         m = re.match(r"replay capture launch\[(\d+)\] (\S+)", e)
         if m:
             seq = int(m.group(1))

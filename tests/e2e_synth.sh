@@ -44,8 +44,10 @@ EOF
     # names the capture's own path (module and replay capture lines, as the
     # bridge names where it wrote them), and nothing else differs
     vkrr synth "$b" --size "$size" --frames 3 >/dev/null 2>&1 || fail "second synth $size"
-    grep -q " to $a/modules/dlss-module-4242-0001\.[a-z]* (complete)" "$a/run/run.log" ||
-        fail "$size: the module lines do not name $a/modules"
+    if [ -d "$a/modules" ]; then # a build with nvcc: rrref's modules under the bridge's names
+        grep -q " to $a/modules/dlss-module-4242-0001\.[a-z]* (complete)" "$a/run/run.log" ||
+            fail "$size: the module lines do not name $a/modules"
+    fi
     sed -i "s|$b/|$a/|g" "$b/run/run.log"
     diff -r "$a" "$b" >"$WORK/diff.txt" || fail "$size: two runs differ: $(head -5 "$WORK/diff.txt")"
 done

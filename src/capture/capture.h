@@ -349,7 +349,9 @@ const char *vkrr_capture_hashes_name(vkrr_capture_hashes h);
 
 /* Checks a dump's bytes against what the log says of them, as ig says to:
  * hash= (from ig->basis; *hashed: the caller hashed the bytes already, NULL:
- * hashed here), nonzero_bytes and the f16/f32 statistics (ig->stats).  True
+ * hashed here); where no hash is checked, nonzero_bytes and the f16/f32
+ * statistics (ig->stats; a hash that agrees says the bytes are the ones the
+ * statistics were taken of, and costs one pass less).  True
  * when they agree (or nothing is to be checked); else `why` (a clause: "its
  * FNV-1a hash is ..., the log (run/run.log:N) says ...") says what differs. */
 bool vkrr_dump_stats_check(const vkrr_dump_stats *s, const vkrr_capture_integrity *ig,
