@@ -72,6 +72,12 @@ for v in $variants; do
         python3 "$SRC/tests/bridge_compare.py" validate "$WORK/ref.v.json" "$WORK/$v.v.json" $v || fail "$v: validate"
     fi
     grep -q "changed since capture" "$WORK/$v.v.out" && fail "$v: a dump reads as changed: the bridge's hash"
+    if [ $v != limit1 ]; then # and without the perturbation: every launch passes, as in the own form
+        vkrr validate "$cap" --mode both --heatmaps none -q --json "$WORK/$v.v0.json" >"$WORK/$v.v0.out" 2>&1 ||
+            fail "$v: validate exits $?, the own form 0: $(tail -3 "$WORK/$v.v0.out")"
+        python3 "$SRC/tests/bridge_compare.py" validate "$WORK/ref.v0.json" "$WORK/$v.v0.json" $v ||
+            fail "$v: validate (unperturbed)"
+    fi
     for be in ptx cpu; do
         vkrr rerun "$cap" --backend $be --ptx-engine interp --heatmaps none -q --json "$WORK/$v.$be.json" \
             >"$WORK/$v.$be.out" 2>&1 || fail "$v: rerun --backend $be exits $?: $(tail -3 "$WORK/$v.$be.out")"
@@ -108,6 +114,16 @@ vkrr validate "$WORK/changed" --mode isolated --heatmaps none -q >"$WORK/changed
 rc=$?
 [ $rc = 2 ] && grep -q "changed since capture: its FNV-1a hash is [0-9a-f]\{16\}, the log (run/run.log:[0-9]*) says hash=" \
     "$WORK/changed.out" || fail "a changed dump: exit $rc: $(grep -m2 'changed\|ERROR' "$WORK/changed.out")"
+
+# the modules where the log names them, outside the capture (the bridge's
+# D4R_CUDA_CAPTURE_DIR, on the machine that made it)
+cp -r "$WORK/fatbin" "$WORK/outside"
+mv "$WORK/outside/cuda-modules" "$WORK/d4r-dlss-cuda-modules"
+sed -i "s|/tmp/d4r-dlss-cuda-modules/|$WORK/d4r-dlss-cuda-modules/|" "$WORK/outside/run/run.log"
+vkrr rerun "$WORK/outside" --ptx-engine interp --heatmaps none -q >"$WORK/outside.out" 2>&1 ||
+    fail "modules outside the capture: rerun exits $?: $(tail -3 "$WORK/outside.out")"
+grep -q "^modules: 4 PTX .* 4 in $WORK/d4r-dlss-cuda-modules (named by run.log)" "$WORK/outside.out" ||
+    fail "the modules the log names outside the capture: $(grep '^modules' "$WORK/outside.out")"
 
 # a launch the bridge saw fail (its synchronize result): not compared, said so
 cp -r "$WORK/verbose" "$WORK/syncfail"
