@@ -51,10 +51,16 @@ static vkrr_status add_isolated(const vkrr_run_desc *d, const vkrr_capture *cap,
         return s;
     r->has_isolated = true;
     r->status = ir.status;
-    for (uint32_t k = 0; k < r->nres && k < ir.nres; k++) {
-        r->res[k].isolated = ir.res[k].isolated;
+    if (!r->res && ir.res) { /* the chained run left no resources (an ERROR, a TIMEOUT) */
+        r->res = ir.res;
+        r->nres = ir.nres;
+        ir.res = NULL;
+        ir.nres = 0;
     }
-    r->worst = ir.worst;
+    for (uint32_t k = 0; k < r->nres && k < ir.nres; k++)
+        r->res[k].isolated = ir.res[k].isolated;
+    /* an index into r's resources, whichever run made them */
+    r->worst = ir.worst >= 0 && (uint32_t)ir.worst < r->nres ? ir.worst : -1;
     vkrr_launch_result_free(&ir);
     return VKRR_OK;
 }
