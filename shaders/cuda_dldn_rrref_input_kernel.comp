@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Port of cuda_dldn_rrref_input_kernel (cuda_ref/kernels/rrref_input.cu).
 // Textures are fetched and filtered by hand (tex.glsl): point samples at texel
 // centres, UNORM/SNORM reconverted exactly, the history bilinear with CUDA's
@@ -21,14 +22,23 @@ void main()
     precise float px = float(x) + 0.5, py = float(y) + 0.5;
     float e = vkrr_ld_f(VkrrF32Ptr(vkrr_p.exposure), 0u);
 
-    vec4 c = vkrr_tex2d(vkrr_handle(vkrr_p.colour), px, py);
-    float d = vkrr_tex2d(vkrr_handle(vkrr_p.depth), px, py).x;
-    vec2 mv = vkrr_tex2d(vkrr_handle(vkrr_p.motion), px, py).xy;
-    vec4 alb = vkrr_tex2d(vkrr_handle(vkrr_p.albedo), px, py);
-    vec4 nrm = vkrr_tex2d(vkrr_handle(vkrr_p.normal), px, py);
-    float m = vkrr_tex2d(vkrr_handle(vkrr_p.mask), px, py).x;
+    // The six textures read at the pixel, then the history at the pixel the
+    // motion points to, through one call: vkrr_tex2d holds every filter (the
+    // sampler state is vkrr's, known at run time only), and one copy of it
+    // compiles several times faster than seven.
+    int hs[7] = int[](vkrr_handle(vkrr_p.colour), vkrr_handle(vkrr_p.depth),
+                      vkrr_handle(vkrr_p.motion), vkrr_handle(vkrr_p.albedo),
+                      vkrr_handle(vkrr_p.normal), vkrr_handle(vkrr_p.mask),
+                      vkrr_handle(vkrr_p.history));
+    vec4 t[7];
+    [[dont_unroll]] for (int k = 0; k < 7; k++) {
+        precise float hx = px + t[2].x, hy = py + t[2].y; /* the motion, read at k = 2 */
+        t[k] = vkrr_tex2d(hs[k], k == 6 ? hx : px, k == 6 ? hy : py);
+    }
+    vec4 c = t[0], alb = t[3], nrm = t[4], h = t[6];
+    float d = t[1].x, m = t[5].x;
+    vec2 mv = t[2].xy;
     precise float hx = px + mv.x, hy = py + mv.y;
-    vec4 h = vkrr_tex2d(vkrr_handle(vkrr_p.history), hx, hy);
     float outside = (hx < 0.0 || hy < 0.0 || hx > float(vkrr_p.width) || hy > float(vkrr_p.height)) ? 1.0 : 0.0;
 
     float f[RRREF_C_IN];

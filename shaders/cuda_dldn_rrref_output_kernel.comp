@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Port of cuda_dldn_rrref_output_kernel (rrref_output.cu): 3x3 conv -> 26 f16
 // logits, softmax via ex2.approx without max subtraction, weighted sum of 25
 // point taps + the bilinear history (one fmaf per channel and term), f16 RNE
@@ -41,22 +42,28 @@ void main()
     float inv = vkrr_div(1.0, s);
     precise float px = float(x) + 0.5, py = float(y) + 0.5;
     float r = 0.0, g = 0.0, b = 0.0;
-    for (int t = 0; t < RRREF_N_TAPS; t++) {
-        precise float wt = e[t] * inv;
+    // One call of vkrr_tex2d (it holds every filter: the sampler state is
+    // vkrr's, known at run time only) for the filter's taps of the colour,
+    // then the motion, then the history at the pixel the motion points to;
+    // the sums in CUDA's order.
+    int motion = vkrr_handle(vkrr_p.motion), history = vkrr_handle(vkrr_p.history);
+    vec2 mv = vec2(0.0);
+    [[dont_unroll]] for (int t = 0; t < RRREF_N_TAPS + 2; t++) {
         precise float cx = px + float(t % 5 - RRREF_FILTER_R);
         precise float cy = py + float(t / 5 - RRREF_FILTER_R);
-        vec4 c = vkrr_tex2d(colour, cx, cy);
+        precise float hx = px + mv.x, hy = py + mv.y;
+        bool tap = t < RRREF_N_TAPS, hist = t == RRREF_N_TAPS + 1;
+        vec4 c = vkrr_tex2d(tap ? colour : hist ? history : motion, tap ? cx : hist ? hx : px,
+                            tap ? cy : hist ? hy : py);
+        if (t == RRREF_N_TAPS) {
+            mv = c.xy;
+            continue;
+        }
+        precise float wt = e[hist ? RRREF_N_TAPS : t] * inv; /* e[RRREF_N_TAPS]: the history's */
         r = vkrr_fma(wt, c.x, r);
         g = vkrr_fma(wt, c.y, g);
         b = vkrr_fma(wt, c.z, b);
     }
-    vec2 mv = vkrr_tex2d(vkrr_handle(vkrr_p.motion), px, py).xy;
-    precise float hx = px + mv.x, hy = py + mv.y;
-    vec4 h = vkrr_tex2d(vkrr_handle(vkrr_p.history), hx, hy);
-    precise float wh = e[RRREF_N_TAPS] * inv;
-    r = vkrr_fma(wh, h.x, r);
-    g = vkrr_fma(wh, h.y, g);
-    b = vkrr_fma(wh, h.z, b);
     uvec4 o = uvec4(vkrr_f2h(r), vkrr_f2h(g), vkrr_f2h(b), 0x3c00u);
     vkrr_surf2d_write_h4(vkrr_surf_handle(vkrr_p.out_), o, x * 8, y);
     vkrr_surf2d_write_h4(vkrr_surf_handle(vkrr_p.history_out), o, x * 8, y);

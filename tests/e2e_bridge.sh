@@ -117,7 +117,7 @@ rc=$?
 
 # the modules where the log names them, outside the capture (the bridge's
 # D4R_CUDA_CAPTURE_DIR, on the machine that made it)
-cp -r "$WORK/fatbin" "$WORK/outside"
+cp -r "$WORK/lz4" "$WORK/outside"
 mv "$WORK/outside/cuda-modules" "$WORK/d4r-dlss-cuda-modules"
 sed -i "s|/tmp/d4r-dlss-cuda-modules/|$WORK/d4r-dlss-cuda-modules/|" "$WORK/outside/run/run.log"
 vkrr rerun "$WORK/outside" --ptx-engine interp --heatmaps none -q >"$WORK/outside.out" 2>&1 ||

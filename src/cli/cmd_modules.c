@@ -60,8 +60,10 @@ static vkrr_status list_file(const char *path, vkrr_error *err)
 {
     vkrr_module_set s = {0};
     vkrr_status st = vkrr_modules_add_file(&s, path, "given", err);
-    if (st != VKRR_OK)
+    if (st != VKRR_OK) {
+        vkrr_modules_free(&s);
         return st;
+    }
     const vkrr_module_found *f = &s.files[0];
     if (!f->nfatbins) {
         printf("%s: %s\n", path, s.n ? "PTX text" : "no PTX text and no fatbin");
