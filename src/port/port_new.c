@@ -471,17 +471,22 @@ static void comp_member(FILE *f, const vkrr_launch *l, const pn_alloc *pa, const
                 vkrr_geometry_name(&im->geometry), vkrr_geometry_planes(&im->geometry));
     static const char *const mode[] = {"VKRR_WRAP", "VKRR_CLAMP", "VKRR_MIRROR", "VKRR_BORDER"};
     if (im->kind == VKRR_IMAGE_TEXTURE)
-        fprintf(f, "%s filter, %s coordinates, address %s x %s, read as %s;\n"
-                   "        // read with tex.glsl, e.g.\n"
-                   "        // vkrr_tex2d_%s(vkrr_handle(vkrr_p.arg%u), x, y, %s, %s, %s)%s\n",
-                im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
-                im->sampler.normalized ? "normalized" : "unnormalized",
-                mode[im->sampler.address[0] & 3], mode[im->sampler.address[1] & 3],
-                im->sampler.read_as_integer ? "integer" : "normalized float",
-                im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point", off,
-                im->sampler.normalized ? "true" : "false", mode[im->sampler.address[0] & 3],
-                mode[im->sampler.address[1] & 3],
+    {
+        char state[160];
+        if (im->sampler.from_log)
+            snprintf(state, sizeof state, "%s filter, %s coordinates, address %s x %s",
+                     im->sampler.filter == VKRR_FILTER_LINEAR ? "linear" : "point",
+                     im->sampler.normalized ? "normalized" : "unnormalized",
+                     mode[im->sampler.address[0] & 3], mode[im->sampler.address[1] & 3]);
+        else
+            snprintf(state, sizeof state, "sampler state not in the log (validate finds it by "
+                     "running the original)");
+        fprintf(f, "%s, read as %s;\n"
+                   "        // read with tex.glsl, which takes that state from vkrr (never write it\n"
+                   "        // into the port), e.g. vkrr_tex2d(vkrr_handle(vkrr_p.arg%u), x, y)%s\n",
+                state, im->sampler.read_as_integer ? "integer" : "normalized float", off,
                 im->sampler.read_as_integer ? " (read as integer: vkrr_utex/vkrr_itex tables)" : "");
+    }
     else
         fprintf(f, "write exact bits with surface.glsl (x in bytes),\n        // e.g. %s(vkrr_surf_handle(vkrr_p.arg%u), v, x * %u, y)\n",
                 surface_writer(im), off, vkrr_cuformat_texel_bytes(im->format, im->channels));
