@@ -5,7 +5,7 @@ Reads REF (a capture vkrr synth made, with --log-surface-arrays: every link
 logged) and writes OUT, the same launches as the bridge (countervolts/d4r
 tools/wine_nvcuda_bridge.c) would have recorded them under the settings the
 variant names.  Every log line is written again here from the format the
-bridge prints (../shared/spec/bridge-d4r.md), from values read off REF's
+bridge prints (docs/capture-format.md lists them), from values read off REF's
 files; the statistics lines are computed here from the dumps (FNV-1a 64 from
 the bridge's basis 1469598103934665603, nonzero bytes, the f16/f32 groups),
 not copied, so nothing of vkrr's writer reaches OUT but the launches' data.
