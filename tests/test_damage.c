@@ -397,30 +397,156 @@ done:
     free(opost);
 }
 
-/* A module that does not parse (rrref_expo.ptx, a line garbled in expo1's
- * body): rerun from PTX makes ERROR only the launches of the kernels it
- * declares, naming the file and line; every other launch reruns and passes. */
-static void check_module_damage(void)
+/* What keeps one kernel from running costs only that kernel's launches.
+ * rrref_expo.ptx holds expo0 and expo1; each case breaks expo1 (or, the last,
+ * the module around both) and reruns from PTX: the broken kernel's launches
+ * are ERROR, each note naming the file, the line the test put the fault on
+ * and the reason; every other launch reruns and passes; the summary, the
+ * JSON and exit 2 come as for any launch that could not run. */
+typedef struct bad_kernel {
+    const char *name;
+    const char *before_entry; /* module-level text put before expo1's .entry line */
+    const char *in_body;      /* text put first in expo1's body */
+    const char *marker;       /* on the line the error must name */
+    const char *reason;       /* in every ERROR note */
+    unsigned broken;          /* launches that must be ERROR (3 frames) */
+} bad_kernel;
+
+static const bad_kernel bad_kernels[] = {
+    {"garbled", "", "\n  @@ not ptx @@;", "@@ not ptx @@", "the body of "
+     "'cuda_dldn_rrref_expo1_kernel' does not parse", 3},
+    {"undeclared", "", "\n  .reg .b32 %vkrr_u<2>;\n  add.u32 %vkrr_u0, %vkrr_u1, VKRR_NOT_DECLARED;",
+     "VKRR_NOT_DECLARED", "'VKRR_NOT_DECLARED' is not declared", 3},
+    {"unimplemented", "", "\n  .reg .b32 %vkrr_u<2>;\n  frobnicate.u32 %vkrr_u0, %vkrr_u1;",
+     "frobnicate", "instruction frobnicate is not implemented", 3},
+    {"missing-function", "\n.extern .func vkrr_missing\n()\n;\n", "\n  call.uni vkrr_missing, ();",
+     "call.uni vkrr_missing", "'vkrr_missing' is declared but not defined", 3},
+    {"broken-function", "\n.func vkrr_broken()\n{\n  @@ not ptx @@;\n}\n",
+     "\n  call.uni vkrr_broken, ();", "call.uni vkrr_broken", "'vkrr_broken' does not parse", 3},
+    {"module", "\n@@ not ptx @@;\n", "", "@@ not ptx @@", "the module does not parse", 6},
+};
+
+/* 1-based line of the first line of path holding needle; 0 when none */
+static long line_of(const char *path, const char *needle)
 {
-    char *dir = damaged_copy("ptx_parse", NULL, DEL);
-    sh("mkdir -p '%s/modules' && cp '%s'/*.ptx '%s/modules/' && cd '%s/modules' && "
-       "python3 -c \"t = open('rrref_expo.ptx').read(); i = t.index('.entry cuda_dldn_rrref_expo1_kernel'); "
-       "j = t.index('{', i) + 1; open('rrref_expo.ptx', 'w').write(t[:j] + '\\n  @@ not ptx @@;' + t[j:])\"",
-       dir, VKRR_PTX_RRREF_DIR, dir, dir);
-    char args[9000], *out = NULL;
-    snprintf(args, sizeof args, "rerun '%s' --backend ptx --heatmaps none --json '%s.json'", dir, dir);
-    int rc = test_run_vkrr(args, &out, NULL);
-    CHECK_EQ_U64(rc, 2); /* incomplete: launches that did not run */
-    /* 3 frames: expo0 and expo1 each frame are the module's; the other 18 pass */
-    CHECK(out && strstr(out, "24 launches: 18 PASS, 0 FAIL") && strstr(out, "6 ERROR"));
-    CHECK(out && strstr(out, "rrref_expo.ptx:") && strstr(out, "the module does not parse"));
-    CHECK_EQ_U64(sh("python3 -c \"import json; L = json.load(open('%s.json'))['launches']; "
-                    "bad = [l['kernel'] for l in L if l['status'] == 'ERROR']; "
-                    "assert sorted(set(bad)) == ['cuda_dldn_rrref_expo0_kernel', "
-                    "'cuda_dldn_rrref_expo1_kernel'] and len(bad) == 6, bad; "
-                    "assert all('does not parse' in l['note'] for l in L if l['status'] == 'ERROR')\"",
-                    dir), 0);
+    char *t = test_read_file(path, NULL);
+    char *at = t ? strstr(t, needle) : NULL;
+    long line = at ? 1 : 0;
+    for (char *c = t; at && c < at; c++)
+        line += *c == '\n';
+    free(t);
+    return line;
+}
+
+/* dir: a copy of the capture whose modules/rrref_expo.ptx is broken as b says */
+static char *broken_module_copy(const bad_kernel *b, char *path, size_t cap)
+{
+    char *dir = damaged_copy(b->name, NULL, DEL);
+    sh("mkdir -p '%s/modules' && cp '%s'/*.ptx '%s/modules/'", dir, VKRR_PTX_RRREF_DIR, dir);
+    snprintf(path, cap, "%s/modules/rrref_expo.ptx", dir);
+    char *t = test_read_file(path, NULL);
+    char *entry = t ? strstr(t, ".entry cuda_dldn_rrref_expo1_kernel") : NULL;
+    if (CHECK(entry)) {
+        char *line = entry;
+        while (line > t && line[-1] != '\n')
+            line--;
+        char *body = strchr(entry, '{') + 1;
+        FILE *f = fopen(path, "w");
+        if (CHECK(f)) {
+            fprintf(f, "%.*s%s%.*s%s%s", (int)(line - t), t, b->before_entry, (int)(body - line),
+                    line, b->in_body, body);
+            fclose(f);
+        }
+    }
+    free(t);
+    return dir;
+}
+
+static void check_bad_kernels(void)
+{
+    for (size_t i = 0; i < sizeof bad_kernels / sizeof bad_kernels[0]; i++) {
+        const bad_kernel *b = &bad_kernels[i];
+        char path[4200], args[9000], want[1400], *out = NULL;
+        char *dir = broken_module_copy(b, path, sizeof path);
+        long line = line_of(path, b->marker);
+        CHECK(line > 0);
+        snprintf(want, sizeof want, "rrref_expo.ptx:%ld: ", line);
+        snprintf(args, sizeof args, "rerun '%s' --backend ptx --heatmaps none --json '%s.json'",
+                 dir, dir);
+        int rc = test_run_vkrr(args, &out, NULL);
+        if (!test_check(rc == 2, __FILE__, __LINE__, b->name))
+            fprintf(stderr, "%s: exit %d\n%s\n", b->name, rc, out ? out : "");
+        char counts[120];
+        snprintf(counts, sizeof counts, "24 launches: %u PASS, 0 FAIL", 24 - b->broken);
+        CHECK(out && strstr(out, counts) && strstr(out, want) && strstr(out, b->reason));
+        CHECK_EQ_U64(sh("python3 -c \"import json, sys; L = json.load(open('%s.json'))['launches']; "
+                        "bad = [l for l in L if l['status'] == 'ERROR']; "
+                        "k = sorted(set(l['kernel'] for l in bad)); "
+                        "assert len(bad) == %u and len(L) == 24, len(bad); "
+                        "assert k == ['cuda_dldn_rrref_expo1_kernel'] or (%u == 6 and k == "
+                        "['cuda_dldn_rrref_expo0_kernel', 'cuda_dldn_rrref_expo1_kernel']), k; "
+                        "assert all(sys.argv[1] in l['note'] and sys.argv[2] in l['note'] "
+                        "for l in bad), bad[0]['note']; "
+                        "assert all(l['status'] == 'PASS' for l in L if l not in bad)\" '%s' \"%s\"",
+                        dir, b->broken, b->broken, want, b->reason), 0);
+        free(out);
+        out = NULL;
+        if (i != 1)
+            continue;
+        /* validate --ref ptx: the port is judged on every launch, the original
+         * could not be rerun on 3: incomplete (exit 2), said in the summary */
+        snprintf(args, sizeof args, "validate '%s' --ref ptx --heatmaps none --json '%s.v.json'",
+                 dir, dir);
+        rc = test_run_vkrr(args, &out, NULL);
+        CHECK_EQ_U64(rc, 2);
+        CHECK(out && strstr(out, "24 launches: 24 PASS") && strstr(out, "-> INCOMPLETE") &&
+              strstr(out, "original not rerun: 3 launches (first: #2 cuda_dldn_rrref_expo1_kernel"));
+        CHECK_EQ_U64(sh("python3 -c \"import json; d = json.load(open('%s.v.json')); "
+                        "assert d['summary']['original_not_rerun'] == 3; "
+                        "L = [l for l in d['launches'] if l['rerun_failed']]; "
+                        "assert len(L) == 3 and all('%s' in l['note'] for l in L)\"",
+                        dir, want), 0);
+        free(out);
+        out = NULL;
+        /* stress: the broken kernel's launches could not run, the others are stressed */
+        snprintf(args, sizeof args, "stress '%s' --runs 3 --out '%s.stress'", dir, dir);
+        rc = test_run_vkrr(args, &out, NULL);
+        CHECK_EQ_U64(rc, 2);
+        CHECK(out && strstr(out, "21 launches stressed, 0 disagreements") &&
+              strstr(out, "3 could not run") && strstr(out, want));
+        free(out);
+    }
+}
+
+/* record: a module with a kernel that does not parse beside a good one
+ * records the good one; the broken one is exit 2, naming file and line,
+ * and writes nothing. */
+static void check_record_bad_kernel(void)
+{
+    char ptx[4200], args[9000], want[600], *out = NULL;
+    snprintf(ptx, sizeof ptx, "%s/two.ptx", root);
+    /* scale again as scale_bad, its multiply given an undeclared name */
+    CHECK_EQ_U64(sh("python3 -c \"import sys, re; t = open(sys.argv[1]).read(); "
+                    "k = t[t.index('.visible .entry scale('):].replace('scale(', 'scale_bad(', 1); "
+                    "k, n = re.subn(r'mul.rn.f32\\s+%%f4, %%f3, %%f1;', "
+                    "'mul.rn.f32 %%f4, %%f3, VKRR_NOT_DECLARED;', k); assert n == 1; "
+                    "open(sys.argv[2], 'w').write(t + chr(10) + k)\" '%s' '%s'",
+                    VKRR_SOURCE_DIR "/examples/first-port/scale.ptx", ptx), 0);
+    long line = line_of(ptx, "VKRR_NOT_DECLARED");
+    snprintf(want, sizeof want, "two.ptx:%ld: ", line);
+    const char *kargs = "--grid 4 --block 64 --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 "
+                        "--arg f32:0.5 --arg u32:256";
+    snprintf(args, sizeof args, "record '%s/rec-good' --ptx '%s' --kernel scale %s", root, ptx, kargs);
+    CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
     free(out);
+    snprintf(args, sizeof args, "record '%s/rec-bad' --ptx '%s' --kernel scale_bad %s", root, ptx,
+             kargs);
+    char *errs = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, &out, &errs), 2);
+    CHECK(errs && strstr(errs, want) && strstr(errs, "'VKRR_NOT_DECLARED' is not declared"));
+    CHECK_EQ_U64(sh("test ! -e '%s/rec-bad'", root), 0);
+    free(out);
+    free(errs);
 }
 
 static void check_linear(void)
@@ -607,11 +733,12 @@ int main(void)
         check_nothing_readable();
         check_surface_tie();
         check_interrupt();
-        check_module_damage();
+        check_bad_kernels();
     } else {
         vkrr_error_print(&err, stderr);
     }
     check_linear();
+    check_record_bad_kernel();
     int rc = test_finish("damage");
     if (rc == 0)
         test_rmtree(root);

@@ -407,8 +407,8 @@ void ptx_decode_module(vkrr_ptx_module *m)
     bool ok = layout_module(m);
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         ptx_func *f = &m->funcs[i];
-        if (!f->entry || !f->defined)
-            continue;
+        if (!f->entry || !f->defined || f->broken)
+            continue; /* a broken body's status is its parse error */
         if (!ok) {
             f->status = vkrr_fail(&f->err, VKRR_ERR_UNSUPPORTED, m->name, (long)f->line, -1,
                                   "module variables larger than 2 GiB");

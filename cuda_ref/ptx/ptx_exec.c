@@ -653,9 +653,18 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
         return vkrr_fail(err, VKRR_ERR_NO_PORT, m ? m->name : NULL, 0, -1, "no .entry named %s",
                          entry ? entry : "(null)");
     if (f->status != VKRR_OK) {
-        if (err)
+        /* What keeps one kernel from running (its body does not parse, an
+         * undeclared name, an instruction not implemented) costs that
+         * kernel's launches, each an ERROR naming the file and line; a parse
+         * error's scope, bad input, would end the whole run. */
+        vkrr_status st = f->status;
+        if (st != VKRR_ERR_NOMEM && vkrr_status_ends_run(st, false))
+            st = VKRR_ERR_UNSUPPORTED;
+        if (err) {
             *err = f->err;
-        return f->status;
+            err->status = st;
+        }
+        return st;
     }
     uint64_t nthreads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];

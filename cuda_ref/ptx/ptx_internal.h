@@ -233,6 +233,7 @@ typedef struct ptx_jit_seq {
 typedef struct ptx_func {
     char *name;
     bool entry, defined;
+    bool broken;           /* its body did not parse: status and err say why (ptx_parse.c) */
     ptx_param *params;
     uint32_t nparams, params_bytes;
     ptx_param *rets;

@@ -57,7 +57,7 @@ static void address_taken(const vkrr_ptx_module *m, bool *out)
             out[m->relocs[i].target] = true;
     for (uint32_t g = 0; g < m->nfuncs; g++) {
         const ptx_func *f = &m->funcs[g];
-        for (uint32_t pc = 0; pc < f->nraw; pc++) {
+        for (uint32_t pc = 0; !f->broken && pc < f->nraw; pc++) {
             const ptx_raw *r = &f->raw[pc];
             const ptx_rop *t = strcmp(r->op, "call") ? NULL : call_target(f, r);
             for (uint32_t i = 0; i < r->nops; i++) {
@@ -193,8 +193,9 @@ int ptx_link(vkrr_ptx_module *m, ptx_func *f)
         }
         for (uint32_t g = 0; g < nf; g++) {
             const ptx_func *gf = &m->funcs[g];
-            if (!callees[g] || f->seg_of[g] >= 0 || gf->entry || !gf->defined)
-                continue; /* calls of entries and of undefined functions fail when decoded */
+            if (!callees[g] || f->seg_of[g] >= 0 || gf->entry || !gf->defined || gf->broken)
+                continue; /* calls of entries, of undefined and of broken functions fail
+                           * when decoded */
             ptx_seg *ns = &f->segs[f->nsegs];
             ns->func = (int32_t)g;
             if (!append(f, gf, ns))
@@ -357,6 +358,9 @@ int ptx_dec_call(ptx_dctx *c)
     const ptx_func *g = indirect ? NULL : &c->m->funcs[target->id];
     if (g && g->entry)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "'%s' is an .entry: it cannot be called", g->name);
+    if (g && g->broken)
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "'%s' does not parse (line %ld: %s)", g->name,
+                            g->err.line, g->err.msg);
     int bi = !g || g->defined ? PTX_BI_NONE : builtin_of(g->name);
     if (g && !g->defined && bi == PTX_BI_NONE)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,

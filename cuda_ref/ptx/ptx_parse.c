@@ -41,6 +41,40 @@ static bool dims(parser *ps, uint32_t d[3])
     return true;
 }
 
+/* A body that does not parse costs only its function: the error is kept as
+ * the function's (its launches are ERROR, naming it; a caller of a broken
+ * .func fails when decoded), the parser's state is put back as it was at the
+ * body's '{' and the lexer goes on past the matching '}', found by counting
+ * every brace from there (vector operands' braces balance too).  False
+ * where the module cannot go on: no memory, a token the lexer cannot read, a
+ * body never closed. */
+static bool skip_broken_body(parser *ps, ptx_func *f, const ptx_lexer *at_body, int depth)
+{
+    if (!ps->failed || ps->err->status == VKRR_ERR_NOMEM || ps->lx.errmsg)
+        return false;
+    f->broken = true;
+    f->err = *ps->err;
+    f->status = ps->err->status;
+    snprintf(f->err.msg, sizeof f->err.msg, "the body of '%s' does not parse: %.600s", f->name,
+             ps->err->msg);
+    memset(ps->err, 0, sizeof *ps->err);
+    ps->failed = false;
+    while (ps->depth > depth)
+        ps_scope_pop(ps);
+    ps->lx = *at_body;
+    for (int open = 0;;) {
+        ptx_tok t = ps_next(ps);
+        if (ps->failed)
+            return false;
+        if (t.kind == TK_EOF)
+            return FAIL(ps, &t, "the body of '%s' is not closed", f->name), false;
+        if (ps_is_punct(&t, '{'))
+            open++;
+        else if (ps_is_punct(&t, '}') && --open == 0)
+            return true;
+    }
+}
+
 static bool function(parser *ps, bool entry, const ptx_tok *at)
 {
     vkrr_ptx_module *m = ps->m;
@@ -125,9 +159,13 @@ static bool function(parser *ps, bool entry, const ptx_tok *at)
     } else if (ps_is_punct(ps_peek(ps, 0), '{')) {
         if (f->defined)
             return FAIL(ps, &name, "'%s' is defined twice", f->name), false;
+        ptx_lexer at_body = ps->lx;
+        int depth = ps->depth;
         ps_next(ps);
         f->defined = true;
         ok = (entry || ps_func_param_vars(ps, f)) && ps_body(ps);
+        if (!ok)
+            ok = skip_broken_body(ps, f, &at_body, depth);
     } else {
         const ptx_tok *t = ps_peek(ps, 0);
         return FAIL(ps, t, "expected '{' or ';' after '%s'", f->name), false;

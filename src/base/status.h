@@ -37,9 +37,9 @@ extern "C" {
  * is that launch's own result (a row: ERROR, TIMEOUT, NO PORT, FAIL); INPUT
  * is bad input: a capture file of one launch stays with that launch (it is
  * "damaged"), while what the run itself was given (a port that does not
- * compile, a descriptor) ends the run, naming it.  (A PTX module that does
- * not parse is kept by the ptx backend: its kernels' launches are ERROR,
- * VKRR_ERR_UNSUPPORTED, and the others run; cuda_ref/ptx/ptx.h.) */
+ * compile, a descriptor) ends the run, naming it.  (A PTX kernel that does
+ * not parse or decode costs only its own launches: the ptx backend returns
+ * VKRR_ERR_UNSUPPORTED for them, and the others run; cuda_ref/ptx/README.md.) */
 #define VKRR_STATUS_LIST(X)                                                            \
     X(VKRR_OK, 0, LAUNCH, "ok")                                                         \
     X(VKRR_ERR_MISMATCH, 1, LAUNCH, "a result is out of tolerance")                    \

@@ -20,7 +20,8 @@ void vkrr_cli_summary_lines(FILE *f, const vkrr_cli_summary *s)
     bool none = vkrr_run_no_port_ran(run);
     fprintf(f, "summary: %u launches%s%s: %s -> %s\n", s->nsel, s->iso ? "" : " (chained)", when,
             counts, fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
-                                 : run->unreadable || s->capture_damage ? "INCOMPLETE" : "PASS");
+                                 : run->unreadable || run->rerun_failed || s->capture_damage
+                                     ? "INCOMPLETE" : "PASS");
     if (s->iso && s->chn) {
         vkrr_report_counts(counts, sizeof counts, run->chained_counts);
         fprintf(f, "summary (chained): %s\n", counts);
@@ -55,6 +56,12 @@ void vkrr_cli_summary_details(FILE *f, const vkrr_cli_summary *s)
         fprintf(f, "could not be validated: %u launches (damaged or changed capture files, or "
                    "needing what such a launch would have produced)%s\n", run->unreadable,
                 s->capture_damage ? ", and the capture problems listed above" : "");
+    for (uint32_t i = 0; run->rerun_failed && i < run->done; i++)
+        if (res[i].rerun_failed) { /* the note begins "rerun failed: " */
+            fprintf(f, "original not rerun: %u launches (first: #%llu %s: %s)\n", run->rerun_failed,
+                    (unsigned long long)res[i].launch->sequence, res[i].launch->kernel, res[i].note);
+            break;
+        }
     for (uint32_t i = 0; s->iso && i < run->done; i++)
         if (res[i].status == VKRR_LAUNCH_FAIL) {
             fprintf(f, "first failing launch: #%llu %s (frame %u, occurrence %u)\n",

@@ -325,6 +325,7 @@ static void read_launch(rd *r, vkrr_results *out, const vkrr_json *o, uint32_t i
     x->seconds = get_num(r, o, "seconds", NAN);
     x->rerun = get_bool(r, o, "rerun");
     x->rerun_matches_capture = get_bool(r, o, "rerun_matches_capture");
+    x->rerun_failed = get_bool(r, o, "rerun_failed");
     const vkrr_json *rs = need(r, o, "resources", VKRR_JSON_ARRAY);
     if (rs && rs->n) {
         x->res = calloc(rs->n, sizeof *x->res);

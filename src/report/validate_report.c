@@ -406,9 +406,11 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
     }
     if (info->coverage)
         json_coverage(f, info->coverage, info->ncoverage);
-    unsigned reused = 0;
-    for (uint32_t i = 0; i < n; i++)
+    unsigned reused = 0, not_rerun = 0;
+    for (uint32_t i = 0; i < n; i++) {
         reused += res[i].chained_reused;
+        not_rerun += res[i].rerun_failed;
+    }
     for (int chained = 0; chained < 2; chained++) {
         const unsigned *c = chained ? info->chained_counts : info->counts;
         if (chained && !(info->mode && !strcmp(info->mode, "both")))
@@ -423,7 +425,8 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
                     info->unreadable, info->total ? info->total : n,
                     info->interrupted ? "true" : "false");
         if (!chained)
-            fprintf(f, ", \"dispatches\": %u, \"chained_reused\": %u", info->dispatches, reused);
+            fprintf(f, ", \"dispatches\": %u, \"chained_reused\": %u, \"original_not_rerun\": %u",
+                    info->dispatches, reused, not_rerun);
         fputc('}', f);
     }
     fprintf(f, ",\n  \"damage\": [");
@@ -496,8 +499,9 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         }
         fprintf(f, ", \"worst\": ");
         if (r->worst >= 0) fprintf(f, "%d", r->worst); else fputs("null", f);
-        fprintf(f, ", \"rerun\": %s, \"rerun_matches_capture\": %s", r->rerun ? "true" : "false",
-                r->rerun_matches_capture ? "true" : "false");
+        fprintf(f, ", \"rerun\": %s, \"rerun_matches_capture\": %s, \"rerun_failed\": %s",
+                r->rerun ? "true" : "false", r->rerun_matches_capture ? "true" : "false",
+                r->rerun_failed ? "true" : "false");
         fprintf(f, ", \"port\": ");
         if (r->port[0]) vkrr_json_put_string(f, r->port); else fputs("null", f);
         fprintf(f, ", \"perturbed\": %s, \"damaged\": %s", r->perturbed ? "true" : "false",

@@ -760,6 +760,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
             goto done;
         if (rs != VKRR_LAUNCH_PASS) {
             vkrr_launch_note(out, "rerun failed: %s", note);
+            out->rerun_failed = true;
             rerun = false;
         }
     }

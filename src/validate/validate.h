@@ -138,6 +138,7 @@ typedef struct vkrr_launch_result {
     uint32_t nres;
     int worst;                  /* index into res of the worst resource, -1 when none */
     bool rerun;                 /* a rerun ran */
+    bool rerun_failed;          /* the rerun backend could not run the original (note: why) */
     bool rerun_matches_capture; /* every resource's rerun within tolerance of the capture */
     double seconds;             /* wall time of the port's run */
     bool has_isolated;          /* status, worst and res[].isolated* are meaningful (false:

@@ -22,6 +22,7 @@ void vkrr_run_tally(const vkrr_run_desc *d, vkrr_run *run, const vkrr_launch_res
         (iso ? run->chained_counts : run->counts)[r->chained_status]++;
     run->chained_bad += chn && vkrr_chain_result_bad(r);
     run->reused += chn && r->chained_reused;
+    run->rerun_failed += r->rerun_failed;
     run->unreadable += (iso && r->status == VKRR_LAUNCH_ERROR && r->damaged) ||
                        (chn && (r->chained_status == VKRR_LAUNCH_SKIPPED ||
                                 (r->chained_status == VKRR_LAUNCH_ERROR && r->damaged)));
@@ -133,7 +134,8 @@ vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, uint32_t
         bad += r->failed + (d->chained && !d->isolated ? r->chained_bad : 0);
     return r->interrupted              ? VKRR_ERR_INTERRUPTED
            : bad                       ? VKRR_ERR_MISMATCH
-           : r->unreadable || capture_damage || vkrr_run_no_port_ran(r) ? VKRR_ERR_INCOMPLETE
+           : r->unreadable || r->rerun_failed || capture_damage || vkrr_run_no_port_ran(r)
+               ? VKRR_ERR_INCOMPLETE
                                        : VKRR_OK;
 }
 

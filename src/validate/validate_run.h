@@ -48,6 +48,7 @@ typedef struct vkrr_run {
     unsigned failed;             /* isolated failures (strict: NO PORT too) */
     unsigned chained_bad;        /* chained results out of tolerance */
     unsigned unreadable;         /* launches that could not be validated */
+    unsigned rerun_failed;       /* launches whose original the rerun backend could not run */
     unsigned reused;             /* chained results that are the isolated ones */
     bool interrupted;
     vkrr_bisect bisect;          /* the verdict over res (chained runs) */
