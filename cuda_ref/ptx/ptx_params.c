@@ -346,6 +346,8 @@ vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkr
             f = &m->funcs[i];
     if (!f)
         return vkrr_fail(err, VKRR_ERR_MISSING, m->name, 0, -1, "no .entry %s", entry);
+    if (f->broken) /* its instructions stop where its body stopped parsing */
+        return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, f->err.file, f->err.line, -1, "%s", f->err.msg);
     flow *fl = calloc(1, sizeof *fl); /* large (the slots): not on the stack */
     if (fl) {
         fl->f = f;
