@@ -147,7 +147,7 @@ enum { N = 700 };
 
 static void test_standin(const char *root)
 {
-    char cap[4096], args[8192], path[4200], *o = NULL;
+    char cap[4096], args[8800], path[4200], *o = NULL;
     snprintf(cap, sizeof cap, "%s/standin", root);
     snprintf(path, sizeof path, "%s/src/hw/ptx/measure.ptx", VKRR_SOURCE_DIR);
     size_t plen = 0;
@@ -208,16 +208,40 @@ static void test_standin(const char *root)
     CHECK_EQ_U64(vkrr(args, &o), 1);
     CHECK(o && strstr(o, "1 PASS, 1 FAIL"));
     CHECK(o && strstr(o, "model: the reference computed lg2.approx.f32 with a stand-in"));
+    CHECK(o && strstr(o, "stand-in (not measured exactly on a GPU): compared within the PTX ISA's "
+                         "bound"));
     CHECK(o && strstr(o, "first launch that differs: #2"));
     free(o);
     snprintf(path, sizeof path, "%s/s.json", root);
     char *json = test_read_file(path, NULL);
     CHECK(json && strstr(json, "\"standins\": [\"lg2.approx.f32\"]"));
     free(json);
-    /* an explicit tolerance: the bound is not added */
-    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --max-ulp 0 --atol 0 --rtol 0 -q", cap);
+    /* an explicit tolerance: the bound is not added, and the row says what was */
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --max-ulp 0 --atol 0 --rtol 0", cap);
     CHECK_EQ_U64(vkrr(args, &o), 1);
     CHECK(o && strstr(o, "0 PASS, 2 FAIL"));
+    CHECK(o && strstr(o, "compared within the tolerance given (arg0 --atol --rtol --max-ulp; arg8 --atol "
+                         "--rtol --max-ulp), not the "
+                         "PTX ISA's bound") && !strstr(o, "compared within the PTX ISA's bound"));
+    free(o);
+    /* a tolerance file: its matching lines are named; where none matches,
+     * the default decided */
+    snprintf(path, sizeof path, "%s/tol.txt", root);
+    const char *tol = "# lg2's launch within one ULP\nvkrr_hw_meas* max_ulp=1\nother_kernel atol=1\n"
+                      "vkrr_hw_measure#0 arg8 max_ulp=1\n";
+    CHECK(test_write_file(path, tol, strlen(tol)));
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --tolerance '%s'", cap,
+             path);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    char want[8600];
+    snprintf(want, sizeof want, "compared within the tolerance given (arg0 %s:2; arg8 %s:2,4), "
+             "not the PTX ISA's bound", path, path);
+    CHECK(o && strstr(o, want) && !strstr(o, "compared within the PTX ISA's bound"));
+    free(o);
+    tol = "other_kernel max_ulp=1\n";
+    CHECK(test_write_file(path, tol, strlen(tol)));
+    CHECK_EQ_U64(vkrr(args, &o), 0); /* f32's default, 4 ULP */
+    CHECK(o && strstr(o, "compared within the default tolerance: the tolerance given has no rule"));
     free(o);
     /* untyped (bytes): the bound cannot apply, and the row says why */
     snprintf(args, sizeof args, "rerun '%s' --heatmaps none -q", cap);

@@ -180,6 +180,12 @@ vkrr_tolerance vkrr_compare_tol_resolve(const vkrr_tol_rules *rules, const char 
 vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_tolerance base,
                                              const char *kernel, uint32_t occurrence,
                                              uint32_t arg_offset);
+/* What the user gave that decides this output's tolerance, into buf: the
+ * matching rules' "FILE:LINE[,LINE...]" and the flags ("--atol" ...) given;
+ * false (buf "") when nothing given applies, so the port's or the type's
+ * default decides. */
+bool vkrr_compare_tol_decided(const vkrr_tol_rules *rules, const char *kernel, uint32_t occurrence,
+                              uint32_t arg_offset, char *buf, size_t cap);
 void vkrr_compare_tol_destroy(vkrr_tol_rules *rules);
 /* Sets in t the fields o has. */
 void vkrr_compare_tol_apply(vkrr_tolerance *t, const vkrr_tol_override *o);

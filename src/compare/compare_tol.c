@@ -18,12 +18,14 @@ typedef struct tol_rule {
     int64_t occurrence; /* -1: any */
     int64_t arg;        /* -1: any */
     vkrr_tol_override set;
+    long line;          /* in the file, for saying which rule decided */
 } tol_rule;
 
 struct vkrr_tol_rules {
     tol_rule *rules;
     size_t count, cap;
     vkrr_tol_override flags;
+    char *name;         /* the file's */
 };
 
 bool vkrr_compare_glob(const char *p, const char *s)
@@ -93,6 +95,39 @@ vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_t
     return t;
 }
 
+static bool sets_any(const vkrr_tol_override *o)
+{
+    return o->has_atol || o->has_rtol || o->has_max_ulp;
+}
+
+bool vkrr_compare_tol_decided(const vkrr_tol_rules *rules, const char *kernel, uint32_t occurrence,
+                              uint32_t arg_offset, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!rules)
+        return false;
+    char lines[160] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < rules->count; i++) { /* every rule that matches sets something */
+        const tol_rule *r = &rules->rules[i];
+        if (vkrr_compare_glob(r->kernel, kernel ? kernel : "") &&
+            (r->occurrence < 0 || (uint32_t)r->occurrence == occurrence) &&
+            (r->arg < 0 || (uint32_t)r->arg == arg_offset) && sets_any(&r->set)) {
+            int n = snprintf(lines + at, sizeof lines - at, "%s%ld", at ? "," : "", r->line);
+            at = n > 0 && (size_t)n < sizeof lines - at ? at + (size_t)n : at;
+        }
+    }
+    const vkrr_tol_override *f = &rules->flags;
+    char flags[64];
+    snprintf(flags, sizeof flags, "%s%s%s", f->has_atol ? " --atol" : "", f->has_rtol ? " --rtol" : "",
+             f->has_max_ulp ? " --max-ulp" : "");
+    if (at)
+        snprintf(buf, cap, "%s:%s%s%s", rules->name, lines, flags[0] ? " and" : "", flags);
+    else
+        snprintf(buf, cap, "%s", flags[0] ? flags + 1 : "");
+    return buf[0] != 0;
+}
+
 void vkrr_compare_tol_destroy(vkrr_tol_rules *rules)
 {
     if (!rules)
@@ -100,6 +135,7 @@ void vkrr_compare_tol_destroy(vkrr_tol_rules *rules)
     for (size_t i = 0; i < rules->count; i++)
         free(rules->rules[i].kernel);
     free(rules->rules);
+    free(rules->name);
     free(rules);
 }
 
@@ -247,6 +283,7 @@ static vkrr_status tol_line(void *ctx, char *line, long lineno, vkrr_error *err)
         rs->rules = nr;
         rs->cap = cap;
     }
+    r.line = lineno;
     rs->rules[rs->count++] = r;
     return VKRR_OK;
 }
@@ -256,8 +293,10 @@ vkrr_status vkrr_compare_tol_parse(vkrr_tol_rules **out, const char *text, size_
 {
     *out = NULL;
     tol_parse p = {calloc(1, sizeof *p.rs), name};
-    if (!p.rs)
+    if (!p.rs || !(p.rs->name = strdup(name ? name : "(tolerance)"))) {
+        free(p.rs);
         return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    }
     vkrr_status st = vkrr_text_each_line(text, len, name, tol_line, &p, err);
     if (st != VKRR_OK) {
         vkrr_compare_tol_destroy(p.rs);

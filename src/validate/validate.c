@@ -527,7 +527,7 @@ static vkrr_status compare_all(const vkrr_validate_opts *o, const launch_outputs
         if (out->worst < 0 || worse(x, &out->res[out->worst], chained))
             out->worst = (int)i;
     }
-    vkrr_validate_hw_note(out, l); /* after the comparisons: it reads their types */
+    vkrr_validate_hw_note(out, o, l); /* after the comparisons: it reads their types */
     /* what could not be judged: changed dumps, dumps damaged at open */
     if ((changed || l->damage == VKRR_DAMAGE_DUMP) && out->status != VKRR_LAUNCH_FAIL) {
         out->status = VKRR_LAUNCH_ERROR;

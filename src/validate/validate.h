@@ -210,7 +210,7 @@ vkrr_status vkrr_validate_confirm_left(const vkrr_validate_opts *o, const vkrr_c
  * CUDA array's format and shape. */
 vkrr_view vkrr_surface_view(const vkrr_image *im);
 /* Fills r->hw_note for l and r->standins (called by every comparison). */
-void vkrr_validate_hw_note(vkrr_launch_result *r, const vkrr_launch *l);
+void vkrr_validate_hw_note(vkrr_launch_result *r, const vkrr_validate_opts *o, const vkrr_launch *l);
 /* "; "-separated: adds one sentence to r->note (cut when it is full). */
 void vkrr_launch_note(vkrr_launch_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -4,11 +4,41 @@
 #include "validate.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "approx.h"
 #include "texfilter.h"
 
-void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
+/* How the outputs of a launch with bounded stand-ins were compared: within
+ * the PTX ISA's bound (when the run widens tolerances by it), else within
+ * what the user gave (the tolerance file's matching lines, the flags), which
+ * replaces the bound, or the default where nothing given applies. */
+static void compared_within(const vkrr_validate_opts *o, const vkrr_launch_result *out,
+                            const vkrr_launch *l, char *buf, size_t cap)
+{
+    if (o->standin_bounds) {
+        snprintf(buf, cap, "compared within the PTX ISA's bound");
+        return;
+    }
+    char list[400] = "", one[240];
+    size_t at = 0;
+    for (uint32_t i = 0; i < out->nres; i++) { /* each output's own: rules name arguments */
+        if (!vkrr_compare_tol_decided(o->rules, l->kernel, l->occurrence, out->res[i].offset, one,
+                                      sizeof one))
+            continue;
+        int n = snprintf(list + at, sizeof list - at, "%sarg%u %s", at ? "; " : "",
+                         out->res[i].offset, one);
+        at = n > 0 && (size_t)n < sizeof list - at ? at + (size_t)n : at;
+    }
+    if (at)
+        snprintf(buf, cap, "compared within the tolerance given (%s), not the PTX ISA's bound", list);
+    else
+        snprintf(buf, cap, "compared within the default tolerance: the tolerance given has no rule "
+                           "for its outputs, and a tolerance given replaces the PTX ISA's bound");
+}
+
+void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_validate_opts *o,
+                           const vkrr_launch *l)
 {
     size_t at = 0;
     out->hw_note[0] = 0;
@@ -26,14 +56,15 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_launch *l)
     }
     unsigned bounded = out->standins & ~(unsigned)(VKRR_STANDIN_DMMA | VKRR_STANDIN_TCSUM);
     if (bounded) {
-        char names[160];
+        char names[160], within[640];
         bool untyped = false;
         for (uint32_t i = 0; i < out->nres; i++)
             untyped = untyped || !vkrr_dtype_is_float(out->res[i].view.dtype);
         vkrr_approx_standin_names(bounded, names, sizeof names);
+        compared_within(o, out, l, within, sizeof within);
         int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
                          "%sthe reference computed %s with a stand-in (not measured exactly on a "
-                         "GPU): compared within the PTX ISA's bound%s", at ? "; " : "", names,
+                         "GPU): %s%s", at ? "; " : "", names, within,
                          untyped ? ", but outputs compared as bytes cannot be (give their type: "
                                    "--buffer-type or a .port)" : "");
         at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
