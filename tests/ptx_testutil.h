@@ -29,7 +29,7 @@ static inline void ptxt_ptr(ptxt_args *a, void *p, size_t size)
     memcpy(a->bytes + a->n, &v, 8);
     a->n += 8;
     if (p && size)
-        a->regions[a->nregions++] = (vkrr_ptx_region){p, size, true};
+        a->regions[a->nregions++] = (vkrr_ptx_region){p, size, true, 0};
 }
 
 static inline void ptxt_u32(ptxt_args *a, uint32_t v)

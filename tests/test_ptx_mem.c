@@ -167,7 +167,8 @@ static void check_mem(vkrr_ptx_module *m, const uint32_t *in, const int8_t *byte
     vkrr_error err = {0};
     vkrr_status st = ptxt_run_ex(m, "k_mem", &b, N / 64, 64, 2 * 64 * 16, NULL, 0, NULL, 0, &err);
     CHECK(st == VKRR_ERR_FAULT);
-    CHECK(strstr(err.msg, "st.global") && strstr(err.msg, "outside the memory") && err.line > 0);
+    CHECK(strstr(err.msg, "st.global") && strstr(err.msg, "past the end of allocation 2") &&
+          err.line > 0);
     if (st != VKRR_ERR_FAULT)
         vkrr_error_print(&err, stderr);
     /* too little dynamic shared memory: a fault too */

@@ -104,11 +104,15 @@ uint32_t vkrr_ptx_module_entries(const vkrr_ptx_module *m, const char **names, u
 /* VKRR_OK when that entry decoded; else its decode error. */
 vkrr_status vkrr_ptx_entry_status(const vkrr_ptx_module *m, const char *entry, vkrr_error *err);
 
-/* Host memory a kernel may address (generic/global space). */
+/* Memory a kernel may address (generic/global space): size bytes of host
+ * memory at base, which the kernel sees at device (the address the capture
+ * gave the allocation, so pointers, messages and an access past the end land
+ * where they did on the GPU), or at base itself when device is 0. */
 typedef struct vkrr_ptx_region {
     void *base;
     uint64_t size;
     bool writable;
+    uint64_t device;
 } vkrr_ptx_region;
 
 /* How a launch runs the kernel's instructions: the JIT (straight runs of
@@ -154,6 +158,11 @@ typedef struct vkrr_ptx_launch {
     char **printf_out;              /* out, optional: the launch's printf output in thread order
                                      * (block, thread, call; malloc'd, the caller frees; NULL
                                      * when it printed nothing), set also when the launch fails */
+    char *memory_note;              /* out, optional (memory_note_cap bytes): what its accesses
+                                     * showed that is no fault (one instruction reached two
+                                     * neighbouring regions: an overrun the GPU would have made
+                                     * too, or a choice between them); "" when nothing */
+    size_t memory_note_cap;
 } vkrr_ptx_launch;
 
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,

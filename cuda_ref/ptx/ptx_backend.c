@@ -16,7 +16,36 @@ typedef struct ptx_backend {
     vkrr_ptx_engine engine;
     bool no_cache;
     char engine_note[320]; /* the last launch's, when the JIT did not run it */
+    char memory_note[640]; /* the last launch's (vkrr_ptx_launch.memory_note) */
 } ptx_backend;
+
+static int by_base(const void *a, const void *b, void *ctx)
+{
+    const vkrr_replay *r = ctx;
+    uint64_t x = r->allocs[*(const uint32_t *)a].base, y = r->allocs[*(const uint32_t *)b].base;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether the kernel can see r's allocations where the capture had them:
+ * every one has a base, none wraps, no two overlap.  Else (a capture
+ * without addresses) it sees host addresses, as the CPU backend does. */
+static bool device_layout(const vkrr_replay *r)
+{
+    uint32_t *order = malloc((r->nallocs ? r->nallocs : 1) * sizeof *order);
+    if (!order)
+        return false;
+    for (uint32_t i = 0; i < r->nallocs; i++)
+        order[i] = i;
+    qsort_r(order, r->nallocs, sizeof *order, by_base, (void *)r);
+    bool ok = true;
+    for (uint32_t k = 0; k < r->nallocs && ok; k++) {
+        const vkrr_replay_alloc *a = &r->allocs[order[k]];
+        ok = a->base && a->size <= UINT64_MAX - a->base &&
+             (k + 1 == r->nallocs || a->base + a->size <= r->allocs[order[k + 1]].base);
+    }
+    free(order);
+    return ok;
+}
 
 static const vkrr_ptx_module *find_module(const ptx_backend *be, const char *kernel)
 {
@@ -37,6 +66,7 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     const vkrr_ptx_module *m = find_module(be, r->kernel);
     r->standins = 0;
     r->engine_note = NULL;
+    r->memory_note = NULL;
     const char *used = NULL;
     free(be->printed);
     be->printed = NULL;
@@ -54,8 +84,15 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         vkrr_host_launch_free(&hl);
         return vkrr_fail(err, VKRR_ERR_NOMEM, r->kernel, 0, -1, "no memory for the launch");
     }
+    /* the kernel sees the capture's addresses: its pointer words as captured */
+    bool device = device_layout(r);
     for (uint32_t i = 0; i < r->nallocs; i++)
-        regions[i] = (vkrr_ptx_region){(void *)(uintptr_t)hl.alloc_addr[i], r->allocs[i].size, true};
+        regions[i] = (vkrr_ptx_region){(void *)(uintptr_t)hl.alloc_addr[i], r->allocs[i].size, true,
+                                       device ? r->allocs[i].base : 0};
+    for (uint32_t i = 0; device && i < r->npointers; i++) {
+        uint64_t v = r->allocs[r->pointers[i].alloc].base + r->pointers[i].delta;
+        memcpy(hl.params + r->pointers[i].offset, &v, 8); /* relocate checked the offsets */
+    }
     vkrr_ptx_launch l = {
         .grid = {r->grid[0], r->grid[1], r->grid[2]},
         .block = {r->block[0], r->block[1], r->block[2]},
@@ -73,9 +110,12 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
         .engine = be->engine,
         .jit_no_cache = be->no_cache,
         .engine_used = &used,
+        .memory_note = be->memory_note,
+        .memory_note_cap = sizeof be->memory_note,
     };
     st = vkrr_ptx_run(m, r->kernel, &l, err);
     r->printed = be->printed;
+    r->memory_note = be->memory_note[0] ? be->memory_note : NULL;
     if (used && !strncmp(used, "interp (the JIT", 15)) { /* "interp (WHY)": WHY */
         snprintf(be->engine_note, sizeof be->engine_note, "%s", used + 8);
         be->engine_note[strlen(be->engine_note) - 1] = 0;

@@ -574,6 +574,20 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&rt->lock);
         goto done;
     }
+    { /* generic addresses of the shared and local windows are host addresses */
+        vkrr_error clash;
+        if (ptx_rt_clashes(rt, cta.shared, rt->shared_bytes ? rt->shared_bytes : 1, &clash) ||
+            ptx_rt_clashes(rt, local, (size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1),
+                           &clash)) {
+            pthread_mutex_lock(&rt->lock);
+            if (!atomic_load(&rt->failed)) {
+                rt->err = clash;
+                atomic_store(&rt->failed, 1);
+            }
+            pthread_mutex_unlock(&rt->lock);
+            goto done;
+        }
+    }
     for (uint32_t i = 0; i < nwarps; i++) {
         ptx_warp *w = &cta.warps[i];
         w->R = R + (size_t)i * f->nslots * 32u;
@@ -727,8 +741,10 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
     if (l->params_bytes)
         memcpy(rt->params, l->params, l->params_bytes);
     ptx_module_data(m, rt->globals, rt->constmem);
-    if (!ptx_rt_regions(rt))
-        goto nomem;
+    if (l->memory_note && l->memory_note_cap)
+        l->memory_note[0] = 0;
+    if ((st = ptx_rt_regions(rt, err)) != VKRR_OK)
+        goto out;
     for (uint32_t i = 0; i < f->nconst; i++) {
         uint64_t v = f->const_val[i];
         if (f->const_var[i] >= 0) {
@@ -763,6 +779,8 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
             pthread_join(ws[i].th, NULL);
     if (l->standins)
         *l->standins = f->standins | atomic_load(&rt->standins);
+    if (l->memory_note && l->memory_note_cap && rt->memory_note)
+        snprintf(l->memory_note, l->memory_note_cap, "%s", rt->memory_note);
     {
         char *text = ptx_prints_collect(&rt->prints, l->printf_out != NULL);
         if (l->printf_out)
@@ -784,6 +802,8 @@ out:
     free(rt->globals);
     free(rt->constmem);
     free(rt->regions);
+    free(rt->ihint);
+    free(rt->memory_note);
     free(rt->consts);
     ptx_heap_free(rt->heap);
     pthread_mutex_destroy(&rt->lock);

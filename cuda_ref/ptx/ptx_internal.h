@@ -581,7 +581,6 @@ struct ptx_warp {
     uint8_t *local;               /* 32 * local_bytes */
     ptx_cta *cta;
     uint32_t index;
-    uint32_t rhint;               /* region of the last global access */
     uint64_t clock;
     bool yield;                   /* a K_WAIT handler asks to end this turn */
     bool yielded;                 /* the last turn ended so */
@@ -590,10 +589,15 @@ struct ptx_warp {
     uint32_t jchain;              /* and how many more runs it may go on to */
 };
 
+/* A region as the kernel sees it: device addresses [lo, hi), at host
+ * address + delta (wrapping); index: the launch's region, or PTX_RG_* */
 typedef struct ptx_region_rt {
     uintptr_t lo, hi;
+    uintptr_t delta;
+    int32_t index;
     bool writable;
 } ptx_region_rt;
+enum { PTX_RG_GLOBALS = -1, PTX_RG_CONST = -2, PTX_RG_HEAP = -3 };
 
 /* The device heap malloc and free use (ptx_launch_mem.c): one arena per launch. */
 typedef struct ptx_heap ptx_heap;
@@ -611,9 +615,18 @@ uint64_t ptx_call_arg(ptx_warp *w, const ptx_inst *in, unsigned l, uint32_t k);
 void ptx_call_result(ptx_warp *w, const ptx_inst *in, unsigned l, uint64_t v);
 int ptx_bi_malloc(ptx_warp *w, const ptx_inst *in, uint32_t m);
 int ptx_bi_free(ptx_warp *w, const ptx_inst *in, uint32_t m);
-/* rt->regions: the launch's regions, the module's variables and the heap
- * (when rt->heap), sorted by address; false without memory (ptx_launch_mem.c) */
-bool ptx_rt_regions(ptx_rt *rt);
+/* rt->regions: the launch's regions at the addresses the kernel sees, the
+ * module's variables and the heap (when rt->heap) at their host addresses,
+ * sorted by address, and rt->ihint for rt->f; fails naming two regions
+ * that overlap (a launch's regions, or one of them and this host's memory
+ * for the other windows: rt->params too) (ptx_launch_mem.c) */
+vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err);
+/* Whether host memory [p, p + n) lies where the kernel sees one of the
+ * launch's regions (shared and local windows are host memory seen as such). */
+bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err);
+/* "allocation 3 (0x7f0000000000, 256 bytes)", "the module's .global
+ * variables", ... for messages */
+void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_t cap);
 
 /* What a conditional branch did, over every run since coverage was on. */
 enum { PTX_COV_RAN = 1, PTX_COV_TAKEN = 2, PTX_COV_FELL = 4 };
@@ -626,6 +639,9 @@ struct ptx_rt {
     uint32_t params_bytes;
     ptx_region_rt *regions;        /* sorted by lo */
     uint32_t nregions;
+    uint32_t *ihint;               /* per pc: the region its last global access hit (relaxed
+                                    * atomics; UINT32_MAX: none yet) */
+    char *memory_note;             /* the first neighbour note (ptx_addr.c), under lock */
     uint64_t *consts;              /* f->nconst, launch addresses patched in */
     uint8_t *globals, *constmem;   /* this launch's module variables */
     uint64_t local_bytes, shared_bytes;

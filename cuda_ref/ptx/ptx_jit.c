@@ -137,7 +137,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * lighter ones saved no compile time worth their slower code (cached rerun
  * 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse and simplifycfg
  * alone, 16 s+ with the fast instruction selector). */
-#define JIT_VERSION "vkrr-ptx-jit 3"
+#define JIT_VERSION "vkrr-ptx-jit 4" /* 4: regions at device addresses */
 #define JIT_PASSES "default<O2>"
 #define JIT_CODEGEN LLVMCodeGenLevelDefault
 

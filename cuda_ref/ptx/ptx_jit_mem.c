@@ -120,12 +120,17 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
         return window(e, a, bytes, jit_field(e, rt, offsetof(ptx_rt, params), e->ptr), size, ok);
     }
     case SP_GLOBAL:
-    case SP_GENERIC: { /* the region the warp hit last (regions has room past nregions) */
+    case SP_GENERIC: { /* the region this instruction hit last (regions has room past nregions),
+                        * moved to its host memory by the region's delta */
         LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
         LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
         LLVMValueRef regions = jit_field(e, rt, offsetof(ptx_rt, regions), e->ptr);
         LLVMValueRef nreg = jit_field(e, rt, offsetof(ptx_rt, nregions), e->i32);
-        LLVMValueRef hint = jit_field(e, e->w, offsetof(ptx_warp, rhint), e->i32);
+        LLVMValueRef ihint = jit_field(e, rt, offsetof(ptx_rt, ihint), e->ptr);
+        LLVMValueRef at = LLVMConstInt(e->i64, (uint64_t)(in - e->f->code) * sizeof(uint32_t), 0);
+        LLVMValueRef hint = LLVMBuildLoad2(b, e->i32, LLVMBuildGEP2(b, e->i8, ihint, &at, 1, ""), "");
+        LLVMSetAlignment(hint, 4);
+        LLVMSetOrdering(hint, LLVMAtomicOrderingMonotonic); /* other host threads store it */
         LLVMValueRef have = LLVMBuildICmp(b, LLVMIntULT, hint, nreg, "");
         hint = LLVMBuildSelect(b, have, hint, LLVMConstInt(e->i32, 0, 0), "");
         LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, hint, e->i64, ""),
@@ -143,7 +148,8 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
             have = LLVMBuildAnd(b, have, LLVMBuildICmp(b, LLVMIntNE, wr, LLVMConstInt(e->i8, 0, 0), ""), "");
         }
         *ok = LLVMBuildAnd(b, *ok, jit_splat_of(e, have), "");
-        return LLVMBuildIntToPtr(b, a, LLVMVectorType(e->ptr, 32), "");
+        LLVMValueRef delta = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, delta), e->i64));
+        return LLVMBuildIntToPtr(b, LLVMBuildAdd(b, a, delta, ""), LLVMVectorType(e->ptr, 32), "");
     }
     default:
         return NULL;

@@ -138,30 +138,85 @@ static int region_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-bool ptx_rt_regions(ptx_rt *rt)
+void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_t cap)
+{
+    switch (rg->index) {
+    case PTX_RG_GLOBALS: snprintf(buf, cap, "the module's .global variables"); break;
+    case PTX_RG_CONST: snprintf(buf, cap, "the module's .const variables"); break;
+    case PTX_RG_HEAP: snprintf(buf, cap, "the malloc heap"); break;
+    default:
+        snprintf(buf, cap, "allocation %d (0x%llx, %llu bytes)", rg->index,
+                 (unsigned long long)rg->lo, (unsigned long long)(rg->hi - rg->lo));
+    }
+    (void)rt;
+}
+
+bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
+{
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    for (uint32_t k = 0; k < rt->nregions; k++) {
+        const ptx_region_rt *rg = &rt->regions[k];
+        if (rg->index >= 0 && rg->delta && lo < rg->hi && rg->lo < hi) {
+            char name[96];
+            ptx_region_name(rt, rg, name, sizeof name);
+            /* host addresses are the host's choice: another run places them elsewhere */
+            vkrr_fail(err, VKRR_ERR_INTERNAL, rt->m->name, 0, -1,
+                      "this host's memory for the launch (0x%llx, %zu bytes) lies where the kernel "
+                      "sees %s: generic addresses would be ambiguous; run again",
+                      (unsigned long long)lo, n, name);
+            return true;
+        }
+    }
+    return false;
+}
+
+vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err)
 {
     const vkrr_ptx_launch *l = rt->l;
     const vkrr_ptx_module *m = rt->m;
     rt->regions = calloc(l->nregions + 3, sizeof *rt->regions);
-    if (!rt->regions)
-        return false;
-    for (uint32_t i = 0; i < l->nregions; i++)
-        if (l->regions[i].size)
-            rt->regions[rt->nregions++] = (ptx_region_rt){(uintptr_t)l->regions[i].base,
-                                                          (uintptr_t)l->regions[i].base +
-                                                              (uintptr_t)l->regions[i].size,
-                                                          l->regions[i].writable};
+    rt->ihint = malloc((rt->f->ncode ? rt->f->ncode : 1) * sizeof *rt->ihint);
+    if (!rt->regions || !rt->ihint)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory for the launch");
+    memset(rt->ihint, 0xff, (rt->f->ncode ? rt->f->ncode : 1) * sizeof *rt->ihint);
+    for (uint32_t i = 0; i < l->nregions; i++) {
+        const vkrr_ptx_region *r = &l->regions[i];
+        uintptr_t host = (uintptr_t)r->base, dev = r->device ? (uintptr_t)r->device : host;
+        if (!r->size)
+            continue;
+        if (r->size > UINTPTR_MAX - dev)
+            return vkrr_fail(err, VKRR_ERR_RANGE, m->name, 0, -1,
+                             "allocation %u at 0x%llx of %llu bytes wraps the address space", i,
+                             (unsigned long long)dev, (unsigned long long)r->size);
+        rt->regions[rt->nregions++] =
+            (ptx_region_rt){dev, dev + (uintptr_t)r->size, host - dev, (int32_t)i, r->writable};
+    }
     if (m->global_bytes)
-        rt->regions[rt->nregions++] =
-            (ptx_region_rt){(uintptr_t)rt->globals, (uintptr_t)rt->globals + m->global_bytes, true};
+        rt->regions[rt->nregions++] = (ptx_region_rt){
+            (uintptr_t)rt->globals, (uintptr_t)rt->globals + m->global_bytes, 0, PTX_RG_GLOBALS, true};
     if (m->const_bytes)
-        rt->regions[rt->nregions++] =
-            (ptx_region_rt){(uintptr_t)rt->constmem, (uintptr_t)rt->constmem + m->const_bytes, false};
+        rt->regions[rt->nregions++] = (ptx_region_rt){
+            (uintptr_t)rt->constmem, (uintptr_t)rt->constmem + m->const_bytes, 0, PTX_RG_CONST, false};
     if (rt->heap) {
         ptx_region_rt *r = &rt->regions[rt->nregions++];
         ptx_heap_span(rt->heap, &r->lo, &r->hi);
+        r->index = PTX_RG_HEAP;
         r->writable = true;
     }
     qsort(rt->regions, rt->nregions, sizeof *rt->regions, region_cmp);
-    return true;
+    for (uint32_t k = 1; k < rt->nregions; k++) {
+        const ptx_region_rt *a = &rt->regions[k - 1], *b = &rt->regions[k];
+        if (b->lo >= a->hi)
+            continue;
+        char na[96], nb[96];
+        ptx_region_name(rt, a, na, sizeof na);
+        ptx_region_name(rt, b, nb, sizeof nb);
+        return vkrr_fail(err, a->index >= 0 && b->index >= 0 ? VKRR_ERR_UNSUPPORTED
+                                                               : VKRR_ERR_INTERNAL,
+                         m->name, 0, -1, "%s and %s overlap where the kernel sees them%s", na, nb,
+                         a->index >= 0 && b->index >= 0 ? "" : " (this host's memory: run again)");
+    }
+    if (rt->params_bytes && ptx_rt_clashes(rt, rt->params, rt->params_bytes, err))
+        return err ? err->status : VKRR_ERR_INTERNAL;
+    return VKRR_OK;
 }

@@ -39,22 +39,24 @@ HANDLER(x_ld)
 }
 
 /* One scalar element from global or generic memory: the address checked
- * against the region the warp hit last, inline; anything else (another
- * region, shared or local through a generic address, a fault) takes
- * ptx_addr.  EB bytes, SX sign-extend. */
+ * against the region this instruction hit last, inline, and moved to its
+ * host memory; anything else (another region, shared or local through a
+ * generic address, a fault) takes ptx_addr.  EB bytes, SX sign-extend. */
 #define LD_FAST(NAME, T, EB, SX)                                                              \
     HANDLER(NAME)                                                                             \
     {                                                                                         \
         const uint64_t *A = A_(0);                                                            \
         uint64_t *D = PTX_R(w, in->o[1]);                                                     \
         uint64_t rmask = in->e >= 64 ? ~0ull : (1ull << in->e) - 1u;                         \
-        const ptx_region_rt *rg = &w->cta->rt->regions[w->rhint];                             \
-        bool have = w->rhint < w->cta->rt->nregions;                                          \
+        const ptx_rt *rt_ = w->cta->rt;                                                       \
+        uint32_t k_ = __atomic_load_n(&rt_->ihint[in - rt_->f->code], __ATOMIC_RELAXED);     \
+        bool have = k_ < rt_->nregions;                                                       \
+        const ptx_region_rt *rg = &rt_->regions[have ? k_ : 0];                               \
         PTX_LANES(m, {                                                                        \
             uint64_t a = A[l] + in->imm;                                                      \
             const void *p;                                                                    \
             if (have && a >= rg->lo && a < rg->hi && rg->hi - a >= EB && !(a & (EB - 1)))     \
-                p = (const void *)(uintptr_t)a;                                               \
+                p = (const void *)(uintptr_t)(a + rg->delta);                                 \
             else if (!(p = ptx_addr(w, in, (int)l, in->d, a, EB, EB, false)))                 \
                 return -1;                                                                    \
             T v;                                                                              \

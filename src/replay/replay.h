@@ -106,6 +106,10 @@ typedef struct vkrr_replay {
      * asked for (the ptx backend: the JIT did not compile the kernel, so the
      * interpreter ran it), owned by the backend; NULL when it did not */
     const char *engine_note;
+    /* out: what the launch's memory accesses showed that is no fault (the
+     * ptx backend: one instruction reached two neighbouring allocations),
+     * owned by the backend; NULL when nothing */
+    const char *memory_note;
 } vkrr_replay;
 
 /* The output a backend left: post when the caller gave one, else post_view. */

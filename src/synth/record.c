@@ -204,7 +204,7 @@ vkrr_status vkrr_record_run(const vkrr_record_desc *d, vkrr_error *err)
         st = vkrr_backend_open(&(vkrr_backend_desc){.name = "ptx", .modules = d->ptx}, &be, err);
     vkrr_replay r = {d->kernel, {d->grid[0], d->grid[1], d->grid[2]},
                      {d->block[0], d->block[1], d->block[2]}, 0, args, args_bytes, al, na, ptr, na,
-                     NULL, 0, NULL, NULL, 0, NULL, NULL};
+                     NULL, 0, NULL, NULL, 0, NULL, NULL, NULL};
     if (st == VKRR_OK)
         st = be.run(be.self, &r, err);
     /* written whole into DIR.tmp-PID, then put in place */

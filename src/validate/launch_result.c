@@ -36,6 +36,8 @@ void vkrr_launch_keep_run(vkrr_launch_result *out, const vkrr_replay *r)
         out->printed = strdup(r->printed);
     if (r->engine_note)
         vkrr_launch_note(out, "the original ran in the PTX interpreter: %s", r->engine_note);
+    if (r->memory_note)
+        vkrr_launch_note(out, "memory: %s", r->memory_note);
 }
 
 /* A launch larger than the memory limit runs streamed (bulk.h): the row
