@@ -17,36 +17,47 @@ enum { CV_FTZ = 1, CV_SAT = 2, CV_RELU = 4, CV_SATFINITE = 8, CV_IRND = 16 };
 /* integer -> integer: in->a source bits, in->b source signed, in->c dest bits,
  * in->d dest signed, in->e .sat; in->target the destination register's bits
  * (a wider register gets the result sign- or zero-extended, per the type) */
+static uint64_t cvt_int(const ptx_inst *in, uint64_t v)
+{
+    unsigned sb = in->a, db = in->c;
+    uint64_t dmask = db >= 64 ? ~0ull : (1ull << db) - 1u;
+    if (sb < 64) {
+        v &= (1ull << sb) - 1u;
+        if (in->b && ((v >> (sb - 1)) & 1u))
+            v |= ~((1ull << sb) - 1u);
+    }
+    if (in->e) {
+        /* clamp the (signed or unsigned) source value to the destination range */
+        __int128 x = in->b ? (__int128)(int64_t)v : (__int128)v;
+        __int128 lo = in->d ? -((__int128)1 << (db - 1)) : 0;
+        __int128 hi = in->d ? ((__int128)1 << (db - 1)) - 1 : ((__int128)1 << db) - 1;
+        x = x < lo ? lo : x > hi ? hi : x;
+        v = (uint64_t)x;
+    }
+    v &= dmask;
+    if (in->target > db) {
+        if (in->d && ((v >> (db - 1)) & 1u))
+            v |= ~dmask;
+        if (in->target < 64)
+            v &= (1ull << in->target) - 1u;
+    }
+    return v;
+}
+
 HANDLER(x_cvt_int)
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1);
-    unsigned sb = in->a, db = in->c;
-    uint64_t dmask = db >= 64 ? ~0ull : (1ull << db) - 1u;
-    PTX_LANES(m, {
-        uint64_t v = A[l];
-        if (sb < 64) {
-            v &= (1ull << sb) - 1u;
-            if (in->b && ((v >> (sb - 1)) & 1u))
-                v |= ~((1ull << sb) - 1u);
-        }
-        if (in->e) {
-            /* clamp the (signed or unsigned) source value to the destination range */
-            __int128 x = in->b ? (__int128)(int64_t)v : (__int128)v;
-            __int128 lo = in->d ? -((__int128)1 << (db - 1)) : 0;
-            __int128 hi = in->d ? ((__int128)1 << (db - 1)) - 1 : ((__int128)1 << db) - 1;
-            x = x < lo ? lo : x > hi ? hi : x;
-            v = (uint64_t)x;
-        }
-        v &= dmask;
-        if (in->target > db) {
-            if (in->d && ((v >> (db - 1)) & 1u))
-                v |= ~dmask;
-            if (in->target < 64)
-                v &= (1ull << in->target) - 1u;
-        }
-        d[l] = v;
-    });
+    PTX_LANES(m, d[l] = cvt_int(in, A[l]));
+    return 0;
+}
+
+/* cvt of a timer (ptx_sreg.c): the timer in->imm read, then converted as x_cvt_int */
+HANDLER(x_cvt_timer)
+{
+    uint64_t *d = A_(0);
+    PTX_LANES(m, d[l] = cvt_int(in, ptx_timer_lane(w, (int)in->imm, l)));
+    ptx_timer_advance(w);
     return 0;
 }
 
@@ -61,6 +72,8 @@ HANDLER(x_cvt_zext)
     PTX_LANES(m, d[l] = A[l] & k);
     return 0;
 }
+/* (mov of a special register into a narrower register, ptx_move.c) */
+const ptx_fn ptx_fn_zext = x_cvt_zext;
 HANDLER(x_cvt_sext)
 {
     uint64_t *d = A_(0);
@@ -462,7 +475,13 @@ int ptx_dec_cvt(ptx_dctx *c)
         ptx_nops(c) != 2)
         return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "cvt %s from %s", ptx_type_name(dt),
                             ptx_type_name(st));
-    if (ptx_set_dst(c, 0, ptx_op(c, 0), dt, true) < 0 || ptx_set_src(c, 1, ptx_op(c, 1), st, true) < 0)
+    const ptx_rop *src = ptx_op(c, 1);
+    bool timer = src->kind == RO_SREG && src->sreg >= SR_TIMER_FIRST && src->sreg < SR_COUNT;
+    if (timer && (dk != K_INT || sk != K_INT)) /* as ptxas: a timer is read as an integer */
+        return ptx_dec_fail(c, VKRR_ERR_PARSE, "cvt%s%s of %s", ptx_type_name(dt),
+                            ptx_type_name(st), ptx_sreg_name(src->sreg));
+    if (ptx_set_dst(c, 0, ptx_op(c, 0), dt, true) < 0 ||
+        (!timer && ptx_set_src(c, 1, src, st, true) < 0))
         return -1;
     in->target = ptx_reg_bits(c, ptx_op(c, 0));
     if (dk == K_INT && sk == K_INT) {
@@ -474,6 +493,11 @@ int ptx_dec_cvt(ptx_dctx *c)
         in->d = ptx_type_is_signed(dt);
         in->e = (flags & CV_SAT) != 0;
         in->fn = x_cvt_int;
+        if (timer) {
+            in->imm = src->sreg;
+            in->fn = x_cvt_timer;
+            return 1;
+        }
         if (!in->e) {
             /* dest bits: the type's, widened to the register's when signed */
             unsigned sb = in->a, db = in->c, rb = in->target > db ? in->target : db;

@@ -467,12 +467,13 @@ static int dec_mov(ptx_dctx *c)
     if (ptx_rest_ok(c) < 0)
         return -1;
     const ptx_rop *d = ptx_op(c, 0), *a = ptx_op(c, 1);
-    if (a->kind == RO_INT) {
+    /* %is_explicit_cluster: false, as vkrr launches no clusters (ptx_sreg.c) */
+    if (a->kind == RO_INT || (a->kind == RO_SREG && a->sreg == SR_IS_EXPLICIT_CLUSTER)) {
         int64_t pd = ptx_pdst(c, d);
         if (pd < 0)
             return -1;
         in->o[0] = (uint32_t)pd;
-        in->imm = a->ival != 0;
+        in->imm = a->kind == RO_INT && a->ival != 0;
         in->fn = x_pimm;
         return 1;
     }

@@ -123,18 +123,42 @@ typedef struct ptx_param {
     uint8_t ref;          /* PTX_REF_*: a .texref/.samplerref/.surfref handle */
 } ptx_param;
 
-/* Special registers (%tid.x ...). */
+/* Special registers (ptx_sreg.c, which holds their names, widths and values,
+ * and README "Special registers", which says where each value comes from).
+ * A vector register's components are four consecutive ids, x y z w; the
+ * whole vector (`mov.v4.u32 {a, b, c, d}, %tid`) is its x id | PTX_SREG_VEC.
+ * Every register before SR_PRED_FIRST is a slot set when a warp starts
+ * (ptx_exec.c); the predicate is decoded as a constant (ptx_int.c); the
+ * timers from SR_TIMER_FIRST on change at every read, so only mov and cvt
+ * read them, through handlers (ptx_move.c, ptx_cvt.c). */
+#define SR_VEC4(NAME) SR_##NAME##_X, SR_##NAME##_Y, SR_##NAME##_Z, SR_##NAME##_W
 enum {
-    SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
-    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+    SR_VEC4(TID), SR_VEC4(NTID), SR_VEC4(CTAID), SR_VEC4(NCTAID),
+    SR_VEC4(CLUSTERID), SR_VEC4(NCLUSTERID), SR_VEC4(CLUSTER_CTAID), SR_VEC4(CLUSTER_NCTAID),
     SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
+    SR_CLUSTER_CTARANK, SR_CLUSTER_NCTARANK,
     SR_LANEMASK_EQ, SR_LANEMASK_LE, SR_LANEMASK_LT, SR_LANEMASK_GE, SR_LANEMASK_GT,
-    SR_DYN_SMEM, SR_TOTAL_SMEM, SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+    SR_DYN_SMEM, SR_TOTAL_SMEM, SR_AGGR_SMEM,
+    SR_RSMEM_BEGIN, SR_RSMEM_END, SR_RSMEM_CAP, SR_RSMEM_0, SR_RSMEM_1,
+    SR_CURRENT_GRAPH_EXEC,
+    SR_PM0, SR_PM7 = SR_PM0 + 7, SR_PM0_64, SR_PM7_64 = SR_PM0_64 + 7, /* %pm<N>, %pm<N>_64 */
+    SR_ENVREG0, SR_ENVREG31 = SR_ENVREG0 + 31,
     SR_FRAME, /* not PTX's: the lane's current frame (recursive functions' variables) */
+    SR_PRED_FIRST,
+    SR_IS_EXPLICIT_CLUSTER = SR_PRED_FIRST,
+    SR_TIMER_FIRST,
+    SR_CLOCK = SR_TIMER_FIRST, SR_CLOCK_HI, SR_CLOCK64, SR_GLOBALTIMER, SR_GLOBALTIMER_LO,
+    SR_GLOBALTIMER_HI,
     SR_COUNT
 };
+#undef SR_VEC4
+#define PTX_SREG_VEC 0x8000u
+#define PTX_WARP_SZ 32u /* WARP_SZ, the warp size (the lexer reads it as this number) */
+/* The id of "%tid.x" (base "%tid", comp ".x"), of a whole vector ("%tid", "")
+ * with PTX_SREG_VEC, or -1. */
 int ptx_sreg_lookup(const char *base, size_t blen, const char *comp, size_t clen);
 const char *ptx_sreg_name(int sr);
+unsigned ptx_sreg_bits(int sr); /* its width: 32 or 64 (1: the predicate) */
 
 /* Raw operands, as parsed. */
 enum { RO_REG, RO_INT, RO_F32, RO_F64, RO_DEC, RO_SYM, RO_PARAM, RO_FUNC, RO_NAME, RO_SREG,
@@ -413,6 +437,7 @@ typedef struct ptx_jop {
     uint8_t sign;   /* signed compare, min/max, shift, widening */
 } ptx_jop;
 extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[], ptx_mem_jops[];
+extern const ptx_fn ptx_fn_zext; /* ptx_cvt.c: d = a & in->imm (JOP_ZEXT) */
 extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops, ptx_mem_njops;
 
 /* ---- decode context (used by the family decoders) --------------------- */
@@ -686,7 +711,12 @@ void ptx_call_leave(ptx_warp *w, const ptx_inst *in, uint32_t m);
 /* The CUDA runtime's device functions (ptx_runtime.c), as call handlers. */
 int ptx_bi_vprintf(ptx_warp *w, const ptx_inst *in, uint32_t m);
 int ptx_bi_assertfail(ptx_warp *w, const ptx_inst *in, uint32_t m);
+/* Special registers (ptx_sreg.c): the value of sr (below SR_PRED_FIRST) in
+ * lane l of warp w; and a timer read: lane l's value of timer sr, and the
+ * warp's counter moved on once the instruction has read every lane. */
 uint64_t ptx_sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr, unsigned l);
+uint64_t ptx_timer_lane(const ptx_warp *w, int sr, unsigned l);
+void ptx_timer_advance(ptx_warp *w);
 
 /* Memory: a host pointer for `bytes` bytes at address a in state space sp
  * (SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST) for

@@ -1,5 +1,6 @@
-/* ptx_lex.c - PTX tokens, plus the small tables every stage shares (types,
- * special registers: names, and values in a launch) and the module arena. */
+/* ptx_lex.c - PTX tokens (the predefined constant WARP_SZ is a number here,
+ * so it is one wherever a number may be), plus the type table every stage
+ * shares and the module arena.  Special registers: ptx_sreg.c. */
 #include <stdlib.h>
 
 #include "ptx_internal.h"
@@ -98,68 +99,6 @@ ptx_type ptx_type_from(const char *mod)
         if (!strcmp(types[t].name, mod))
             return (ptx_type)t;
     return PT_NONE;
-}
-
-/* ---- special registers ------------------------------------------------------ */
-static const char *const sreg_names[SR_COUNT] = {
-    "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
-    "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
-    "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
-    "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
-    "%dynamic_smem_size", "%total_smem_size", "%clock", "%clock64", "%globaltimer",
-    "%<frame>", /* never in PTX text ('<' ends a name) */
-};
-
-const char *ptx_sreg_name(int sr) { return sr >= 0 && sr < SR_COUNT ? sreg_names[sr] : "?"; }
-
-int ptx_sreg_lookup(const char *base, size_t blen, const char *comp, size_t clen)
-{
-    char buf[64];
-    if (blen + clen >= sizeof buf)
-        return -1;
-    memcpy(buf, base, blen);
-    memcpy(buf + blen, comp, clen);
-    buf[blen + clen] = 0;
-    for (int i = 0; i < SR_COUNT; i++)
-        if (!strcmp(sreg_names[i], buf))
-            return i;
-    return -1;
-}
-
-uint64_t ptx_sreg_value(const ptx_rt *rt, const ptx_cta *cta, const ptx_warp *w, int sr,
-                           unsigned l)
-{
-    const uint32_t *b = rt->l->block, *g = rt->l->grid;
-    uint32_t t = w->index * 32u + l;
-    switch (sr) {
-    case SR_TID_X: return t % b[0];
-    case SR_TID_Y: return (t / b[0]) % b[1];
-    case SR_TID_Z: return t / (b[0] * b[1]);
-    case SR_NTID_X: return b[0];
-    case SR_NTID_Y: return b[1];
-    case SR_NTID_Z: return b[2];
-    case SR_CTAID_X: return cta->ctaid[0];
-    case SR_CTAID_Y: return cta->ctaid[1];
-    case SR_CTAID_Z: return cta->ctaid[2];
-    case SR_NCTAID_X: return g[0];
-    case SR_NCTAID_Y: return g[1];
-    case SR_NCTAID_Z: return g[2];
-    case SR_LANEID: return l;
-    case SR_WARPID: return w->index;
-    case SR_NWARPID: return cta->nwarps;
-    case SR_SMID: return 0;
-    case SR_NSMID: return 1;
-    case SR_GRIDID: return 0;
-    case SR_LANEMASK_EQ: return 1u << l;
-    case SR_LANEMASK_LE: return l == 31 ? 0xffffffffu : (2u << l) - 1u;
-    case SR_LANEMASK_LT: return (1u << l) - 1u;
-    case SR_LANEMASK_GE: return ~((1u << l) - 1u) & 0xffffffffu;
-    case SR_LANEMASK_GT: return l == 31 ? 0u : ~((2u << l) - 1u) & 0xffffffffu;
-    case SR_DYN_SMEM: return rt->l->shared_bytes;
-    case SR_TOTAL_SMEM: return rt->shared_bytes;
-    case SR_FRAME: return rt->local_static;
-    default: return 0;
-    }
 }
 
 /* ---- lexer ---------------------------------------------------------------- */
@@ -328,6 +267,10 @@ static ptx_tok lex_one(ptx_lexer *lx)
         t.kind = TK_IDENT;
         t.len = (uint32_t)(p - lx->p);
         lx->p = p;
+        if (t.len == 7 && !memcmp(t.s, "WARP_SZ", 7)) { /* PTX's predefined constant */
+            t.kind = TK_INT;
+            t.u = PTX_WARP_SZ;
+        }
         return t;
     }
     if (c == '.' && lx->p + 1 < lx->end && (is_follow(lx->p[1]))) {

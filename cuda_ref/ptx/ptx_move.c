@@ -1,6 +1,7 @@
 /* ptx_move.c - mov of every type but .pred (ptx_int.c): registers,
- * immediates, special registers and %clock, symbol addresses, vector pack and
- * unpack, and .b128 as two 64-bit halves. */
+ * immediates, special registers (whole vectors with .v4; the timers, which
+ * change at every read), symbol addresses, vector pack and unpack, and .b128
+ * as two 64-bit halves. */
 #include "ptx_internal.h"
 
 #define A_(i) PTX_R(w, in->o[i])
@@ -17,12 +18,28 @@ HANDLER(x_mov)
 const ptx_jop ptx_move_jops[] = {{x_mov, JOP_MOV, 64, 0}};
 const unsigned ptx_move_njops = 1;
 
-HANDLER(x_clock)
+/* mov of a timer (ptx_sreg.c): in->a the timer, in->imm the mask of the type */
+HANDLER(x_timer)
 {
     uint64_t *d = A_(0);
     uint64_t k = in->imm;
-    PTX_LANES(m, d[l] = (w->clock + l) & k);
-    w->clock += 32;
+    PTX_LANES(m, d[l] = ptx_timer_lane(w, in->a, l) & k);
+    ptx_timer_advance(w);
+    return 0;
+}
+
+/* mov.v4 {d0, d1, d2, d3}, %tid (a vector special register): o[0..3] (UINT32_MAX for
+ * '_') from the components' slots o[4..7], masked to the type (in->imm) */
+HANDLER(x_sreg_v4)
+{
+    uint64_t k = in->imm;
+    for (unsigned e = 0; e < 4; e++) {
+        if (in->o[e] == UINT32_MAX)
+            continue;
+        uint64_t *d = A_(e);
+        const uint64_t *S = A_(4 + e);
+        PTX_LANES(m, d[l] = S[l] & k);
+    }
     return 0;
 }
 
@@ -104,15 +121,65 @@ static int dec_mov128(ptx_dctx *c, const ptx_rop *d, const ptx_rop *a)
     return 1;
 }
 
+/* mov of a special register: a timer through its handler; one into a
+ * narrower register keeps its low bits (the ISA's 16-bit reads of %tid
+ * and the others, 32-bit reads of %gridid) */
+static int dec_mov_sreg(ptx_dctx *c, const ptx_rop *d, const ptx_rop *a, ptx_type t)
+{
+    ptx_inst *in = c->in;
+    unsigned bits = ptx_type_bits(t);
+    in->imm = bits >= 64 ? ~0ull : (1ull << bits) - 1u;
+    if (ptx_set_dst(c, 0, d, t, false) < 0)
+        return -1;
+    if (a->sreg >= SR_TIMER_FIRST && a->sreg < SR_COUNT) {
+        in->a = (uint8_t)a->sreg;
+        in->fn = x_timer;
+        return 1;
+    }
+    /* special registers are u32 (or u64); mov.u64 of %tid.x etc. widens */
+    if (ptx_set_src(c, 1, a, t, true) < 0)
+        return -1;
+    in->fn = bits < ptx_sreg_bits(a->sreg) ? ptx_fn_zext : x_mov;
+    return 1;
+}
+
+/* mov.v4.u32 {a, b, c, d}, %tid (and .u16, the ISA's legacy reads) */
+static int dec_mov_sreg_v4(ptx_dctx *c, const ptx_rop *d, const ptx_rop *a, ptx_type t)
+{
+    ptx_inst *in = c->in;
+    unsigned bits = ptx_type_bits(t);
+    if (a->kind != RO_SREG || !(a->sreg & PTX_SREG_VEC) || d->kind != RO_VEC || d->n != 4 ||
+        (bits != 16 && bits != 32))
+        return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED,
+                            "mov.v4 other than {a, b, c, d} from a vector special register");
+    int sr = a->sreg & ~(int)PTX_SREG_VEC;
+    for (unsigned e = 0; e < 4; e++) {
+        const ptx_rop *el = &c->f->rops[d->first + e];
+        ptx_rop comp = {.kind = RO_SREG, .sreg = (uint16_t)(sr + (int)e)};
+        if (el->kind == RO_SINK)
+            in->o[e] = UINT32_MAX;
+        else if (ptx_set_dst(c, e, el, t, false) < 0)
+            return -1;
+        if (ptx_set_src(c, 4 + e, &comp, t, true) < 0)
+            return -1;
+    }
+    in->imm = (1ull << bits) - 1u;
+    in->fn = x_sreg_v4;
+    return 1;
+}
+
 int ptx_dec_mov(ptx_dctx *c)
 {
     ptx_inst *in = c->in;
+    bool v4 = ptx_take(c, ".v4");
     ptx_type t = ptx_take_type(c);
     if (t == PT_NONE || ptx_nops(c) != 2)
         return ptx_dec_fail(c, VKRR_ERR_PARSE, "mov needs a type and two operands");
     if (ptx_rest_ok(c) < 0)
         return -1;
     const ptx_rop *d = ptx_op(c, 0), *a = ptx_op(c, 1);
+    if (v4)
+        return dec_mov_sreg_v4(c, d, a, t);
     if (t == PT_B128)
         return dec_mov128(c, d, a);
     unsigned bits = ptx_type_bits(t);
@@ -147,17 +214,9 @@ int ptx_dec_mov(ptx_dctx *c)
         in->fn = unpack ? x_unpack : x_pack;
         return 1;
     }
-    if (a->kind == RO_SREG && a->sreg >= SR_CLOCK) {
-        if (ptx_set_dst(c, 0, d, t, false) < 0)
-            return -1;
-        in->imm = bits >= 64 ? ~0ull : (1ull << bits) - 1u;
-        in->fn = x_clock;
-        return 1;
-    }
-    if (ptx_set_dst(c, 0, d, t, false) < 0)
-        return -1;
-    /* special registers are u32 (or u64); mov.u64 of %tid.x etc. widens */
-    if (ptx_set_src(c, 1, a, t, a->kind == RO_SREG) < 0)
+    if (a->kind == RO_SREG && !(a->sreg & PTX_SREG_VEC))
+        return dec_mov_sreg(c, d, a, t);
+    if (ptx_set_dst(c, 0, d, t, false) < 0 || ptx_set_src(c, 1, a, t, false) < 0)
         return -1;
     in->fn = x_mov;
     return 1;

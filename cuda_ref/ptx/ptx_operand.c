@@ -307,8 +307,15 @@ int64_t ptx_src(ptx_dctx *c, const ptx_rop *o, ptx_type t, bool wide_ok)
         return ptx_const_slot(c, v);
     }
     case RO_SREG:
-        if (o->sreg >= SR_CLOCK)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s outside mov", ptx_sreg_name(o->sreg));
+        /* the timers: mov and cvt (ptxas allows no other instruction) */
+        if (o->sreg >= SR_TIMER_FIRST && o->sreg < SR_COUNT)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s outside mov and cvt",
+                                ptx_sreg_name(o->sreg));
+        if (o->sreg & PTX_SREG_VEC)
+            return ptx_dec_fail(c, VKRR_ERR_PARSE, "the vector %.*s outside mov.v4",
+                                (int)(strlen(ptx_sreg_name(o->sreg)) - 2), ptx_sreg_name(o->sreg));
+        if (o->sreg == SR_IS_EXPLICIT_CLUSTER)
+            return ptx_dec_fail(c, VKRR_ERR_PARSE, "%s is a predicate", ptx_sreg_name(o->sreg));
         return (int64_t)(TAG_SREG | o->sreg);
     case RO_SYM:
         return var_slot(c, o->id, o->ival);

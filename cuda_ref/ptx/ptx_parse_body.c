@@ -86,8 +86,9 @@ static bool name_operand(parser *ps, const ptx_tok *t, ptx_rop *o)
             o->sreg = (uint16_t)sr;
             return true;
         }
-        if (t->len >= 7 && !memcmp(t->s, "%envreg", 7))
-            return ps_fail(ps, VKRR_ERR_UNSUPPORTED, t->line, "special register '%.*s'", (int)t->len,
+        if (t->len >= 13 && !memcmp(t->s, "%perctamemory", 13))
+            return ps_fail(ps, VKRR_ERR_UNSUPPORTED, t->line,
+                           "special register '%.*s' (PTX ISA 9.4's per-CTA memory)", (int)t->len,
                            t->s),
                    false;
         return FAIL(ps, t, "'%.*s' is not a declared register", (int)t->len, t->s), false;
