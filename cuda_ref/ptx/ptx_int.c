@@ -473,7 +473,7 @@ static int dec_mov(ptx_dctx *c)
         if (pd < 0)
             return -1;
         in->o[0] = (uint32_t)pd;
-        in->imm = a->kind == RO_INT && a->ival != 0;
+        in->imm = a->kind == RO_INT ? a->ival != 0 : a->neg != 0; /* !%is_explicit_cluster */
         in->fn = x_pimm;
         return 1;
     }

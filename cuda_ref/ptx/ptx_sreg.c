@@ -26,7 +26,7 @@ enum {
 
 #define VEC4(N) N ".x", N ".y", N ".z", N ".w"
 #define EIGHT(P, S) P "0" S, P "1" S, P "2" S, P "3" S, P "4" S, P "5" S, P "6" S, P "7" S
-static const char *const names[SR_COUNT] = {
+static const char *const names[] = {
     VEC4("%tid"), VEC4("%ntid"), VEC4("%ctaid"), VEC4("%nctaid"),
     VEC4("%clusterid"), VEC4("%nclusterid"), VEC4("%cluster_ctaid"), VEC4("%cluster_nctaid"),
     "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
@@ -47,6 +47,8 @@ static const char *const names[SR_COUNT] = {
 };
 #undef VEC4
 #undef EIGHT
+_Static_assert(sizeof names / sizeof names[0] == SR_COUNT, "a name for every special register");
+_Static_assert(SR_COUNT < 0xff, "ptx_func.sreg_of and sreg_at hold a special register in a byte");
 
 const char *ptx_sreg_name(int sr)
 {
