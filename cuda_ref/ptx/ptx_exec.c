@@ -574,20 +574,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&rt->lock);
         goto done;
     }
-    { /* generic addresses of the shared and local windows are host addresses */
-        vkrr_error clash;
-        if (ptx_rt_clashes(rt, cta.shared, rt->shared_bytes ? rt->shared_bytes : 1, &clash) ||
-            ptx_rt_clashes(rt, local, (size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1),
-                           &clash)) {
-            pthread_mutex_lock(&rt->lock);
-            if (!atomic_load(&rt->failed)) {
-                rt->err = clash;
-                atomic_store(&rt->failed, 1);
-            }
-            pthread_mutex_unlock(&rt->lock);
-            goto done;
-        }
-    }
+    /* generic addresses of the shared and local windows are host addresses */
+    if (ptx_rt_windows_clash(rt, cta.shared, rt->shared_bytes ? rt->shared_bytes : 1, local,
+                             (size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1)))
+        goto done;
     for (uint32_t i = 0; i < nwarps; i++) {
         ptx_warp *w = &cta.warps[i];
         w->R = R + (size_t)i * f->nslots * 32u;
@@ -667,10 +657,8 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
         return vkrr_fail(err, VKRR_ERR_NO_PORT, m ? m->name : NULL, 0, -1, "no .entry named %s",
                          entry ? entry : "(null)");
     if (f->status != VKRR_OK) {
-        /* What keeps one kernel from running (its body does not parse, an
-         * undeclared name, an instruction not implemented) costs that
-         * kernel's launches, each an ERROR naming the file and line; a parse
-         * error's scope, bad input, would end the whole run. */
+        /* What keeps a kernel from running costs only its launches (an ERROR
+         * naming file and line); a parse error's scope would end the run. */
         vkrr_status st = f->status;
         if (st != VKRR_ERR_NOMEM && vkrr_status_ends_run(st, false))
             st = VKRR_ERR_UNSUPPORTED;

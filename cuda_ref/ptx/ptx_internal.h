@@ -649,6 +649,9 @@ vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err);
 /* Whether host memory [p, p + n) lies where the kernel sees one of the
  * launch's regions (shared and local windows are host memory seen as such). */
 bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err);
+/* The same for a worker's shared and local windows: true after failing the
+ * launch with the error. */
+bool ptx_rt_windows_clash(ptx_rt *rt, const void *shared, size_t ns, const void *local, size_t nl);
 /* "allocation 3 (0x7f0000000000, 256 bytes)", "the module's .global
  * variables", ... for messages */
 void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_t cap);

@@ -170,6 +170,20 @@ bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
     return false;
 }
 
+bool ptx_rt_windows_clash(ptx_rt *rt, const void *shared, size_t ns, const void *local, size_t nl)
+{
+    vkrr_error clash;
+    if (!ptx_rt_clashes(rt, shared, ns, &clash) && !ptx_rt_clashes(rt, local, nl, &clash))
+        return false;
+    pthread_mutex_lock(&rt->lock);
+    if (!atomic_load(&rt->failed)) {
+        rt->err = clash;
+        atomic_store(&rt->failed, 1);
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return true;
+}
+
 vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err)
 {
     const vkrr_ptx_launch *l = rt->l;
