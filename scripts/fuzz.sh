@@ -40,7 +40,7 @@ done
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DVKRR_FUZZ=ON -DVKRR_CUDA=OFF -DVKRR_TESTS=ON >/dev/null
+    -DVKRR_FUZZ=ON -DVKRR_CUDA=OFF -DVKRR_TESTS=ON -DVKRR_WERROR=ON >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null
 

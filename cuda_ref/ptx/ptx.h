@@ -135,6 +135,9 @@ typedef enum vkrr_ptx_engine {
 bool vkrr_ptx_engine_parse(const char *s, vkrr_ptx_engine *out);
 /* Whether this build has the JIT. */
 bool vkrr_ptx_jit_built(void);
+/* The version of the LLVM the JIT was built with ("15.0.6", static storage);
+ * NULL in a build without the JIT. */
+const char *vkrr_ptx_jit_llvm_version(void);
 
 typedef struct vkrr_ptx_launch {
     uint32_t grid[3], block[3];

@@ -198,8 +198,9 @@ vkrr_status vkrr_ptx_backend_engine(vkrr_backend *out, const char *engine, bool 
                          "--ptx-engine takes jit, interp or both, not '%s'", engine);
     if (be->engine != VKRR_PTX_ENGINE_INTERP && !vkrr_ptx_jit_built())
         return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1,
-                         "--ptx-engine %s: this build has no PTX JIT (llvm-15-dev was not found "
-                         "when it was built); --ptx-engine interp runs the interpreter", engine);
+                         "--ptx-engine %s: this build has no PTX JIT (built without LLVM 15: "
+                         "llvm-15-dev missing or VKRR_PTX_JIT=OFF); --ptx-engine interp runs "
+                         "the interpreter", engine);
     return VKRR_OK;
 }
 

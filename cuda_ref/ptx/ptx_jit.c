@@ -68,7 +68,7 @@ const ptx_jit_seq *ptx_jit_code(vkrr_ptx_module *m, ptx_func *f, bool cache, con
 {
     (void)m;
     (void)cache;
-    *why = "this build has no PTX JIT (llvm-15-dev was not found when it was built)";
+    *why = "this build has no PTX JIT (built without LLVM 15: llvm-15-dev missing or VKRR_PTX_JIT=OFF)";
     snprintf(f->jit_note, sizeof f->jit_note, "interp (%s)", *why);
     return NULL;
 }
@@ -81,6 +81,11 @@ void ptx_jit_free(vkrr_ptx_module *m)
 bool ptx_jit_built(void)
 {
     return false;
+}
+
+const char *vkrr_ptx_jit_llvm_version(void)
+{
+    return NULL;
 }
 
 #else
@@ -120,6 +125,11 @@ static void init_llvm(void)
 bool ptx_jit_built(void)
 {
     return true;
+}
+
+const char *vkrr_ptx_jit_llvm_version(void)
+{
+    return LLVM_VERSION_STRING; /* the headers it was compiled against: llvm/Config/llvm-config.h */
 }
 
 /* Keeps what (and LLVM's message for e, consumed) in f->jit_why. */

@@ -142,12 +142,16 @@ static uint8_t *elem_at(ptx_warp *w, const ptx_inst *in, const wgeo *g, uint64_t
     return ptx_addr(w, in, 0, in->d, base + bit / 8, bytes, bytes, write);
 }
 
-/* What load and store start with: the whole warp, its fragment, one address */
+/* What load and store start with: the whole warp, its fragment, one address.
+ * The outputs are set on the fault paths too: ptx_fault's result is negative,
+ * but in another file, so the compiler cannot see that the callers never read
+ * them after a fault. */
 static int ldst_begin(ptx_warp *w, const ptx_inst *in, uint32_t m, wgeo *g, uint64_t *base, uint64_t *stride)
 {
+    *g = ldst_geo(in);
+    *base = *stride = 0;
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "wmma needs all 32 lanes (active 0x%08x)", m);
-    *g = ldst_geo(in);
     return uniform(w, in, base, stride);
 }
 

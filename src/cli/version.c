@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "datadir.h"
 #include "hw_tables.h"
+#include "ptx.h"
 #include "version.h"
 
 #ifndef VKRR_RRREF_MODULES_BUILT
@@ -21,8 +22,17 @@ void vkrr_cli_version(FILE *f)
     fprintf(f, "backends: %s\n", vkrr_backend_names());
     fprintf(f, "  vulkan: the ports; the Vulkan loader (libvulkan.so.1) is loaded at run time\n");
     fprintf(f, "  cpu: rrref's kernels compiled into this binary\n");
-    fprintf(f, "  ptx: any kernel from its PTX, interpreted (no JIT in this build)\n");
+    const char *llvm = vkrr_ptx_jit_llvm_version();
+    if (llvm)
+        fprintf(f, "  ptx: any kernel from its PTX, its straight runs compiled by the PTX JIT, "
+                   "the rest interpreted\n");
+    else
+        fprintf(f, "  ptx: any kernel from its PTX, interpreted (no JIT in this build)\n");
     fprintf(f, "  cuda: the original kernels through libcuda.so.1, loaded at run time\n");
+    if (llvm)
+        fprintf(f, "ptx jit: LLVM %s\n", llvm);
+    else
+        fprintf(f, "ptx jit: none (built without LLVM 15: llvm-15-dev missing or VKRR_PTX_JIT=OFF)\n");
     const char *how = NULL, *data = vkrr_data_dir(&how);
     if (data)
         fprintf(f, "data: %s (%s)\n", data, how);

@@ -156,7 +156,11 @@ static vkrr_status copy_modules(vkrr_writer *w, const char *dir, unsigned *count
         char path[4096];
         void *data = NULL;
         size_t size = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            st = vkrr_fail(err, VKRR_ERR_IO, dir, 0, -1, "path too long for module %s", names[i]);
+            break;
+        }
         st = read_whole(path, &data, &size, err);
         if (st == VKRR_OK)
             st = vkrr_writer_module(w, names[i], data, size, kernels, nk, err);
