@@ -17,6 +17,11 @@ const char *vkrr_backend_names(void)
     return "vulkan, cpu, ptx, cuda";
 }
 
+const char *vkrr_backend_ptx_jit_llvm(void)
+{
+    return vkrr_ptx_jit_llvm_version();
+}
+
 /* The ptx backend over the PTX a module search found. */
 static vkrr_status open_set(const vkrr_module_set *ms, vkrr_backend *out, vkrr_error *err)
 {

@@ -50,5 +50,8 @@ vkrr_status vkrr_backend_open(const vkrr_backend_desc *d, vkrr_backend *out, vkr
 bool vkrr_backend_clocks(const vkrr_backend *be, char *text, size_t cap);
 /* "vulkan, cpu, ptx, cuda": for help texts and errors. */
 const char *vkrr_backend_names(void);
+/* The LLVM version the ptx backend's JIT was built with ("15.0.6", static
+ * storage); NULL when this build has no JIT and the ptx backend interprets. */
+const char *vkrr_backend_ptx_jit_llvm(void);
 
 #endif

@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "datadir.h"
 #include "hw_tables.h"
-#include "ptx.h"
 #include "version.h"
 
 #ifndef VKRR_RRREF_MODULES_BUILT
@@ -22,7 +21,7 @@ void vkrr_cli_version(FILE *f)
     fprintf(f, "backends: %s\n", vkrr_backend_names());
     fprintf(f, "  vulkan: the ports; the Vulkan loader (libvulkan.so.1) is loaded at run time\n");
     fprintf(f, "  cpu: rrref's kernels compiled into this binary\n");
-    const char *llvm = vkrr_ptx_jit_llvm_version();
+    const char *llvm = vkrr_backend_ptx_jit_llvm();
     if (llvm)
         fprintf(f, "  ptx: any kernel from its PTX, its straight runs compiled by the PTX JIT, "
                    "the rest interpreted\n");
