@@ -7,7 +7,8 @@
 # interpreter agree (--ptx-engine both); a kernel the JIT leaves to the
 # interpreter still passes and its row says so; a bad engine is a usage error
 # (exit 2, no crash).  In a build without the JIT, `--ptx-engine jit` is a
-# usage error naming the fix and the rest is skipped.
+# usage error naming the fix and the rest is skipped (a failure where CMake
+# configured the JIT: VKRR_TEST_PTX_JIT_LLVM).
 # Usage: e2e_ptx_jit.sh VKRR_BIN WORKDIR
 set -u
 VKRR=$1
@@ -41,6 +42,9 @@ vkrr rerun "$cap" "${mods[@]}" "${small[@]}" --ptx-engine jit --heatmaps none >"
 rc=$?
 if grep -q "this build has no PTX JIT" "$WORK/jit0.out"; then
     [ $rc = 2 ] || fail "--ptx-engine jit without the JIT: exit $rc"
+    # tests/CMakeLists.txt: what CMake configured
+    [ "${VKRR_TEST_PTX_JIT_LLVM:-none}" = none ] ||
+        fail "configured with the JIT (LLVM $VKRR_TEST_PTX_JIT_LLVM), the binary has none"
     echo "e2e_ptx_jit: no JIT in this build; skipped the rest"
     exit $((fails > 0))
 fi
