@@ -50,7 +50,8 @@ typedef struct vkrr_sampler_fit {
     bool port_fails_all;  /* AMBIGUOUS: the port FAILs under each of them as well */
     uint32_t n;           /* images */
     unsigned runs;        /* of the original */
-    char note[512];       /* "sampler state inferred (arg 8: linear clamp unnormalized); ..." */
+    char note[1024];      /* "sampler state inferred (arg 8: linear clamp unnormalized); ...":
+                           * room for the 383 characters of describe()'s list and the rest */
 } vkrr_sampler_fit;
 
 /* How a state is measured: the original run on the launch's captured
