@@ -1,4 +1,6 @@
-/* test_bisect: perturbation arithmetic; on lavapipe from small synth
+/* test_bisect: perturbation arithmetic; the culprit/amplifier rule on
+ * hand-made results (the original on the chained inputs, where it ran,
+ * outranks the isolated error); on lavapipe from small synth
  * captures: a perturbed middle layer is the culprit of `vkrr bisect` and of
  * chained validate, later chained failures are amplifiers; a corrupted
  * pre-launch input fails isolated but not chained; `vkrr diff` of a copy is
@@ -13,6 +15,7 @@
 #include "perturb.h"
 #include "synth.h"
 #include "testutil.h"
+#include "validate_chain.h"
 
 static void check_perturb_math(void)
 {
@@ -40,6 +43,64 @@ static void check_perturb_math(void)
     CHECK(vkrr_perturb_parse("k=8", &p) && p.occurrence == 0 && p.ulps == 8);
     CHECK(!vkrr_perturb_parse("k#x=8", &p) && !vkrr_perturb_parse("=8", &p) &&
           !vkrr_perturb_parse("k=", &p) && !vkrr_perturb_parse("k", &p));
+}
+
+/* The verdict rule on hand-made results (validate_chain.h, README "culprit"):
+ * where the original kernel ran on a launch's chained inputs, it alone
+ * decides; the isolated error decides only where it did not run.  So a
+ * chained failure whose port agrees with the original on those inputs is an
+ * AMPLIFIER even when its isolated error is out of tolerance, and one whose
+ * port disagrees is the CULPRIT even when its isolated error is clean. */
+static vkrr_launch_result judged(const vkrr_launch *l, bool iso_pass, bool orig_ran, bool orig_pass)
+{
+    return (vkrr_launch_result){.launch = l, .worst = -1, .chained_worst = -1,
+                                .has_isolated = true,
+                                .status = iso_pass ? VKRR_LAUNCH_PASS : VKRR_LAUNCH_FAIL,
+                                .has_chained = true, .chained_status = VKRR_LAUNCH_FAIL,
+                                .chained_original_ran = orig_ran, .chained_original_pass = orig_pass};
+}
+
+static char *printed(const vkrr_bisect *b, const vkrr_launch_result *res)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        vkrr_bisect_print(f, b, res);
+        fclose(f);
+    }
+    return text;
+}
+
+static void check_verdict_rule(void)
+{
+    vkrr_launch l[3] = {{.sequence = 7, .kernel = "k_a"}, {.sequence = 8, .kernel = "k_b"},
+                        {.sequence = 9, .kernel = "k_c"}};
+    /* first failure: isolated out of tolerance, original agrees -> amplifier */
+    vkrr_launch_result res[3] = {judged(&l[0], false, true, true), judged(&l[1], false, true, true),
+                                 judged(&l[2], true, true, false)};
+    CHECK_STR(vkrr_bisect_role(&res[0]), "amplifier");
+    CHECK(vkrr_bisect_evidence_of(&res[0]) == VKRR_EVIDENCE_ORIGINAL);
+    CHECK_STR(vkrr_bisect_role(&res[1]), "amplifier");
+    CHECK_STR(vkrr_bisect_role(&res[2]), "culprit");
+    vkrr_bisect b;
+    vkrr_bisect_analyze(res, 3, &b);
+    CHECK_EQ_U64(b.first_fail, 0);
+    CHECK(!b.culprit && b.evidence == VKRR_EVIDENCE_ORIGINAL && b.isolated_known && b.isolated_bad);
+    /* #8 (isolated bad, original agrees) is no later culprit; #9 is the only one */
+    CHECK_EQ_U64(b.later_culprit, 2);
+    CHECK_EQ_U64(b.later_culprits, 1);
+    char *text = printed(&b, res);
+    CHECK(text && strstr(text, "#7 k_a (frame 0, occurrence 0) is an AMPLIFIER") &&
+          strstr(text, "its isolated error is out of tolerance, though") &&
+          strstr(text, "bisect: a later culprit: #9 k_c") && !strstr(text, "later culprits in all"));
+    free(text);
+    /* without the original, the same isolated error makes it the culprit */
+    res[0].chained_original_ran = false;
+    CHECK_STR(vkrr_bisect_role(&res[0]), "culprit");
+    CHECK(vkrr_bisect_evidence_of(&res[0]) == VKRR_EVIDENCE_ISOLATED);
+    vkrr_bisect_analyze(res, 1, &b);
+    CHECK(b.first_fail == 0 && b.culprit && b.evidence == VKRR_EVIDENCE_ISOLATED);
 }
 
 static int run(const char *args, char **out)
@@ -288,6 +349,7 @@ static void check_html(const char *cap, const char *root)
 int main(void)
 {
     check_perturb_math();
+    check_verdict_rule();
     char *root = test_tmpdir("test_bisect");
     char cap[4096];
     snprintf(cap, sizeof cap, "%s/cap", root);
