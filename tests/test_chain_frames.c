@@ -1,0 +1,150 @@
+/* test_chain_frames: chained mode over more frames than the other tests
+ * capture.  rrref (cuda_ref/host/rrref_host.c) keeps two history arrays used
+ * in turn: frame k reads history[k%2] through its history texture and its
+ * output kernel writes history[(k+1)%2] through the surface at arg 48.  From
+ * frame 3 on, the array a frame reads was written twice before (frames k-1
+ * and k-3), so only there does it matter that a texture reads the LATEST
+ * earlier surface of its array (validate_chain.h, capture_links.c); with
+ * three frames the earliest writer is the latest one too.  On lavapipe, a
+ * 32x24 capture of 5 frames with the surfaces' arrays logged: every chained
+ * launch PASSes, and each history texture of frame k >= 1 is fed by frame
+ * k-1's output kernel, arg 48, as the JSON "links" say.  The arrays are
+ * logged (--log-surface-arrays): without them a surface's array is a guess
+ * that only equal dumps confirm, and the search by bytes finds a latest
+ * writer by itself, so the array rule is not what decides. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "synth.h"
+#include "testutil.h"
+
+#define FRAMES 5u
+#define PER_FRAME 8u /* rrref's launches per frame */
+#define OUTPUT_KERNEL "cuda_dldn_rrref_output_kernel"
+#define HIST_SURFACE_ARG 48u
+
+/* The premise, from the capture's own array fields: some texture of frame 3
+ * reads an array that two earlier launches wrote through a surface. */
+static void check_premise(const char *cap_dir)
+{
+    vkrr_error err = {0};
+    vkrr_capture *cap = NULL;
+    if (!CHECK(vkrr_capture_open(&cap, cap_dir, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    unsigned most = 0;
+    for (uint32_t i = 0; i < cap->nlaunches; i++) {
+        const vkrr_launch *l = &cap->launches[i];
+        for (uint32_t t = 0; l->frame == 3 && t < l->nimages; t++) {
+            const vkrr_image *tex = &l->images[t];
+            if (tex->kind != VKRR_IMAGE_TEXTURE || !tex->array)
+                continue;
+            unsigned writers = 0;
+            for (uint32_t j = 0; j < i; j++)
+                for (uint32_t k = 0; k < cap->launches[j].nimages; k++)
+                    writers += cap->launches[j].images[k].kind == VKRR_IMAGE_SURFACE &&
+                               cap->launches[j].images[k].array == tex->array;
+            if (writers > most)
+                most = writers;
+        }
+    }
+    CHECK_EQ_U64(most, 2);
+    vkrr_capture_close(cap);
+}
+
+/* The JSON launch entry of sequence seq: its text up to the next entry. */
+static const char *entry(const char *json, unsigned long long seq, size_t *len)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n    {\"sequence\": %llu, ", seq);
+    const char *p = json ? strstr(json, pat) : NULL;
+    if (!p)
+        return NULL;
+    const char *q = strstr(p + 1, "\n    {\"sequence\": ");
+    *len = q ? (size_t)(q - p) : strlen(p);
+    return p;
+}
+
+/* An unsigned value after key in [p, p+len); -1 when absent. */
+static long field(const char *p, size_t len, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *f = strstr(p, pat);
+    return f && f < p + len ? strtol(f + strlen(pat), NULL, 10) : -1;
+}
+
+static void check_links(const char *json)
+{
+    unsigned links = 0, from_prev = 0;
+    for (unsigned long long seq = 1; seq <= FRAMES * PER_FRAME; seq++) {
+        size_t len = 0;
+        const char *e = entry(json, seq, &len);
+        if (!CHECK(e)) {
+            fprintf(stderr, "    no launch %llu in the JSON\n", seq);
+            continue;
+        }
+        long frame = field(e, len, "frame");
+        CHECK_EQ_U64(frame, (seq - 1) / PER_FRAME);
+        const char *ch = strstr(e, "\"chained_status\": \"PASS\"");
+        if (!CHECK(ch && ch < e + len))
+            fprintf(stderr, "    launch %llu is not PASS chained\n", seq);
+        const char *ls = strstr(e, "\"links\": [");
+        if (!CHECK(ls && ls < e + len))
+            continue;
+        for (const char *f = strstr(ls, "\"from\": {\"launch\": "); f && f < e + len;
+             f = strstr(f + 1, "\"from\": {\"launch\": ")) {
+            size_t rest = (size_t)(e + len - f);
+            long from = field(f, rest, "launch"), arg = field(f, rest, "arg");
+            const char *k = strstr(f, "\"kernel\": ");
+            links++;
+            /* frame k's history array was last written by frame k-1's output
+             * kernel: sequences (k-1)*8+1 .. k*8, the output kernel last */
+            bool ok = from == (long)(frame * PER_FRAME) && arg == HIST_SURFACE_ARG &&
+                      k && !strncmp(k + 10, "\"" OUTPUT_KERNEL "\"",
+                               strlen(OUTPUT_KERNEL) + 2);
+            from_prev += ok;
+            if (!CHECK(ok))
+                fprintf(stderr, "    launch %llu (frame %ld) reads launch %ld arg %ld, not %ld arg %u\n",
+                        seq, frame, from, arg, frame * PER_FRAME, HIST_SURFACE_ARG);
+        }
+    }
+    /* the input and the output kernel of frames 1.. read the history */
+    CHECK_EQ_U64(links, 2 * (FRAMES - 1));
+    CHECK_EQ_U64(from_prev, 2 * (FRAMES - 1));
+}
+
+int main(void)
+{
+    char *root = test_tmpdir("test_chain_frames");
+    char cap[4096], path[4096], args[12000];
+    snprintf(cap, sizeof cap, "%s/cap", root);
+    snprintf(path, sizeof path, "%s/v.json", root);
+    vkrr_error err = {0};
+    vkrr_synth_stats st;
+    vkrr_synth_desc d = {.dir = cap, .width = 32, .height = 24, .frames = FRAMES,
+                         .module_dir = "", .log_surface_arrays = true};
+    if (CHECK(vkrr_synth_run(&d, &st, &err) == VKRR_OK)) {
+        check_premise(cap);
+        char *out = NULL;
+        snprintf(args, sizeof args, "validate '%s' --mode both --heatmaps none -q --json '%s'",
+                 cap, path);
+        CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
+        CHECK(out && strstr(out, "summary (chained): 40 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, "
+                                 "0 ERROR, 0 SKIPPED"));
+        free(out);
+        char *json = test_read_file(path, NULL);
+        CHECK(json);
+        check_links(json);
+        free(json);
+    } else {
+        vkrr_error_print(&err, stderr);
+    }
+    int rc = test_finish("chain_frames");
+    if (rc == 0)
+        test_rmtree(root);
+    free(root);
+    return rc;
+}
