@@ -136,6 +136,23 @@ vkrr merge "$s/s1/result.json" "$s/s1/result.json" "$s/s2/result.json" >"$WORK/m
 rc=$?
 [ $rc = 2 ] && grep -q "both shard 1/3: overlapping" "$WORK/m.err" ||
     fail "overlapping shards: exit $rc, $(cat "$WORK/m.err")"
+# shard 1's file relabelled as shard 2 (as a CI matrix that ran index 1
+# twice would leave it): every shard is there once by its label, so only the
+# launches themselves show the overlap; merged, it would count them twice.
+python3 - "$s/s1/result.json" "$WORK/relabelled.json" <<'EOF' || fail "relabel shard 1 as 2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["shard"] == {"index": 1, "count": 3} and d["launches"], d["shard"]
+d["shard"]["index"] = 2
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+first=$(python3 -c "import json; print(min(l['sequence'] for l in json.load(open('$s/s1/result.json'))['launches']))")
+vkrr merge "$s/s1/result.json" "$WORK/relabelled.json" "$s/s3/result.json" \
+    --json "$WORK/relabelled-merged.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "s1/result.json and .*relabelled.json both hold launch #$first: overlapping shards" "$WORK/m.err" ||
+    fail "shard 1 relabelled as shard 2: exit $rc, $(cat "$WORK/m.out" "$WORK/m.err")"
+[ ! -e "$WORK/relabelled-merged.json" ] || fail "shard 1 relabelled as shard 2: a merged JSON was written"
 vkrr synth "$WORK/other" --size 24x16 --frames 2 >/dev/null 2>&1
 vkrr validate "$WORK/other" --mode isolated --shard 2/3 --heatmaps none --json "$WORK/other.json" >/dev/null 2>&1
 vkrr merge "$s/s1/result.json" "$WORK/other.json" "$s/s3/result.json" >"$WORK/m.out" 2>"$WORK/m.err"
