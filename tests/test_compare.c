@@ -700,6 +700,77 @@ static void test_64bit(void)
     CHECK(low == INT64_MIN);
 }
 
+/* f64 ULP distances across signs, zeros, subnormals and the largest finite
+ * values, each pair alone in a buffer so max_ulp is its distance.  The
+ * expected distances are compare.h's rule (sign-magnitude order, +0 and -0
+ * one point, saturated at INT64_MAX) worked by hand from the bit patterns;
+ * the short ones are counted again here by stepping with nextafter (libm's
+ * walk from one double to the next: -2^-1074 -> -0 -> +2^-1074), so they do
+ * not come from compare_scan.c's arithmetic.  Both orders of each pair. */
+static double f64_of(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static int64_t nextafter_steps(double a, double b) /* -0 == +0: one point */
+{
+    int64_t n = 0;
+    for (double x = a; x != b; n++)
+        x = nextafter(x, b);
+    return n;
+}
+
+static void test_f64_ulp_signs(void)
+{
+    const uint64_t S = 1ull << 63, MAXF = 0x7fefffffffffffffull, MIN = 0x0010000000000000ull,
+                   ONE = 0x3ff0000000000000ull;
+    const struct {
+        uint64_t a, b;
+        int64_t ulp;
+    } cases[] = {
+        {0, S, 0},                              /* +0, -0 */
+        {S, 1, 1},                              /* -0, +2^-1074 */
+        {S | 1, 1, 2},                          /* -2^-1074, +2^-1074 */
+        {S | 1, 0, 1},                          /* -2^-1074, +0 */
+        {S | 1, S, 1},                          /* -2^-1074, -0 */
+        {S | 3, 5, 8},                          /* -3, +5 units of 2^-1074 */
+        {S | 1, S | 2, 1},                      /* both negative subnormals */
+        {S | 7, S | 3, 4},
+        {S | MIN, S | (MIN - 1), 1},            /* -2^-1022, the largest negative subnormal */
+        {S | MIN, MIN, INT64_C(1) << 53},       /* -2^-1022, +2^-1022: 2 * 2^52 */
+        {S | ONE, S | (ONE - 1), 1},            /* -1, -(1 - 2^-53) */
+        {S | ONE, S | (ONE + 4), 4},            /* -1, -(1 + 4 ulp) */
+        {S | ONE, ONE, INT64_C(0x7fe0000000000000)}, /* -1, +1: 2 * 0x3ff0... */
+        {S | ONE, 0, INT64_C(0x3ff0000000000000)},
+        {S | MAXF, S | (MAXF - 1), 1},          /* -max, its neighbour toward 0 */
+        {S | MAXF, S, INT64_C(0x7fefffffffffffff)}, /* -max, -0 */
+        {S | MAXF, 1, INT64_C(0x7ff0000000000000)}, /* -max, +2^-1074: one past -max, -0 */
+        {S | MAXF, MAXF, INT64_MAX},            /* 2 * 0x7fef... does not fit: saturated */
+        {MAXF, MAXF - 3, 3},                    /* positive, for contrast */
+    };
+    vkrr_view v = vkrr_compare_flat_view(VKRR_DT_F64, 8);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].ulp <= 8)
+            CHECK_EQ_U64(nextafter_steps(f64_of(cases[i].a), f64_of(cases[i].b)), cases[i].ulp);
+        for (int swap = 0; swap < 2; swap++) {
+            double a = f64_of(swap ? cases[i].b : cases[i].a), b = f64_of(swap ? cases[i].a : cases[i].b);
+            vkrr_metrics m;
+            vkrr_error err = {0};
+            CHECK_EQ_U64(vkrr_compare(&v, &a, &b, 8, NULL, &m, &err), VKRR_OK);
+            if (m.max_ulp != cases[i].ulp)
+                fprintf(stderr, "    f64 %016llx vs %016llx: %lld ULPs, expected %lld\n",
+                        (unsigned long long)(swap ? cases[i].b : cases[i].a),
+                        (unsigned long long)(swap ? cases[i].a : cases[i].b), (long long)m.max_ulp,
+                        (long long)cases[i].ulp);
+            CHECK_EQ_U64(m.max_ulp, cases[i].ulp);
+            /* f64's default: max_ulp 4, atol 1e-12, rtol 1e-10 (compare.c) */
+            CHECK(m.pass == (cases[i].ulp <= 4 || fabs(a - b) <= 1e-12 + 1e-10 * fabs(a)));
+        }
+    }
+}
+
 /* Hashing while comparing: windows walked in file order (gaps hashed by the
  * caller) give the whole buffer's FNV-1a 64, identical or not, across slice
  * boundaries, and the metrics are those of vkrr_compare. */
@@ -800,6 +871,7 @@ int main(void)
     test_hashed();
     test_f16_blocks_bit_identical();
     test_64bit();
+    test_f64_ulp_signs();
     throughput();
     return test_finish("compare");
 }
