@@ -124,6 +124,42 @@ static void test_edges(void)
 #undef AF
 }
 
+/* rsqrt.approx.f32 (no ftz) of f32 subnormals, which no f16 input reaches.
+ * The expectations do not come from approx.c's subnormal path:
+ * - x = 4^k exactly: the measured table (delta_rsqrt_ftz_1_4, entry 0 is 0)
+ *   makes rsqrt(1) = 1, and the measured law "scale by 4^k from [1,4)"
+ *   (laws.txt, 0 violations) makes rsqrt(4^k) = 2^-k, so 2^-148 -> 2^74;
+ * - any subnormal x: the same law read from the other side, x 2^26 is normal
+ *   (x >= 2^-149) and rsqrt(x) = 2^13 rsqrt(x 4^13), through the normal
+ *   path with a different scale than the 2^24 the subnormal path uses;
+ * - the PTX ISA's bound for rsqrt.approx.f32, relative error at most
+ *   2^-22.9 over the whole range, subnormals included, checked in double. */
+static void test_rsqrt_subnormal(void)
+{
+    CHECK(vkrr_approx_f32(VKRR_APPROX_RSQRT, 1.0f, 1) == 1.0f);
+    const struct {
+        float x, want;
+    } pow4[] = {{0x1p-148f, 0x1p74f}, {0x1p-146f, 0x1p73f}, {0x1p-140f, 0x1p70f},
+                {0x1p-128f, 0x1p64f}};
+    for (size_t i = 0; i < sizeof pow4 / sizeof pow4[0]; i++) {
+        CHECK_EQ_U64(fb(vkrr_approx_f32(VKRR_APPROX_RSQRT, pow4[i].x, 0)), fb(pow4[i].want));
+        CHECK_EQ_U64(fb(vkrr_approx_f32(VKRR_APPROX_SQRT, pow4[i].x, 0)), fb(1.0f / pow4[i].want));
+    }
+    const uint32_t mant[] = {1, 2, 3, 5, 0x1234, 0x2aaaaa, 0x400000, 0x400001, 0x5a5a5a, 0x7fffff};
+    unsigned bad = 0;
+    for (size_t i = 0; i < sizeof mant / sizeof mant[0]; i++) {
+        float x = bf(mant[i]); /* mant 2^-149 */
+        CHECK(x > 0.0f && x < 0x1p-126f);
+        float got = vkrr_approx_f32(VKRR_APPROX_RSQRT, x, 0);
+        float law = ldexpf(vkrr_approx_f32(VKRR_APPROX_RSQRT, x * 0x1p26f, 0), 13);
+        double rel = fabs((double)got * sqrt((double)x) - 1.0);
+        if ((fb(got) != fb(law) || !(rel <= exp2(-22.9))) && bad++ < 4)
+            fprintf(stderr, "  rsqrt.approx.f32(%a) = %a; 2^13 rsqrt(x 2^26) = %a, rel. error %g\n",
+                    (double)x, (double)got, (double)law, rel);
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
 /* The native 16-bit forms: the table, in the PTX form each row is. */
 static void test_native16(void)
 {
@@ -395,6 +431,7 @@ int main(void)
     test_f16_inputs(t);
     vkrr_hw_tables_close(t);
     test_edges();
+    test_rsqrt_subnormal();
     test_native16();
     test_standins();
     test_models();
