@@ -202,10 +202,62 @@ static void test_fast_paths(void)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* Past the largest finite value, in every mode, both signs, with and
+ * without satfinite: the codes written here by hand from IEEE 754's overflow
+ * rule (7.4: to nearest -> Inf of the sign; toward zero -> +-max; down -> +max
+ * for a positive value, -Inf for a negative one; up -> the mirror), with
+ * fpformat.h's two changes: satfinite turns every Inf into +-max, and e4m3,
+ * which has no Inf, gives its canonical NaN 0x7f where Inf would be.  Values:
+ * exactly one step past max (what the next binade would hold), twice max, and
+ * 1e300, far past every format. */
+static void test_past_max(void)
+{
+    static const struct {
+        vkrr_ffmt id;
+        const char *name;
+        double over;                  /* max + one ulp of max */
+        uint32_t maxc, infc, signc;   /* +max, the code where Inf goes, the sign bit */
+    } F[] = {
+        {VKRR_FF_F16, "f16", 65536.0, 0x7bff, 0x7c00, 0x8000},
+        {VKRR_FF_BF16, "bf16", 0x1p128, 0x7f7f, 0x7f80, 0x8000},
+        {VKRR_FF_E4M3, "e4m3", 480.0, 0x7e, 0x7f, 0x80}, /* NaN: no sign, e4m3 has no Inf */
+        {VKRR_FF_E5M2, "e5m2", 65536.0, 0x7b, 0x7c, 0x80},
+    };
+    static const char *const mname[] = {"rn", "rz", "rm", "rp", "rna"};
+    unsigned bad = 0, n = 0;
+    for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
+        double vals[3] = {F[f].over, 2 * F[f].over, 1e300};
+        for (int neg = 0; neg < 2; neg++)
+            for (int v = 0; v < 3; v++)
+                for (int mode = VKRR_RM_RN; mode <= VKRR_RM_RNA; mode++)
+                    for (int sat = 0; sat < 2; sat++) {
+                        /* toward zero: RZ always; RM for +, RP for - */
+                        bool to_max = mode == VKRR_RM_RZ || (mode == VKRR_RM_RM && !neg) ||
+                                      (mode == VKRR_RM_RP && neg);
+                        uint32_t sign = neg ? F[f].signc : 0, want;
+                        if (to_max || sat)
+                            want = sign | F[f].maxc;
+                        else if (F[f].id == VKRR_FF_E4M3)
+                            want = F[f].infc; /* the canonical NaN, unsigned */
+                        else
+                            want = sign | F[f].infc;
+                        double x = neg ? -vals[v] : vals[v];
+                        uint32_t got = vkrr_round_to(x, 0.0, F[f].id, (vkrr_rmode)mode, sat);
+                        n++;
+                        if (got != want && bad++ < 8)
+                            fprintf(stderr, "  %s round_to(%a, %s, sat %d) = %#x, expected %#x\n",
+                                    F[f].name, x, mname[mode], sat, got, want);
+                    }
+    }
+    printf("past the largest finite value: %u cases, %u wrong\n", n, bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     test_decode();
     test_round_modes();
+    test_past_max();
     test_fast_paths();
     return test_finish("fpformat");
 }
