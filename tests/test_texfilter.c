@@ -104,6 +104,32 @@ static void test_model(void)
     CHECK(isnan(vkrr_texfilter_f16(nan, half)));
     CHECK(!isinf(vkrr_texfilter_f16(inf, w0))); /* a zero weight hides it */
 
+    /* negative texels beside large ones: step 3 truncates toward zero, so a
+     * small negative texel moves up to the grid (toward 0), never down.
+     * Worked by hand (f16 steps: 2^-8 in [4, 8), 2^-7 in [8, 16), 2^-9 in
+     * [2, 4)); rounding toward -Inf instead gives the value in brackets. */
+    uint16_t negsmall[4] = {0x6800, 0xb200, 0, 0}; /* 2048, -0.1875 -> -0.125 (-0.25) */
+    CHECK(vkrr_texfilter_f16(negsmall, w1) == 7.875f); /* (2048 - 31.875) / 256 = 7.87549 (7.75) */
+    uint16_t bothneg[4] = {0xe800, 0xb200, 0, 0};  /* -2048, -0.1875 */
+    CHECK(vkrr_texfilter_f16(bothneg, w1) == -8.125f); /* -2079.875 / 256 = -8.12451 (-8.25) */
+    uint16_t negbig[4] = {0xe800, 0x3200, 0, 0};   /* -2048, 0.1875 -> 0.125 */
+    CHECK(vkrr_texfilter_f16(negbig, w1) == -7.875f); /* -2016.125 / 256 */
+    /* 2^-24, the least subnormal, beside 1024 (grid 2^-4): -2^-24 counts as
+     * -0, so the sum is 1024 / 256 = 4 exactly (with 255 * -2^-4: 3.9375) */
+    uint16_t tiny[4] = {0x6400, 0x8001, 0, 0};
+    CHECK_EQ_U64(fb(vkrr_texfilter_f16(tiny, w1)), fb(4.0f));
+    uint16_t ntiny[4] = {0xe400, 0x0001, 0, 0};
+    CHECK_EQ_U64(fb(vkrr_texfilter_f16(ntiny, w1)), fb(-4.0f));
+    /* all four texels, 2^10 to 2^-10, both signs: 1024 (grid 2^-4),
+     * -3.03125 -> -3, 0.099976 (0x2e66) -> 0.0625, -0.00098 (0x9404) -> 0;
+     * weights 1, 85, 85, 85: (1024 + 85 (-3 + 0.0625)) / 256 = 774.3125 / 256
+     * = 3.0246582 = 1548.625 f16 steps of 2^-9 -> 1549 steps = 3.0253906
+     * (toward -Inf: -3.0625, 0.0625, -0.0625 -> 763.6875 / 256 -> 2.9824219) */
+    uint16_t spread[4] = {0x6400, 0xc210, 0x2e66, 0x9404};
+    int w85[4] = {1, 85, 85, 85};
+    CHECK(vkrr_texfilter_f16(spread, w85) == 1549 * 0x1p-9f);
+    CHECK_EQ_U64(fb(vkrr_texfilter_f16(spread, w85)), fb(ref_filter(spread, w85)));
+
     srand(7);
     unsigned bad = 0;
     for (int n = 0; n < 4000; n++) {
@@ -119,6 +145,21 @@ static void test_model(void)
         if (fb(a) != fb(b) && bad++ < 5)
             fprintf(stderr, "  texels %04x %04x %04x %04x w %d %d %d %d: %a, reference %a\n", t[0],
                     t[1], t[2], t[3], w[0], w[1], w[2], w[3], a, b);
+    }
+    CHECK_EQ_U64(bad, 0);
+    /* exponents anywhere in the f16 range and either sign, so small texels
+     * beside large ones lose bits to step 3 (the loop above keeps them
+     * within 4 binades, where every f16 is on the grid) */
+    bad = 0;
+    for (int n = 0; n < 4000; n++) {
+        uint16_t t[4];
+        for (int k = 0; k < 4; k++)
+            t[k] = (uint16_t)((rand() & 1) << 15 | (rand() % 31) << 10 | (rand() & 0x3ff));
+        vkrr_texfilter_weights(rand() % 257, rand() % 257, w);
+        float a = vkrr_texfilter_f16(t, w), b = ref_filter(t, w);
+        if (fb(a) != fb(b) && bad++ < 5)
+            fprintf(stderr, "  wide: texels %04x %04x %04x %04x w %d %d %d %d: %a, reference %a\n",
+                    t[0], t[1], t[2], t[3], w[0], w[1], w[2], w[3], a, b);
     }
     CHECK_EQ_U64(bad, 0);
 }
