@@ -755,7 +755,8 @@ static void test_f64_ulp_signs(void)
         if (cases[i].ulp <= 8)
             CHECK_EQ_U64(nextafter_steps(f64_of(cases[i].a), f64_of(cases[i].b)), cases[i].ulp);
         for (int swap = 0; swap < 2; swap++) {
-            double a = f64_of(swap ? cases[i].b : cases[i].a), b = f64_of(swap ? cases[i].a : cases[i].b);
+            double a = f64_of(swap ? cases[i].b : cases[i].a);
+            double b = f64_of(swap ? cases[i].a : cases[i].b);
             vkrr_metrics m;
             vkrr_error err = {0};
             CHECK_EQ_U64(vkrr_compare(&v, &a, &b, 8, NULL, &m, &err), VKRR_OK);
