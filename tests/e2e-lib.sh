@@ -15,6 +15,11 @@
 # even from inside $(...) or a pipeline, and the script then exits 1 however
 # its own checks went.  e2e_scan_logs does the same for logs of programs that
 # ran vkrr themselves.  The markers are testutil.c's sanitizer_marks.
+#
+# e2e_skip NEED WHY ends a test that cannot run here (NEED: a tool, "jit"):
+# "SKIPPED: WHY" and exit 77, ctest's SKIP_RETURN_CODE (tests/CMakeLists.txt);
+# where the list $VKRR_TEST_REQUIRE names NEED (scripts/test.sh), a failure
+# instead, as testutil.h's test_skip.
 exec 3>&2 # the script's stderr, whatever a caller redirects
 E2E_SANITIZER_LOG=$(mktemp /tmp/vkrr-e2e-sanitizer.XXXXXX)
 E2E_SANITIZER_MARKS=(-e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e ": runtime error: "
@@ -56,6 +61,14 @@ e2e_sanitizer_verdict() {
     exit $rc
 }
 trap e2e_sanitizer_verdict EXIT
+
+e2e_skip() { # NEED WHY
+    case " ${VKRR_TEST_REQUIRE:-} " in
+    *" $1 "*) echo "FAIL: $2 (required: VKRR_TEST_REQUIRE names $1)" >&3; exit 1 ;;
+    esac
+    echo "SKIPPED: $2"
+    exit 77
+}
 
 e2e_clampk_capture() { # CAP PORTS
     local root

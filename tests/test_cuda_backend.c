@@ -1,6 +1,9 @@
 /* test_cuda_backend.c - the libcuda backend without a GPU: library loading
  * errors, the parameter-block relocation, and module lookup over PTX, cubin
- * and fatbin files nvcc made at build time (plus damaged ones). */
+ * and fatbin files nvcc made at build time (plus damaged ones).
+ * `test_cuda_backend gpu` (ctest test_cuda_backend_gpu) runs the test kernels
+ * on the GPU; without nvcc's modules, libcuda or a device it is skipped
+ * (testutil.h test_skip: exit 77, ctest shows why). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -136,19 +139,21 @@ static void test_relocate(void)
 #define MODDIR VKRR_TEST_CUDA_MODULES
 
 /* Only where libcuda and a GPU exist (the GPU check script runs this binary
- * there, VKRR_TEST_CUDA_MODULES_DIR pointing at its copy of the modules). */
-static void test_gpu_run(void)
+ * there, VKRR_TEST_CUDA_MODULES_DIR pointing at its copy of the modules).
+ * Without them: test_skip's code, having said why. */
+static int test_gpu_run(void)
 {
     const char *dir = getenv("VKRR_TEST_CUDA_MODULES_DIR");
     vkrr_backend be;
     vkrr_error err = { 0 };
     vkrr_status st = vkrr_cuda_backend_create(&be, &(vkrr_cuda_desc){ .module_dir = dir ? dir : MODDIR }, &err);
     if (st == VKRR_ERR_NO_LIBRARY || st == VKRR_ERR_NO_DEVICE) {
-        printf("cuda_backend: no GPU run (%s)\n", err.msg);
-        return;
+        char why[1200];
+        snprintf(why, sizeof why, "cuda_backend: no GPU run (%s)", err.msg);
+        return test_skip("gpu", why);
     }
     CHECK_EQ_U64(st, VKRR_OK);
-    if (st != VKRR_OK) return;
+    if (st != VKRR_OK) return test_finish("cuda_backend gpu");
     CHECK(be.has_kernel(be.self, "vkrr_test_scale"));
     CHECK(!be.has_kernel(be.self, "vkrr_test_nonexistent"));
 
@@ -253,6 +258,7 @@ static void test_gpu_run(void)
     CHECK(strstr(err.msg, "vkrr_test_nonexistent") != NULL);
     printf("cuda_backend: GPU run done\n");
     be.destroy(be.self);
+    return test_finish("cuda_backend gpu");
 }
 
 static vkrr_cuda_module_answer has(const char *file, const char *kernel, vkrr_status *st, vkrr_error *err)
@@ -370,13 +376,23 @@ static void test_damaged(const char *file, vkrr_cuda_module_kind kind)
 }
 #endif
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "gpu")) {
+#ifdef VKRR_TEST_CUDA_MODULES
+        return test_gpu_run();
+#else
+        return test_skip("gpu", "cuda_backend: no GPU run: built without nvcc (VKRR_CUDA=OFF or no nvcc)");
+#endif
+    }
+    if (argc > 1) {
+        fprintf(stderr, "usage: test_cuda_backend [gpu]\n");
+        return 2;
+    }
     test_no_library();
     test_relocate();
 #ifdef VKRR_TEST_CUDA_MODULES
     test_lookup();
-    test_gpu_run();
     test_damaged("k.cubin", VKRR_CUDA_MODULE_CUBIN);
     test_damaged("k.fatbin", VKRR_CUDA_MODULE_FATBIN);
 #else

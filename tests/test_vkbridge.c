@@ -1,7 +1,8 @@
 /* test_vkbridge.c - the Vulkan backend on lavapipe (or any device), with the
  * Khronos validation layer on: every test also fails on any validation message.
  *
- * Test ports live in shaders/test/ (vkrr_test_NAME_kernel.comp). */
+ * Test ports live in shaders/test/ (vkrr_test_NAME_kernel.comp).  The timeout
+ * test runs alone, `test_vkbridge timeout` (ctest test_vkbridge_timeout). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,14 +262,15 @@ static vkrr_status spin(vkrr_backend *be, uint32_t iters, uint32_t groups, doubl
 }
 
 /* Enough work for about 3 s against a 1 s timeout (calibrated on the device):
- * the launch reports VKRR_ERR_TIMEOUT, the next launch waits for it and runs. */
-static void test_timeout(void)
+ * the launch reports VKRR_ERR_TIMEOUT, the next launch waits for it and runs.
+ * False when the device is too fast for one dispatch to time out. */
+static bool test_timeout(void)
 {
     vkrr_backend be;
     vkrr_error err = {0};
     if (vkrr_vk_backend_create(&be, &(vkrr_vk_desc){.timeout_s = 1.0}, &err) != VKRR_OK) {
         CHECK(!"backend for the timeout test");
-        return;
+        return true;
     }
     double s = 0;
     vkrr_status st = spin(&be, 50000u, 1, &s, &err);
@@ -285,6 +287,7 @@ static void test_timeout(void)
     double want = s > 0 ? 64.0 * 3.0 / s : 65535.0;
     uint32_t groups = want > 65535.0 ? 65535u : want < 64.0 ? 64u : (uint32_t)want;
     printf("timeout test: 64 groups took %.3f s; %u groups should take ~3 s\n", s, groups);
+    bool ran = st != VKRR_OK || want <= 65535.0;
     if (st == VKRR_OK && want <= 65535.0) {
         st = spin(&be, 50000u, groups, &s, &err);
         printf("timeout test: %s after %.2f s\n", vkrr_status_name(st), s);
@@ -299,14 +302,32 @@ static void test_timeout(void)
             vkrr_error_print(&err, stderr);
         CHECK(st == VKRR_OK);
         printf("timeout test: the next launch ran after %d busy report(s)\n", tries);
-    } else {
-        printf("timeout test: the device is too fast to time out with one dispatch; skipped\n");
     }
     be.destroy(be.self);
+    return ran;
 }
 
-int main(void)
+/* `test_vkbridge timeout` (ctest test_vkbridge_timeout): the timeout test
+ * alone; skipped (testutil.h test_skip) when VKRR_SKIP_TIMEOUT_TEST is set or
+ * the device is too fast for it. */
+static int main_timeout(void)
 {
+    vkrr_warn_set_stream(stderr);
+    if (getenv("VKRR_SKIP_TIMEOUT_TEST"))
+        return test_skip("timeout", "timeout test: VKRR_SKIP_TIMEOUT_TEST is set");
+    if (!test_timeout() && test_failed == 0)
+        return test_skip("timeout", "timeout test: the device is too fast to time out with one dispatch");
+    return test_finish("vkbridge timeout");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "timeout"))
+        return main_timeout();
+    if (argc > 1) {
+        fprintf(stderr, "usage: test_vkbridge [timeout]\n");
+        return 2;
+    }
     vkrr_warn_set_stream(stderr);
     const vkrr_port_shader *copy = vkrr_port_shader_find("vkrr_test_copy_kernel");
     CHECK(copy != NULL);
@@ -341,7 +362,5 @@ int main(void)
 
     test_errors();
     test_ports_dir(copy);
-    if (!getenv("VKRR_SKIP_TIMEOUT_TEST"))
-        test_timeout();
     return test_finish("vkbridge");
 }

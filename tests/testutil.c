@@ -29,6 +29,37 @@ int test_finish(const char *name)
     return test_failed ? 1 : 0;
 }
 
+bool test_have_tool(const char *tool)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", tool);
+    return system(cmd) == 0;
+}
+
+static bool test_required(const char *need)
+{
+    const char *req = getenv("VKRR_TEST_REQUIRE");
+    size_t n = strlen(need);
+    for (const char *p = req; p && *p;) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+        if (len == n && !strncmp(p, need, n))
+            return true;
+        p += len;
+    }
+    return false;
+}
+
+int test_skip(const char *need, const char *why)
+{
+    if (test_required(need)) {
+        printf("FAIL: %s (required: VKRR_TEST_REQUIRE names %s)\n", why, need);
+        return 1;
+    }
+    printf("SKIPPED: %s\n", why);
+    return TEST_SKIP;
+}
+
 char *test_tmpdir(const char *name)
 {
     char *p = malloc(4096);

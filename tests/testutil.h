@@ -11,6 +11,11 @@
  * scratch directories under the build tree (removed by the caller or left for
  * inspection on failure) and run the vkrr binary; a sanitizer report in a
  * run of vkrr fails the test as such (test_run_vkrr).
+ *
+ * A check that needs what the machine may lack (a tool, a GPU) runs as a
+ * ctest test of its own that returns test_skip(): TEST_SKIP, which
+ * tests/CMakeLists.txt registers as SKIP_RETURN_CODE, so ctest shows it
+ * "Skipped" with the reason, never "Passed".
  */
 #ifndef VKRR_TESTUTIL_H
 #define VKRR_TESTUTIL_H
@@ -38,6 +43,16 @@ bool test_check(bool ok, const char *file, int line, const char *expr);
     } while (0)
 
 int test_finish(const char *name);
+
+/* The exit code of a test that could not run (SKIP_RETURN_CODE in tests/CMakeLists.txt). */
+#define TEST_SKIP 77
+/* True when TOOL is a command on PATH. */
+bool test_have_tool(const char *tool);
+/* What main returns when NEED (a tool, "gpu", ...) is missing: prints
+ * "SKIPPED: WHY" and returns TEST_SKIP; but where the space-separated list in
+ * $VKRR_TEST_REQUIRE names NEED (scripts/test.sh: what scripts/deps.sh
+ * installs), prints "FAIL: WHY (required: VKRR_TEST_REQUIRE)" and returns 1. */
+int test_skip(const char *need, const char *why);
 
 /* A fresh empty directory under the build tree: NAME.XXXXXX; caller frees. */
 char *test_tmpdir(const char *name);
