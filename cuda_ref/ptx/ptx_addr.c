@@ -30,7 +30,7 @@ static void outside(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_
     const ptx_region_rt *above = after < rt->nregions ? &rt->regions[after] : NULL;
     char nb[96], na[96], next[160] = "";
     if (above) {
-        ptx_region_name(rt, above, na, sizeof na);
+        ptx_region_name(above, na, sizeof na);
         snprintf(next, sizeof next, "; the next is %s", na);
     }
     if (!below || a + bytes <= below->lo) {
@@ -39,7 +39,7 @@ static void outside(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_
                   space_name(sp), (unsigned long long)a, bytes, next);
         return;
     }
-    ptx_region_name(rt, below, nb, sizeof nb);
+    ptx_region_name(below, nb, sizeof nb);
     uint64_t end = (uint64_t)below->hi;
     if (a >= end)
         ptx_fault(w, in, l, VKRR_ERR_FAULT, "%s address 0x%llx (%u bytes) is %llu bytes past the "
@@ -66,8 +66,8 @@ static void neighbours(ptx_warp *w, const ptx_inst *in, uint32_t i, uint32_t j)
     char na[96], nb[96], *note = malloc(640);
     if (!note)
         return;
-    ptx_region_name(rt, a, na, sizeof na);
-    ptx_region_name(rt, b, nb, sizeof nb);
+    ptx_region_name(a, na, sizeof na);
+    ptx_region_name(b, nb, sizeof nb);
     snprintf(note, 640, "%s:%u: %s reached %s and %s, which lie %llu bytes apart in the capture: "
              "if it indexed past one into the other, the GPU read the other too (as here)",
              rt->m->name, pc < f->nraw ? f->raw[pc].line : f->line,

@@ -654,7 +654,7 @@ bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err);
 bool ptx_rt_windows_clash(ptx_rt *rt, const void *shared, size_t ns, const void *local, size_t nl);
 /* "allocation 3 (0x7f0000000000, 256 bytes)", "the module's .global
  * variables", ... for messages */
-void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_t cap);
+void ptx_region_name(const ptx_region_rt *rg, char *buf, size_t cap);
 
 /* What a conditional branch did, over every run since coverage was on. */
 enum { PTX_COV_RAN = 1, PTX_COV_TAKEN = 2, PTX_COV_FELL = 4 };

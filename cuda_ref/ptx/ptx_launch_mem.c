@@ -138,7 +138,7 @@ static int region_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_t cap)
+void ptx_region_name(const ptx_region_rt *rg, char *buf, size_t cap)
 {
     switch (rg->index) {
     case PTX_RG_GLOBALS: snprintf(buf, cap, "the module's .global variables"); break;
@@ -148,7 +148,6 @@ void ptx_region_name(const ptx_rt *rt, const ptx_region_rt *rg, char *buf, size_
         snprintf(buf, cap, "allocation %d (0x%llx, %llu bytes)", rg->index,
                  (unsigned long long)rg->lo, (unsigned long long)(rg->hi - rg->lo));
     }
-    (void)rt;
 }
 
 bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
@@ -158,7 +157,7 @@ bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
         const ptx_region_rt *rg = &rt->regions[k];
         if (rg->index >= 0 && rg->delta && lo < rg->hi && rg->lo < hi) {
             char name[96];
-            ptx_region_name(rt, rg, name, sizeof name);
+            ptx_region_name(rg, name, sizeof name);
             /* host addresses are the host's choice: another run places them elsewhere */
             vkrr_fail(err, VKRR_ERR_INTERNAL, rt->m->name, 0, -1,
                       "this host's memory for the launch (0x%llx, %zu bytes) lies where the kernel "
@@ -223,8 +222,8 @@ vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err)
         if (b->lo >= a->hi)
             continue;
         char na[96], nb[96];
-        ptx_region_name(rt, a, na, sizeof na);
-        ptx_region_name(rt, b, nb, sizeof nb);
+        ptx_region_name(a, na, sizeof na);
+        ptx_region_name(b, nb, sizeof nb);
         return vkrr_fail(err, a->index >= 0 && b->index >= 0 ? VKRR_ERR_UNSUPPORTED
                                                                : VKRR_ERR_INTERNAL,
                          m->name, 0, -1, "%s and %s overlap where the kernel sees them%s", na, nb,

@@ -75,6 +75,16 @@ vkrr_tolerance vkrr_compare_tol_resolve(const vkrr_tol_rules *rules, const char 
                                          arg_offset);
 }
 
+/* Whether rule r applies to that output of that launch (one place for what
+ * resolving and naming what decided both ask). */
+static bool rule_matches(const tol_rule *r, const char *kernel, uint32_t occurrence,
+                         uint32_t arg_offset)
+{
+    return vkrr_compare_glob(r->kernel, kernel ? kernel : "") &&
+           (r->occurrence < 0 || (uint32_t)r->occurrence == occurrence) &&
+           (r->arg < 0 || (uint32_t)r->arg == arg_offset);
+}
+
 vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_tolerance t,
                                              const char *kernel, uint32_t occurrence,
                                              uint32_t arg_offset)
@@ -83,13 +93,8 @@ vkrr_tolerance vkrr_compare_tol_resolve_from(const vkrr_tol_rules *rules, vkrr_t
         return t;
     for (size_t i = 0; i < rules->count; i++) {
         const tol_rule *r = &rules->rules[i];
-        if (!vkrr_compare_glob(r->kernel, kernel ? kernel : ""))
-            continue;
-        if (r->occurrence >= 0 && (uint32_t)r->occurrence != occurrence)
-            continue;
-        if (r->arg >= 0 && (uint32_t)r->arg != arg_offset)
-            continue;
-        vkrr_compare_tol_apply(&t, &r->set);
+        if (rule_matches(r, kernel, occurrence, arg_offset))
+            vkrr_compare_tol_apply(&t, &r->set);
     }
     vkrr_compare_tol_apply(&t, &rules->flags);
     return t;
@@ -110,9 +115,7 @@ bool vkrr_compare_tol_decided(const vkrr_tol_rules *rules, const char *kernel, u
     size_t at = 0;
     for (size_t i = 0; i < rules->count; i++) { /* every rule that matches sets something */
         const tol_rule *r = &rules->rules[i];
-        if (vkrr_compare_glob(r->kernel, kernel ? kernel : "") &&
-            (r->occurrence < 0 || (uint32_t)r->occurrence == occurrence) &&
-            (r->arg < 0 || (uint32_t)r->arg == arg_offset) && sets_any(&r->set)) {
+        if (rule_matches(r, kernel, occurrence, arg_offset) && sets_any(&r->set)) {
             int n = snprintf(lines + at, sizeof lines - at, "%s%ld", at ? "," : "", r->line);
             at = n > 0 && (size_t)n < sizeof lines - at ? at + (size_t)n : at;
         }
