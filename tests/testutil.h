@@ -87,4 +87,13 @@ int test_run_vkrr_at(const char *file, int line, const char *args, char **out, c
 char *test_read_file(const char *path, size_t *len);
 bool test_write_file(const char *path, const void *data, size_t len);
 
+/* Little-endian stores, as captures hold their elements. */
+#include <string.h>
+static inline void test_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void test_putf32(uint8_t *p, float f) { memcpy(p, &f, 4); } /* little-endian host */
+
 #endif
