@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """Mutation testing of vkrr's verdict and model code (scripts/mutate.sh runs it).
 
-A mutant is one small, plausible bug: one token of one line changed by one of
-the operators below.  For each mutant the file is changed in place in a build
+A mutant is one small, plausible bug inside a function body:
+  operator    a comparison, arithmetic, logical, bitwise or shift operator
+              swapped for its neighbour (< for <=, + for -, && for ||, ...)
+  constant    an integer constant n made n+1 or n-1
+  call        a rounding or min/max call swapped (floor/ceil/trunc, fmin/fmax),
+              true for false
+  negate      an if or while condition negated
+  delete      a break or continue deleted
+Comments, strings and preprocessor lines are never touched.  For each mutant the file is changed in place in a build
 tree's source checkout, the targets its tests need are rebuilt, and the tests
 named for that file (TESTS below) run, cheapest first, until one fails.
 

@@ -9,6 +9,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${VKRR_MUTATE_DIR:-$root/build-mutate}
+for a in "$@"; do
+  case $a in -h|--help) exec python3 "$root/scripts/mutate.py" --help ;; esac
+done
 mkdir -p "$work/src"
 # tar keeps each file's time, so an unchanged file is not rebuilt on the next run.
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/src"
