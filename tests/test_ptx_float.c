@@ -3,17 +3,22 @@
  * mode by the host FPU switched into that mode (fesetround), f16/bf16 exactly
  * in long double then rounded by searching every code of the format; .ftz,
  * .sat, .relu, min/max NaN and signed-zero rules, testp, unordered setp,
- * canonical NaNs; the approximate instructions against src/hw/approx.h, which
- * defines them. */
+ * canonical NaNs.  The approximate instructions against what the H200
+ * returned: f16-valued inputs from the measured tables read here (hw_raw.h:
+ * f16_inputs.u32, native16.u16), others from worked examples off the
+ * measured delta tables; never from src/hw, which the interpreter runs. */
 #include <fenv.h>
 
 #include "approx.h"
+#include "hw_raw.h"
 #include "ptx_testutil.h"
 
 #define F32_NOUT 48
 #define F64_NOUT 20
 #define F16_NOUT 16
 #define N 256
+/* k_f32's out[34..42]: ex2.ftz, ex2, rsqrt.ftz |a|, lg2 |a|, sin, cos.ftz, rcp, sqrt |a|, tanh */
+#define APPROX_OUT0 34
 
 static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
 
@@ -105,15 +110,7 @@ static void f32_expect(float a, float b, float c, uint32_t *e)
     bits |= (uint32_t)(!un && a >= b) << 7;
     bits |= (uint32_t)(!un && ftz(a) != ftz(b)) << 8;
     e[33] = bits;
-    e[34] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_EX2, a, 1));
-    e[35] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_EX2, a, 0));
-    e[36] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_RSQRT, aa, 1));
-    e[37] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_LG2, aa, 0));
-    e[38] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_SIN, a, 0));
-    e[39] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_COS, a, 1));
-    e[40] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_RCP, a, 0));
-    e[41] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_SQRT, aa, 0));
-    e[42] = ptxt_u(vkrr_approx_f32(VKRR_APPROX_TANH, a, 0));
+    /* e[34..42], the approximate instructions: check_approx */
     e[43] = canon(a / b); /* div.full and div.approx: the quotient, correctly rounded (README) */
     e[44] = canon(a / b);
     e[45] = canon(fmaf(a, b, c));
@@ -162,6 +159,8 @@ static void check_f32(vkrr_ptx_module *m, unsigned sm)
         uint32_t e[F32_NOUT];
         f32_expect(A[i], B[i], C[i], e);
         for (int k = 0; k < F32_NOUT; k++) {
+            if (k >= APPROX_OUT0 && k < APPROX_OUT0 + 9)
+                continue; /* check_approx */
             uint32_t got = ptxt_u(out[i * F32_NOUT + k]);
             if (got != e[k] && bad++ < 12)
                 fprintf(stderr, "sm%u k_f32 out[%d] a %08x b %08x c %08x: %08x, want %08x\n", sm, k,
@@ -274,7 +273,7 @@ static uint32_t bf16_rand(uint64_t *s)
     return (r & 0x807fu) | e << 7;
 }
 
-static void check_f16(vkrr_ptx_module *m, unsigned sm)
+static void check_f16(vkrr_ptx_module *m, unsigned sm, const uint8_t *n16)
 {
     static uint32_t A[N], B[N], C[N], out[N * F16_NOUT];
     uint64_t s = 5;
@@ -335,7 +334,7 @@ static void check_f16(vkrr_ptx_module *m, unsigned sm)
             e[10] = hminmax(x & 0xffff, y & 0xffff, false, false) |
                     hminmax(x >> 16, y >> 16, false, false) << 16;
             e[11] = hminmax(x & 0xffff, y & 0xffff, true, true) | hminmax(x >> 16, y >> 16, true, true) << 16;
-            e[12] = vkrr_approx_16(VKRR_APPROX_EX2, (uint16_t)xl, false); /* ex2.approx.f16 */
+            e[12] = n16 ? hwraw_u16(n16, HWRAW_N16_EX2_F16 * 65536u + xl) : 0; /* ex2.approx.f16 */
             e[13] = xl ^ 0x8000u;
             e[14] = x & 0x7fff7fffu;
             double dx = ptxt_decode(F, xl), dy = ptxt_decode(F, yl);
@@ -354,17 +353,134 @@ static void check_f16(vkrr_ptx_module *m, unsigned sm)
     }
 }
 
+/* ---- the approximate instructions ------------------------------------------------- */
+/* Worked examples at inputs no f16 table holds, each from one entry of a
+ * measured delta table by the laws of src/hw/README.md, worked with
+ * Python's lzma and struct (not vkrr): a grid point j, ref = the exact
+ * function at j rounded once to f32, delta the table's int8 at j, the GPU's
+ * value inverse(ord(ref) + delta), then the law's scaling.  t of sin/cos is
+ * FMUL.RZ(x, 0x3e22f983) and j = floor(|t| 2^25) mod 2^25. */
+static const struct {
+    uint32_t a;   /* the lane's input (rsqrt, lg2 and sqrt read |a|) */
+    unsigned out; /* k_f32's output */
+    uint32_t want;
+} worked[] = {
+    /* ex2.ftz(-1.7): E-[5872026], ref 3f1d9624, delta -1: 3f1d9623, times 2^-1 */
+    {0xbfd9999au, 34, 0x3e9d9623u},
+    /* ex2.ftz(-0.05): E-[419430], ref 3f77479b, delta -1 */
+    {0xbd4ccccdu, 34, 0x3f77479au},
+    /* ex2.ftz(pi): E+[1187766], ref 3f8d331d, delta 0, times 2^3 */
+    {0x40490fdbu, 34, 0x410d331du},
+    /* ex2(-140.3) (x < -126): t = ex2.ftz(-70.15) = 2^-70 E-[1258304] (ref
+     * 3f66b84a, delta -1: 3f66b849) = 1c66b849; t * t to nearest, subnormal */
+    {0xc30c4ccdu, 35, 0x000001a0u},
+    {0xbfd9999au, 35, 0x3e9d9623u},
+    /* rsqrt.ftz(1234.567) = 2^-5 R[1724965] (xr 1.2056), ref 3f692603, delta 1 */
+    {0x449a5225u, 36, 0x3ce92604u},
+    /* rsqrt.ftz(0.05) = 2^3 R[13421773] (xr 3.2), ref 3f0f1bbd, delta 0 */
+    {0xbd4ccccdu, 36, 0x408f1bbdu},
+    /* lg2(1.7) = L[5872026], ref 3f43fa16, delta 1 */
+    {0xbfd9999au, 37, 0x3f43fa17u},
+    /* sin(0.3): t 3d4391d0, S[1602106], ref 3e974e6c, delta 1 */
+    {0x3e99999au, 38, 0x3e974e6du},
+    /* sin(-0.05): t bc026135, S[267017], ref 3d4cb6d3, delta -7, negated */
+    {0xbd4ccccdu, 38, 0xbd4cb6ccu},
+    /* sin(1234.567): t 43447cc8 (to nearest it would be ...cc9), S[16355328],
+     * ref 3da19fb0, delta -9 */
+    {0x449a5225u, 38, 0x3da19fa7u},
+    /* sin(pi): t 3effffff, j 16777215: the exceptions list's entry, +0 */
+    {0x40490fdbu, 38, 0x00000000u},
+    /* sin(-140.3): t c1b2a2b0, S[11054080], ref 3f60c4e9, delta -2, negated */
+    {0xc30c4ccdu, 38, 0xbf60c4e7u},
+    /* cos.ftz(-1.7): t be8a8749, C[9078601], ref be03efcc, delta -6 */
+    {0xbfd9999au, 39, 0xbe03efd2u},
+    /* cos.ftz(0.3): C[1602106], ref 3f7490ef, delta -2 */
+    {0x3e99999au, 39, 0x3f7490edu},
+    /* cos.ftz(1234.567): C[16355328], ref bf7f339a, delta 1 */
+    {0x449a5225u, 39, 0xbf7f3399u},
+    /* rcp(-140.3) = -2^-7 C[806093], ref 3f698e81, delta 1 */
+    {0xc30c4ccdu, 40, 0xbbe98e82u},
+    /* rcp(9.646e37) (above 2^126: s = 1/4): 2^-124 C[1123141] (ref 3f61c58d,
+     * delta 1: 3f61c58e), times 1/4 to a subnormal */
+    {0x7e912345u, 40, 0x0070e2c7u},
+    /* rcp(-0.05) = -2^5 C[5033165], ref 3f200000, delta 0 */
+    {0xbd4ccccdu, 40, 0xc1a00000u},
+    /* sqrt(140.3) = 2^3 S[9194701] (xr 2.1922), ref 3fbd846d, delta -1 */
+    {0xc30c4ccdu, 41, 0x413d846cu},
+    /* sqrt(subnormal 0x00012345): x 2^24 = 0911a280 = 2.2755 4^-55,
+     * S[9544320], ref 3fc11636, delta 1: 3fc11637, times 2^-55, then 2^-12 */
+    {0x00012345u, 41, 0x1e411637u},
+};
+#define NWORKED (sizeof worked / sizeof worked[0])
+
+/* f16_inputs.u32's row for k_f32's output k (of an input a or |a|) */
+static const int approx_row[9] = {HWRAW_F16_EX2_FTZ, HWRAW_F16_EX2, HWRAW_F16_RSQRT_FTZ,
+                                  HWRAW_F16_LG2,     HWRAW_F16_SIN, HWRAW_F16_COS_FTZ,
+                                  HWRAW_F16_RCP,     HWRAW_F16_SQRT, HWRAW_F16_TANH};
+static const bool approx_abs[9] = {false, false, true, true, false, false, false, true, false};
+
+/* k_f32 over 1024 f16 values (every exponent, both signs, the special
+ * codes) and the worked examples; out[34..42] against the H200's. */
+static void check_approx(vkrr_ptx_module *m, unsigned sm, const uint8_t *f16in)
+{
+    enum { NF = 1024, NA = NF + 64 };
+    static float A[NA], B[NA], C[NA], out[NA * F32_NOUT];
+    static uint16_t code[NF];
+    static const uint16_t special[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001,
+                                       0x83ff, 0x3c00, 0xbc00, 0x0400, 0x7bff, 0xfbff};
+    for (int i = 0; i < NF; i++) {
+        code[i] = (uint16_t)(i < 12 ? special[i] : i * 64 + (i * 41) % 64);
+        A[i] = (float)ptxt_decode(&PTXT_F16, code[i]);
+    }
+    for (int i = NF; i < NA; i++)
+        A[i] = ptxt_f(worked[(size_t)(i - NF) % NWORKED].a);
+    for (int i = 0; i < NA; i++)
+        B[i] = C[i] = 1.0f;
+    ptxt_args a = {0};
+    ptxt_ptr(&a, A, sizeof A);
+    ptxt_ptr(&a, B, sizeof B);
+    ptxt_ptr(&a, C, sizeof C);
+    ptxt_ptr(&a, out, sizeof out);
+    ptxt_u32(&a, NA);
+    if (!f16in || !ptxt_run(m, "k_f32", &a, NA / 64, 64, 0))
+        return;
+    unsigned bad = 0, n = 0;
+    for (int i = 0; i < NF; i++)
+        for (int k = 0; k < 9; k++, n++) {
+            uint32_t h = approx_abs[k] ? code[i] & 0x7fffu : code[i];
+            uint32_t want = hwraw_u32(f16in, (size_t)approx_row[k] * 65536u + h);
+            uint32_t got = ptxt_u(out[i * F32_NOUT + APPROX_OUT0 + k]);
+            if (got != want && bad++ < 12)
+                fprintf(stderr, "sm%u k_f32 out[%d] a %08x (f16 %04x): %08x, the H200 %08x\n", sm,
+                        APPROX_OUT0 + k, ptxt_u(A[i]), code[i], got, want);
+        }
+    for (size_t w = 0; w < NWORKED; w++, n++) {
+        uint32_t got = ptxt_u(out[(NF + w) * F32_NOUT + worked[w].out]);
+        if (got != worked[w].want && bad++ < 12)
+            fprintf(stderr, "sm%u k_f32 out[%u] a %08x: %08x, worked from the H200's tables %08x\n",
+                    sm, worked[w].out, worked[w].a, got, worked[w].want);
+    }
+    printf("sm%u approximate f32 instructions: %u results (%u f16 inputs, %zu worked), %u differ "
+           "from the H200\n", sm, n, NF, NWORKED, bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     static const unsigned sms[2] = {80, 89};
+    uint8_t *f16in = hwraw_shipped("f16_inputs.u32", NULL), *n16 = hwraw_shipped("native16.u16", NULL);
+    CHECK(f16in && n16);
     for (int k = 0; k < 2; k++) {
         vkrr_ptx_module *m = ptxt_load("float_ops", sms[k]);
         if (!m)
             continue;
         check_f32(m, sms[k]);
+        check_approx(m, sms[k], f16in);
         check_f64(m, sms[k]);
-        check_f16(m, sms[k]);
+        check_f16(m, sms[k], n16);
         vkrr_ptx_module_free(m);
     }
+    free(f16in);
+    free(n16);
     return test_finish("ptx_float");
 }
