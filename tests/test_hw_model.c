@@ -17,6 +17,7 @@
 #include "cuformat.h"
 #include "hw_model.h"
 #include "hw_tables.h"
+#include "hw_raw.h"
 #include "testutil.h"
 
 #define fb vkrr_f32_bits
@@ -39,16 +40,16 @@ static const struct {
     {VKRR_APPROX_TANH, 0, "tanh.approx.f32"},
 };
 
-static void test_f16_inputs(vkrr_hw_tables *t)
+static void test_f16_inputs(void)
 {
-    const uint32_t *hw = vkrr_hw_tables_get(t, VKRR_HWT_F16_INPUTS, NULL);
+    uint8_t *hw = hwraw_shipped("f16_inputs.u32", NULL); /* not through hw_tables.c */
     if (!CHECK(hw))
         return;
     for (int r = 0; r < 15; r++) {
         unsigned bad = 0, standins = 0;
         for (uint32_t h = 0; h < 65536; h++) {
             float x = vkrr_f16_to_f32((uint16_t)h);
-            uint32_t want = hw[(size_t)r * 65536 + h];
+            uint32_t want = hwraw_u32(hw, (size_t)r * 65536 + h);
             uint32_t got = fb(vkrr_approx_f32_noted(rows[r].op, x, rows[r].ftz, &standins));
             if (got != want && bad++ < 5)
                 fprintf(stderr, "  %s(%a) [f16 %04x]: %08x, the H200 %08x\n", rows[r].name, x, h,
@@ -59,6 +60,7 @@ static void test_f16_inputs(vkrr_hw_tables *t)
         CHECK_EQ_U64(bad, 0);
         CHECK_EQ_U64(standins, 0);
     }
+    free(hw);
 }
 
 /* An x > 0 whose turn FMUL.RZ(x, 1/(2 pi)) is exactly t (0 when none is near). */
@@ -160,9 +162,23 @@ static void test_rsqrt_subnormal(void)
     CHECK_EQ_U64(bad, 0);
 }
 
-/* The native 16-bit forms: the table, in the PTX form each row is. */
+/* The native 16-bit forms: every code of each row against native16.u16 read
+ * here, then values worked by hand, in the PTX form each row is. */
 static void test_native16(void)
 {
+    uint8_t *n16 = hwraw_shipped("native16.u16", NULL);
+    if (CHECK(n16)) {
+        unsigned bad = 0;
+        for (unsigned r = 0; r < 4; r++)
+            for (uint32_t h = 0; h < 65536; h++) {
+                uint16_t got = vkrr_approx_16(r & 1 ? VKRR_APPROX_TANH : VKRR_APPROX_EX2, (uint16_t)h, r >= 2);
+                uint16_t want = hwraw_u16(n16, r * 65536u + h);
+                if (got != want && bad++ < 5)
+                    fprintf(stderr, "  native16 row %u [%04x]: %04x, the H200 %04x\n", r, h, got, want);
+            }
+        CHECK_EQ_U64(bad, 0);
+        free(n16);
+    }
     CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x0000, false), 0x3c00u);  /* ex2.f16(0) = 1 */
     CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_EX2, 0x3c00, false), 0x4000u);  /* ex2.f16(1) = 2 */
     CHECK_EQ_U64(vkrr_approx_16(VKRR_APPROX_TANH, 0x0000, false), 0x0000u);
@@ -348,9 +364,44 @@ static void test_cache_and_damage(void)
 
 /* `vkrr hw measure --backend ptx --sample N`: the measurement kernels run in
  * the PTX interpreter (which computes the shipped model), so the tables the
- * measurement writes must equal the shipped ones at every sampled point:
- * the inputs it chooses, the references it subtracts and the exceptions it
- * splits off are those the shipped tables were made with. */
+ * measurement writes must equal the files measured on the H200 at every
+ * sampled point: the inputs it chooses, the references it subtracts and the
+ * exceptions it splits off are those the shipped tables were made with.
+ * Both sides are the .xz files themselves, decompressed here (hw_raw.h): a
+ * table set read wrongly by hw_tables.c would make the model, and so the
+ * measurement, differ from the GPU's bytes. */
+/* every step-th entry of each row of `row` entries (0: one row; --sample
+ * measures those alone) of table name, of `width` bytes an entry */
+static unsigned measure_compare(const char *set, const char *name, size_t width, size_t row,
+                                unsigned step, unsigned *checked)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s.xz", set, name);
+    size_t na = 0, nb = 0;
+    uint8_t *a = hwraw_read(path, &na), *b = hwraw_shipped(name, &nb);
+    unsigned bad = 0;
+    bool ok = CHECK(a && b && na == nb);
+    if (!ok) {
+        fprintf(stderr, "  %s: %zu bytes measured, %zu shipped\n", name, na, nb);
+        bad = 1;
+    }
+    bool turn = !strncmp(name, "delta_sin", 9) || !strncmp(name, "delta_cos", 9);
+    size_t n = ok ? na / width : 0, rl = row ? row : n;
+    for (size_t r0 = 0; r0 < n; r0 += rl)
+        for (size_t j = r0; j < r0 + rl; j += step) {
+            uint32_t x = width == 1 ? a[j] : width == 2 ? hwraw_u16(a, j) : hwraw_u32(a, j);
+            uint32_t y = width == 1 ? b[j] : width == 2 ? hwraw_u16(b, j) : hwraw_u32(b, j);
+            if (turn && x == 0x80u) /* -128: not reached near there by the search */
+                continue;
+            ++*checked;
+            if (x != y && bad++ < 5)
+                fprintf(stderr, "  %s[%zu]: measured 0x%x, the H200 0x%x\n", name, j, x, y);
+        }
+    free(a);
+    free(b);
+    return bad;
+}
+
 static void test_measure(void)
 {
     char *dir = test_tmpdir("hw_measure");
@@ -367,49 +418,20 @@ static void test_measure(void)
     CHECK(o && strstr(o, "FLOAT                x1 clamp             model   0.00 %  f32 100.00 %"));
     free(o);
     snprintf(set, sizeof set, "%s/sm_90", dir);
-    vkrr_hw_tables *m = NULL, *s = NULL;
-    vkrr_error err = {0};
-    if (!CHECK(vkrr_hw_tables_open_dir(set, &m, &err) == VKRR_OK) ||
-        !CHECK(vkrr_hw_tables_open_shipped(&s, &err) == VKRR_OK)) {
-        vkrr_error_print(&err, stderr);
-        vkrr_hw_tables_close(m);
-        test_rmtree(dir);
-        free(dir);
-        return;
-    }
     unsigned checked = 0, bad = 0;
-    static const vkrr_hw_table_id grid[] = {VKRR_HWT_EX2_POS, VKRR_HWT_EX2_NEG, VKRR_HWT_RSQRT,
-                                            VKRR_HWT_SQRT, VKRR_HWT_RCP, VKRR_HWT_LG2,
-                                            VKRR_HWT_SIN, VKRR_HWT_COS};
-    for (unsigned g = 0; g < 8; g++) {
-        size_t n = 0;
-        const int8_t *a = vkrr_hw_tables_get(m, grid[g], &n), *b = vkrr_hw_tables_get(s, grid[g], NULL);
-        bool turn = grid[g] == VKRR_HWT_SIN || grid[g] == VKRR_HWT_COS;
-        for (size_t j = 0; a && b && j < n; j += 4099) {
-            if (turn && a[j] == -128) /* not reached near there by the search */
-                continue;
-            checked++;
-            if (a[j] != b[j] && bad++ < 5)
-                fprintf(stderr, "  %s[%zu]: measured %d, shipped %d\n", vkrr_hw_table_name(grid[g]),
-                        j, a[j], b[j]);
-        }
-    }
-    const uint32_t *fa = vkrr_hw_tables_get(m, VKRR_HWT_F16_INPUTS, NULL);
-    const uint32_t *fb = vkrr_hw_tables_get(s, VKRR_HWT_F16_INPUTS, NULL);
-    const uint16_t *na = vkrr_hw_tables_get(m, VKRR_HWT_NATIVE16, NULL);
-    const uint16_t *nb = vkrr_hw_tables_get(s, VKRR_HWT_NATIVE16, NULL);
-    for (unsigned r = 0; fa && fb && r < 15; r++)
-        for (unsigned h = 0; h < 65536; h += 4099, checked++)
-            bad += fa[r * 65536u + h] != fb[r * 65536u + h];
-    for (unsigned r = 0; na && nb && r < 4; r++)
-        for (unsigned h = 0; h < 65536; h += 4099, checked++)
-            bad += na[r * 65536u + h] != nb[r * 65536u + h];
+    static const char *const grid[] = {"delta_ex2_ftz_0_1.i8", "delta_ex2_ftz_neg_0_1.i8",
+                                       "delta_rsqrt_ftz_1_4.i8", "delta_sqrt_ftz_1_4.i8",
+                                       "delta_rcp_ftz_1_2.i8", "delta_lg2_ftz_1_2.i8",
+                                       "delta_sin_turn_K25.i8", "delta_cos_turn_K25.i8"};
+    for (unsigned g = 0; g < 8; g++)
+        bad += measure_compare(set, grid[g], 1, 0, 4099, &checked);
+    bad += measure_compare(set, "f16_inputs.u32", 4, 65536, 4099, &checked);
+    bad += measure_compare(set, "native16.u16", 2, 65536, 4099, &checked);
     printf("hw measure through the PTX interpreter: %u sampled entries, %u differ from the "
-           "shipped tables\n", checked, bad);
+           "H200's tables\n", checked, bad);
     CHECK(checked > 20000);
     CHECK_EQ_U64(bad, 0);
-    vkrr_hw_tables_close(m);
-    vkrr_hw_tables_close(s);
+    vkrr_error err = {0};
     /* the measured set is a set vkrr uses: --hw-tables finds it by architecture */
     vkrr_hw_model *model = NULL;
     CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_90", .tables_dir = dir}, &model,
@@ -428,8 +450,8 @@ int main(void)
     if (!CHECK(vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK))
         return test_finish("hw_model");
     CHECK_STR(vkrr_hw_tables_arch(t), "sm_90");
-    test_f16_inputs(t);
     vkrr_hw_tables_close(t);
+    test_f16_inputs();
     test_edges();
     test_rsqrt_subnormal();
     test_native16();
