@@ -1,7 +1,8 @@
 /* test_ptx_mma_sp8.c - sparse mma (mma.sp) on 8-bit and 4-bit types: .s8/.u8
  * m16n8k32 and m16n8k64, .s4/.u4 m16n8k64 and m16n8k128 (wrapping and
  * .satfinite s32), .e4m3/.e5m2 m16n8k64 (compute_89 PTX), nvcc's PTX of
- * tests/ptx/mma_sp8_ops.cu, against the dense product computed here.
+ * tests/ptx/mma_sp8_ops.cu, against the dense product computed here; fp8
+ * sums where the tensor cores' truncation shows, worked out by hand.
  *
  * Which lane holds which row's metadata is written out below (holders), not
  * taken from vkrr: the PTX ISA gives it only as figures, and this is the
@@ -15,6 +16,7 @@
  * CUTLASS's host_uncompress reads it) and takes the 8-bit holders of the same
  * number of chunks a row (a chunk is 32 bits of A either way). */
 #include "capture_write.h"
+#include "hw_model.h"
 #include "ptx_testutil.h"
 
 enum { POISON = 0x55555555u };
@@ -195,6 +197,95 @@ static void check_fp8(vkrr_ptx_module *m)
     }
 }
 
+/* The tensor cores' sum (cuda_ref/ptx/ptx_mma_sum.c's model: c and every
+ * product aligned to the largest exponent among them, each truncated toward
+ * zero to F fraction bits of it, summed exactly, rounded toward zero to f32;
+ * F 25 on sm_90, 13 for sm_89's fp8 with the sum kept to 13 bits too) on
+ * two elements worked out by hand, where truncating the terms shows: every
+ * other product is 0 and c 0, so every other d is +0.
+ *   d(0,0): c = 256 (2^8), eight products 3 2^-9 * 2^-9 = 3 2^-18 (e4m3
+ *     subnormals 0x03 and 0x01).  Exact: 256 + 24 2^-18 = 256 + 3 2^-15,
+ *     an f32 (its ULP at 256 is 2^-15): 0x43800003, the exact sum rounded
+ *     once.  sm_90: the grid is 2^(8-25) = 2^-17, 3 2^-18 = 1.5 grid
+ *     truncates to 2^-17, the sum is 256 + 8 2^-17 = 256 + 2 2^-15:
+ *     0x43800002.  sm_89: the grid is 2^(8-13) = 2^-5, every product
+ *     truncates to 0: 256, 0x43800000.
+ *   d(1,1): c = 256, eight products 0.1875 * 0.25 = 3 2^-6 (0x24, 0x28).
+ *     Exact: 256 + 24 2^-6 = 256.375 (0.375 is 3 2^12 ULPs of 2^-15:
+ *     0x43803000), which sm_90 keeps (3 2^-6 is on its grid).  sm_89:
+ *     3 2^-6 = 1.5 2^-5 truncates to 2^-5, the sum is 256.25, on the 13-bit
+ *     grid of 256 (2^-5) and an f32: 0x43802000. */
+static uint8_t zero_code(uint64_t *s)
+{
+    (void)s;
+    return 0; /* e4m3 +0 */
+}
+
+/* the first n kept A elements of `row` (Ac holds them in column order) and
+ * B's same k of column `col` */
+static void sp8_set(sp8 *p, int row, int col, int n, uint8_t acode, uint8_t bcode)
+{
+    for (int k = 0, e = 0; k < p->K && e < n; k++) {
+        if (!p->kept[row][k])
+            continue;
+        p->Ac[row * (p->K / 2) + e++] = acode;
+        p->dense[row][k] = acode;
+        p->Bt[col * p->K + k] = bcode;
+    }
+}
+
+static void check_fp8_sums(vkrr_ptx_module *m)
+{
+    static const struct {
+        const char *arch; /* the capture's GPU; NULL: the default, sm_90 */
+        uint32_t d00, d11;
+    } want[] = {{NULL, 0x43800002u, 0x43803000u}, {"sm_89", 0x43800000u, 0x43802000u}};
+    static const uint32_t once00 = 0x43800003u, once11 = 0x43803000u; /* the exact sums, rounded */
+    static sp8 p;
+    static float C[128], D[128];
+    uint64_t s = 3;
+    sp8_build(&p, 64, 8, 0, 0, &s, zero_code);
+    sp8_set(&p, 0, 0, 8, 0x03, 0x01);
+    sp8_set(&p, 1, 1, 8, 0x24, 0x28);
+    memset(C, 0, sizeof C);
+    C[0 * 8 + 0] = C[1 * 8 + 1] = 256.0f;
+    /* the worked sums are the inputs' (the codes as written above) */
+    double x00 = 256, x11 = 256;
+    for (int k = 0; k < 64; k++) {
+        x00 += ptxt_decode(&PTXT_E4M3, p.dense[0][k]) * ptxt_decode(&PTXT_E4M3, p.Bt[0 * 64 + k]);
+        x11 += ptxt_decode(&PTXT_E4M3, p.dense[1][k]) * ptxt_decode(&PTXT_E4M3, p.Bt[1 * 64 + k]);
+    }
+    CHECK_EQ_U64(ptxt_u((float)x00), once00);
+    CHECK_EQ_U64(ptxt_u((float)x11), once11);
+    for (int i = 0; i < 2; i++) {
+        vkrr_hw_model *hw = NULL;
+        vkrr_error err = {0};
+        if (want[i].arch && !CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.capture_arch = want[i].arch}, &hw,
+                                                      &err) == VKRR_OK))
+            return;
+        ptxt_args a;
+        sp8_args(&a, &p, C, D, 0);
+        vkrr_hw_use(hw);
+        bool ok = ptxt_run(m, "k_mma_sp_fp8", &a, 1, 32, 0);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(hw);
+        if (!CHECK(ok))
+            return;
+        unsigned zeros = 0;
+        for (int e = 0; e < 128; e++)
+            zeros += e != 0 && e != 9 && ptxt_u(D[e]) == 0;
+        printf("mma.sp m16n8k64 e4m3 on the %s model: d(0,0) 0x%08x (want 0x%08x), d(1,1) 0x%08x "
+               "(want 0x%08x); the exact sums rounded once 0x%08x, 0x%08x\n",
+               want[i].arch ? want[i].arch : "sm_90", ptxt_u(D[0]), want[i].d00, ptxt_u(D[9]), want[i].d11,
+               once00, once11);
+        CHECK_EQ_U64(ptxt_u(D[0]), want[i].d00);
+        CHECK_EQ_U64(ptxt_u(D[9]), want[i].d11);
+        CHECK_EQ_U64(zeros, 126);
+        /* each model's sum is seen: it differs from the exact sum rounded once */
+        CHECK(want[i].d00 != once00 && (i == 0 || want[i].d11 != once11));
+    }
+}
+
 /* A chunk that names one unit twice (row 9, chunk 13 of a k64 8-bit or k128
  * 4-bit A: lane 4 * 1 + 3, bits 20-23) is undefined in the ISA: the launch
  * faults, naming it. */
@@ -369,8 +460,10 @@ int main(void)
             continue;
         check_int(m);
         check_fault(m);
-        if (k)
+        if (k) {
             check_fp8(m);
+            check_fp8_sums(m);
+        }
         vkrr_ptx_module_free(m);
     }
     int r = test_finish("ptx_mma_sp8");
