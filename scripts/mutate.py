@@ -183,6 +183,9 @@ def mutants(text):
     return found
 
 
+SEP = " @@ "  # never in C code, unlike "|"
+
+
 def mutant_key(path, text, m):
     """A name for a mutant that survives edits elsewhere in the file: the
     line's text, which occurrence of orig on it, and the change."""
@@ -190,21 +193,22 @@ def mutant_key(path, text, m):
     le = text.find("\n", m["start"])
     line_text = text[ls:le if le >= 0 else len(text)]
     occ = line_text[:m["start"] - ls].count(m["orig"]) + 1
-    return "%s|%s|%d|%s|%s" % (path, line_text.strip(), occ, m["orig"], m["new"])
+    return SEP.join((path, line_text.strip(), str(occ), m["orig"], m["new"]))
 
 
 def read_triage(path):
     """scripts/mutate-triage.md's equivalent mutants: lines
-    `- equivalent: FILE | LINE TEXT | OCCURRENCE | ORIG | NEW -- why`."""
+    `- equivalent: `FILE @@ LINE TEXT @@ OCCURRENCE @@ ORIG @@ NEW` -- why`
+    (the key the campaign prints for a survivor)."""
     known = {}
     if not os.path.exists(path):
         return known
     for ln in open(path, encoding="utf-8"):
         m = re.match(r"- (equivalent|tested): `(.+?)` -- (.*)$", ln.rstrip("\n"))
         if m:
-            parts = [p.strip() for p in m.group(2).split(" | ")]
+            parts = [p.strip() for p in m.group(2).split(SEP.strip())]
             if len(parts) == 5:
-                known["|".join(parts)] = (m.group(1), m.group(3))
+                known[SEP.join(parts)] = (m.group(1), m.group(3))
     return known
 
 
@@ -359,7 +363,7 @@ class Campaign:
                                 outcome=outcome, by=why, key=key))
             print("%-10s %s%s" % (outcome, where, "  [" + why + "]" if why else ""), flush=True)
             if outcome == "survived":
-                print("           triage key: `%s`" % " | ".join(key.split("|")), flush=True)
+                print("           triage key: `%s`" % key, flush=True)
         self.ninja(targets)
 
 
