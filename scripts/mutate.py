@@ -219,7 +219,6 @@ class Campaign:
         self.build = args.build
         self.cc = self.load_compile_commands()
         self.timing = {}
-        self.interrupted = False
 
     def load_compile_commands(self):
         p = os.path.join(self.build, "compile_commands.json")
@@ -338,8 +337,6 @@ class Campaign:
         print("== %s: %d of %d mutants; tests: %s" % (rel, len(chosen), len(every), " ".join(names)), flush=True)
         timeout = lambda n: max(30.0, 4 * self.timing.get(n, 30.0))
         for m in chosen:
-            if self.interrupted:
-                break
             key = mutant_key(rel, text, m)
             mutated = text[:m["start"]] + m["new"] + text[m["end"]:]
             where = "%s:%d: %s %s -> %s" % (rel, m["line"], m["op"], m["orig"], m["new"])
@@ -422,14 +419,13 @@ def main():
     triage = read_triage(a.triage)
 
     def stop(sig, frame):
-        c.interrupted = True
-        print("mutate: interrupted; putting the file back", flush=True)
-    signal.signal(signal.SIGINT, stop)
+        raise KeyboardInterrupt  # the mutant's finally puts the file back
     signal.signal(signal.SIGTERM, stop)
-    for f in files:
-        if c.interrupted:
-            break
-        c.run_file(f, triage, results)
+    try:
+        for f in files:
+            c.run_file(f, triage, results)
+    except KeyboardInterrupt:
+        print("mutate: interrupted; the file is put back", flush=True)
     if a.list:
         return 0
     print()

@@ -15,10 +15,8 @@ done
 mkdir -p "$work/src"
 # tar keeps each file's time, so an unchanged file is not rebuilt on the next run.
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/src"
-if [ ! -f "$work/obj/build.ninja" ]; then
-  echo "mutate: configuring $work/obj"
-  cmake -S "$work/src" -B "$work/obj" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
-fi
+# configured each time: new test files join the ctest list the script reads
+cmake -S "$work/src" -B "$work/obj" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 exec python3 "$root/scripts/mutate.py" --source "$work/src" --build "$work/obj" \
      --triage "$root/scripts/mutate-triage.md" "$@"
