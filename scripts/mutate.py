@@ -263,19 +263,19 @@ class Campaign:
         return hashlib.sha256(data).hexdigest()
 
     def tests_for(self, regex):
-        r = subprocess.run(["ctest", "-N", "-V", "-R", regex], cwd=self.build, capture_output=True, text=True)
-        names, targets = [], set(["vkrr"])
-        cur = None
-        for ln in r.stdout.splitlines():
-            m = re.search(r"Test command: (\S+)(.*)", ln)
-            if m:
-                cur = m
-                exe = os.path.basename(m.group(1))
-                if exe != "bash":
-                    targets.add(exe)
-            m = re.match(r"\s*Test\s+#\d+: (\S+)", ln)
-            if m:
-                names.append(m.group(1))
+        """The ctest tests matching regex, and the build targets they run:
+        vkrr, and each test's executable (a test named after its target, or
+        TARGET_MODE / TARGET_oracle for the same binary run another way)."""
+        r = subprocess.run(["ctest", "-N", "-R", regex], cwd=self.build, capture_output=True, text=True)
+        names = re.findall(r"^\s*Test\s+#\d+: (\S+)", r.stdout, re.M)
+        r = subprocess.run(["ninja", "-C", self.build, "-t", "targets", "all"], capture_output=True, text=True)
+        known = set(os.path.basename(ln.split(":")[0]) for ln in r.stdout.splitlines())
+        targets = set(["vkrr"])
+        for n in names:
+            for t in (n, n.rsplit("_", 1)[0]):
+                if t in known:
+                    targets.add(t)
+                    break
         return names, sorted(targets)
 
     def run_tests(self, names, timeout):
