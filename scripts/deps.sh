@@ -6,10 +6,12 @@ set -euo pipefail
 # hardware tables (src/hw) ship xz-compressed and are decompressed with it.
 # liblz4-dev, libzstd-dev: compressed entries of CUDA fatbins (src/base/fatbin.c).
 # llvm-15-dev: the PTX JIT (cuda_ref/ptx/ptx_jit.c), LLVM's ORC JIT through its
-# C API; lavapipe already loads the same libLLVM-15.
+# C API; lavapipe already loads the same libLLVM-15.  lintian: the package's
+# check (tests/e2e_package.sh); man-db: the manual pages opened and checked
+# (tests/e2e_cli_docs.sh, which also parses the zsh completion with zsh).
 pkgs=(build-essential cmake ninja-build clang libclang-rt-dev pkg-config python3 libvulkan-dev mesa-vulkan-drivers
       glslang-tools glslang-dev spirv-tools vulkan-validationlayers libstb-dev liblzma-dev liblz4-dev libzstd-dev libvulkan-volk-dev
-      chromium libxml2-utils time llvm-15-dev)
+      chromium libxml2-utils time llvm-15-dev lintian man-db zsh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
