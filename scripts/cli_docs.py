@@ -53,9 +53,10 @@ def help_text(vkrr, args):
 
 def split_usage(lines):
     """The usage lines (each usage with its continuation lines) and the rest."""
-    if not lines or not lines[0].startswith("usage: "):
+    m = re.match(r"^usage:\s*", lines[0], re.I) if lines else None
+    if not m:
         fail("the help does not start with 'usage: ': %r" % (lines[:1],))
-    usages, i = [lines[0][len("usage: "):].strip()], 1
+    usages, i = [lines[0][m.end():].strip()], 1
     while i < len(lines) and lines[i].strip():
         s = lines[i].strip()
         if s.startswith("vkrr "):
@@ -399,7 +400,7 @@ def zsh_completion(cmds, summaries):
             if o.values:
                 vals = " ".join(o.values)
                 if o.name in HW_MODEL_OPTIONS:
-                    spec += ":value:_vkrr_approx %s" % vals
+                    spec += ":value:{_vkrr_approx %s}" % vals
                 else:
                     spec += ":value:(%s)" % vals
             elif arg_kind(o.arg) == "file":
@@ -429,7 +430,7 @@ def main():
     usages, body = split_usage(top)
     summaries, in_cmds = {}, False
     for line in body:
-        if line.strip() == "commands:":
+        if line.strip().lower() == "commands:":
             in_cmds = True
         elif in_cmds and re.match(r"^  [a-z]+ +\S", line):
             name, text = line.split(None, 1)
@@ -452,7 +453,7 @@ def main():
     # the commands block of vkrr(1): each command a tagged paragraph naming its page
     top_blocks, skip = [], False
     for b in blocks:
-        if b[0] == "heading" and b[1] == "commands":
+        if b[0] == "heading" and b[1].lower() == "commands":
             top_blocks.append(b)
             for n, s in summaries.items():
                 top_blocks.append(("item", n, "%s (vkrr-%s(1))" % (s, n)))

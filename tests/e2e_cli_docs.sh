@@ -10,8 +10,8 @@
 #     option lines), the subcommands, and the values of --mode, --ref,
 #     --backend, --heatmaps, --ptx-engine, --scene and --approx (the
 #     hardware models `vkrr hw list` names), as README "Commands" gives them;
-#   - PREFIX/share/zsh/vendor-completions/_vkrr is zsh that parses (zsh -n)
-#     and names every command and option too.
+#   - PREFIX/share/zsh/vendor-completions/_vkrr parses (zsh -n), and an
+#     interactive zsh offers the commands, options and values with it.
 # Usage: e2e_cli_docs.sh VKRR_BIN WORKDIR
 set -euo pipefail
 bin=$(readlink -f "$1")
@@ -30,7 +30,7 @@ bashc=$WORK/prefix/share/bash-completion/completions/vkrr
 zshc=$WORK/prefix/share/zsh/vendor-completions/_vkrr
 
 vkrr --help >"$WORK/help.txt"
-cmds=$(awk '/^commands:$/ { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' "$WORK/help.txt")
+cmds=$(awk 'tolower($0) == "commands:" { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' "$WORK/help.txt")
 [ "$(wc -w <<<"$cmds")" -ge 10 ] || fail "vkrr --help lists only: $cmds"
 
 # words of FILE, one a line, as a reader sees them (trailing ':' and '.' off:
@@ -50,7 +50,7 @@ for page in vkrr $(sed 's/^/vkrr-/' <<<"$cmds"); do
   LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$f" 2>&1 | sed 's/[‐−]/-/g; s/[’‘]/'"'"'/g' >"$WORK/$page.txt"
   grep -q "^ *$page - [a-z]" "$WORK/$page.txt" || fail "$page: no NAME line '$page - ...': $(head -5 "$WORK/$page.txt")"
   if [ "$page" = vkrr ]; then vkrr --help; else vkrr "${page#vkrr-}" --help; fi |
-    sed '1s/^usage: //' >"$WORK/$page.help"
+    sed -E '1s/^[Uu]sage: *//' >"$WORK/$page.help"
   words "$WORK/$page.help" >"$WORK/$page.help.words"
   words "$WORK/$page.txt" >"$WORK/$page.page.words"
   in_order "$WORK/$page.help.words" "$WORK/$page.page.words" >"$WORK/order.txt" ||
@@ -117,7 +117,19 @@ for c in $cmds; do
   grep -q "^    '$c:" "$zshc" || fail "zsh: no command $c"
 done
 grep -q "^      '\*--mode\[.*:value:(isolated chained both)'" "$zshc" || fail "zsh: --mode's values"
-command -v zsh >/dev/null || e2e_skip zsh "no zsh to parse $zshc with (everything else passed)"
+command -v zsh >/dev/null || e2e_skip zsh "no zsh to parse and run $zshc with (everything else passed)"
 zsh -n "$zshc" || fail "zsh -n $zshc"
-echo "zsh completion: parses"
+# what an interactive zsh offers on Tab (tests/zsh_complete.zsh drives one in
+# a pseudo-terminal); vkrr from the build folder, as bash's checks above
+zoffers() { # LINE WORD...
+  zsh -f "$(dirname "$0")/zsh_complete.zsh" "$(dirname "$zshc")" "$build" "$@" >"$WORK/zsh.txt" 2>&1 ||
+    fail "$(cat "$WORK/zsh.txt")"
+}
+zoffers "vkrr " $cmds
+zoffers "vkrr validate cap --no-" --no-builtin --no-cache --no-hash-check
+zoffers "vkrr validate cap --mode " isolated chained both
+zoffers "vkrr rerun cap --backend " ptx cpu cuda
+zoffers "vkrr validate cap --approx " auto rounded $models
+zoffers "vkrr hw " measure list
+echo "zsh completion: parses; commands, options, option values"
 echo "e2e_cli_docs: PASS"
