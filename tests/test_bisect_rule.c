@@ -211,6 +211,16 @@ static void check_later_culprits(void)
                   "isolated (evidence: isolated); 3 later culprits in all (role \"culprit\" in the "
                   "table)\n");
     CHECK(b.first_fail == 1 && b.later_culprit == 2 && b.later_culprits == 3);
+    /* two: still "in all" (the count is named from two on) */
+    r[5].status = VKRR_LAUNCH_PASS;
+    CHECK_PRINTED(r, N, &b,
+                  "bisect: first divergence: #11 k1 (frame 0, occurrence 0) is an AMPLIFIER: its "
+                  "isolated error is within tolerance (evidence: isolated; no original kernel ran "
+                  "on its chained inputs); the chained error first grew at #10 k0 (frame 0, "
+                  "occurrence 0)\n"
+                  "bisect: a later culprit: #12 k2 (frame 1, occurrence 0) is out of tolerance "
+                  "isolated (evidence: isolated); 2 later culprits in all (role \"culprit\" in the "
+                  "table)\n");
     /* the first later culprit decided by the original */
     r[2].status = VKRR_LAUNCH_PASS;
     r[5].status = VKRR_LAUNCH_PASS;
