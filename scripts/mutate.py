@@ -334,6 +334,7 @@ class Campaign:
             return
         self.baseline(names, targets)
         orig_code = self.object_code(path)
+        pending = os.path.join(self.build, "mutate.pending")
         print("== %s: %d of %d mutants; tests: %s" % (rel, len(chosen), len(every), " ".join(names)), flush=True)
         timeout = lambda n: max(30.0, 4 * self.timing.get(n, 30.0))
         for m in chosen:
@@ -341,6 +342,9 @@ class Campaign:
             mutated = text[:m["start"]] + m["new"] + text[m["end"]:]
             where = "%s:%d: %s %s -> %s" % (rel, m["line"], m["op"], m["orig"], m["new"])
             try:
+                # named until the original is rebuilt: a run killed before that
+                # leaves a mutant's objects, which the next run rebuilds
+                open(pending, "w").write(path)
                 open(path, "w", encoding="utf-8").write(mutated)
                 code = self.object_code(path)
                 if code is None:
@@ -362,6 +366,8 @@ class Campaign:
             if outcome == "survived":
                 print("           triage key: `%s`" % key, flush=True)
         self.ninja(targets)
+        if os.path.exists(pending):
+            os.unlink(pending)
 
 
 def summary(results, out):
@@ -415,6 +421,12 @@ def main():
         if not os.path.isfile(os.path.join(a.source, f)):
             p.error("no such file: %s" % f)
     c = Campaign(a)
+    pending = os.path.join(a.build, "mutate.pending")
+    if os.path.exists(pending):  # an earlier run stopped with a mutant's objects built
+        stale = open(pending).read().strip()
+        if os.path.exists(stale):
+            os.utime(stale)
+        os.unlink(pending)
     results = []
     triage = read_triage(a.triage)
 

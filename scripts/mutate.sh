@@ -13,8 +13,22 @@ for a in "$@"; do
   case $a in -h|--help) exec python3 "$root/scripts/mutate.py" --help ;; esac
 done
 mkdir -p "$work/src"
-# tar keeps each file's time, so an unchanged file is not rebuilt on the next run.
-(cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/src"
+# Only files whose bytes differ are written (a new time): an unchanged file is
+# not rebuilt, and a changed one always is, whatever its time.
+(cd "$root" && git ls-files -z) | python3 -c '
+import os, shutil, sys
+root, dst = sys.argv[1], sys.argv[2]
+for rel in sys.stdin.buffer.read().decode().split("\0"):
+    if not rel or not os.path.isfile(os.path.join(root, rel)):
+        continue
+    a, b = os.path.join(root, rel), os.path.join(dst, rel)
+    data = open(a, "rb").read()
+    if os.path.exists(b) and open(b, "rb").read() == data:
+        continue
+    os.makedirs(os.path.dirname(b), exist_ok=True)
+    open(b, "wb").write(data)
+    shutil.copymode(a, b)
+' "$root" "$work/src"
 # configured each time: new test files join the ctest list the script reads
 cmake -S "$work/src" -B "$work/obj" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
