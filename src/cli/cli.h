@@ -59,8 +59,12 @@ bool vkrr_cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool vkrr_cli_parse_double(const char *s, double *out);
 /* "WxH" with both in 1..max. */
 bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
-/* True when argv[i] is "--help" or "-h". */
+/* True when arg is "--help" or "-h" (before a subcommand; cli_opts.h parses
+ * the rest). */
 bool vkrr_cli_is_help(const char *arg);
+/* "unknown subcommand 'X'; did you mean Y? (A or B)" for cmd, whose
+ * subcommands are names (NULL-terminated); returns 2. */
+int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names);
 
 /* The options of the commands that compare outputs with a capture (validate,
  * bisect, rerun): what is compared how, and where the results go.  Zero
@@ -74,11 +78,25 @@ typedef struct vkrr_cli_compare {
     const char *ptx_engine;   /* --ptx-engine (ptx.h's engines) */
     bool no_cache;            /* --no-cache: the PTX JIT compiles without its cache */
 } vkrr_cli_compare;
-/* If argv[*i] is one of those options, takes it (and its value: *i moves on)
- * into c and returns 1; 0 when it is not one; 2 after printing a usage error.
- * reports false: --report and --junit are not this command's. */
-int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
-                            vkrr_cli_compare *c);
+/* Those options, for cli_opts.h's parser: vkrr_cli_compare_opts (every
+ * field but report and junit) and vkrr_cli_report_opts (--report, --junit:
+ * not every command's).  Their ids are VKRR_CLI_COMPARE_FIRST and up, so a
+ * command's own ids stay below (diff makes its table of some of them).
+ * vkrr_cli_compare_take takes option id with
+ * its value v into c: 0, or the exit code after printing a usage error that
+ * names what the option takes. */
+#include "cli_opts.h"
+#define VKRR_CLI_COMPARE_FIRST 1000
+enum {
+    VKRR_CLI_CMP_OUT = VKRR_CLI_COMPARE_FIRST, VKRR_CLI_CMP_JSON, VKRR_CLI_CMP_HEATMAPS,
+    VKRR_CLI_CMP_TOLERANCE, VKRR_CLI_CMP_ATOL, VKRR_CLI_CMP_RTOL, VKRR_CLI_CMP_MAX_ULP,
+    VKRR_CLI_CMP_BUFFER_TYPE, VKRR_CLI_CMP_PORTS, VKRR_CLI_CMP_REPORT, VKRR_CLI_CMP_JUNIT,
+    VKRR_CLI_CMP_APPROX, VKRR_CLI_CMP_HW_TABLES, VKRR_CLI_CMP_PTX_ENGINE,
+    VKRR_CLI_CMP_NO_HASH_CHECK, VKRR_CLI_CMP_QUIET, VKRR_CLI_CMP_NO_CACHE,
+};
+extern const vkrr_cli_opt vkrr_cli_compare_opts[];
+extern const vkrr_cli_opt vkrr_cli_report_opts[];
+int vkrr_cli_compare_take(const char *cmd, int id, const char *v, vkrr_cli_compare *c);
 
 /* Where heatmaps go: DIR/heatmaps for --out DIR (out non-NULL; a place where
  * it cannot be made is an error before anything runs), else the default,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "color.h"
 #include "shard.h"
 #include "validate_report.h"
 
@@ -18,8 +19,9 @@ void vkrr_cli_summary_lines(FILE *f, const vkrr_cli_summary *s)
     vkrr_report_counts(counts, sizeof counts, run->counts);
     bool fails = run->failed || (s->chn && !s->iso && run->chained_bad);
     bool none = vkrr_run_no_port_ran(run);
-    fprintf(f, "summary: %u launches%s%s: %s -> %s\n", s->nsel, s->iso ? "" : " (chained)", when,
-            counts, fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
+    fprintf(f, "summary: %u launches%s%s: %s -> ", s->nsel, s->iso ? "" : " (chained)", when,
+            counts);
+    vkrr_color_word(f, "%s\n", fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
                                  : run->unreadable || run->rerun_failed || s->capture_damage
                                      ? "INCOMPLETE" : "PASS");
     if (s->iso && s->chn) {
@@ -81,10 +83,10 @@ void vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_la
     const unsigned *c = info->counts;
     unsigned fails = c[VKRR_LAUNCH_FAIL] + c[VKRR_LAUNCH_TIMEOUT];
     unsigned errors = c[VKRR_LAUNCH_ERROR] + c[VKRR_LAUNCH_NO_PORT];
-    fprintf(f, "summary: %u launches: %u PASS, %u FAIL, %u NO KERNEL, %u TIMEOUT, %u ERROR -> %s\n",
+    fprintf(f, "summary: %u launches: %u PASS, %u FAIL, %u NO KERNEL, %u TIMEOUT, %u ERROR -> ",
             n, c[VKRR_LAUNCH_PASS], c[VKRR_LAUNCH_FAIL], c[VKRR_LAUNCH_NO_PORT],
-            c[VKRR_LAUNCH_TIMEOUT], c[VKRR_LAUNCH_ERROR],
-            fails ? "FAIL" : errors ? "INCOMPLETE" : "PASS");
+            c[VKRR_LAUNCH_TIMEOUT], c[VKRR_LAUNCH_ERROR]);
+    vkrr_color_word(f, "%s\n", fails ? "FAIL" : errors ? "INCOMPLETE" : "PASS");
     if (info->unreadable)
         fprintf(f, "could not be read: %u launches (damaged or changed capture files)\n",
                 info->unreadable);

@@ -49,9 +49,10 @@ int vkrr_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "vkrr %s: ", cmd);
+    const char *sp = cmd[0] ? " " : ""; /* "": before the command (main.c) */
+    fprintf(stderr, "vkrr%s%s: ", sp, cmd);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nRun 'vkrr %s --help' for usage.\n", cmd);
+    fprintf(stderr, "\nRun 'vkrr%s%s --help' for usage.\n", sp, cmd);
     va_end(ap);
     return vkrr_status_exit_code(VKRR_ERR_USAGE);
 }
@@ -106,6 +107,19 @@ bool vkrr_cli_is_help(const char *arg)
     return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
+int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names)
+{
+    char near[200], all[200] = "";
+    vkrr_cli_suggest_word(given, names, false, near, sizeof near);
+    for (size_t k = 0, at = 0; names[k] && at < sizeof all; k++)
+        at += (size_t)snprintf(all + at, sizeof all - at, "%s%s", k ? (names[k + 1] ? ", " : " or ")
+                                                                    : "", names[k]);
+    if (near[0])
+        return vkrr_cli_usage_error(cmd, "unknown subcommand '%s'; did you mean %s? (%s)", given,
+                                    near, all);
+    return vkrr_cli_usage_error(cmd, "unknown subcommand '%s' (%s)", given, all);
+}
+
 bool vkrr_cli_select_parse(const char *s, vkrr_cli_select *out)
 {
     memset(out, 0, sizeof *out);
@@ -151,87 +165,97 @@ vkrr_capture_integrity vkrr_cli_integrity(const vkrr_capture *cap, bool asked_of
     return ig;
 }
 
-int vkrr_cli_compare_option(const char *cmd, int argc, char **argv, int *i, bool reports,
-                            vkrr_cli_compare *c)
+const vkrr_cli_opt vkrr_cli_compare_opts[] = {
+    {"out", 0, true, VKRR_CLI_CMP_OUT, false},
+    {"json", 0, true, VKRR_CLI_CMP_JSON, false},
+    {"heatmaps", 0, true, VKRR_CLI_CMP_HEATMAPS, false},
+    {"tolerance", 0, true, VKRR_CLI_CMP_TOLERANCE, false},
+    {"atol", 0, true, VKRR_CLI_CMP_ATOL, false},
+    {"rtol", 0, true, VKRR_CLI_CMP_RTOL, false},
+    {"max-ulp", 0, true, VKRR_CLI_CMP_MAX_ULP, false},
+    {"buffer-type", 0, true, VKRR_CLI_CMP_BUFFER_TYPE, false},
+    {"ports", 0, true, VKRR_CLI_CMP_PORTS, false},
+    {"approx", 0, true, VKRR_CLI_CMP_APPROX, false},
+    {"hw-tables", 0, true, VKRR_CLI_CMP_HW_TABLES, false},
+    {"ptx-engine", 0, true, VKRR_CLI_CMP_PTX_ENGINE, false},
+    {"no-hash-check", 0, false, VKRR_CLI_CMP_NO_HASH_CHECK, false},
+    {"quiet", 'q', false, VKRR_CLI_CMP_QUIET, false},
+    {"no-cache", 0, false, VKRR_CLI_CMP_NO_CACHE, false},
+    {0},
+};
+
+const vkrr_cli_opt vkrr_cli_report_opts[] = {
+    {"report", 0, true, VKRR_CLI_CMP_REPORT, false},
+    {"junit", 0, true, VKRR_CLI_CMP_JUNIT, false},
+    {0},
+};
+
+static int take_choice(const char *cmd, const char *opt, const char *v, const char *const *choices,
+                       const char *said, const char **out)
 {
-    const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    static const char *const valued[] = {"--out", "--json", "--heatmaps", "--tolerance",
-                                         "--atol", "--rtol", "--max-ulp", "--buffer-type",
-                                         "--ports", "--report", "--junit", "--approx",
-                                         "--hw-tables", "--ptx-engine"};
-    bool takes = false;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-        takes = takes || !strcmp(o, valued[k]);
-    if (!reports && (!strcmp(o, "--report") || !strcmp(o, "--junit")))
-        return 0;
-    if (!strcmp(o, "--no-hash-check")) {
-        c->no_hash_check = true;
-        return 1;
-    }
-    if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-        c->quiet = true;
-        return 1;
-    }
-    if (!strcmp(o, "--no-cache")) {
-        c->no_cache = true;
-        return 1;
-    }
-    if (!takes)
-        return 0;
-    if (!v)
-        return vkrr_cli_usage_error(cmd, "%s needs a value", o);
-    ++*i;
-    if (!strcmp(o, "--out")) {
-        c->out = v;
-    } else if (!strcmp(o, "--json")) {
-        c->json = v;
-    } else if (!strcmp(o, "--ports")) {
-        c->ports = v;
-    } else if (!strcmp(o, "--approx")) {
-        c->approx = v; /* checked by vkrr_hw_model_open, which names the choices */
-    } else if (!strcmp(o, "--hw-tables")) {
-        c->hw_tables = v;
-    } else if (!strcmp(o, "--ptx-engine")) {
-        if (strcmp(v, "jit") && strcmp(v, "interp") && strcmp(v, "both"))
-            return vkrr_cli_usage_error(cmd, "--ptx-engine takes jit, interp or both, not '%s'", v);
-        c->ptx_engine = v;
-    } else if (!strcmp(o, "--report")) {
-        c->report = v;
-    } else if (!strcmp(o, "--junit")) {
-        c->junit = v;
-    } else if (!strcmp(o, "--heatmaps")) {
-        if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
-            return vkrr_cli_usage_error(cmd, "--heatmaps takes failing, all or none, not '%s'", v);
-        c->heatmaps = v;
-    } else if (!strcmp(o, "--buffer-type")) {
-        vkrr_dtype t;
+    for (size_t k = 0; choices[k]; k++)
+        if (!strcmp(v, choices[k])) {
+            *out = v;
+            return 0;
+        }
+    return vkrr_cli_usage_error(cmd, "%s takes %s, not '%s'", opt, said, v);
+}
+
+int vkrr_cli_compare_take(const char *cmd, int id, const char *v, vkrr_cli_compare *c)
+{
+    static const char *const engines[] = {"jit", "interp", "both", NULL};
+    static const char *const heatmaps[] = {"failing", "all", "none", NULL};
+    double x;
+    uint64_t u;
+    vkrr_dtype t;
+    switch (id) {
+    case VKRR_CLI_CMP_OUT: c->out = v; return 0;
+    case VKRR_CLI_CMP_JSON: c->json = v; return 0;
+    case VKRR_CLI_CMP_PORTS: c->ports = v; return 0;
+    case VKRR_CLI_CMP_APPROX: c->approx = v; return 0; /* checked by vkrr_hw_model_open, which names the choices */
+    case VKRR_CLI_CMP_HW_TABLES: c->hw_tables = v; return 0;
+    case VKRR_CLI_CMP_REPORT: c->report = v; return 0;
+    case VKRR_CLI_CMP_JUNIT: c->junit = v; return 0;
+    case VKRR_CLI_CMP_NO_HASH_CHECK: c->no_hash_check = true; return 0;
+    case VKRR_CLI_CMP_QUIET: c->quiet = true; return 0;
+    case VKRR_CLI_CMP_NO_CACHE: c->no_cache = true; return 0;
+    case VKRR_CLI_CMP_PTX_ENGINE:
+        return take_choice(cmd, "--ptx-engine", v, engines, "jit, interp or both", &c->ptx_engine);
+    case VKRR_CLI_CMP_HEATMAPS:
+        return take_choice(cmd, "--heatmaps", v, heatmaps, "failing, all or none", &c->heatmaps);
+    case VKRR_CLI_CMP_BUFFER_TYPE:
         if (!vkrr_dtype_parse(v, &t))
             return vkrr_cli_usage_error(cmd, "--buffer-type: unknown type '%s'", v);
         c->buffer_type = v;
-    } else if (!strcmp(o, "--tolerance")) {
+        return 0;
+    case VKRR_CLI_CMP_TOLERANCE:
         c->tolerance = v;
         c->tol_given = true;
-    } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
-        double x;
+        return 0;
+    case VKRR_CLI_CMP_ATOL:
+    case VKRR_CLI_CMP_RTOL:
         if (!vkrr_cli_parse_double(v, &x) || x < 0)
-            return vkrr_cli_usage_error(cmd, "%s takes a number >= 0, not '%s'", o, v);
-        if (o[2] == 'a')
+            return vkrr_cli_usage_error(cmd, "%s takes a number >= 0, not '%s'",
+                                        id == VKRR_CLI_CMP_ATOL ? "--atol" : "--rtol", v);
+        if (id == VKRR_CLI_CMP_ATOL)
             c->flags.has_atol = true, c->flags.atol = x;
         else
             c->flags.has_rtol = true, c->flags.rtol = x;
         c->tol_given = true;
-    } else { /* --max-ulp */
-        uint64_t x;
+        return 0;
+    case VKRR_CLI_CMP_MAX_ULP:
         if (!strcmp(v, "off"))
             c->flags.max_ulp = -1;
-        else if (vkrr_cli_parse_u64(v, INT64_MAX, &x))
-            c->flags.max_ulp = (int64_t)x;
+        else if (vkrr_cli_parse_u64(v, INT64_MAX, &u))
+            c->flags.max_ulp = (int64_t)u;
         else
             return vkrr_cli_usage_error(cmd, "--max-ulp takes an integer >= 0 or off, not '%s'", v);
         c->flags.has_max_ulp = true;
         c->tol_given = true;
+        return 0;
+    default:
+        return vkrr_cli_usage_error(cmd, "option %d is not a comparison option", id);
     }
-    return 1;
 }
 
 const char vkrr_cli_ptx_help[] =

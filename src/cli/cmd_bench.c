@@ -60,53 +60,72 @@ static const char bench_help[] =
     "Exit 0 when every launch with a port ran, 1 when one failed, 2 bad input,\n"
     "3 no usable device (or, with --ref cuda, no libcuda or NVIDIA GPU).\n";
 
+enum { O_RUNS, O_TIMEOUT, O_WARMUP_MAX, O_REF, O_CUDA_DEVICE, O_MODULES, O_DEVICE, O_JSON, O_PORTS };
+static const vkrr_cli_opt bench_opts[] = {
+    {"runs", 0, true, O_RUNS, false},           {"timeout", 0, true, O_TIMEOUT, false},
+    {"warmup-max", 0, true, O_WARMUP_MAX, false}, {"ref", 0, true, O_REF, false},
+    {"cuda-device", 0, true, O_CUDA_DEVICE, false}, {"modules", 0, true, O_MODULES, false},
+    {"device", 0, true, O_DEVICE, false},       {"json", 0, true, O_JSON, false},
+    {"ports", 0, true, O_PORTS, false},
+    {0},
+};
+
+/* One option into a: 0, or the exit code of a usage error. */
+static int take_option(int id, const char *v, vkrr_bench_args *a)
+{
+    uint64_t u;
+    switch (id) {
+    case O_RUNS:
+        if (!vkrr_cli_parse_u64(v, BENCH_MAX_RUNS, &a->runs) || !a->runs)
+            return vkrr_cli_usage_error("bench", "--runs wants 1..%u, not '%s'", BENCH_MAX_RUNS, v);
+        return 0;
+    case O_TIMEOUT:
+        if (!vkrr_cli_parse_double(v, &a->timeout) || !(a->timeout > 0))
+            return vkrr_cli_usage_error("bench", "--timeout wants seconds > 0, not '%s'", v);
+        return 0;
+    case O_WARMUP_MAX:
+        if (!vkrr_cli_parse_double(v, &a->warmup_max) || !(a->warmup_max > 0))
+            return vkrr_cli_usage_error("bench", "--warmup-max wants seconds > 0, not '%s'", v);
+        return 0;
+    case O_REF:
+        if (strcmp(v, "cuda") != 0)
+            return vkrr_cli_usage_error("bench", "--ref wants cuda (the original on the same GPU), "
+                                        "not '%s'", v);
+        a->ref_cuda = true;
+        return 0;
+    case O_CUDA_DEVICE:
+        if (!vkrr_cli_parse_u64(v, 1023, &u))
+            return vkrr_cli_usage_error("bench", "--cuda-device wants an ordinal 0..1023, not '%s'", v);
+        a->cuda_device = (int)u;
+        a->cuda_device_set = true;
+        return 0;
+    case O_MODULES: a->modules = v; return 0;
+    case O_DEVICE: a->device = v; return 0;
+    case O_JSON: a->json = v; return 0;
+    default: a->ports = v; return 0; /* O_PORTS */
+    }
+}
+
 static int parse_args(int argc, char **argv, vkrr_bench_args *a)
 {
     memset(a, 0, sizeof *a);
     a->runs = 5;
     a->warmup_max = VKRR_BENCH_MAX_WARMUP_S;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool has_val = i + 1 < argc;
-        uint64_t u;
-        if (vkrr_cli_is_help(o)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin("bench", argc, argv, 1, bench_opts, NULL);
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(bench_help, stdout);
             return 0;
-        } else if (!strcmp(o, "--runs") && has_val) {
-            if (!vkrr_cli_parse_u64(argv[++i], BENCH_MAX_RUNS, &a->runs) || !a->runs)
-                return vkrr_cli_usage_error("bench", "--runs wants 1..%u, not '%s'", BENCH_MAX_RUNS, argv[i]);
-        } else if (!strcmp(o, "--timeout") && has_val) {
-            if (!vkrr_cli_parse_double(argv[++i], &a->timeout) || !(a->timeout > 0))
-                return vkrr_cli_usage_error("bench", "--timeout wants seconds > 0, not '%s'", argv[i]);
-        } else if (!strcmp(o, "--warmup-max") && has_val) {
-            if (!vkrr_cli_parse_double(argv[++i], &a->warmup_max) || !(a->warmup_max > 0))
-                return vkrr_cli_usage_error("bench", "--warmup-max wants seconds > 0, not '%s'", argv[i]);
-        } else if (!strcmp(o, "--ref") && has_val) {
-            if (strcmp(argv[++i], "cuda") != 0)
-                return vkrr_cli_usage_error("bench", "--ref wants cuda (the original on the same GPU), "
-                                            "not '%s'", argv[i]);
-            a->ref_cuda = true;
-        } else if (!strcmp(o, "--cuda-device") && has_val) {
-            if (!vkrr_cli_parse_u64(argv[++i], 1023, &u))
-                return vkrr_cli_usage_error("bench", "--cuda-device wants an ordinal 0..1023, not '%s'",
-                                            argv[i]);
-            a->cuda_device = (int)u;
-            a->cuda_device_set = true;
-        } else if (!strcmp(o, "--modules") && has_val) {
-            a->modules = argv[++i];
-        } else if (!strcmp(o, "--device") && has_val) {
-            a->device = argv[++i];
-        } else if (!strcmp(o, "--json") && has_val) {
-            a->json = argv[++i];
-        } else if (!strcmp(o, "--ports") && has_val) {
-            a->ports = argv[++i];
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error("bench", "unknown option or missing value '%s'", o);
-        } else if (!a->dir) {
-            a->dir = o;
-        } else {
-            return vkrr_cli_usage_error("bench", "unexpected argument '%s'", o);
         }
+        if (id == VKRR_OPT_ARG && a->dir)
+            return vkrr_cli_usage_error("bench", "unexpected argument '%s'", v);
+        if (id == VKRR_OPT_ARG)
+            a->dir = v;
+        else if ((rc = take_option(id, v, a)) != 0)
+            return rc;
     }
     if (!a->dir)
         return vkrr_cli_usage_error("bench", "missing CAPDIR");

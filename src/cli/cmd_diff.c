@@ -17,7 +17,7 @@
 static const char diff_help[] =
     "usage: vkrr diff CAPA CAPB [--out DIR] [--heatmaps failing|all|none] [--json FILE]\n"
     "                 [--tolerance FILE] [--atol X] [--rtol X] [--max-ulp N]\n"
-    "                 [--ports DIR] [-q]\n"
+    "                 [--ports DIR] [-q] [--color always|never|auto]\n"
     "\n"
     "Compares two captures of the same frames: launches are matched by (kernel,\n"
     "occurrence); every allocation dump and surface after each launch of CAPA is\n"
@@ -77,50 +77,44 @@ static vkrr_status candidate(const vkrr_capture *cb, const vkrr_launch *la, cons
     return VKRR_OK;
 }
 
+/* the comparison options diff shares with validate (cli.h) */
+static const vkrr_cli_opt diff_opts[] = {
+    {"out", 0, true, VKRR_CLI_CMP_OUT, false},
+    {"heatmaps", 0, true, VKRR_CLI_CMP_HEATMAPS, false},
+    {"json", 0, true, VKRR_CLI_CMP_JSON, false},
+    {"tolerance", 0, true, VKRR_CLI_CMP_TOLERANCE, false},
+    {"atol", 0, true, VKRR_CLI_CMP_ATOL, false},
+    {"rtol", 0, true, VKRR_CLI_CMP_RTOL, false},
+    {"max-ulp", 0, true, VKRR_CLI_CMP_MAX_ULP, false},
+    {"ports", 0, true, VKRR_CLI_CMP_PORTS, false},
+    {"quiet", 'q', false, VKRR_CLI_CMP_QUIET, false},
+    {0},
+};
+
 int vkrr_cmd_diff(int argc, char **argv)
 {
-    const char *pa = NULL, *pb = NULL, *out = NULL, *heat = "failing", *json = NULL,
-               *tolfile = NULL, *ports_dir = NULL;
-    vkrr_tol_override flags = {0};
-    bool quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (vkrr_cli_is_help(o)) {
+    const char *pa = NULL, *pb = NULL;
+    vkrr_cli_compare c = {.heatmaps = "failing"};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("diff", argc, argv, 1, diff_opts, NULL);
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(diff_help, stdout);
             return 0;
         }
-        bool takes = !strcmp(o, "--out") || !strcmp(o, "--heatmaps") || !strcmp(o, "--json") ||
-                     !strcmp(o, "--tolerance") || !strcmp(o, "--atol") || !strcmp(o, "--rtol") ||
-                     !strcmp(o, "--max-ulp") || !strcmp(o, "--ports");
-        if (takes && !v)
-            return vkrr_cli_usage_error("diff", "%s needs a value", o);
-        double x;
-        uint64_t u;
-        if (!strcmp(o, "--out")) out = v, i++;
-        else if (!strcmp(o, "--json")) json = v, i++;
-        else if (!strcmp(o, "--tolerance")) tolfile = v, i++;
-        else if (!strcmp(o, "--ports")) ports_dir = v, i++;
-        else if (!strcmp(o, "--heatmaps")) {
-            if (strcmp(v, "failing") && strcmp(v, "all") && strcmp(v, "none"))
-                return vkrr_cli_usage_error("diff", "--heatmaps takes failing, all or none");
-            heat = v, i++;
-        } else if (!strcmp(o, "--atol") || !strcmp(o, "--rtol")) {
-            if (!vkrr_cli_parse_double(v, &x) || x < 0)
-                return vkrr_cli_usage_error("diff", "%s takes a number >= 0, not '%s'", o, v);
-            if (o[2] == 'a') flags.has_atol = true, flags.atol = x;
-            else flags.has_rtol = true, flags.rtol = x;
-            i++;
-        } else if (!strcmp(o, "--max-ulp")) {
-            if (!vkrr_cli_parse_u64(v, INT64_MAX, &u))
-                return vkrr_cli_usage_error("diff", "--max-ulp takes an integer >= 0");
-            flags.has_max_ulp = true, flags.max_ulp = (int64_t)u;
-            i++;
-        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = true;
-        else if (o[0] == '-') return vkrr_cli_usage_error("diff", "unknown option '%s'", o);
-        else if (!pa) pa = o;
-        else if (!pb) pb = o;
-        else return vkrr_cli_usage_error("diff", "unexpected argument '%s'", o);
+        if (id == VKRR_OPT_ARG && pb)
+            return vkrr_cli_usage_error("diff", "unexpected argument '%s'", v);
+        if (id == VKRR_OPT_ARG)
+            *(pa ? &pb : &pa) = v;
+        else if ((rc = vkrr_cli_compare_take("diff", id, v, &c)) != 0)
+            return rc;
     }
+    const char *out = c.out, *heat = c.heatmaps, *json = c.json, *tolfile = c.tolerance,
+               *ports_dir = c.ports;
+    vkrr_tol_override flags = c.flags;
+    bool quiet = c.quiet;
     if (!pa || !pb)
         return vkrr_cli_usage_error("diff", "needs two capture directories");
 

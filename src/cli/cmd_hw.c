@@ -134,30 +134,40 @@ static int measure(int argc, char **argv)
     const char *out = NULL, *backend = "cuda";
     uint64_t sample = 0, device = 0;
     bool quiet = false;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (vkrr_cli_is_help(o)) {
+    enum { O_BACKEND, O_SAMPLE, O_DEVICE, O_QUIET };
+    static const vkrr_cli_opt opts[] = {
+        {"backend", 0, true, O_BACKEND, false}, {"sample", 0, true, O_SAMPLE, false},
+        {"device", 0, true, O_DEVICE, false},   {"quiet", 'q', false, O_QUIET, false},
+        {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("hw", argc, argv, 2, opts, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        switch (id) {
+        case VKRR_OPT_ERROR:
+            return p.rc;
+        case VKRR_OPT_HELP:
             fputs(hw_help, stdout);
             return 0;
-        } else if (!strcmp(o, "--backend") && v) {
-            backend = argv[++i];
+        case VKRR_OPT_ARG:
+            if (out)
+                return vkrr_cli_usage_error("hw", "one OUTDIR only ('%s' is extra)", v);
+            out = v;
+            break;
+        case O_BACKEND:
+            backend = v;
             if (strcmp(backend, "cuda") && strcmp(backend, "ptx"))
                 return vkrr_cli_usage_error("hw", "--backend takes cuda or ptx, not '%s'", backend);
-        } else if (!strcmp(o, "--sample") && v) {
-            if (!vkrr_cli_parse_u64(argv[++i], 1u << 20, &sample) || sample < 1)
+            break;
+        case O_SAMPLE:
+            if (!vkrr_cli_parse_u64(v, 1u << 20, &sample) || sample < 1)
                 return vkrr_cli_usage_error("hw", "--sample takes an integer 1..%u, not '%s'",
                                             1u << 20, v);
-        } else if (!strcmp(o, "--device") && v) {
-            if (!vkrr_cli_parse_u64(argv[++i], 64, &device))
+            break;
+        case O_DEVICE:
+            if (!vkrr_cli_parse_u64(v, 64, &device))
                 return vkrr_cli_usage_error("hw", "--device takes a CUDA device ordinal, not '%s'", v);
-        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-            quiet = true;
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error("hw", "unknown option '%s' (or it needs a value)", o);
-        } else if (!out) {
-            out = o;
-        } else {
-            return vkrr_cli_usage_error("hw", "one OUTDIR only ('%s' is extra)", o);
+            break;
+        default: quiet = true; /* O_QUIET */
         }
     }
     if (!out)
@@ -266,15 +276,19 @@ static void list_folder(const char *dir)
 static int list(int argc, char **argv)
 {
     const char *extra = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (vkrr_cli_is_help(argv[i])) {
+    static const vkrr_cli_opt opts[] = {{"hw-tables", 0, true, 0, false}, {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("hw", argc, argv, 2, opts, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(hw_help, stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--hw-tables") && i + 1 < argc) {
-            extra = argv[++i];
-        } else {
-            return vkrr_cli_usage_error("hw", "list: unexpected '%s'", argv[i]);
         }
+        if (id == VKRR_OPT_ARG)
+            return vkrr_cli_usage_error("hw", "list: unexpected '%s'", v);
+        extra = v;
     }
     vkrr_hw_tables *t = NULL;
     vkrr_error err = {0};
@@ -306,5 +320,6 @@ int vkrr_cmd_hw(int argc, char **argv)
         return measure(argc, argv);
     if (!strcmp(argv[1], "list"))
         return list(argc, argv);
-    return vkrr_cli_usage_error("hw", "unknown subcommand '%s' (measure or list)", argv[1]);
+    static const char *const subs[] = {"measure", "list", NULL};
+    return vkrr_cli_unknown_subcommand("hw", argv[1], subs);
 }

@@ -31,19 +31,22 @@ int vkrr_cmd_info(int argc, char **argv)
 {
     const char *dir = NULL;
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (vkrr_cli_is_help(argv[i])) {
+    static const vkrr_cli_opt opts[] = {{"json", 0, false, 0, false}, {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("info", argc, argv, 1, opts, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(info_help, stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (argv[i][0] == '-') {
-            return vkrr_cli_usage_error("info", "unknown option '%s'", argv[i]);
-        } else if (!dir) {
-            dir = argv[i];
-        } else {
-            return vkrr_cli_usage_error("info", "unexpected argument '%s'", argv[i]);
         }
+        if (id == VKRR_OPT_ARG && dir)
+            return vkrr_cli_usage_error("info", "unexpected argument '%s'", v);
+        if (id == VKRR_OPT_ARG)
+            dir = v;
+        else
+            json = true;
     }
     if (!dir)
         return vkrr_cli_usage_error("info", "missing CAPDIR");

@@ -38,7 +38,8 @@ static const char merge_help[] =
     "                       or beside the file, or in a heatmaps folder beside it)\n"
     "  --junit FILE         JUnit XML, one test case per launch\n"
     "  --json FILE          the merged result file (no shard in it)\n"
-    "  -q, --quiet          only the summary and the failing rows\n"
+    "  -q, --quiet          only the summary and the failing rows\n"    "  --color WHEN         always, never or auto (default: on a terminal, unless\n"
+    "                       NO_COLOR is set): PASS, FAIL and the verdicts in colour\n"
     "\n"
     "exit: as the run's: 0 every launch passes, 1 a launch failed, 2 a launch could\n"
     "not be validated, or bad input (unreadable, disagreeing, overlapping or missing\n"
@@ -57,22 +58,25 @@ static int parse_args(int argc, char **argv, merge_args *a)
     a->files = calloc((size_t)argc, sizeof *a->files);
     if (!a->files)
         return vkrr_cli_usage_error(argv[0], "out of memory");
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (vkrr_cli_is_help(o)) {
+    enum { O_QUIET, O_REPORT, O_JUNIT, O_JSON };
+    static const vkrr_cli_opt opts[] = {
+        {"quiet", 'q', false, O_QUIET, false}, {"report", 0, true, O_REPORT, false},
+        {"junit", 0, true, O_JUNIT, false},    {"json", 0, true, O_JSON, false},
+        {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, opts, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        switch (id) {
+        case VKRR_OPT_ERROR:
+            return p.rc;
+        case VKRR_OPT_HELP:
             fputs(merge_help, stdout);
             return -1;
-        } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-            a->quiet = true;
-        } else if (!strcmp(o, "--report") || !strcmp(o, "--junit") || !strcmp(o, "--json")) {
-            if (!v)
-                return vkrr_cli_usage_error(argv[0], "%s needs a value", o);
-            *(o[2] == 'r' ? &a->report : o[2] == 'j' && o[3] == 'u' ? &a->junit : &a->json) = v;
-            i++;
-        } else if (o[0] == '-' && o[1]) {
-            return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
-        } else {
-            a->files[a->nfiles++] = o;
+        case VKRR_OPT_ARG: a->files[a->nfiles++] = v; break;
+        case O_QUIET: a->quiet = true; break;
+        case O_REPORT: a->report = v; break;
+        case O_JUNIT: a->junit = v; break;
+        default: a->json = v; /* O_JSON */
         }
     }
     if (!a->nfiles)

@@ -135,40 +135,55 @@ int vkrr_cmd_modules(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     bool list = !strcmp(argv[1], "list"), ex = !strcmp(argv[1], "extract");
+    static const char *const subs[] = {"list", "extract", NULL};
     if (!list && !ex)
-        return vkrr_cli_usage_error("modules", "unknown subcommand '%s' (list or extract)", argv[1]);
-    int nfiles = argc - 2 - ex;
-    for (int i = 2; i < argc; i++)
-        if (vkrr_cli_is_help(argv[i])) {
-            fputs(modules_help, stdout);
-            return 0;
+        return vkrr_cli_unknown_subcommand("modules", argv[1], subs);
+    /* no options but --help and --color: the rest are files (and OUTDIR) */
+    const char **files = calloc((size_t)argc, sizeof *files);
+    int n = 0;
+    if (!files)
+        return vkrr_cli_usage_error("modules", "out of memory");
+    vkrr_cli_opts p = vkrr_cli_opts_begin("modules", argc, argv, 2, NULL, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id != VKRR_OPT_ARG) {
+            free(files);
+            if (id == VKRR_OPT_HELP)
+                fputs(modules_help, stdout);
+            return id == VKRR_OPT_HELP ? 0 : p.rc;
         }
-    if (nfiles < 1)
+        files[n++] = v;
+    }
+    int nfiles = n - ex;
+    if (nfiles < 1) {
+        free(files);
         return vkrr_cli_usage_error("modules", ex ? "extract needs FILE... and OUTDIR" : "list needs FILE...");
+    }
     vkrr_error err = {0};
     vkrr_status st = VKRR_OK;
     if (list) {
-        for (int i = 2; i < argc && st == VKRR_OK; i++) {
+        for (int i = 0; i < nfiles && st == VKRR_OK; i++) {
             struct stat sb;
             vkrr_module_set s = {0};
-            if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode)) { /* a folder: each of its files */
-                const char *one[1] = {argv[i]};
+            if (stat(files[i], &sb) == 0 && S_ISDIR(sb.st_mode)) { /* a folder: each of its files */
+                const char *one[1] = {files[i]};
                 if ((st = vkrr_modules_find(NULL, one, 1, &s, &err)) == VKRR_OK)
                     for (uint32_t k = 0; k < s.nfiles && st == VKRR_OK; k++)
                         st = list_file(s.files[k].path, &err);
                 vkrr_modules_free(&s);
             } else {
-                st = list_file(argv[i], &err);
+                st = list_file(files[i], &err);
             }
         }
     } else {
         vkrr_module_set s = {0};
-        st = vkrr_modules_find(NULL, (const char *const *)argv + 2, (uint32_t)nfiles, &s, &err);
+        st = vkrr_modules_find(NULL, files, (uint32_t)nfiles, &s, &err);
         if (st == VKRR_OK && !s.n)
-            st = vkrr_fail(&err, VKRR_ERR_MISSING, argv[2], 0, -1, "no PTX in the files given");
+            st = vkrr_fail(&err, VKRR_ERR_MISSING, files[0], 0, -1, "no PTX in the files given");
         if (st == VKRR_OK)
-            st = extract(&s, argv[argc - 1], &err);
+            st = extract(&s, files[nfiles], &err);
         vkrr_modules_free(&s);
     }
+    free(files);
     return st == VKRR_OK ? 0 : vkrr_cli_fail(&err);
 }

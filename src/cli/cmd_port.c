@@ -46,25 +46,25 @@ static int port_new(int argc, char **argv)
 {
     const char *spec = NULL, *capdir = NULL, *out = ".";
     bool force = false;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        if (vkrr_cli_is_help(o)) {
+    enum { O_OUT, O_FORCE };
+    static const vkrr_cli_opt opts[] = {
+        {"out", 0, true, O_OUT, false}, {"force", 0, false, O_FORCE, false}, {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("port", argc, argv, 2, opts, NULL);
+    const char *v;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        switch (id) {
+        case VKRR_OPT_ERROR:
+            return p.rc;
+        case VKRR_OPT_HELP:
             fputs(port_help, stdout);
             return 0;
-        } else if (!strcmp(o, "--out")) {
-            if (i + 1 >= argc)
-                return vkrr_cli_usage_error("port", "--out needs a value");
-            out = argv[++i];
-        } else if (!strcmp(o, "--force")) {
-            force = true;
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error("port", "unknown option '%s'", o);
-        } else if (!spec) {
-            spec = o;
-        } else if (!capdir) {
-            capdir = o;
-        } else {
-            return vkrr_cli_usage_error("port", "unexpected argument '%s'", o);
+        case VKRR_OPT_ARG:
+            if (capdir)
+                return vkrr_cli_usage_error("port", "unexpected argument '%s'", v);
+            *(spec ? &capdir : &spec) = v;
+            break;
+        case O_OUT: out = v; break;
+        default: force = true; /* O_FORCE */
         }
     }
     vkrr_cli_select sel;
@@ -134,7 +134,10 @@ int vkrr_cmd_port(int argc, char **argv)
         fputs(port_help, stdout);
         return 0;
     }
-    if (argc < 2 || strcmp(argv[1], "new"))
+    static const char *const subs[] = {"new", NULL};
+    if (argc < 2)
         return vkrr_cli_usage_error("port", "the one subcommand is 'new'");
+    if (strcmp(argv[1], "new"))
+        return vkrr_cli_unknown_subcommand("port", argv[1], subs);
     return port_new(argc, argv);
 }

@@ -54,48 +54,53 @@ static bool parse_dim(const char *s, uint32_t d[3])
     return false;
 }
 
+enum { O_FORCE, O_PTX, O_KERNEL, O_GRID, O_BLOCK, O_ARG, O_SEED };
+static const vkrr_cli_opt record_opts[] = {
+    {"force", 0, false, O_FORCE, false}, {"ptx", 0, true, O_PTX, false},
+    {"kernel", 0, true, O_KERNEL, false}, {"grid", 0, true, O_GRID, false},
+    {"block", 0, true, O_BLOCK, false},  {"arg", 0, true, O_ARG, false},
+    {"seed", 0, true, O_SEED, false},
+    {0},
+};
+
 int vkrr_cmd_record(int argc, char **argv)
 {
     vkrr_record_desc d = {.grid = {0}, .block = {0}};
     const char *args[64];
     uint32_t nargs = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (vkrr_cli_is_help(o)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin("record", argc, argv, 1, record_opts, NULL);
+    const char *v;
+    uint64_t s;
+    for (int id; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        switch (id) {
+        case VKRR_OPT_ERROR:
+            return p.rc;
+        case VKRR_OPT_HELP:
             fputs(record_help, stdout);
             return 0;
-        }
-        if (!strcmp(o, "--force")) {
-            d.force = true;
-            continue;
-        }
-        if (o[0] != '-') {
+        case VKRR_OPT_ARG:
             if (d.dir)
-                return vkrr_cli_usage_error("record", "unexpected argument '%s'", o);
-            d.dir = o;
-            continue;
-        }
-        if (!v)
-            return vkrr_cli_usage_error("record", "%s needs a value", o);
-        i++;
-        if (!strcmp(o, "--ptx")) {
-            d.ptx = v;
-        } else if (!strcmp(o, "--kernel")) {
-            d.kernel = v;
-        } else if (!strcmp(o, "--grid") || !strcmp(o, "--block")) {
-            if (!parse_dim(v, o[2] == 'g' ? d.grid : d.block))
-                return vkrr_cli_usage_error("record", "%s takes X, XxY or XxYxZ (each >= 1), not '%s'", o, v);
-        } else if (!strcmp(o, "--arg")) {
+                return vkrr_cli_usage_error("record", "unexpected argument '%s'", v);
+            d.dir = v;
+            break;
+        case O_FORCE: d.force = true; break;
+        case O_PTX: d.ptx = v; break;
+        case O_KERNEL: d.kernel = v; break;
+        case O_GRID:
+        case O_BLOCK:
+            if (!parse_dim(v, id == O_GRID ? d.grid : d.block))
+                return vkrr_cli_usage_error("record", "%s takes X, XxY or XxYxZ (each >= 1), not '%s'",
+                                            p.name, v);
+            break;
+        case O_ARG:
             if (nargs == 64)
                 return vkrr_cli_usage_error("record", "more than 64 --arg");
             args[nargs++] = v;
-        } else if (!strcmp(o, "--seed")) {
-            uint64_t s;
+            break;
+        default: /* O_SEED */
             if (!vkrr_cli_parse_u64(v, UINT64_MAX, &s))
                 return vkrr_cli_usage_error("record", "--seed takes a number, not '%s'", v);
             d.seed = s;
-        } else {
-            return vkrr_cli_usage_error("record", "unknown option '%s'", o);
         }
     }
     if (!d.dir || !d.ptx || !d.kernel || !d.grid[0] || !d.block[0])

@@ -50,7 +50,8 @@ static const char rerun_help[] =
     "                       " VKRR_OUT_DEFAULT "/CAPNAME-HASH/heatmaps, made\n"
     "                       when the first is written; --heatmaps none for none)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
-    "  -q, --quiet          only failing rows and the summary\n"
+    "  -q, --quiet          only failing rows and the summary\n"    "  --color WHEN         always, never or auto (default: on a terminal, unless\n"
+    "                       NO_COLOR is set): PASS, FAIL and the verdicts in colour\n"
     "\n"
     "comparison: as vkrr validate compares a port: an output a .port descriptor\n"
     "names (built-in, or --ports DIR over them) in its window, its type and its\n"
@@ -108,52 +109,58 @@ typedef struct rerun_args {
     bool coverage;          /* --coverage */
 } rerun_args;
 
+enum { O_BACKEND, O_MODULES, O_EXACT, O_COVERAGE, O_SHARD };
+static const vkrr_cli_opt rerun_opts[] = {
+    {"backend", 0, true, O_BACKEND, false}, {"modules", 0, true, O_MODULES, false},
+    {"exact", 0, false, O_EXACT, false},    {"coverage", 0, false, O_COVERAGE, false},
+    {"shard", 0, true, O_SHARD, false},
+    {0},
+};
+
+static int take_option(const char *cmd, int id, const char *v, rerun_args *a)
+{
+    switch (id) {
+    case O_BACKEND:
+        if (strcmp(v, "ptx") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+            return vkrr_cli_usage_error(cmd, "--backend takes ptx, cpu or cuda, not '%s'", v);
+        a->backend = v;
+        return 0;
+    case O_MODULES:
+        if (!vkrr_cli_modules_add(&a->modules, v))
+            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
+        return 0;
+    case O_EXACT: a->exact = true; return 0;
+    case O_COVERAGE: a->coverage = true; return 0;
+    case O_SHARD:
+        if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
+            return vkrr_cli_usage_error(cmd, "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
+                                        VKRR_SHARD_MAX, v);
+        return 0;
+    default:
+        return vkrr_cli_compare_take(cmd, id, v, &a->c);
+    }
+}
+
 static int parse_args(int argc, char **argv, rerun_args *a)
 {
     *a = (rerun_args){.backend = "ptx",
                       .c = {.heatmaps = "failing", .buffer_type = "bytes"}};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                  \
-    do {                                                                              \
-        if (!v)                                                                       \
-            return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
-        i++;                                                                          \
-    } while (0)
-        int taken = vkrr_cli_compare_option(argv[0], argc, argv, &i, true, &a->c);
-        if (taken == 1)
-            continue;
-        if (taken)
-            return taken;
-        if (vkrr_cli_is_help(o)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, rerun_opts, vkrr_cli_compare_opts);
+    vkrr_cli_opts_add(&p, vkrr_cli_report_opts);
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             printf(rerun_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
             return -1;
-        } else if (!strcmp(o, "--backend")) {
-            NEED_VALUE();
-            if (strcmp(v, "ptx") && strcmp(v, "cpu") && strcmp(v, "cuda"))
-                return vkrr_cli_usage_error(argv[0], "--backend takes ptx, cpu or cuda, not '%s'", v);
-            a->backend = v;
-        } else if (!strcmp(o, "--modules")) {
-            NEED_VALUE();
-            if (!vkrr_cli_modules_add(&a->modules, v))
-                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        } else if (!strcmp(o, "--exact")) {
-            a->exact = true;
-        } else if (!strcmp(o, "--coverage")) {
-            a->coverage = true;
-        } else if (!strcmp(o, "--shard")) {
-            NEED_VALUE();
-            if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
-                return vkrr_cli_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
-                                            VKRR_SHARD_MAX, v);
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
-        } else if (!a->capdir) {
-            a->capdir = o;
-        } else {
-            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", o);
         }
-#undef NEED_VALUE
+        if (id == VKRR_OPT_ARG && a->capdir)
+            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", v);
+        if (id == VKRR_OPT_ARG)
+            a->capdir = v;
+        else if ((rc = take_option(argv[0], id, v, a)) != 0)
+            return rc;
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "needs CAPDIR");

@@ -77,61 +77,66 @@ typedef struct stress_args {
     bool no_builtin;
 } stress_args;
 
+enum { O_ONLY, O_RUNS, O_SEED, O_TIME, O_MODULES, O_DEVICE, O_NO_BUILTIN };
+static const vkrr_cli_opt stress_opts[] = {
+    {"only", 0, true, O_ONLY, false},       {"runs", 0, true, O_RUNS, false},
+    {"seed", 0, true, O_SEED, false},       {"time", 0, true, O_TIME, false},
+    {"modules", 0, true, O_MODULES, false}, {"device", 0, true, O_DEVICE, false},
+    {"no-builtin", 0, false, O_NO_BUILTIN, false},
+    {0},
+};
+
+static int take_option(const char *cmd, int id, const char *v, stress_args *a)
+{
+    switch (id) {
+    case O_ONLY:
+        if (a->nonly == MAX_SELECT || !vkrr_cli_select_parse(v, &a->only[a->nonly]))
+            return vkrr_cli_usage_error(cmd, "--only takes KERNEL, KERNEL#OCC or a sequence "
+                                             "number (at most %u of them), not '%s'",
+                                        MAX_SELECT, v);
+        a->nonly++;
+        return 0;
+    case O_RUNS:
+        if (!vkrr_cli_parse_u64(v, 100000000, &a->runs) || !a->runs)
+            return vkrr_cli_usage_error(cmd, "--runs takes a count from 1, not '%s'", v);
+        return 0;
+    case O_SEED:
+        if (!vkrr_cli_parse_u64(v, UINT64_MAX, &a->seed))
+            return vkrr_cli_usage_error(cmd, "--seed takes a number, not '%s'", v);
+        return 0;
+    case O_TIME:
+        if (!vkrr_cli_parse_double(v, &a->seconds) || !(a->seconds > 0))
+            return vkrr_cli_usage_error(cmd, "--time takes seconds above 0, not '%s'", v);
+        return 0;
+    case O_MODULES:
+        if (!vkrr_cli_modules_add(&a->modules, v))
+            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
+        return 0;
+    case O_DEVICE: a->device = v; return 0;
+    case O_NO_BUILTIN: a->no_builtin = true; return 0;
+    default:
+        return vkrr_cli_compare_take(cmd, id, v, &a->c);
+    }
+}
+
 static int parse_args(int argc, char **argv, stress_args *a)
 {
     *a = (stress_args){.runs = 500, .seed = 1, .c = {.heatmaps = "none", .buffer_type = "bytes"}};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                  \
-    do {                                                                              \
-        if (!v)                                                                       \
-            return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
-        i++;                                                                          \
-    } while (0)
-        int taken = vkrr_cli_compare_option(argv[0], argc, argv, &i, false, &a->c);
-        if (taken == 1)
-            continue;
-        if (taken)
-            return taken;
-        if (vkrr_cli_is_help(o)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, stress_opts, vkrr_cli_compare_opts);
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(stress_help, stdout);
             return -1;
-        } else if (!strcmp(o, "--only")) {
-            NEED_VALUE();
-            if (a->nonly == MAX_SELECT || !vkrr_cli_select_parse(v, &a->only[a->nonly]))
-                return vkrr_cli_usage_error(argv[0], "--only takes KERNEL, KERNEL#OCC or a sequence "
-                                                     "number (at most %u of them), not '%s'",
-                                            MAX_SELECT, v);
-            a->nonly++;
-        } else if (!strcmp(o, "--runs")) {
-            NEED_VALUE();
-            if (!vkrr_cli_parse_u64(v, 100000000, &a->runs) || !a->runs)
-                return vkrr_cli_usage_error(argv[0], "--runs takes a count from 1, not '%s'", v);
-        } else if (!strcmp(o, "--seed")) {
-            NEED_VALUE();
-            if (!vkrr_cli_parse_u64(v, UINT64_MAX, &a->seed))
-                return vkrr_cli_usage_error(argv[0], "--seed takes a number, not '%s'", v);
-        } else if (!strcmp(o, "--time")) {
-            NEED_VALUE();
-            if (!vkrr_cli_parse_double(v, &a->seconds) || !(a->seconds > 0))
-                return vkrr_cli_usage_error(argv[0], "--time takes seconds above 0, not '%s'", v);
-        } else if (!strcmp(o, "--modules")) {
-            NEED_VALUE();
-            if (!vkrr_cli_modules_add(&a->modules, v))
-                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        } else if (!strcmp(o, "--device")) {
-            NEED_VALUE();
-            a->device = v;
-        } else if (!strcmp(o, "--no-builtin")) {
-            a->no_builtin = true;
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
-        } else if (!a->capdir) {
-            a->capdir = o;
-        } else {
-            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", o);
         }
-#undef NEED_VALUE
+        if (id == VKRR_OPT_ARG && a->capdir)
+            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", v);
+        if (id == VKRR_OPT_ARG)
+            a->capdir = v;
+        else if ((rc = take_option(argv[0], id, v, a)) != 0)
+            return rc;
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "needs CAPDIR");

@@ -51,65 +51,79 @@ static const char synth_help[] =
     "Example:\n"
     "  vkrr synth /tmp/cap --size 1280x720 --frames 3 && vkrr validate /tmp/cap\n";
 
+enum { O_FORCE, O_PROGRESS, O_LOG_SURFACE_ARRAYS, O_SIZE, O_FRAMES, O_SEED, O_SCENE, O_BACKEND };
+static const vkrr_cli_opt synth_opts[] = {
+    {"force", 0, false, O_FORCE, false},
+    {"progress", 0, false, O_PROGRESS, false},
+    {"log-surface-arrays", 0, false, O_LOG_SURFACE_ARRAYS, false},
+    {"size", 0, true, O_SIZE, false},
+    {"frames", 0, true, O_FRAMES, false},
+    {"seed", 0, true, O_SEED, false},
+    {"scene", 0, true, O_SCENE, false},
+    {"backend", 0, true, O_BACKEND, false},
+    {0},
+};
+
+/* One option into d: 0, or the exit code of a usage error. */
+static int take_option(int id, const char *v, vkrr_synth_desc *d)
+{
+    uint64_t u;
+    bool known = false;
+    switch (id) {
+    case O_FORCE: d->force = true; return 0;
+    case O_PROGRESS: d->progress = stderr; return 0;
+    case O_LOG_SURFACE_ARRAYS: d->log_surface_arrays = true; return 0;
+    case O_SIZE:
+        if (!vkrr_cli_parse_size(v, VKRR_SYNTH_MAX_SIDE, &d->width, &d->height))
+            return vkrr_cli_usage_error("synth", "--size '%s': expected WxH, each 1..%u", v,
+                                        VKRR_SYNTH_MAX_SIDE);
+        return 0;
+    case O_FRAMES:
+        if (!vkrr_cli_parse_u64(v, VKRR_SYNTH_MAX_FRAMES, &u) || u == 0)
+            return vkrr_cli_usage_error("synth", "--frames '%s': expected 1..%u", v,
+                                        VKRR_SYNTH_MAX_FRAMES);
+        d->frames = (uint32_t)u;
+        return 0;
+    case O_SEED:
+        if (!vkrr_cli_parse_u64(v, UINT64_MAX, &u) || u == 0)
+            return vkrr_cli_usage_error("synth", "--seed '%s': expected a number >= 1", v);
+        d->seed = u;
+        return 0;
+    case O_SCENE:
+        for (const char *const *n = vkrr_scene_names(); *n; n++)
+            known |= !strcmp(*n, v);
+        if (!known)
+            return vkrr_cli_usage_error("synth", "--scene '%s': scenes are default, stripes", v);
+        d->scene = v;
+        return 0;
+    default: /* O_BACKEND */
+        if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+            return vkrr_cli_usage_error("synth", "--backend '%s': cpu or cuda", v);
+        d->backend = v;
+        return 0;
+    }
+}
+
 int vkrr_cmd_synth(int argc, char **argv)
 {
     /* frame lines on a terminal, or when asked (--progress): not in CI logs */
     vkrr_synth_desc d = {.progress = isatty(fileno(stderr)) ? stderr : NULL,
                          .cancel = &vkrr_cli_interrupted};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t u;
-        if (vkrr_cli_is_help(a)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin("synth", argc, argv, 1, synth_opts, NULL);
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             fputs(synth_help, stdout);
             return 0;
-        } else if (!strcmp(a, "--force")) {
-            d.force = true;
-            continue;
-        } else if (!strcmp(a, "--progress")) {
-            d.progress = stderr;
-            continue;
-        } else if (!strcmp(a, "--log-surface-arrays")) {
-            d.log_surface_arrays = true;
-            continue;
-        } else if (a[0] != '-') {
-            if (d.dir)
-                return vkrr_cli_usage_error("synth", "unexpected argument '%s'", a);
-            d.dir = a;
-            continue;
         }
-        if (strcmp(a, "--size") && strcmp(a, "--frames") && strcmp(a, "--seed") &&
-            strcmp(a, "--scene") && strcmp(a, "--backend"))
-            return vkrr_cli_usage_error("synth", "unknown option '%s'", a);
-        if (!v)
-            return vkrr_cli_usage_error("synth", "%s needs a value", a);
-        i++;
-        if (!strcmp(a, "--size")) {
-            if (!vkrr_cli_parse_size(v, VKRR_SYNTH_MAX_SIDE, &d.width, &d.height))
-                return vkrr_cli_usage_error("synth", "--size '%s': expected WxH, each 1..%u", v,
-                                            VKRR_SYNTH_MAX_SIDE);
-        } else if (!strcmp(a, "--frames")) {
-            if (!vkrr_cli_parse_u64(v, VKRR_SYNTH_MAX_FRAMES, &u) || u == 0)
-                return vkrr_cli_usage_error("synth", "--frames '%s': expected 1..%u", v,
-                                            VKRR_SYNTH_MAX_FRAMES);
-            d.frames = (uint32_t)u;
-        } else if (!strcmp(a, "--seed")) {
-            if (!vkrr_cli_parse_u64(v, UINT64_MAX, &u) || u == 0)
-                return vkrr_cli_usage_error("synth", "--seed '%s': expected a number >= 1", v);
-            d.seed = u;
-        } else if (!strcmp(a, "--scene")) {
-            bool known = false;
-            for (const char *const *n = vkrr_scene_names(); *n; n++)
-                known |= !strcmp(*n, v);
-            if (!known)
-                return vkrr_cli_usage_error("synth", "--scene '%s': scenes are default, stripes",
-                                            v);
-            d.scene = v;
-        } else if (!strcmp(v, "cpu") || !strcmp(v, "cuda")) {
-            d.backend = v;
-        } else {
-            return vkrr_cli_usage_error("synth", "--backend '%s': cpu or cuda", v);
-        }
+        if (id == VKRR_OPT_ARG && d.dir)
+            return vkrr_cli_usage_error("synth", "unexpected argument '%s'", v);
+        if (id == VKRR_OPT_ARG)
+            d.dir = v;
+        else if ((rc = take_option(id, v, &d)) != 0)
+            return rc;
     }
     if (!d.dir)
         return vkrr_cli_usage_error("synth", "missing OUTDIR");

@@ -29,6 +29,8 @@
 static const char validate_help[] =
     "usage: vkrr validate CAPDIR [options]\n"
     "\n"
+    "Options take a value as --opt VALUE or --opt=VALUE; -- ends the options.\n"
+    "\n"
     "Replays every launch of the capture through the Vulkan port, each from its own\n"
     "captured inputs (isolated: the error shown is the port's own), and compares\n"
     "every output with what CUDA wrote: each allocation with a post-launch dump (the\n"
@@ -88,6 +90,9 @@ static const char validate_help[] =
     "  --report DIR         a self-contained HTML page DIR/index.html (summary, table,\n"
     "                       error profile, heatmaps copied to DIR/heatmaps)\n"
     "  --junit FILE         JUnit XML, one test case per launch\n"
+    "  --color WHEN         always, never, or auto (default): PASS, FAIL and the\n"
+    "                       verdicts in colour on a terminal, never with NO_COLOR set,\n"
+    "                       in a pipe, a file or a report\n"
     "  --progress           a progress line per launch on stderr even when it is not a\n"
     "                       terminal (on a terminal it is always shown, rewritten in\n"
     "                       place; elsewhere, without --progress, one line at the end)\n"
@@ -175,7 +180,7 @@ static const char bisect_help[] =
     "\n"
     "options: --ref, --modules, --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
     "--no-hash-check, --approx, --hw-tables, --device, --timeout, --ports, --validation,\n"
-    "--out, --heatmaps, --json, -q as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
+    "--out, --heatmaps, --json, -q, --color as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
     "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
     "\n"
     "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage or a\n"
@@ -204,97 +209,114 @@ typedef struct validate_args {
     bool *mine;             /* --shard: the launches of this shard, by index; NULL: all */
 } validate_args;
 
+enum {
+    O_MODE, O_ONLY, O_SHARD, O_WATCH, O_WATCH_MAX, O_PERTURB, O_COVERAGE, O_REF, O_DEVICE,
+    O_TIMEOUT, O_MODULES, O_STRICT, O_PROGRESS, O_NO_BUILTIN, O_VALIDATION,
+};
+
+/* bisect's options; validate takes these and validate_opts */
+static const vkrr_cli_opt bisect_opts[] = {
+    {"perturb", 0, true, O_PERTURB, false},    {"coverage", 0, false, O_COVERAGE, false},
+    {"ref", 0, true, O_REF, false},            {"device", 0, true, O_DEVICE, false},
+    {"timeout", 0, true, O_TIMEOUT, false},    {"modules", 0, true, O_MODULES, false},
+    {"strict", 0, false, O_STRICT, false},     {"progress", 0, false, O_PROGRESS, false},
+    {"no-builtin", 0, false, O_NO_BUILTIN, false}, {"validation", 0, false, O_VALIDATION, false},
+    {0},
+};
+static const vkrr_cli_opt validate_opts[] = {
+    {"mode", 0, true, O_MODE, false},   {"only", 0, true, O_ONLY, false},
+    {"shard", 0, true, O_SHARD, false}, {"watch", 0, false, O_WATCH, false},
+    {"watch-max", 0, true, O_WATCH_MAX, true},
+    {0},
+};
+
+/* One option (not --help) into a: 0, or the exit code of a usage error. */
+static int take_option(const char *cmd, int id, const char *v, validate_args *a)
+{
+    uint64_t x;
+    switch (id) {
+    case O_MODE:
+        if (strcmp(v, "isolated") && strcmp(v, "chained") && strcmp(v, "both"))
+            return vkrr_cli_usage_error(cmd, "--mode takes isolated, chained or both, not '%s'", v);
+        a->mode = v;
+        a->mode_given = true;
+        return 0;
+    case O_ONLY: {
+        if (a->nonly == MAX_ONLY)
+            return vkrr_cli_usage_error(cmd, "--only is given more than %d times", MAX_ONLY);
+        if (!vkrr_cli_select_parse(v, &a->only[a->nonly++]))
+            return vkrr_cli_usage_error(cmd, "--only takes KERNEL, KERNEL#OCC or SEQ, not '%s'", v);
+        size_t ol = strlen(a->only_text);
+        snprintf(a->only_text + ol, sizeof a->only_text - ol, "%s%s", ol ? " " : "", v);
+        return 0;
+    }
+    case O_SHARD:
+        if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
+            return vkrr_cli_usage_error(cmd, "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
+                                        VKRR_SHARD_MAX, v);
+        return 0;
+    case O_WATCH_MAX:
+        if (!vkrr_cli_parse_u64(v, 1000000, &x) || !x)
+            return vkrr_cli_usage_error(cmd, "--watch-max takes a count >= 1, not '%s'", v);
+        a->watch_max = (unsigned)x;
+        return 0;
+    case O_PERTURB:
+        if (!vkrr_perturb_parse(v, &a->perturb))
+            return vkrr_cli_usage_error(cmd, "--perturb takes KERNEL[#OCC]=ULPS, not '%s'", v);
+        a->perturb_text = v;
+        return 0;
+    case O_REF:
+        if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "ptx"))
+            return vkrr_cli_usage_error(cmd, "--ref takes capture, cpu, cuda or ptx, not '%s'", v);
+        a->ref = v;
+        return 0;
+    case O_TIMEOUT:
+        if (!vkrr_cli_parse_double(v, &a->timeout) || a->timeout <= 0)
+            return vkrr_cli_usage_error(cmd, "--timeout takes seconds > 0, not '%s'", v);
+        return 0;
+    case O_MODULES:
+        if (!vkrr_cli_modules_add(&a->modules, v))
+            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
+        return 0;
+    case O_DEVICE: a->device = v; return 0;
+    case O_WATCH: a->watch = true; return 0;
+    case O_COVERAGE: a->coverage = true; return 0;
+    case O_STRICT: a->strict = true; return 0;
+    case O_PROGRESS: a->progress = true; return 0;
+    case O_NO_BUILTIN: a->no_builtin = true; return 0;
+    case O_VALIDATION: a->validation = true; return 0;
+    default:
+        return vkrr_cli_compare_take(cmd, id, v, &a->c);
+    }
+}
+
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     bool bisect = !strcmp(argv[0], "bisect");
     *a = (validate_args){.c = {.heatmaps = "failing", .buffer_type = "bytes"},
                          .ref = "capture", .mode = "both", .bisect = bisect};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                  \
-    do {                                                                              \
-        if (!v)                                                                       \
-            return vkrr_cli_usage_error(argv[0], "%s needs a value", o);           \
-        i++;                                                                          \
-    } while (0)
-        int taken = vkrr_cli_compare_option(argv[0], argc, argv, &i, !bisect, &a->c);
-        if (taken == 1)
-            continue;
-        if (taken)
-            return taken;
-        if (vkrr_cli_is_help(o)) {
+    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, bisect_opts, vkrr_cli_compare_opts);
+    if (!bisect) {
+        vkrr_cli_opts_add(&p, validate_opts);
+        vkrr_cli_opts_add(&p, vkrr_cli_report_opts);
+    }
+    const char *v;
+    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p.rc;
+        if (id == VKRR_OPT_HELP) {
             if (bisect)
                 fputs(bisect_help, stdout);
             else
                 printf(validate_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
             return -1;
-        } else if (!strcmp(o, "--mode") && !bisect) {
-            NEED_VALUE();
-            if (strcmp(v, "isolated") && strcmp(v, "chained") && strcmp(v, "both"))
-                return vkrr_cli_usage_error(argv[0], "--mode takes isolated, chained or both, not '%s'", v);
-            a->mode = v;
-            a->mode_given = true;
-        } else if (!strcmp(o, "--only") && !bisect) {
-            NEED_VALUE();
-            if (a->nonly == MAX_ONLY)
-                return vkrr_cli_usage_error(argv[0], "--only is given more than %d times", MAX_ONLY);
-            if (!vkrr_cli_select_parse(v, &a->only[a->nonly++]))
-                return vkrr_cli_usage_error(argv[0], "--only takes KERNEL, KERNEL#OCC or SEQ, not '%s'", v);
-            size_t ol = strlen(a->only_text);
-            snprintf(a->only_text + ol, sizeof a->only_text - ol, "%s%s", ol ? " " : "", v);
-        } else if (!strcmp(o, "--shard") && !bisect) {
-            NEED_VALUE();
-            if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
-                return vkrr_cli_usage_error(argv[0], "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
-                                            VKRR_SHARD_MAX, v);
-        } else if (!strcmp(o, "--watch") && !bisect) {
-            a->watch = true;
-        } else if (!strcmp(o, "--watch-max") && !bisect) {
-            NEED_VALUE();
-            uint64_t x;
-            if (!vkrr_cli_parse_u64(v, 1000000, &x) || !x)
-                return vkrr_cli_usage_error(argv[0], "--watch-max takes a count >= 1, not '%s'", v);
-            a->watch_max = (unsigned)x;
-        } else if (!strcmp(o, "--perturb")) {
-            NEED_VALUE();
-            if (!vkrr_perturb_parse(v, &a->perturb))
-                return vkrr_cli_usage_error(argv[0], "--perturb takes KERNEL[#OCC]=ULPS, not '%s'", v);
-            a->perturb_text = v;
-        } else if (!strcmp(o, "--coverage")) {
-            a->coverage = true;
-        } else if (!strcmp(o, "--ref")) {
-            NEED_VALUE();
-            if (strcmp(v, "capture") && strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "ptx"))
-                return vkrr_cli_usage_error(argv[0], "--ref takes capture, cpu, cuda or ptx, not '%s'", v);
-            a->ref = v;
-        } else if (!strcmp(o, "--device")) {
-            NEED_VALUE();
-            a->device = v;
-        } else if (!strcmp(o, "--timeout")) {
-            NEED_VALUE();
-            if (!vkrr_cli_parse_double(v, &a->timeout) || a->timeout <= 0)
-                return vkrr_cli_usage_error(argv[0], "--timeout takes seconds > 0, not '%s'", v);
-        } else if (!strcmp(o, "--modules")) {
-            NEED_VALUE();
-            if (!vkrr_cli_modules_add(&a->modules, v))
-                return vkrr_cli_usage_error(argv[0], "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        } else if (!strcmp(o, "--strict")) {
-            a->strict = true;
-        } else if (!strcmp(o, "--progress")) {
-            a->progress = true;
-        } else if (!strcmp(o, "--no-builtin")) {
-            a->no_builtin = true;
-        } else if (!strcmp(o, "--validation")) {
-            a->validation = true;
-        } else if (o[0] == '-') {
-            return vkrr_cli_usage_error(argv[0], "unknown option '%s'", o);
-        } else if (!a->capdir) {
-            a->capdir = o;
-        } else {
-            return vkrr_cli_usage_error(argv[0], "unexpected argument '%s'", o);
         }
-#undef NEED_VALUE
+        if (id == VKRR_OPT_ARG && a->capdir)
+            return vkrr_cli_usage_error(argv[0], "unexpected argument '%s'", v);
+        if (id == VKRR_OPT_ARG)
+            a->capdir = v;
+        else if ((rc = take_option(argv[0], id, v, a)) != 0)
+            return rc;
     }
     if (!a->capdir)
         return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
@@ -313,8 +335,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
 
 /* Launch i/N, frame, elapsed and an estimate of what is left: rewritten in
  * place on a terminal; elsewhere (logs, CI) one plain line per launch only
- * with --progress, else a single line at the end.  No colour is used, so
- * NO_COLOR has nothing to turn off. */
+ * with --progress, else a single line at the end.  No colour is used (the
+ * table's words are coloured by color.h, which NO_COLOR turns off). */
 static void progress(bool tty, uint32_t i, uint32_t n, const vkrr_launch *l, double elapsed)
 {
     double left = i ? elapsed / i * (n - i) : 0;

@@ -6,6 +6,7 @@
 
 #include "bulk.h"
 #include "cli.h"
+#include "cli_opts.h"
 
 typedef struct command {
     const char *name;
@@ -32,7 +33,8 @@ static const command commands[] = {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: vkrr COMMAND [ARGS]\n"
+            "usage: vkrr [--color WHEN] COMMAND [ARGS]\n"
+            "       vkrr --version | --help\n"
             "\n"
             "vkrr replays the kernel launches of a CUDA capture through a Vulkan compute\n"
             "port, compares every output with what CUDA wrote, and shows where they differ.\n"
@@ -42,7 +44,10 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
-            "Run 'vkrr COMMAND --help' for a command's options.\n"
+            "Run 'vkrr COMMAND --help' for a command's options.  Options take a value as\n"
+            "--opt VALUE or --opt=VALUE, -- ends them, and --color WHEN (always, never, or\n"
+            "auto: on a terminal unless NO_COLOR is set) colours PASS/FAIL and verdicts, here\n"
+            "before COMMAND or after it.\n"
             "Exit codes: 0 all pass, 1 a mismatch was found, 2 bad input or usage (or a\n"
             "capture validated only in part), 3 no usable device or library, 130 interrupted.\n"
             "\n"
@@ -52,29 +57,58 @@ static void usage(FILE *f)
             "launch larger than the limit is streamed, never refused.\n");
 }
 
+/* What comes before the command: --help, --version, --color WHEN (for
+ * every command after it).  Returns the index of the command, or -1 with
+ * *rc set when main is done. */
+static int global_options(int argc, char **argv, int *rc)
+{
+    enum { O_VERSION };
+    static const vkrr_cli_opt opts[] = {{"version", 0, false, O_VERSION, false}, {0}};
+    vkrr_cli_opts p = vkrr_cli_opts_begin("", argc, argv, 1, opts, NULL);
+    const char *v;
+    int id;
+    *rc = 0;
+    while ((id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_ARG) {
+        if (id == VKRR_OPT_HELP) {
+            usage(stdout);
+        } else if (id == O_VERSION) {
+            vkrr_cli_version(stdout);
+        } else if (id == VKRR_OPT_END) { /* no command (--color alone, or nothing) */
+            usage(stderr);
+            *rc = vkrr_status_exit_code(VKRR_ERR_USAGE);
+        } else {
+            *rc = p.rc;
+        }
+        return -1;
+    }
+    return p.i - 1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return vkrr_status_exit_code(VKRR_ERR_USAGE);
-    }
-    if (vkrr_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
+    if (argc >= 2 && !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
-        vkrr_cli_version(stdout);
-        return 0;
-    }
+    int rc, first = global_options(argc, argv, &rc);
+    if (first < 0)
+        return rc;
     vkrr_error err = {0};
     if (vkrr_mem_limit_check(&err) != VKRR_OK) { /* before a command reads a byte */
         vkrr_error_print(&err, stderr);
         return vkrr_status_exit_code(err.status);
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "vkrr: unknown command '%s'\n\n", argv[1]);
+    const char *names[sizeof commands / sizeof commands[0] + 1];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!strcmp(argv[first], commands[i].name))
+            return commands[i].run(argc - first, argv + first);
+        names[i] = commands[i].name;
+    }
+    names[sizeof commands / sizeof commands[0]] = NULL;
+    char near[200];
+    vkrr_cli_suggest_word(argv[first], names, false, near, sizeof near);
+    fprintf(stderr, "vkrr: unknown command '%s'%s%s%s\n\n", argv[first], near[0] ? "; did you mean " : "",
+            near, near[0] ? "?" : "");
     usage(stderr);
     return 2;
 }

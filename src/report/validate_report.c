@@ -3,6 +3,7 @@
 #include "validate_report.h"
 
 #include "approx.h"
+#include "color.h"
 #include "json.h"
 #include "validate_chain.h"
 
@@ -99,7 +100,8 @@ static void original_cell(FILE *f, const vkrr_launch_result *r)
               r->res[i].chained_original.m.inf_mismatch;
     char u[32];
     snprintf(u, sizeof u, "%lld", (long long)vkrr_report_original_ulp(r));
-    fprintf(f, "  %8s %-4s", nan ? "NaN/Inf" : u, r->chained_original_pass ? "ok" : "BAD");
+    fprintf(f, "  %8s", nan ? "NaN/Inf" : u);
+    vkrr_color_word(f, " %-4s", r->chained_original_pass ? "ok" : "BAD");
 }
 
 /* What the kernel printed, under its row: the first lines, then how many
@@ -138,9 +140,9 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         const vkrr_resource_result *w = &r->res[r->chained_worst];
         snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
     }
-    fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s  %-7s", (unsigned long long)l->sequence,
-            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s,
-            r->has_isolated ? vkrr_launch_status_name(r->status) : "-");
+    fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s", (unsigned long long)l->sequence,
+            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s);
+    vkrr_color_word(f, "  %-7s", r->has_isolated ? vkrr_launch_status_name(r->status) : "-");
     if (chained) {
         char ca[32] = "-", cu[32] = "-", cp[32] = "-";
         if (r->has_chained && r->nres) {
@@ -151,9 +153,9 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
             snprintf(cu, sizeof cu, "%lld", (long long)u);
             vkrr_report_fmt_num(cp, sizeof cp, p);
         }
-        fprintf(f, "  %10s %8s %8s  %-7s %-9s", ca, cu, cp,
-                r->has_chained ? vkrr_launch_status_name(r->chained_status) : "-",
-                vkrr_bisect_role(r));
+        fprintf(f, "  %10s %8s %8s", ca, cu, cp);
+        vkrr_color_word(f, "  %-7s", r->has_chained ? vkrr_launch_status_name(r->chained_status) : "-");
+        vkrr_color_word(f, " %-9s", vkrr_bisect_role(r));
     }
     if (rerun) {
         if (r->rerun && r->worst >= 0) {
@@ -166,7 +168,8 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
                     rc = r->res[i].original_capture.m.max_ulp;
                 rc_pass = rc_pass && r->res[i].original_capture.m.pass;
             }
-            fprintf(f, "  %12lld %9lld %-4s", (long long)vr, (long long)rc, rc_pass ? "ok" : "BAD");
+            fprintf(f, "  %12lld %9lld", (long long)vr, (long long)rc);
+            vkrr_color_word(f, " %-4s", rc_pass ? "ok" : "BAD");
         } else {
             fprintf(f, "  %12s %14s", "-", "-");
         }

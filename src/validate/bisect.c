@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "color.h"
 #include "validate_chain.h"
 
 /* Not a verdict on the port: no port, skipped, or a capture that could not be read. */
@@ -92,16 +93,17 @@ static void name(FILE *f, const vkrr_launch_result *r)
 /* The class of the first divergence and why. */
 static void print_class(FILE *f, const vkrr_bisect *b)
 {
+    vkrr_color_word(f, b->culprit ? " is the %s" : " is an %s", b->culprit ? "CULPRIT" : "AMPLIFIER");
     if (b->evidence == VKRR_EVIDENCE_ORIGINAL) {
         if (b->culprit)
-            fprintf(f, " is the CULPRIT: on its chained inputs the port disagrees with the "
+            fprintf(f, ": on its chained inputs the port disagrees with the "
                        "original kernel run on the same inputs (evidence: the original kernel "
                        "on the chained inputs%s)\n",
                     !b->isolated_known ? ""
                     : b->isolated_bad  ? "; its isolated error is out of tolerance too"
                                        : "; its isolated error alone is within tolerance");
         else
-            fprintf(f, " is an AMPLIFIER: on its chained inputs the port agrees with the "
+            fprintf(f, ": on its chained inputs the port agrees with the "
                        "original kernel run on the same inputs, so the error is what it "
                        "inherited (evidence: the original kernel on the chained inputs%s);",
                     b->isolated_known && b->isolated_bad
@@ -109,12 +111,12 @@ static void print_class(FILE *f, const vkrr_bisect *b)
         return;
     }
     if (b->culprit)
-        fprintf(f, " is the CULPRIT: %s (evidence: isolated; no original kernel ran on its "
+        fprintf(f, ": %s (evidence: isolated; no original kernel ran on its "
                    "chained inputs)\n",
                 b->isolated_error ? "its isolated run is an ERROR too (its row's note says why)"
                                   : "its isolated error is out of tolerance too");
     else
-        fprintf(f, " is an AMPLIFIER: its isolated error is within tolerance (evidence: "
+        fprintf(f, ": its isolated error is within tolerance (evidence: "
                    "isolated; no original kernel ran on its chained inputs);");
 }
 

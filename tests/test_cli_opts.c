@@ -1,0 +1,189 @@
+/* test_cli_opts: the one option parser of every command (cli_opts.h) and
+ * the colour of verdict words (color.h), called directly on argv arrays
+ * written here.  What each case must give is GNU getopt_long's behaviour
+ * (values after '=' or in the next word, "--" ending options, grouped short
+ * flags) or the messages cli_opts.h promises, read back from stderr. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_opts.h"
+#include "color.h"
+#include "testutil.h"
+
+enum { O_MODE, O_MODULES, O_QUIET, O_OUT, O_JSON, O_REF, O_RERUN, O_REPORT, O_WATCH, O_WATCH_MAX };
+static const vkrr_cli_opt table[] = {
+    {"mode", 0, true, O_MODE, false},     {"modules", 0, true, O_MODULES, false},
+    {"quiet", 'q', false, O_QUIET, false}, {"out", 'o', true, O_OUT, false},
+    {"json", 0, true, O_JSON, false},     {"ref", 0, true, O_REF, false},
+    {"watch", 0, false, O_WATCH, false},  {"watch-max", 0, true, O_WATCH_MAX, true},
+    {0},
+};
+static const vkrr_cli_opt table2[] = {
+    {"rerun", 0, false, O_RERUN, false}, {"report", 0, true, O_REPORT, false}, {0}};
+
+/* One parse of the words (NULL-terminated): each result as "ID=VALUE" or
+ * "ARG=VALUE", space-separated, into got; what the parser printed on stderr
+ * into err.  Returns the last id (VKRR_OPT_END or VKRR_OPT_ERROR). */
+static int parse(const char *const *words, char *got, size_t cap, char *err, size_t ecap,
+                 int *rc)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "cmd";
+    while (*words)
+        argv[argc++] = (char *)*words++;
+    argv[argc] = NULL;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    dup2(fileno(tmp), 2);
+    vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
+    const char *v;
+    int id;
+    size_t at = 0;
+    got[0] = 0;
+    while ((id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END && id != VKRR_OPT_ERROR)
+        at += (size_t)snprintf(got + at, cap - at, "%s%s%d=%s", at ? " " : "",
+                               id == VKRR_OPT_ARG ? "ARG" : id == VKRR_OPT_HELP ? "HELP" : "",
+                               id < 0 ? 0 : id, v ? v : "-");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(err, 1, ecap - 1, tmp);
+    err[n] = 0;
+    fclose(tmp);
+    *rc = id == VKRR_OPT_ERROR ? p.rc : 0;
+    return id;
+}
+
+#define PARSE(...)                                                                           \
+    parse((const char *const[]){__VA_ARGS__, NULL}, got, sizeof got, err, sizeof err, &rc)
+
+static void values(void)
+{
+    char got[512], err[1024];
+    int rc;
+    /* --opt=value, --opt value, positionals anywhere, "--" ends the options */
+    CHECK(PARSE("--json=r.json", "CAP", "--mode", "both", "--", "--quiet", "-") == VKRR_OPT_END);
+    CHECK_STR(got, "4=r.json ARG0=CAP 0=both ARG0=--quiet ARG0=-");
+    /* a value may begin with '-' after '=' or when it is not an option */
+    CHECK(PARSE("--ref=--x", "--mode", "-3") == VKRR_OPT_END);
+    CHECK_STR(got, "5=--x 0=-3");
+    /* short forms: a flag, grouped flags, -oDIR and -o DIR; -h is --help */
+    CHECK(PARSE("-q", "-qoDIR", "-o", "D2", "-h") == VKRR_OPT_END);
+    CHECK_STR(got, "2=- 2=- 3=DIR 3=D2 HELP0=-");
+    /* a second table, and a hidden option taken like any other */
+    CHECK(PARSE("--report", "R", "--rerun", "--watch-max=3") == VKRR_OPT_END);
+    CHECK_STR(got, "7=R 6=- 9=3");
+    CHECK_EQ_U64(rc, 0);
+    CHECK_STR(err, "");
+}
+
+static void errors(void)
+{
+    char got[512], err[1024];
+    int rc;
+    /* a missing value: at the end, empty after '=', or the next word an option */
+    CHECK(PARSE("CAP", "--json") == VKRR_OPT_ERROR);
+    CHECK_EQ_U64(rc, 2);
+    CHECK(strstr(err, "vkrr cmd: --json needs a value\n") != NULL);
+    CHECK(strstr(err, "Run 'vkrr cmd --help' for usage.") != NULL);
+    CHECK(PARSE("--json=") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "--json needs a value") != NULL);
+    CHECK(PARSE("--json", "--mode", "both") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "--json needs a value (before --mode;") != NULL);
+    CHECK(PARSE("-o") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "--out needs a value") != NULL);
+    /* a value given to a flag */
+    CHECK(PARSE("--quiet=yes") == VKRR_OPT_ERROR);
+    CHECK_EQ_U64(rc, 2);
+    CHECK(strstr(err, "--quiet takes no value (given 'yes')") != NULL);
+    /* unknown: the names it begins (shortest first; never taken as an
+     * abbreviation), else the nearest by edit distance, else nothing */
+    CHECK(PARSE("--mod", "both") == VKRR_OPT_ERROR);
+    CHECK_EQ_U64(rc, 2);
+    CHECK(strstr(err, "unknown option '--mod'; did you mean --mode or --modules?") != NULL);
+    CHECK(PARSE("--re=x") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "unknown option '--re'; did you mean --ref, --rerun or --report?") != NULL);
+    CHECK(PARSE("--jsno", "F") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "unknown option '--jsno'; did you mean --json?") != NULL);
+    CHECK(PARSE("-mode", "both") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "unknown option '-mode'; did you mean --mode?") != NULL);
+    CHECK(PARSE("--watch-ma", "1") == VKRR_OPT_ERROR); /* hidden: never suggested */
+    CHECK(strstr(err, "unknown option '--watch-ma'\n") != NULL);
+    CHECK(PARSE("--zzzzzz") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "unknown option '--zzzzzz'\n") != NULL);
+    CHECK(PARSE("-x") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "unknown option '-x'\n") != NULL);
+    /* what came before the error was returned as usual */
+    CHECK(PARSE("CAP", "-qx") == VKRR_OPT_ERROR);
+    CHECK_STR(got, "ARG0=CAP 2=-");
+    CHECK(strstr(err, "unknown option '-x'") != NULL);
+}
+
+/* What vkrr_color_word writes on f (stdout redirected to a file when
+ * to_stdout: the stream is stdout, whatever is behind it). */
+static void color_word(bool to_stdout, const char *fmt, const char *word, char *out, size_t cap)
+{
+    FILE *tmp = tmpfile();
+    int saved = -1;
+    if (to_stdout) {
+        fflush(stdout);
+        saved = dup(1);
+        dup2(fileno(tmp), 1);
+    }
+    vkrr_color_word(to_stdout ? stdout : tmp, fmt, word);
+    fflush(to_stdout ? stdout : tmp);
+    if (to_stdout) {
+        dup2(saved, 1);
+        close(saved);
+    }
+    rewind(tmp);
+    size_t n = fread(out, 1, cap - 1, tmp);
+    out[n] = 0;
+    fclose(tmp);
+}
+
+static void color(void)
+{
+    char got[512], err[1024], out[128];
+    int rc;
+    /* --color is every command's, applied by the parser and not returned */
+    CHECK(PARSE("--color=always", "CAP") == VKRR_OPT_END);
+    CHECK_STR(got, "ARG0=CAP");
+    CHECK(vkrr_color_on(stdout));
+    color_word(true, "  %-7s|", "PASS", out, sizeof out);
+    CHECK_STR(out, "  \033[32mPASS\033[0m   |"); /* the padding outside the colour */
+    color_word(true, "%5s|", "FAIL", out, sizeof out);
+    CHECK_STR(out, " \033[31mFAIL\033[0m|");
+    color_word(true, " is the %s:", "CULPRIT", out, sizeof out);
+    CHECK_STR(out, " is the \033[1;31mCULPRIT\033[0m:");
+    color_word(true, "%-4s|", "-", out, sizeof out); /* not a verdict: plain */
+    CHECK_STR(out, "-   |");
+    /* a stream other than stdout/stderr (a report file) never, even always */
+    color_word(false, "%-7s|", "PASS", out, sizeof out);
+    CHECK_STR(out, "PASS   |");
+    CHECK(PARSE("--color", "never") == VKRR_OPT_END);
+    CHECK(!vkrr_color_on(stdout));
+    color_word(true, "%-7s|", "FAIL", out, sizeof out);
+    CHECK_STR(out, "FAIL   |");
+    /* auto: stdout here is not a terminal (ctest captures it) */
+    CHECK(PARSE("--color=auto") == VKRR_OPT_END);
+    CHECK(isatty(1) || !vkrr_color_on(stdout));
+    CHECK(PARSE("--color=sometimes") == VKRR_OPT_ERROR);
+    CHECK_EQ_U64(rc, 2);
+    CHECK(strstr(err, "--color takes always, never or auto, not 'sometimes'") != NULL);
+    CHECK(PARSE("--color") == VKRR_OPT_ERROR);
+    CHECK(strstr(err, "--color needs a value") != NULL);
+    vkrr_color_set(VKRR_COLOR_AUTO);
+}
+
+int main(void)
+{
+    values();
+    errors();
+    color();
+    return test_finish("cli_opts");
+}
