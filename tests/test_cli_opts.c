@@ -109,6 +109,10 @@ static void errors(void)
     CHECK(strstr(err, "unknown option '--re'; did you mean --ref, --rerun or --report?") != NULL);
     CHECK(PARSE("--jsno", "F") == VKRR_OPT_ERROR);
     CHECK(strstr(err, "unknown option '--jsno'; did you mean --json?") != NULL);
+    CHECK(PARSE("--mdoe", "both") == VKRR_OPT_ERROR); /* a transposition is one step */
+    CHECK(strstr(err, "unknown option '--mdoe'; did you mean --mode?") != NULL);
+    CHECK(PARSE("--JSON=F") == VKRR_OPT_ERROR); /* names are exact, suggestions forgiving */
+    CHECK(strstr(err, "unknown option '--JSON'; did you mean --json?") != NULL);
     CHECK(PARSE("-mode", "both") == VKRR_OPT_ERROR);
     CHECK(strstr(err, "unknown option '-mode'; did you mean --mode?") != NULL);
     CHECK(PARSE("--watch-ma", "1") == VKRR_OPT_ERROR); /* hidden: never suggested */

@@ -62,9 +62,6 @@ bool vkrr_cli_parse_size(const char *s, uint32_t max, uint32_t *w, uint32_t *h);
 /* True when arg is "--help" or "-h" (before a subcommand; cli_opts.h parses
  * the rest). */
 bool vkrr_cli_is_help(const char *arg);
-/* "unknown subcommand 'X'; did you mean Y? (A or B)" for cmd, whose
- * subcommands are names (NULL-terminated); returns 2. */
-int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names);
 
 /* The options of the commands that compare outputs with a capture (validate,
  * bisect, rerun): what is compared how, and where the results go.  Zero

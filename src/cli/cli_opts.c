@@ -2,6 +2,7 @@
 #include "cli_opts.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,28 +62,31 @@ static bool is_option(const vkrr_cli_opts *p, const char *w)
     return w[2] && find(p, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2), 0);
 }
 
+/* Edit distance with transpositions (optimal string alignment: "nwe" is one
+ * step from "new"), ignoring case (--JSON is --json mistyped). */
 static unsigned distance(const char *a, size_t na, const char *b)
 {
     enum { MAX = 64 };
     size_t nb = strlen(b);
     if (na >= MAX || nb >= MAX)
         return MAX;
-    unsigned row[MAX + 1];
+    unsigned d[MAX + 1][MAX + 1];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = (unsigned)i;
     for (size_t j = 0; j <= nb; j++)
-        row[j] = (unsigned)j;
-    for (size_t i = 1; i <= na; i++) {
-        unsigned diag = row[0];
-        row[0] = (unsigned)i;
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= na; i++)
         for (size_t j = 1; j <= nb; j++) {
-            unsigned up = row[j];
-            unsigned best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
+            int x = tolower((unsigned char)a[i - 1]), y = tolower((unsigned char)b[j - 1]);
+            unsigned best = d[i - 1][j - 1] + (x != y);
+            best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+            best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+            if (i > 1 && j > 1 && x == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == y && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-    }
-    return row[nb];
+    return d[na][nb];
 }
 
 /* Up to four names: those `given` begins (a prefix of them), else the
@@ -102,7 +106,8 @@ static void suggest(const char *given, const char *const *names, unsigned n, boo
             snprintf(buf, cap, "%s%s", dashes ? "--" : "", names[k]);
             return;
         }
-    for (unsigned k = 0; k < n; k++) /* the shortest first: --mo is likelier --mode than --modules */
+    /* the shortest first: --mo is likelier --mode than --modules */
+    for (unsigned k = 0; k < n; k++)
         if (!strncmp(names[k], given, len)) {
             unsigned at = npick < 4 ? npick++ : 4;
             while (at > 0 && strlen(pick[at - 1]) > strlen(names[k])) {
@@ -263,4 +268,17 @@ int vkrr_cli_opts_next(vkrr_cli_opts *p, const char **value)
         if (id != OPT_COLOR)
             return id;
     }
+}
+
+int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names)
+{
+    char near[200], all[200] = "";
+    vkrr_cli_suggest_word(given, names, false, near, sizeof near);
+    for (size_t k = 0, at = 0; names[k] && at < sizeof all; k++)
+        at += (size_t)snprintf(all + at, sizeof all - at, "%s%s", k ? (names[k + 1] ? ", " : " or ")
+                                                                    : "", names[k]);
+    if (near[0])
+        return vkrr_cli_usage_error(cmd, "unknown subcommand '%s'; did you mean %s? (%s)", given,
+                                    near, all);
+    return vkrr_cli_usage_error(cmd, "unknown subcommand '%s' (%s)", given, all);
 }

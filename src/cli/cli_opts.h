@@ -88,5 +88,8 @@ int vkrr_cli_opts_next(vkrr_cli_opts *p, const char **value);
 void vkrr_cli_opts_suggest(const vkrr_cli_opts *p, const char *given, char *buf, unsigned cap);
 void vkrr_cli_suggest_word(const char *given, const char *const *names, bool dashes, char *buf,
                            unsigned cap);
+/* "unknown subcommand 'X'; did you mean Y? (A or B)" for cmd, whose
+ * subcommands are names (NULL-terminated); returns the usage exit code. */
+int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names);
 
 #endif

@@ -107,19 +107,6 @@ bool vkrr_cli_is_help(const char *arg)
     return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
-int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names)
-{
-    char near[200], all[200] = "";
-    vkrr_cli_suggest_word(given, names, false, near, sizeof near);
-    for (size_t k = 0, at = 0; names[k] && at < sizeof all; k++)
-        at += (size_t)snprintf(all + at, sizeof all - at, "%s%s", k ? (names[k + 1] ? ", " : " or ")
-                                                                    : "", names[k]);
-    if (near[0])
-        return vkrr_cli_usage_error(cmd, "unknown subcommand '%s'; did you mean %s? (%s)", given,
-                                    near, all);
-    return vkrr_cli_usage_error(cmd, "unknown subcommand '%s' (%s)", given, all);
-}
-
 bool vkrr_cli_select_parse(const char *s, vkrr_cli_select *out)
 {
     memset(out, 0, sizeof *out);

@@ -60,7 +60,9 @@ static const char bench_help[] =
     "Exit 0 when every launch with a port ran, 1 when one failed, 2 bad input,\n"
     "3 no usable device (or, with --ref cuda, no libcuda or NVIDIA GPU).\n";
 
-enum { O_RUNS, O_TIMEOUT, O_WARMUP_MAX, O_REF, O_CUDA_DEVICE, O_MODULES, O_DEVICE, O_JSON, O_PORTS };
+enum {
+    O_RUNS, O_TIMEOUT, O_WARMUP_MAX, O_REF, O_CUDA_DEVICE, O_MODULES, O_DEVICE, O_JSON, O_PORTS
+};
 static const vkrr_cli_opt bench_opts[] = {
     {"runs", 0, true, O_RUNS, false},           {"timeout", 0, true, O_TIMEOUT, false},
     {"warmup-max", 0, true, O_WARMUP_MAX, false}, {"ref", 0, true, O_REF, false},
@@ -95,7 +97,8 @@ static int take_option(int id, const char *v, vkrr_bench_args *a)
         return 0;
     case O_CUDA_DEVICE:
         if (!vkrr_cli_parse_u64(v, 1023, &u))
-            return vkrr_cli_usage_error("bench", "--cuda-device wants an ordinal 0..1023, not '%s'", v);
+            return vkrr_cli_usage_error("bench", "--cuda-device wants an ordinal 0..1023, not '%s'",
+                                        v);
         a->cuda_device = (int)u;
         a->cuda_device_set = true;
         return 0;

@@ -89,8 +89,8 @@ int vkrr_cmd_record(int argc, char **argv)
         case O_GRID:
         case O_BLOCK:
             if (!parse_dim(v, id == O_GRID ? d.grid : d.block))
-                return vkrr_cli_usage_error("record", "%s takes X, XxY or XxYxZ (each >= 1), not '%s'",
-                                            p.name, v);
+                return vkrr_cli_usage_error("record", "%s takes X, XxY or XxYxZ (each >= 1), "
+                                            "not '%s'", p.name, v);
             break;
         case O_ARG:
             if (nargs == 64)

@@ -122,7 +122,8 @@ static int take_option(const char *cmd, int id, const char *v, stress_args *a)
 static int parse_args(int argc, char **argv, stress_args *a)
 {
     *a = (stress_args){.runs = 500, .seed = 1, .c = {.heatmaps = "none", .buffer_type = "bytes"}};
-    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, stress_opts, vkrr_cli_compare_opts);
+    vkrr_cli_opts p =
+        vkrr_cli_opts_begin(argv[0], argc, argv, 1, stress_opts, vkrr_cli_compare_opts);
     const char *v;
     for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
         if (id == VKRR_OPT_ERROR)

@@ -178,10 +178,12 @@ static const char bisect_help[] =
     "with the original on the same chained inputs, else AMPLIFIER.  The verdict\n"
     "says which evidence decided.\n"
     "\n"
-    "options: --ref, --modules, --perturb, --tolerance, --atol, --rtol, --max-ulp, --buffer-type,\n"
-    "--no-hash-check, --approx, --hw-tables, --device, --timeout, --ports, --validation,\n"
-    "--out, --heatmaps, --json, -q, --color as for 'vkrr validate' (see vkrr validate --help).  Launches that\n"
-    "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
+    "options: --ref, --modules, --coverage, --perturb, --tolerance, --atol, --rtol,\n"
+    "--max-ulp, --buffer-type, --no-hash-check, --approx, --hw-tables, --ptx-engine,\n"
+    "--no-cache, --device, --timeout, --ports, --no-builtin, --validation, --strict,\n"
+    "--progress, --out, --heatmaps, --json, -q, --color as for 'vkrr validate' (see\n"
+    "vkrr validate --help), as --opt VALUE or --opt=VALUE.  Launches that could not be\n"
+    "read are passed over (ERROR, and SKIPPED downstream).\n"
     "\n"
     "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage or a\n"
     "launch that could not be read, 3 no usable Vulkan device or library, 130\n"
@@ -295,7 +297,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
     bool bisect = !strcmp(argv[0], "bisect");
     *a = (validate_args){.c = {.heatmaps = "failing", .buffer_type = "bytes"},
                          .ref = "capture", .mode = "both", .bisect = bisect};
-    vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, bisect_opts, vkrr_cli_compare_opts);
+    vkrr_cli_opts p =
+        vkrr_cli_opts_begin(argv[0], argc, argv, 1, bisect_opts, vkrr_cli_compare_opts);
     if (!bisect) {
         vkrr_cli_opts_add(&p, validate_opts);
         vkrr_cli_opts_add(&p, vkrr_cli_report_opts);

@@ -107,8 +107,8 @@ int main(int argc, char **argv)
     names[sizeof commands / sizeof commands[0]] = NULL;
     char near[200];
     vkrr_cli_suggest_word(argv[first], names, false, near, sizeof near);
-    fprintf(stderr, "vkrr: unknown command '%s'%s%s%s\n\n", argv[first], near[0] ? "; did you mean " : "",
-            near, near[0] ? "?" : "");
+    fprintf(stderr, "vkrr: unknown command '%s'%s%s%s\n\n", argv[first],
+            near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
     usage(stderr);
     return 2;
 }

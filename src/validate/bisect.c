@@ -93,7 +93,8 @@ static void name(FILE *f, const vkrr_launch_result *r)
 /* The class of the first divergence and why. */
 static void print_class(FILE *f, const vkrr_bisect *b)
 {
-    vkrr_color_word(f, b->culprit ? " is the %s" : " is an %s", b->culprit ? "CULPRIT" : "AMPLIFIER");
+    vkrr_color_word(f, b->culprit ? " is the %s" : " is an %s",
+                    b->culprit ? "CULPRIT" : "AMPLIFIER");
     if (b->evidence == VKRR_EVIDENCE_ORIGINAL) {
         if (b->culprit)
             fprintf(f, ": on its chained inputs the port disagrees with the "
