@@ -76,6 +76,19 @@ vkrr validate "$cap" --heatmaps=none 2>/dev/null | cat >"$WORK/p.out"
 grep -q -- '-> PASS$' "$WORK/p.out" || fail "validate | cat: no summary"
 grep -q "$ESC" "$WORK/p.out" && fail "validate | cat: an escape in a pipe"
 
+# the verdicts: bisect's CULPRIT (a launch moved 1000 ULP on purpose) and diff's SAME
+k=cuda_dldn_rrref_expo1_kernel
+vkrr bisect "$cap" --perturb="$k=1000" --heatmaps=none --color=always >"$WORK/b.out" 2>/dev/null
+rc=$?
+[ "$rc" = 1 ] || fail "bisect --perturb: exit $rc, not 1"
+grep -q "#2 $k (frame 0, occurrence 0) is the ${ESC}\\[1;31mCULPRIT${ESC}\\[0m: " "$WORK/b.out" ||
+    fail "bisect --color=always: no red CULPRIT: $(grep first "$WORK/b.out")"
+vkrr bisect "$cap" --perturb "$k=1000" --heatmaps none >"$WORK/b2.out" 2>/dev/null
+grep -q "#2 $k (frame 0, occurrence 0) is the CULPRIT: " "$WORK/b2.out" ||
+    fail "bisect in a pipe: no plain CULPRIT: $(grep first "$WORK/b2.out")"
+vkrr diff "$cap" "$cap" --heatmaps=none -q --color=always >"$WORK/d.out" 2>/dev/null || fail "diff exited $?"
+grep -q -- "-> ${ESC}\\[32mSAME${ESC}\\[0m$" "$WORK/d.out" || fail "diff --color=always: no green SAME"
+
 # on a terminal (script(1) gives one): colour unless NO_COLOR or --color=never
 command -v script >/dev/null 2>&1 || {
     [ "$fails" = 0 ] || { echo "$fails failure(s)" >&2; exit 1; }

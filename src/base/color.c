@@ -53,7 +53,7 @@ static const char *code_of(const char *w)
                  {"CULPRIT", "1;31"}, {"culprit", "31"},    {"diverged", "31"},
                  {"NO PORT", "33"},   {"NO KERNEL", "33"},  {"SKIPPED", "33"},
                  {"INCOMPLETE", "33"}, {"AMPLIFIER", "1;33"}, {"amplifier", "33"},
-                 {"NOTHING VALIDATED", "33"}};
+                 {"NOTHING VALIDATED", "33"}, {"SAME", "32"}, {"DIFFER", "31"}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (!strncmp(w, words[i].word, strlen(words[i].word)))
             return words[i].code;

@@ -1,6 +1,6 @@
 /* color.h - colour on a terminal for the words a reader scans for: PASS
- * green, FAIL/BAD/ERROR/TIMEOUT/CULPRIT red, NO PORT/SKIPPED/INCOMPLETE/
- * AMPLIFIER yellow.
+ * (and diff's SAME) green, FAIL/BAD/ERROR/TIMEOUT/CULPRIT (and DIFFER) red,
+ * NO PORT/SKIPPED/INCOMPLETE/AMPLIFIER yellow.
  *
  *     vkrr_color_set(VKRR_COLOR_AUTO);      // the CLI, from --color
  *     vkrr_color_word(stdout, "%-7s", vkrr_launch_status_name(s));

@@ -9,6 +9,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "color.h"
 #include "compare.h"
 #include "portdesc.h"
 #include "validate.h"
@@ -204,7 +205,8 @@ int vkrr_cmd_diff(int argc, char **argv)
         }
     }
     printf("summary: %u matched launches: %u within tolerance, %u differ; %u in one capture "
-           "only -> %s\n", same + differ, same, differ, only, differ || only ? "DIFFER" : "SAME");
+           "only -> ", same + differ, same, differ, only);
+    vkrr_color_word(stdout, "%s\n", differ || only ? "DIFFER" : "SAME");
     if (first >= 0)
         printf("first launch that differs: #%llu %s (frame %u, occurrence %u)\n",
                (unsigned long long)res[first].launch->sequence, res[first].launch->kernel,
