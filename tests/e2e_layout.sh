@@ -119,7 +119,7 @@ for folder, files in sorted(folders.items()):
         fail.append(f'{folder}: files call each other: {path}')
 
 # Documents named in comments: paths with a folder, such as docs/architecture.md.
-# A shell variable for the root ("$root/docs/x.md") is not part of the path.
+# A shell variable for the root before a path ($root/...) is not part of it.
 doc = re.compile(r'(?<![%\w./-])(?:\$\{?\w+\}?/)?([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.md)')
 named = 0
 for top in ('src', 'vkbridge', 'cuda_ref', 'shaders', 'tests', 'scripts', 'bench', 'CMakeLists.txt'):
