@@ -253,11 +253,61 @@ static void test_past_max(void)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* The exact value s + e where e is far below any step of the format (the
+ * tail of an exact sum, as the tensor-core model passes it): on a code or a
+ * midpoint, e alone decides the direction.  Brute force on s nudged by a
+ * double far below the step (|s| 2^-40: exact in a double, never a tie), for
+ * every nonzero code and midpoint of the 8-bit formats and a sample of the
+ * 16-bit ones, both signs of e, every mode (zero has no tail: |e| is at
+ * most half of s's ulp, fpformat.h). */
+static void test_round_with_error(void)
+{
+    static const fmt *const fmts[] = {&F16, &BF16, &E4M3, &E5M2};
+    unsigned bad = 0, n = 0;
+    for (unsigned k = 0; k < 4; k++) {
+        const fmt *f = fmts[k];
+        unsigned step = f->bits == 16 ? 97 : 1;
+        for (uint32_t c = 0; c + 1 < (1u << f->bits); c += step) {
+            double x = ref_decode(f, c), up = ref_decode(f, c + 1);
+            if (!isfinite(x) || x == 0)
+                continue;
+            double vals[2] = {x, isfinite(up) && fabs(up) > fabs(x) ? (x + up) / 2 : x};
+            for (unsigned v = 0; v < 2; v++)
+                for (int sgn = -1; sgn <= 1; sgn += 2)
+                    for (int mode = VKRR_RM_RN; mode <= VKRR_RM_RNA; mode++) {
+                        double s = vals[v], mag = fabs(s);
+                        uint32_t got = vkrr_round_to(s, sgn * ldexp(mag, -60), f->id, (vkrr_rmode)mode, false);
+                        uint32_t want = ref_round(f, s + sgn * ldexp(mag, -40), (vkrr_rmode)mode, false);
+                        n++;
+                        if (got != want && bad++ < 8)
+                            fprintf(stderr, "  fmt %u round_to(%a, %+d tiny, mode %d) = %#x, brute force %#x\n",
+                                    k, s, sgn, mode, got, want);
+                    }
+        }
+    }
+    printf("vkrr_round_to with the tail of a sum: %u cases, %u differ from brute force\n", n, bad);
+    CHECK_EQ_U64(bad, 0);
+    /* f32 and tf32, worked by hand (f32 bits):
+     * - 1 - tiny toward zero: the largest f32 below 1, 0x3f7fffff;
+     * - 2^-126 - tiny toward zero: one step down is the largest subnormal
+     *   0x007fffff (below the least normal the step stays 2^-149, not half);
+     * - -(2^-126) + tiny rounded toward +Inf: the same magnitude, negative;
+     * - tf32 (10 fraction bits) of 2^-126 (1 + 2^-10): exact, 0x00802000
+     *   (its least normal binade has steps of 2^-136). */
+    CHECK_EQ_U64(vkrr_round_to(1.0, -0x1p-80, VKRR_FF_F32, VKRR_RM_RZ, false), 0x3f7fffffu);
+    CHECK_EQ_U64(vkrr_round_to(0x1p-126, -0x1p-200, VKRR_FF_F32, VKRR_RM_RZ, false), 0x007fffffu);
+    CHECK_EQ_U64(vkrr_round_to(0x1p-126, -0x1p-200, VKRR_FF_F32, VKRR_RM_RM, false), 0x007fffffu);
+    CHECK_EQ_U64(vkrr_round_to(-0x1p-126, 0x1p-200, VKRR_FF_F32, VKRR_RM_RP, false), 0x807fffffu);
+    CHECK_EQ_U64(vkrr_round_to(0x1p-126 + 0x1p-136, 0.0, VKRR_FF_TF32, VKRR_RM_RN, false), 0x00802000u);
+    CHECK_EQ_U64(vkrr_round_to(0x1p-126 + 0x1p-136, 0.0, VKRR_FF_TF32, VKRR_RM_RZ, false), 0x00802000u);
+}
+
 int main(void)
 {
     test_decode();
     test_round_modes();
     test_past_max();
+    test_round_with_error();
     test_fast_paths();
     return test_finish("fpformat");
 }
