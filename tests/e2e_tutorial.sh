@@ -91,6 +91,18 @@ rec --kernel nope >/dev/null 2>"$WORK/r.err"
 [ $? -eq 2 ] && grep -q "no .entry nope" "$WORK/r.err" || fail "a missing kernel: $(cat "$WORK/r.err")"
 ls -d "$WORK"/bad* >/dev/null 2>&1 && fail "a refused record left $(ls -d "$WORK"/bad*)"
 
+# record names the engine that ran the kernel: the interpreter when told so, the JIT
+# (which compiles the kernel) in a build that has one
+rec_ok() { vkrr record "$WORK/rec-$1" --ptx examples/first-port/scale.ptx --kernel scale --grid 4 \
+               --block 64 --arg in:f32:256 --arg out:f32:256 --arg f32:2 --arg f32:0 --arg u32:256; }
+VKRR_PTX_ENGINE=interp rec_ok interp >"$WORK/r.out" 2>&1 || fail "record (interp): $(cat "$WORK/r.out")"
+grep -q "run on the PTX interpreter$" "$WORK/r.out" || fail "record (interp) names another engine: $(cat "$WORK/r.out")"
+if vkrr --version 2>/dev/null | grep -q "^ptx jit: LLVM"; then
+    VKRR_PTX_ENGINE=jit rec_ok jit >"$WORK/r.out" 2>&1 || fail "record (jit): $(cat "$WORK/r.out")"
+    grep -q "run on the PTX JIT (compiled through LLVM)$" "$WORK/r.out" ||
+        fail "record (jit) names another engine: $(cat "$WORK/r.out")"
+fi
+
 if [ $fails -ne 0 ]; then
     echo "e2e_tutorial: $fails failed" >&2
     exit 1

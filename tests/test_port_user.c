@@ -101,7 +101,7 @@ static void record(vkrr_writer *wr, const vkrr_backend *cpu, uint32_t w, uint32_
     vkrr_replay_image im = {.offset = 16, .kind = VKRR_IMAGE_SURFACE, .handle = surf, .width = w,
                             .height = h, .channels = 1, .format = 32, .post = spost};
     vkrr_replay r = {K, {(w + 7) / 8, (h + 7) / 8, 1}, {8, 8, 1}, 0, (const uint8_t *)&p,
-                     sizeof p, al, 2, ptr, 2, &im, 1, NULL, NULL, 0, NULL, NULL, NULL};
+                     sizeof p, al, 2, ptr, 2, &im, 1, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     vkrr_error err = {0};
     if (!CHECK(cpu->run(cpu->self, &r, &err) == VKRR_OK))
         vkrr_error_print(&err, stderr);

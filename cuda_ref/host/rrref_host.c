@@ -241,7 +241,7 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
     vkrr_replay r = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
                      {l->block[0], l->block[1], l->block[2]}, 0, l->args, l->args_bytes,
                      l->allocs, l->nallocs, l->ptrs, l->nptrs, l->images, l->nimages,
-                     NULL, NULL, 0, NULL, NULL, NULL};
+                     NULL, NULL, 0, NULL, NULL, NULL, NULL};
     st = be->run(be->self, &r, err);
     if (st != VKRR_OK)
         goto fail;

@@ -67,6 +67,7 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     r->standins = 0;
     r->engine_note = NULL;
     r->memory_note = NULL;
+    r->engine = NULL;
     const char *used = NULL;
     free(be->printed);
     be->printed = NULL;
@@ -116,6 +117,7 @@ static vkrr_status ptx_run_replay(void *self, vkrr_replay *r, vkrr_error *err)
     st = vkrr_ptx_run(m, r->kernel, &l, err);
     r->printed = be->printed;
     r->memory_note = be->memory_note[0] ? be->memory_note : NULL;
+    r->engine = used; /* the module's storage: valid while the backend is open */
     if (used && !strncmp(used, "interp (the JIT", 15)) { /* "interp (WHY)": WHY */
         snprintf(be->engine_note, sizeof be->engine_note, "%s", used + 8);
         be->engine_note[strlen(be->engine_note) - 1] = 0;

@@ -11,8 +11,9 @@ static const char record_help[] =
     "usage: vkrr record OUTDIR --ptx FILE.ptx --kernel NAME --grid GX[xGY[xGZ]]\n"
     "                   --block BX[xBY[xBZ]] --arg SPEC [--arg SPEC ...] [--seed S] [--force]\n"
     "\n"
-    "Runs one launch of a kernel from its PTX on vkrr's PTX interpreter (any CPU, no\n"
-    "GPU) and records it as the CUDA bridge records a launch: OUTDIR is a capture\n"
+    "Runs one launch of a kernel from its PTX on this CPU (vkrr's PTX JIT, or its\n"
+    "interpreter where the JIT cannot compile the kernel or VKRR_PTX_ENGINE=interp;\n"
+    "no GPU) and records it as the CUDA bridge records a launch: OUTDIR is a capture\n"
     "(replay/, dump/, run/run.log, modules/FILE.ptx) that info, port new, validate\n"
     "and rerun read like any other.  For a kernel you are about to port before a\n"
     "capture from the GPU exists, or to practise on (README \"Port your first kernel\").\n"
@@ -108,11 +109,17 @@ int vkrr_cmd_record(int argc, char **argv)
     d.args = args;
     d.nargs = nargs;
     vkrr_error err = {0};
-    if (vkrr_record_run(&d, &err) != VKRR_OK)
+    char engine[400];
+    if (vkrr_record_run(&d, engine, sizeof engine, &err) != VKRR_OK)
         return vkrr_cli_fail(&err);
-    printf("wrote %s: 1 launch of %s (grid %ux%ux%u, block %ux%ux%u) run on the PTX interpreter\n"
+    /* the engine that ran it, as the backend says: the JIT compiles (and
+     * caches) the kernel, the interpreter does not */
+    const char *how = !strcmp(engine, "jit") ? "the PTX JIT (compiled through LLVM)"
+                    : !strncmp(engine, "interp", 6) ? "the PTX interpreter" : "the PTX backend";
+    const char *why = !strncmp(engine, "interp (", 8) ? engine + 6 : "";
+    printf("wrote %s: 1 launch of %s (grid %ux%ux%u, block %ux%ux%u) run on %s%s\n"
            "next: vkrr port new %s %s --out ports\n",
            d.dir, d.kernel, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2],
-           d.kernel, d.dir);
+           how, why, d.kernel, d.dir);
     return 0;
 }

@@ -110,6 +110,10 @@ typedef struct vkrr_replay {
      * ptx backend: one instruction reached two neighbouring allocations),
      * owned by the backend; NULL when nothing */
     const char *memory_note;
+    /* out: the engine that ran the launch, in the backend's words (the ptx
+     * backend: "jit", "interp", or "interp (WHY the JIT did not run it)"),
+     * valid until the backend's next run; NULL from backends with one engine */
+    const char *engine;
 } vkrr_replay;
 
 /* The output a backend left: post when the caller gave one, else post_view. */

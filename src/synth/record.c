@@ -128,8 +128,11 @@ static void fill(uint8_t *p, vkrr_dtype t, uint64_t count, uint64_t *rng)
     }
 }
 
-vkrr_status vkrr_record_run(const vkrr_record_desc *d, vkrr_error *err)
+vkrr_status vkrr_record_run(const vkrr_record_desc *d, char *engine, size_t engine_cap,
+                            vkrr_error *err)
 {
+    if (engine && engine_cap)
+        engine[0] = 0;
     if (!d->dir || !d->ptx || !d->kernel)
         return vkrr_fail(err, VKRR_ERR_USAGE, NULL, 0, -1, "record: a capture folder, a PTX file and a kernel");
     if (d->nargs > MAX_ARGS)
@@ -204,9 +207,11 @@ vkrr_status vkrr_record_run(const vkrr_record_desc *d, vkrr_error *err)
         st = vkrr_backend_open(&(vkrr_backend_desc){.name = "ptx", .modules = d->ptx}, &be, err);
     vkrr_replay r = {d->kernel, {d->grid[0], d->grid[1], d->grid[2]},
                      {d->block[0], d->block[1], d->block[2]}, 0, args, args_bytes, al, na, ptr, na,
-                     NULL, 0, NULL, NULL, 0, NULL, NULL, NULL};
+                     NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     if (st == VKRR_OK)
         st = be.run(be.self, &r, err);
+    if (engine && engine_cap && r.engine) /* the backend's words: copied before it closes */
+        snprintf(engine, engine_cap, "%s", r.engine);
     /* written whole into DIR.tmp-PID, then put in place */
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", d->dir, (long)getpid());

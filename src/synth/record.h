@@ -15,9 +15,12 @@
  *   out:TYPE:COUNT    a pointer to COUNT zero elements the kernel writes
  *   inout:TYPE:COUNT  filled like in:, and written
  *   u32:V s32:V u64:V s64:V f32:V f64:V   a scalar
- * The kernel runs on vkrr's PTX interpreter (no GPU); the capture holds the
- * launch as the CUDA bridge records one, the module in modules/ and a
- * device line naming the interpreter.  Written to DIR.tmp-PID and put in
+ * The kernel runs on vkrr's PTX backend (no GPU: its JIT, or its interpreter
+ * where the JIT cannot compile the kernel or VKRR_PTX_ENGINE says interp);
+ * engine, when not NULL, gets that backend's words for the engine that ran
+ * it ("jit", "interp", "interp (WHY)").  The capture holds the launch as the
+ * CUDA bridge records one, the module in modules/ and a device line naming
+ * the backend.  Written to DIR.tmp-PID and put in
  * place whole; DIR must not exist or be empty unless force.
  * Errors: VKRR_ERR_USAGE naming the spec (its position and text) that does
  * not parse or does not fit the .param it stands for; the kernel's own
@@ -27,6 +30,7 @@
 #define VKRR_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -42,7 +46,8 @@ typedef struct vkrr_record_desc {
     bool force;
 } vkrr_record_desc;
 
-vkrr_status vkrr_record_run(const vkrr_record_desc *d, vkrr_error *err);
+vkrr_status vkrr_record_run(const vkrr_record_desc *d, char *engine, size_t engine_cap,
+                            vkrr_error *err);
 
 /* One argument spec alone: the bytes it takes in the parameter block (8 for
  * a buffer), or VKRR_ERR_USAGE saying why it does not parse (fuzzed). */
