@@ -167,8 +167,20 @@ rc=$?
 echo '{"capture": "x"' >"$WORK/cut.json"
 vkrr merge "$WORK/cut.json" >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
-[ $rc = 2 ] && grep -q "cut.json:[0-9]*: not valid JSON: the text ends inside an object" "$WORK/m.err" ||
+[ $rc = 2 ] && grep -q "cut.json:[0-9]*: not valid JSON: the text ends inside a value" "$WORK/m.err" ||
     fail "a cut file: exit $rc, $(cat "$WORK/m.err")"
+# a file of another major schema_version, and one whose launch lost a field (a moved
+# field reads as a missing one): refused, naming the version, the member and the launch
+sed 's/"schema_version": "1\.[0-9]*"/"schema_version": "2.0"/' "$s/s1/result.json" >"$WORK/v2.json"
+vkrr merge "$WORK/v2.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "v2.json: written at vkrr-results version 2.0; this vkrr reads version 1.x" "$WORK/m.err" ||
+    fail "schema_version 2.0: exit $rc, $(cat "$WORK/m.err")"
+sed '0,/"frame": /s//"frame_moved": /' "$s/s1/result.json" >"$WORK/moved.json"
+vkrr merge "$WORK/moved.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q 'moved.json: not a vkrr result file: no member "frame" in launch 1 of "launches"' "$WORK/m.err" ||
+    fail "a moved field: exit $rc, $(cat "$WORK/m.err")"
 vkrr validate "$cap" --shard 4/3 >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q "\-\-shard takes K/N" "$WORK/m.err" || fail "--shard 4/3: exit $rc, $(cat "$WORK/m.err")"

@@ -397,7 +397,8 @@ const vkrr_launch *vkrr_capture_find(const vkrr_capture *cap, const char *kernel
  * (vkrr_capture_texture_links, NULL: not shown) say what each texture reads
  * in chained validation. */
 void vkrr_capture_print_table(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f);
-void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f);
+void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links,
+                             const char *vkrr_version, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -130,9 +130,14 @@ static void json_device(const vkrr_capture_device *d, FILE *f)
     fputc('}', f);
 }
 
-void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links, FILE *f)
+void vkrr_capture_print_json(const vkrr_capture *cap, vkrr_texture_link *const *links,
+                             const char *vkrr_version, FILE *f)
 {
-    fputs("{\"launches\":[", f);
+    fputc('{', f);
+    vkrr_json_put_header(f, VKRR_SCHEMA_INFO, vkrr_version);
+    fputs(",\n\"capture\":", f);
+    vkrr_json_put_string(f, cap->path);
+    fputs(",\"launches\":[", f);
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_launch(cap, &cap->launches[i], links ? links[i] : NULL, f);

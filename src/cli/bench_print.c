@@ -7,6 +7,7 @@
 
 #include "backends.h"
 #include "json.h"
+#include "version.h"
 #include "status.h"
 
 static const char *or_empty(const char *s)
@@ -324,7 +325,9 @@ int vkrr_bench_write_json(const vkrr_bench_args *a, const vkrr_capture *cap, con
         fprintf(stderr, "vkrr: error: cannot write %s\n", a->json);
         return vkrr_status_exit_code(VKRR_ERR_IO);
     }
-    fprintf(f, "{\"capture\": ");
+    fputc('{', f);
+    vkrr_json_put_header(f, VKRR_SCHEMA_BENCH, VKRR_VERSION);
+    fprintf(f, ",\n \"capture\": ");
     vkrr_json_put_string(f, cap->path);
     fprintf(f, ", \"runs\": %llu, \"warmup_max_s\": %g, \"steady_within\": %g, \"spread_mark\": %g,\n",
             (unsigned long long)a->runs, a->warmup_max, VKRR_BENCH_STEADY, VKRR_BENCH_SPREAD);

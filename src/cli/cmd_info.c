@@ -4,6 +4,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "version.h"
 #include "hw_model.h"
 
 static const char info_help[] =
@@ -60,7 +61,7 @@ int vkrr_cmd_info(int argc, char **argv)
     if (vkrr_capture_texture_links(cap, &links, &lerr) != VKRR_OK)
         vkrr_error_print(&lerr, stderr); /* a dump that cannot be read: listed without links */
     if (json) {
-        vkrr_capture_print_json(cap, links, stdout);
+        vkrr_capture_print_json(cap, links, VKRR_VERSION, stdout);
     } else {
         vkrr_capture_print_table(cap, links, stdout);
         /* what validate would use (model choice needs no device) */

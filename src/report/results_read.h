@@ -13,8 +13,9 @@
  *     ... r.info, r.res[0 .. r.n) (r.res[i].launch == &r.launches[i]) ...
  *     vkrr_results_free(&r);
  *
- * Errors: VKRR_ERR_IO (unreadable), VKRR_ERR_PARSE (not JSON, or not a
- * result file: the member at fault and its line).
+ * Errors: VKRR_ERR_IO (unreadable), VKRR_ERR_PARSE (not JSON: the line; not
+ * a result file: the member at fault and the launch and resource it is in;
+ * another "schema", or another major "schema_version", than json.h's).
  */
 #ifndef VKRR_RESULTS_READ_H
 #define VKRR_RESULTS_READ_H
@@ -24,7 +25,7 @@
 
 typedef struct vkrr_results {
     char *path;
-    vkrr_json *doc;              /* the strings below point into it */
+    struct json_object *doc;     /* the strings below point into it (json-c) */
     vkrr_report_info info;       /* counts as the file says */
     vkrr_launch *launches;       /* n, in the file's order */
     vkrr_launch_result *res;     /* n; res[i].launch == &launches[i] */

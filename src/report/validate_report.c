@@ -374,12 +374,12 @@ static void json_feeds(FILE *f, const vkrr_launch_result *r)
 void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                       uint32_t n)
 {
-    fprintf(f, "{\n  \"capture\": ");
+    fprintf(f, "{\n  ");
+    vkrr_json_put_header(f, VKRR_SCHEMA_RESULTS, info->version);
+    fprintf(f, ",\n  \"capture\": ");
     vkrr_json_put_string(f, info->capture);
     fprintf(f, ",\n  \"command\": ");
     vkrr_json_put_string(f, info->command ? info->command : "validate");
-    fprintf(f, ",\n  \"vkrr_version\": ");
-    if (info->version) vkrr_json_put_string(f, info->version); else fputs("null", f);
     fprintf(f, ",\n  \"capture_id\": \"%016llx\", \"capture_launches\": %u",
             (unsigned long long)info->capture_id, info->capture_launches);
     fprintf(f, ",\n  \"shard\": ");

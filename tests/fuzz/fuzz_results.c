@@ -2,7 +2,8 @@
  * `vkrr merge` reads) -> vkrr_results_parse, then everything merge makes of
  * it: the counts and verdict, the table rows in every layout, the summary
  * lines, the bisect verdict and the JSON written again.  No crash or hang;
- * every refusal names the file and its line. */
+ * every refusal names the file, and its line (text that is not JSON) or the
+ * member and the launch at fault (JSON that is no result file). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkrr_error err;
     memset(&err, 0, sizeof err);
     if (vkrr_results_parse((const char *)data, size, "fuzz.json", &r, &err) != VKRR_OK) {
+        /* json-c keeps no line per value: a file that parses but is no result
+         * file is refused naming the member and the launch instead */
+        if (err.status == VKRR_ERR_PARSE && err.line == 0 && !strcmp(err.file, "fuzz.json") &&
+            (strstr(err.msg, "not a vkrr result file") || strstr(err.msg, "written at")))
+            return 0;
         fuzz_check_refusal(&err, "fuzz.json");
         return 0;
     }
