@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { W = 12, H = 16 };
@@ -243,13 +244,74 @@ int main(void)
         unsigned lines = 0;
         for (const char *p = t; p && *p; p++)
             lines += *p == '\n';
-        CHECK(t && lines == 2 + 1 + 40 && strstr(t, "# tiny\n") &&
+        CHECK(t && lines == 3 + 1 + 40 && strstr(t, "# tiny\n") &&
+              strstr(t, ": 40 elements, 2 differ (1 NaN/Inf") &&
               strstr(t, "\n7\t7\t0\t0\t0\t7\t7.5\t0.5\n") && strstr(t, "\t3\t3\tinf\n"));
         free(t);
         vkrr_view sq = {.width = 7, .height = 9, .planes = 1, .channels = 1};
-        CHECK(vkrr_heatmap_is_table(&sq)); /* a side under 8 */
+        CHECK(vkrr_heatmap_is_table(&sq)); /* 63 texels */
         sq.width = 8;
-        CHECK(!vkrr_heatmap_is_table(&sq));
+        CHECK(!vkrr_heatmap_is_table(&sq) && !vkrr_heatmap_wraps(&sq));
+        sq = (vkrr_view){.width = 100, .height = 1, .planes = 1, .channels = 4};
+        CHECK(!vkrr_heatmap_is_table(&sq) && vkrr_heatmap_wraps(&sq)); /* a row */
+        CHECK_EQ_U64(vkrr_heatmap_wrap_width(&sq), 10);
+    }
+
+    /* a long buffer (no 2-D shape): a picture of its elements wrapped into
+     * rows, and beside it a table of the worst 256 and the counts, however
+     * long it is; every value only when asked */
+    {
+        enum { N = 1000003 }; /* prime: the last row is part padding */
+        float *ref = calloc(N, sizeof(float)), *cand = calloc(N, sizeof(float)),
+              *e = calloc(N, sizeof(float));
+        if (!CHECK(ref && cand && e))
+            return test_finish("heatmap");
+        for (uint32_t i = 0; i < N; i++) {
+            ref[i] = (float)(i % 1000);
+            cand[i] = ref[i];
+            if (i % 997 == 0) { /* 1004 differ, by 1 + i/997 % 500 */
+                cand[i] += (float)(1 + i / 997 % 500);
+                e[i] = cand[i] - ref[i];
+            }
+        }
+        cand[5 * 997] = NAN, e[5 * 997] = INFINITY; /* a mismatch: the worst */
+        vkrr_heatmap_desc d = {.path = path, .ref = ref, .cand = cand, .err = e, .title = "long",
+                               .view = {.dtype = VKRR_DT_F32, .width = N, .height = 1,
+                                        .planes = 1, .channels = 1}};
+        CHECK(vkrr_heatmap_wraps(&d.view));
+        CHECK_EQ_U64(vkrr_heatmap_wrap_width(&d.view), 1001); /* ceil(sqrt(1000003)) */
+        CHECK(vkrr_heatmap_path(path, sizeof path, dir, 11, "long", 0, -1));
+        CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_OK);
+        int w = 0, h = 0, n = 0;
+        uint8_t *img = stbi_load(path, &w, &h, &n, 3);
+        struct stat sb;
+        CHECK(img && w < 2400 && h < 600 && stat(path, &sb) == 0 && sb.st_size < (1 << 20));
+        stbi_image_free(img);
+        char tsv[1200];
+        snprintf(tsv, sizeof tsv, "%s", path);
+        vkrr_heatmap_table_path(tsv);
+        size_t len = 0;
+        char *t = test_read_file(tsv, &len);
+        unsigned lines = 0;
+        for (const char *p = t; p && *p; p++)
+            lines += *p == '\n';
+        /* title, counts, what follows, the header, 256 rows: worst first (the
+         * mismatch, then errors 500, 499, ... each twice: i/997 % 500 repeats) */
+        CHECK(t && lines == 4 + 256 && len < 64 * 1024);
+        CHECK(t && strstr(t, ": 1000003 elements, 1004 differ (1 NaN/Inf"));
+        CHECK(t && strstr(t, "# the worst 256 of the 1004 that differ"));
+        CHECK(t && strstr(t, "error\n4985\t4985\t0\t0\t0\t985\tnan\tinf\n"
+                             "497503\t497503\t0\t0\t0\t503\t1003\t500\n"));
+        free(t);
+        d.all_values = true;
+        CHECK_EQ_U64(vkrr_heatmap_write(&d, &err), VKRR_OK);
+        t = test_read_file(tsv, &len);
+        lines = 0;
+        for (const char *p = t; p && *p; p++)
+            lines += *p == '\n';
+        CHECK(t && lines == 4 + N && strstr(t, "# every value, in index order (--dump-values)"));
+        free(t);
+        free(ref), free(cand), free(e);
     }
 
     /* the folder is made by the first heatmap written into it; a place

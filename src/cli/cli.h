@@ -74,6 +74,7 @@ typedef struct vkrr_cli_compare {
     bool no_hash_check, quiet;
     const char *ptx_engine;   /* --ptx-engine (ptx.h's engines) */
     bool no_cache;            /* --no-cache: the PTX JIT compiles without its cache */
+    bool dump_values;         /* --dump-values: a heatmap's table holds every value */
 } vkrr_cli_compare;
 /* Those options, for cli_opts.h's parser: vkrr_cli_compare_opts (every
  * field but report and junit) and vkrr_cli_report_opts (--report, --junit:
@@ -90,6 +91,7 @@ enum {
     VKRR_CLI_CMP_BUFFER_TYPE, VKRR_CLI_CMP_PORTS, VKRR_CLI_CMP_REPORT, VKRR_CLI_CMP_JUNIT,
     VKRR_CLI_CMP_APPROX, VKRR_CLI_CMP_HW_TABLES, VKRR_CLI_CMP_PTX_ENGINE,
     VKRR_CLI_CMP_NO_HASH_CHECK, VKRR_CLI_CMP_QUIET, VKRR_CLI_CMP_NO_CACHE,
+    VKRR_CLI_CMP_DUMP_VALUES,
 };
 extern const vkrr_cli_opt vkrr_cli_compare_opts[];
 extern const vkrr_cli_opt vkrr_cli_report_opts[];
@@ -108,6 +110,10 @@ vkrr_status vkrr_cli_heatmap_dir(const char *out, const char *capdir, char *dir,
  * one of the n results: never a folder of an earlier run's. */
 struct vkrr_launch_result;
 void vkrr_cli_print_heatmap_dir(const char *dir, const struct vkrr_launch_result *res, uint32_t n);
+/* "wrote N files, SIZE": what this run wrote (its heatmaps and their tables,
+ * --json, --junit, --report's folder), once they are written. */
+void vkrr_cli_print_written(const vkrr_cli_compare *c, const struct vkrr_launch_result *res,
+                            uint32_t n);
 
 /* The help text of --approx and --hw-tables, for the commands that take them. */
 extern const char vkrr_cli_hw_help[];

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "hash.h"
+#include "heatmap.h"
 #include "hw_model.h"
 #include "mapfile.h"
 #include "validate.h"
@@ -8,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +170,7 @@ const vkrr_cli_opt vkrr_cli_compare_opts[] = {
     {"no-hash-check", 0, false, VKRR_CLI_CMP_NO_HASH_CHECK, false},
     {"quiet", 'q', false, VKRR_CLI_CMP_QUIET, false},
     {"no-cache", 0, false, VKRR_CLI_CMP_NO_CACHE, false},
+    {"dump-values", 0, false, VKRR_CLI_CMP_DUMP_VALUES, false},
     {0},
 };
 
@@ -206,6 +209,7 @@ int vkrr_cli_compare_take(const char *cmd, int id, const char *v, vkrr_cli_compa
     case VKRR_CLI_CMP_NO_HASH_CHECK: c->no_hash_check = true; return 0;
     case VKRR_CLI_CMP_QUIET: c->quiet = true; return 0;
     case VKRR_CLI_CMP_NO_CACHE: c->no_cache = true; return 0;
+    case VKRR_CLI_CMP_DUMP_VALUES: c->dump_values = true; return 0;
     case VKRR_CLI_CMP_PTX_ENGINE:
         return take_choice(cmd, "--ptx-engine", v, engines, "jit, interp or both", &c->ptx_engine);
     case VKRR_CLI_CMP_HEATMAPS:
@@ -341,4 +345,53 @@ void vkrr_cli_print_heatmap_dir(const char *dir, const vkrr_launch_result *res, 
             wrote += (res[i].res[k].isolated.heatmap[0] != 0) + (res[i].res[k].chained.heatmap[0] != 0);
     if (dir[0] && wrote)
         printf("heatmaps: %u in %s\n", wrote, dir);
+}
+
+/* what nftw walks into: one run's --report folder */
+static uint64_t walk_bytes;
+static unsigned walk_files;
+static int walk_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)path, (void)ftw;
+    if (type == FTW_F && S_ISREG(sb->st_mode))
+        walk_bytes += (uint64_t)sb->st_size, walk_files++;
+    return 0;
+}
+
+static void count_file(const char *path, unsigned *files, uint64_t *bytes)
+{
+    struct stat sb;
+    if (path && path[0] && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        *bytes += (uint64_t)sb.st_size, ++*files;
+}
+
+void vkrr_cli_print_written(const vkrr_cli_compare *c, const vkrr_launch_result *res, uint32_t n)
+{
+    unsigned files = 0;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < res[i].nres; k++) {
+            const char *h[2] = {res[i].res[k].isolated.heatmap, res[i].res[k].chained.heatmap};
+            for (int j = 0; j < 2; j++) {
+                char tsv[sizeof res[i].res[k].isolated.heatmap];
+                snprintf(tsv, sizeof tsv, "%s", h[j]);
+                vkrr_heatmap_table_path(tsv); /* a wrapped picture's table beside it */
+                count_file(h[j], &files, &bytes);
+                if (strcmp(tsv, h[j]))
+                    count_file(tsv, &files, &bytes);
+            }
+        }
+    count_file(c->json, &files, &bytes);
+    count_file(c->junit, &files, &bytes);
+    if (c->report) {
+        walk_bytes = 0;
+        walk_files = 0;
+        nftw(c->report, walk_one, 16, FTW_PHYS);
+        files += walk_files;
+        bytes += walk_bytes;
+    }
+    if (files)
+        printf("wrote %u file%s, %.1f %s\n", files, files == 1 ? "" : "s",
+               bytes >= 1u << 20 ? bytes / 1048576.0 : bytes / 1024.0,
+               bytes >= 1u << 20 ? "MiB" : "KiB");
 }

@@ -50,6 +50,8 @@ static const char rerun_help[] =
     "                       " VKRR_OUT_DEFAULT "/CAPNAME-HASH/heatmaps, made\n"
     "                       when the first is written; --heatmaps none for none)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
+    "  --dump-values        a heatmap's table (.tsv) holds every value; by default a\n"
+    "                       resource of over 256 holds its worst 256 and the counts\n"
     "  -q, --quiet          only failing rows and the summary\n"
     "  --color WHEN         always, never or auto (default: on a terminal, unless\n"
     "                       NO_COLOR is set): PASS, FAIL and the verdicts in colour\n"
@@ -237,6 +239,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_validate_opts opts = {.port_backend = &be, .original = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
                                .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
+                               .dump_values = a.c.dump_values,
                                .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
                                .standin_bounds = !a.c.tol_given};
     res = calloc(cap->nlaunches ? cap->nlaunches : 1, sizeof *res);
@@ -314,6 +317,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
             goto fail;
         printf("junit: %s\n", a.c.junit);
     }
+    vkrr_cli_print_written(&a.c, res, n);
     /* a differing output outranks a launch that could not run */
     rc = vkrr_status_exit_code(fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK);
     goto out;

@@ -85,6 +85,8 @@ static const char validate_help[] =
     "                       CAPNAME-HASH/heatmaps, made when the first is written; the\n"
     "                       run's last line says where)\n"
     "  --heatmaps WHICH     failing (default), all, or none\n"
+    "  --dump-values        a heatmap's table (.tsv) holds every value; by default a\n"
+    "                       resource of over 256 holds its worst 256 and the counts\n"
     "  --json FILE          every metric of every resource of every launch\n"
     "  -q, --quiet          only the summary line and failures\n"
     "  --report DIR         a self-contained HTML page DIR/index.html (summary, table,\n"
@@ -181,9 +183,9 @@ static const char bisect_help[] =
     "options: --ref, --modules, --coverage, --perturb, --tolerance, --atol, --rtol,\n"
     "--max-ulp, --buffer-type, --no-hash-check, --approx, --hw-tables, --ptx-engine,\n"
     "--no-cache, --device, --timeout, --ports, --no-builtin, --validation, --strict,\n"
-    "--progress, --out, --heatmaps, --json, -q, --color as for 'vkrr validate' (see\n"
-    "vkrr validate --help), as --opt VALUE or --opt=VALUE.  Launches that could not be\n"
-    "read are passed over (ERROR, and SKIPPED downstream).\n"
+    "--progress, --out, --heatmaps, --dump-values, --json, -q, --color as for 'vkrr\n"
+    "validate' (see vkrr validate --help), as --opt VALUE or --opt=VALUE.  Launches that\n"
+    "could not be read are passed over (ERROR, and SKIPPED downstream).\n"
     "\n"
     "exit: 0 no divergence, 1 a divergence was found, 2 bad input or usage or a\n"
     "launch that could not be read, 3 no usable Vulkan device or library, 130\n"
@@ -583,6 +585,7 @@ static int validate_run(const validate_args *args, char **argv)
         .buffer_dtype = bt,
         .heatmap_dir = heatmap_dir[0] ? heatmap_dir : NULL,
         .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
+        .dump_values = a.c.dump_values,
         .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
         .standin_bounds = !a.c.tol_given,
     };
@@ -691,6 +694,7 @@ static int validate_run(const validate_args *args, char **argv)
             goto fail;
         printf("junit: %s\n", a.c.junit);
     }
+    vkrr_cli_print_written(&a.c, res, done);
     /* any validation-layer message: the bridge or a port misuses Vulkan, so
      * the results cannot be trusted and the run fails */
     vkrr_status verdict = vkrr_run_verdict(&rd, &run, cap->ndamage, a.validation ? st.validation_messages : 0);

@@ -26,6 +26,9 @@
 #define LABEL_W (8u * 6u * TEXT_SCALE) /* "5.0e-01" and a little room */
 #define MAX_PANEL 1024u
 #define MIN_PANEL 256u
+/* a wrapped view's panels, at most: three of them, raw RGB, stay under 1 MB
+ * (noise does not compress), whatever the capture's size */
+#define WRAP_PANEL 320u
 #define MAX_PIXELS (64u << 20)
 #define TILE_LABEL_H 10u                         /* plane numbers: the font at scale 1 */
 
@@ -78,8 +81,9 @@ vkrr_status vkrr_heatmap_layout_of(const vkrr_heatmap_desc *d, vkrr_heatmap_layo
     l.step = 1;
     if (big < MIN_PANEL)
         l.scale = (uint32_t)(MIN_PANEL / big > 16 ? 16 : MIN_PANEL / big);
-    else if (big > MAX_PANEL)
-        l.step = (uint32_t)((big + MAX_PANEL - 1) / MAX_PANEL);
+    else if (big > (d->max_panel ? d->max_panel : MAX_PANEL))
+        l.step = (uint32_t)((big + (d->max_panel ? d->max_panel : MAX_PANEL) - 1) /
+                            (d->max_panel ? d->max_panel : MAX_PANEL));
     l.tile_w = (v->width + l.step - 1) / l.step * l.scale;
     l.tile_h = (v->height + l.step - 1) / l.step * l.scale;
     l.gap = tiles > 1 ? (l.tile_w >= 16 && l.tile_h >= 16 ? 4 : 2) : 0;
@@ -247,10 +251,24 @@ static void sink_write(void *ctx, void *data, int size)
         s->failed = true;
 }
 
+static uint64_t texels(const vkrr_view *v)
+{
+    return (uint64_t)v->width * v->height * v->planes;
+}
+
 bool vkrr_heatmap_is_table(const vkrr_view *v)
 {
-    uint64_t n = (uint64_t)v->width * v->height * v->planes * v->channels;
-    return n < 64 || v->width < 8 || v->height < 8;
+    return texels(v) < 64;
+}
+
+bool vkrr_heatmap_wraps(const vkrr_view *v)
+{
+    return !vkrr_heatmap_is_table(v) && (v->width < 8 || v->height < 8);
+}
+
+uint32_t vkrr_heatmap_wrap_width(const vkrr_view *v)
+{
+    return (uint32_t)ceil(sqrt((double)texels(v)));
 }
 
 void vkrr_heatmap_table_path(char *path)
@@ -272,51 +290,8 @@ static vkrr_status make_parent(const char *path, vkrr_error *err)
     return vkrr_mkdirs(dir, err);
 }
 
-static void tsv_num(FILE *f, float v)
+static vkrr_status write_png(const vkrr_heatmap_desc *d, vkrr_error *err)
 {
-    if (isnan(v))
-        fputs("\tnan", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "\tinf" : "\t-inf", f);
-    else
-        fprintf(f, "\t%.9g", (double)v);
-}
-
-static vkrr_status write_table(const vkrr_heatmap_desc *d, vkrr_error *err)
-{
-    const vkrr_view *v = &d->view;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return vkrr_fail(err, VKRR_ERR_NOMEM, d->path, 0, -1, "out of memory for the table");
-    if (d->title)
-        fprintf(f, "# %s\n", d->title);
-    fprintf(f, "# %ux%u, %u planes, %u channels: too small or thin for a picture, so every value "
-               "(error: |reference - port|, inf for NaN/Inf mismatches and unwritten)\n",
-            v->width, v->height, v->planes, v->channels);
-    fputs("index\tx\ty\tplane\tchannel\treference\tport\terror\n", f);
-    uint64_t i = 0;
-    for (uint32_t p = 0; p < v->planes; p++)
-        for (uint32_t y = 0; y < v->height; y++)
-            for (uint32_t x = 0; x < v->width; x++)
-                for (uint32_t c = 0; c < v->channels; c++, i++) {
-                    fprintf(f, "%llu\t%u\t%u\t%u\t%u", (unsigned long long)i, x, y, p, c);
-                    tsv_num(f, d->ref[i]);
-                    tsv_num(f, d->cand[i]);
-                    tsv_num(f, d->err[i]);
-                    fputc('\n', f);
-                }
-    fclose(f);
-    vkrr_status st = vkrr_write_file_atomic(d->path, buf, len, err); /* makes the folder */
-    free(buf);
-    return st;
-}
-
-vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
-{
-    if (vkrr_heatmap_is_table(&d->view))
-        return write_table(d, err);
     vkrr_heatmap_layout l;
     vkrr_status st = vkrr_heatmap_layout_of(d, &l, err);
     if (st != VKRR_OK)
@@ -472,6 +447,60 @@ fail_unlink:
 fail:
     free(c.px);
     return st;
+}
+
+/* A view with no useful 2-D shape (a buffer, a row): its texels in index
+ * order wrapped into rows of vkrr_heatmap_wrap_width, the last row's rest
+ * blank (exact, at the reference's least value), as one plane; the caption
+ * says so, and the worst values go beside it as text. */
+static vkrr_status write_wrapped(const vkrr_heatmap_desc *d, vkrr_error *err)
+{
+    const vkrr_view *v = &d->view;
+    uint64_t t = texels(v), C = v->channels, n = t * C;
+    uint32_t w = vkrr_heatmap_wrap_width(v), h = (uint32_t)((t + w - 1) / w);
+    uint64_t m = (uint64_t)w * h * C;
+    float *buf = m < (SIZE_MAX / 3) / sizeof(float) ? malloc(3 * m * sizeof(float)) : NULL;
+    if (!buf)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, d->path, 0, -1, "out of memory for the heatmap");
+    float lo = INFINITY;
+    for (uint64_t i = 0; i < n; i++)
+        lo = isfinite(d->ref[i]) && d->ref[i] < lo ? d->ref[i] : lo;
+    lo = isfinite(lo) ? lo : 0;
+    memcpy(buf, d->ref, n * sizeof(float));
+    memcpy(buf + m, d->cand, n * sizeof(float));
+    memcpy(buf + 2 * m, d->err, n * sizeof(float));
+    for (uint64_t i = n; i < m; i++)
+        buf[i] = buf[m + i] = lo, buf[2 * m + i] = 0;
+    char title[700];
+    snprintf(title, sizeof title, "%s%s%ux%u x %u planes: elements wrapped into rows of %u "
+             "(x + %u*y is the index)", d->title ? d->title : "", d->title ? " - " : "",
+             v->width, v->height, v->planes, w, w);
+    vkrr_heatmap_desc p = *d;
+    p.view = (vkrr_view){.dtype = v->dtype, .width = w, .height = h, .planes = 1,
+                         .channels = v->channels};
+    p.ref = buf;
+    p.cand = buf + m;
+    p.err = buf + 2 * m;
+    p.grid = true;
+    p.title = title;
+    p.max_panel = WRAP_PANEL;
+    vkrr_status st = write_png(&p, err);
+    free(buf);
+    char tsv[1100];
+    snprintf(tsv, sizeof tsv, "%s", d->path);
+    vkrr_heatmap_table_path(tsv);
+    if (st == VKRR_OK && strcmp(tsv, d->path))
+        st = vkrr_heatmap_write_table(d, tsv, err);
+    return st;
+}
+
+vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err)
+{
+    if (vkrr_heatmap_is_table(&d->view))
+        return vkrr_heatmap_write_table(d, d->path, err);
+    if (vkrr_heatmap_wraps(&d->view))
+        return write_wrapped(d, err);
+    return write_png(d, err);
 }
 
 bool vkrr_heatmap_path(char *buf, size_t cap, const char *dir, uint32_t seq, const char *kernel,

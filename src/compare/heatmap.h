@@ -22,7 +22,8 @@
  * to the largest finite non-zero error (at most 12 decades), and the colour
  * bar is labelled with both.  The worst texel (a non-finite error first, else
  * the largest) is ringed in red in all three panels.  Small images are
- * magnified (integer factor, up to 16); panels wider than 1024 texels are
+ * magnified (integer factor, up to 16); panels wider than 1024 texels (or
+ * .max_panel) are
  * reduced by an integer step (reference/port: the block's first texel;
  * error: the block's maximum, so hot spots survive).
  *
@@ -49,6 +50,8 @@ typedef struct vkrr_heatmap_desc {
     bool grid;          /* all planes as tiles; false: only .plane */
     uint32_t plane;
     const char *title;  /* optional first line of text */
+    bool all_values;    /* the table: every value, however many (--dump-values) */
+    uint32_t max_panel; /* a panel's side in pixels, at most (reduced by a step); 0: 1024 */
 } vkrr_heatmap_desc;
 
 /* Where things are in the PNG, for callers and tests. */
@@ -76,14 +79,30 @@ vkrr_status vkrr_heatmap_layout_of(const vkrr_heatmap_desc *d, vkrr_heatmap_layo
 void vkrr_heatmap_texel_pixel(const vkrr_heatmap_layout *l, unsigned panel, uint32_t tile,
                               uint32_t x, uint32_t y, uint32_t *px, uint32_t *py);
 
-/* Writes the PNG, or, for a view too small or too thin to be a picture
- * (vkrr_heatmap_is_table), the table of its values: one line per element
- * (index, x, y, plane, channel, reference, port, |error|, tab-separated,
- * '#' header lines) at d->path, which should then end in ".tsv". */
+/* Writes the PNG; for a view of under 64 texels, the table of its values
+ * instead (vkrr_heatmap_is_table: d->path should then end in ".tsv"); for a
+ * view with no useful 2-D shape (a side under 8: a buffer, a row), the PNG
+ * of its elements wrapped into rows (vkrr_heatmap_wraps; the caption says
+ * so) and its table beside it (the path's ".tsv").  No file grows with the
+ * view beyond the picture's bounded size unless d->all_values. */
 vkrr_status vkrr_heatmap_write(const vkrr_heatmap_desc *d, vkrr_error *err);
 
-/* Fewer than 64 elements, or a side under 8: a table, not a picture. */
+/* The table alone, at path: '#' lines (the title; the shape and the counts
+ * of elements, of those that differ and of NaN/Inf mismatches; what
+ * follows), a header line, then one line per element (index, x, y, plane,
+ * channel, reference, port, |error|, tab-separated): every element when
+ * there are at most VKRR_HEATMAP_TABLE_MAX or d->all_values, else the worst
+ * VKRR_HEATMAP_TABLE_MAX that differ, worst first. */
+#define VKRR_HEATMAP_TABLE_MAX 256u
+vkrr_status vkrr_heatmap_write_table(const vkrr_heatmap_desc *d, const char *path,
+                                     vkrr_error *err);
+
+/* Under 64 texels: a table, not a picture. */
 bool vkrr_heatmap_is_table(const vkrr_view *v);
+/* Not a table, but a side under 8: wrapped into rows of
+ * vkrr_heatmap_wrap_width texels (ceil(sqrt(texels))). */
+bool vkrr_heatmap_wraps(const vkrr_view *v);
+uint32_t vkrr_heatmap_wrap_width(const vkrr_view *v);
 /* path's ".png" turned into ".tsv" (in place). */
 void vkrr_heatmap_table_path(char *path);
 

@@ -132,7 +132,7 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     size_t pl = strlen(path);
     if (chained && pl > 4 && pl + 8 < sizeof path)
         memcpy(path + pl - 4, "-chained.png", 13);
-    if (vkrr_heatmap_is_table(&rr->view)) /* too small or thin to see: its values */
+    if (vkrr_heatmap_is_table(&rr->view)) /* too small to see: its values */
         vkrr_heatmap_table_path(path);
     uint64_t n = (uint64_t)rr->view.width * rr->view.height * rr->view.planes * rr->view.channels;
     float *buf = n && n < (UINT64_MAX / 3) / sizeof(float) ? malloc(3 * n * sizeof(float)) : NULL;
@@ -152,7 +152,8 @@ static void heatmap_for(const vkrr_validate_opts *o, const vkrr_launch *l,
     if (s == VKRR_OK)
         s = vkrr_heatmap_write(&(vkrr_heatmap_desc){.path = path, .view = rr->view, .ref = buf,
                                                     .cand = buf + n, .err = buf + 2 * n,
-                                                    .grid = true, .title = title},
+                                                    .grid = true, .title = title,
+                                                    .all_values = o->dump_values},
                                &herr);
     if (s == VKRR_OK)
         snprintf(pc->heatmap, sizeof pc->heatmap, "%s", path);

@@ -179,6 +179,7 @@ typedef struct vkrr_validate_opts {
     vkrr_dtype buffer_dtype;       /* undescribed buffers; 0 (BYTES) means exact bytes */
     const char *heatmap_dir;       /* NULL: no heatmaps */
     bool heatmaps_all;             /* every resource, not only failing ones */
+    bool dump_values;              /* a heatmap's table: every value, not the worst few hundred */
     const vkrr_perturb *perturb;   /* NULL: none; applied to the port's output */
     vkrr_capture_integrity integrity; /* how dumps are checked against the log's hash= and
                                     * statistics (see above); zero: not at all */
