@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # What deps.sh installed must be used: a test that would skip for want of
 # one of these (tests/testutil.h test_skip, tests/e2e-lib.sh e2e_skip) fails
 # instead.  A GPU and libcuda stay optional (test_cuda_backend_gpu skips).
-export VKRR_TEST_REQUIRE="xmllint chromium llvm lintian man zsh"
+export VKRR_TEST_REQUIRE="xmllint chromium llvm lintian man zsh jsonschema"
 
 echo "== build and test (RelWithDebInfo)"
 "$root/scripts/build.sh" "$root/build"

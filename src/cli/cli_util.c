@@ -369,10 +369,13 @@ void vkrr_cli_print_written(const vkrr_cli_compare *c, const vkrr_launch_result 
 {
     unsigned files = 0;
     uint64_t bytes = 0;
+    size_t rl = c->report ? strlen(c->report) : 0;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t k = 0; k < res[i].nres; k++) {
             const char *h[2] = {res[i].res[k].isolated.heatmap, res[i].res[k].chained.heatmap};
             for (int j = 0; j < 2; j++) {
+                if (rl && !strncmp(h[j], c->report, rl) && h[j][rl] == '/')
+                    continue; /* in --report's folder: counted with it */
                 char tsv[sizeof res[i].res[k].isolated.heatmap];
                 snprintf(tsv, sizeof tsv, "%s", h[j]);
                 vkrr_heatmap_table_path(tsv); /* a wrapped picture's table beside it */

@@ -16,6 +16,8 @@
 #include "hw_model.h"
 #include "portdesc.h"
 #include "stress.h"
+#include "stress_json.h"
+#include "version.h"
 
 static const char stress_help[] =
     "usage: vkrr stress CAPDIR [options]\n"
@@ -55,6 +57,7 @@ static const char stress_help[] =
     "                       vkrr rerun --help says)\n"
     "  --device N           the Vulkan device (as vkrr validate)\n"
     "  --tolerance FILE, --atol X, --rtol X, --max-ulp N   as vkrr validate\n"
+    "  --json FILE          what each launch's stress found (docs/json.md)\n"
     "\n"
     "exit: 0 no disagreement found (each launch's line says how many inputs and\n"
     "which branch directions they reached), 1 a disagreement (the reproducer's\n"
@@ -184,7 +187,12 @@ int vkrr_cmd_stress(int argc, char **argv)
     vkrr_hw_model *hw = NULL;
     char dir[4096];
     vkrr_module_set mods = {0};
+    vkrr_stress_json js = {0};
     rc = 2;
+    if (a.c.json && !vkrr_stress_json_open(&js)) {
+        vkrr_fail(&err, VKRR_ERR_NOMEM, a.c.json, 0, -1, "out of memory for the JSON");
+        goto fail;
+    }
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK ||
         vkrr_cli_hw_use(&a.c, cap, &hw, &err) != VKRR_OK ||
         vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
@@ -226,6 +234,11 @@ int vkrr_cmd_stress(int argc, char **argv)
                    l->damage >= VKRR_DAMAGE_INPUT ? "its files cannot be read"
                    : !orig.has_kernel(orig.self, name) ? "no PTX module has it"
                                                        : "no port of it");
+            if (js.f)
+                vkrr_stress_json_launch(&js, l, "error", NULL,
+                                        l->damage >= VKRR_DAMAGE_INPUT ? "its files cannot be read"
+                                        : !orig.has_kernel(orig.self, name) ? "no PTX module has it"
+                                                                            : "no port of it");
             errors++, done++;
             continue;
         }
@@ -238,6 +251,9 @@ int vkrr_cmd_stress(int argc, char **argv)
         done++;
         if (st != VKRR_OK)
             goto fail;
+        if (js.f)
+            vkrr_stress_json_launch(&js, l, r.nothing ? "nothing" : r.disagree ? "disagree"
+                                            : r.note[0] ? "error" : "stressed", &r, NULL);
         if (r.nothing) {
             printf("  #%llu %s: %s\n", (unsigned long long)l->sequence, name, r.note);
             nothing++;
@@ -269,10 +285,18 @@ int vkrr_cmd_stress(int argc, char **argv)
            "could not run\n", done - nothing - errors, done - nothing - errors == 1 ? "" : "es",
            found, found == 1 ? "" : "s", nothing, errors);
     rc = found ? 1 : errors ? 2 : 0;
+    if (js.f) {
+        vkrr_stress_json_run jr = {a.capdir, VKRR_VERSION, a.runs, a.seed, a.seconds,
+                                   done - nothing - errors, found, nothing, errors};
+        if (vkrr_stress_json_write(&js, a.c.json, &jr, &err) != VKRR_OK)
+            goto fail;
+        printf("json: %s\n", a.c.json);
+    }
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);
 out:
+    vkrr_stress_json_close(&js);
     if (orig.destroy)
         orig.destroy(orig.self);
     vkrr_modules_free(&mods);
