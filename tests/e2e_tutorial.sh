@@ -101,7 +101,17 @@ if vkrr --version 2>/dev/null | grep -q "^ptx jit: LLVM"; then
     VKRR_PTX_ENGINE=jit rec_ok jit >"$WORK/r.out" 2>&1 || fail "record (jit): $(cat "$WORK/r.out")"
     grep -q "run on the PTX JIT (compiled through LLVM)$" "$WORK/r.out" ||
         fail "record (jit) names another engine: $(cat "$WORK/r.out")"
+    vkrr rerun "$WORK/rec-jit" -q >"$WORK/r.out" 2>&1
+    grep -q "original kernels on ptx (the PTX JIT, LLVM [0-9.]*)," "$WORK/r.out" ||
+        fail "rerun's header does not name the JIT: $(head -3 "$WORK/r.out")"
 fi
+# rerun's header names the engine its launches run in
+vkrr rerun "$WORK/rec-interp" -q --ptx-engine interp >"$WORK/r.out" 2>&1
+grep -q "original kernels on ptx (the PTX interpreter)," "$WORK/r.out" ||
+    fail "rerun --ptx-engine interp's header: $(head -3 "$WORK/r.out")"
+vkrr rerun "$WORK/rec-interp" -q --coverage >"$WORK/r.out" 2>&1
+grep -q "original kernels on ptx (the PTX interpreter: coverage counts its steps)," "$WORK/r.out" ||
+    fail "rerun --coverage's header: $(head -3 "$WORK/r.out")"
 
 if [ $fails -ne 0 ]; then
     echo "e2e_tutorial: $fails failed" >&2

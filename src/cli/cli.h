@@ -117,6 +117,11 @@ void vkrr_cli_print_written(const vkrr_cli_compare *c, const struct vkrr_launch_
 
 /* The help text of --approx and --hw-tables, for the commands that take them. */
 extern const char vkrr_cli_hw_help[];
+/* The words for the engine the ptx backend runs kernels with, for a run's
+ * header: from --ptx-engine (NULL: not given), else VKRR_PTX_ENGINE, else
+ * the JIT where this build has it; coverage makes it the interpreter.  A
+ * kernel the JIT cannot compile is interpreted anyway, and its row says so. */
+const char *vkrr_cli_ptx_engine_words(const char *ptx_engine, bool coverage, char *buf, size_t cap);
 /* The help text of --ptx-engine and --no-cache. */
 extern const char vkrr_cli_ptx_help[];
 

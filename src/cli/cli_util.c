@@ -1,3 +1,4 @@
+#include "backends.h"
 #include "cli.h"
 #include "hash.h"
 #include "heatmap.h"
@@ -397,4 +398,22 @@ void vkrr_cli_print_written(const vkrr_cli_compare *c, const vkrr_launch_result 
         printf("wrote %u file%s, %.1f %s\n", files, files == 1 ? "" : "s",
                bytes >= 1u << 20 ? bytes / 1048576.0 : bytes / 1024.0,
                bytes >= 1u << 20 ? "MiB" : "KiB");
+}
+
+const char *vkrr_cli_ptx_engine_words(const char *ptx_engine, bool coverage, char *buf, size_t cap)
+{
+    const char *e = ptx_engine ? ptx_engine : getenv("VKRR_PTX_ENGINE");
+    const char *llvm = vkrr_backend_ptx_jit_llvm();
+    if (!e || (strcmp(e, "interp") && strcmp(e, "both")))
+        e = "jit"; /* the default; a bad VKRR_PTX_ENGINE is refused by the first launch */
+    if (coverage)
+        snprintf(buf, cap, "the PTX interpreter: coverage counts its steps");
+    else if (!llvm)
+        snprintf(buf, cap, "the PTX interpreter: no JIT in this build");
+    else if (!strcmp(e, "interp"))
+        snprintf(buf, cap, "the PTX interpreter");
+    else
+        snprintf(buf, cap, "the PTX JIT, LLVM %s%s", llvm,
+                 !strcmp(e, "both") ? " checked against the interpreter" : "");
+    return buf;
 }

@@ -28,8 +28,8 @@ static const char hw_help[] =
     "tables, xz-compressed; the same files as the built-in sm_90 set), then checks\n"
     "every law of the model over every f32 input and prints which hold.  Minutes.\n"
     "  --device N           CUDA device ordinal (default 0)\n"
-    "  --backend ptx --sample N   run the kernels in vkrr's PTX interpreter over\n"
-    "                       every N-th input instead: the interpreter computes the\n"
+    "  --backend ptx --sample N   run the kernels on vkrr's PTX backend (its JIT) over\n"
+    "                       every N-th input instead: the backend computes the\n"
     "                       current model, so this checks the measurement itself\n"
     "                       (the tables it writes must equal the model's), not a GPU\n"
     "  -q                   no progress lines\n"
@@ -178,7 +178,7 @@ static int measure(int argc, char **argv)
                                           "N (N >= 2) to check the measurement on every N-th input");
     vkrr_error err = {0};
     vkrr_backend be = {0};
-    char kdir[1024] = "", dir[1200], name[128] = "vkrr PTX interpreter", arch[32] = "sm_90";
+    char kdir[1024] = "", dir[1200], name[128] = "vkrr PTX backend", arch[32] = "sm_90";
     int rc = 2, ma = 9, mi = 0;
     if (kernel_dir(kdir, sizeof kdir, &err) != VKRR_OK)
         goto fail;
@@ -200,8 +200,10 @@ static int measure(int argc, char **argv)
     }
     snprintf(dir, sizeof dir, "%s/%s", out, arch);
     char device_line[256];
-    snprintf(device_line, sizeof device_line, "%s, compute capability %d.%d%s", name, ma, mi,
-             ptx ? " (the model, through the PTX interpreter)" : "");
+    char words[160];
+    snprintf(device_line, sizeof device_line, "%s, compute capability %d.%d%s%s%s", name, ma, mi,
+             ptx ? " (the model, through " : "",
+             ptx ? vkrr_cli_ptx_engine_words(NULL, false, words, sizeof words) : "", ptx ? ")" : "");
     printf("hw measure: %s (%s) into %s%s\n", name, arch, dir, sample > 1 ? ", sampled" : "");
     vkrr_hw_measure_result res;
     vkrr_hw_measure_desc d = {.run = run_op, .ctx = &be, .dir = dir, .arch = arch,

@@ -26,8 +26,9 @@ static const char rerun_help[] =
     "captured inputs, and compares every output (each allocation with a post-launch\n"
     "dump, every surface) with what CUDA wrote.  One row per launch, then a summary.\n"
     "\n"
-    "  --backend ptx|cpu|cuda  ptx (default): the PTX interpreter on this CPU, from the\n"
-    "                       modules' PTX alone (any kernel: no port, no source, no GPU);\n"
+    "  --backend ptx|cpu|cuda  ptx (default): vkrr's PTX JIT (or interpreter: --ptx-engine)\n"
+    "                       on this CPU, from the modules' PTX alone (any kernel: no\n"
+    "                       port, no source, no GPU; the header line says which engine);\n"
     "                       cpu: the rrref kernels compiled into vkrr; cuda: libcuda on\n"
     "                       an NVIDIA GPU (exit 3 without one)\n"
     "  --modules FILE|DIR   where the original's modules are (repeatable): PTX files,\n"
@@ -248,8 +249,12 @@ int vkrr_cmd_rerun(int argc, char **argv)
         vkrr_fail(&err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
         goto fail;
     }
-    printf("rerun %s: %u launches in %u frames, original kernels on %s, compared %s\n", a.capdir,
-           cap->nlaunches, cap->nframes, be.name,
+    char engine[160];
+    printf("rerun %s: %u launches in %u frames, original kernels on %s%s%s%s, compared %s\n",
+           a.capdir, cap->nlaunches, cap->nframes, be.name, strcmp(be.name, "ptx") ? "" : " (",
+           strcmp(be.name, "ptx") ? ""
+               : vkrr_cli_ptx_engine_words(a.c.ptx_engine, a.coverage, engine, sizeof engine),
+           strcmp(be.name, "ptx") ? "" : ")",
            a.exact ? "exactly (--exact)"
            : a.c.tol_given ? "within the tolerances given"
                            : "as validate compares (the .port descriptors' windows, types and "

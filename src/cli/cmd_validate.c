@@ -107,8 +107,9 @@ static const char validate_help[] =
     "  --ref cuda           the same through libcuda on an NVIDIA GPU, with the modules\n"
     "                       of CAPDIR/modules (or the first --modules folder); exit 3\n"
     "                       without one\n"
-    "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX\n"
-    "                       interpreter on this CPU (any kernel, no GPU, no source)\n"
+    "  --ref ptx            the same from the modules' PTX, run by vkrr's PTX JIT (or\n"
+    "                       interpreter: --ptx-engine) on this CPU (any kernel, no GPU,\n"
+    "                       no source; the header line says which engine)\n"
     "  --modules FILE|DIR   the original's modules for --ref ptx/cuda (repeatable): PTX,\n"
     "                       fatbins, any binary holding fatbins (a DLL); default\n"
     "                       CAPDIR/modules, the files run.log names, and files of\n"
@@ -608,9 +609,13 @@ static int validate_run(const validate_args *args, char **argv)
      * reports are written atomically, so none is left half) */
     vkrr_cli_interrupts(&signals, true, true);
     signals_caught = true;
-    printf("%s %s: %u launches in %u frames, port on %s%s%s, %s\n", argv[0], a.capdir,
+    char engine[180] = "", words[160];
+    if (rerun && !strcmp(rerun_be.name, "ptx"))
+        snprintf(engine, sizeof engine, " (%s)",
+                 vkrr_cli_ptx_engine_words(a.c.ptx_engine, a.coverage, words, sizeof words));
+    printf("%s %s: %u launches in %u frames, port on %s%s%s%s, %s\n", argv[0], a.capdir,
            cap->nlaunches, cap->nframes, st.device_name, rerun ? ", original kernels rerun on " : "",
-           rerun ? rerun_be.name : "",
+           rerun ? rerun_be.name : "", engine,
            a.bisect ? "chained until the first divergence" : iso && chn ? "isolated and chained"
                                                             : iso ? "isolated" : "chained");
     if (a.nonly && !a.shards)
