@@ -331,7 +331,8 @@ static void check_info_json(const char *dir, const opts *o)
     snprintf(args, sizeof args, "info --json '%s'", dir);
     int rc = test_run_vkrr(args, &out, &errs);
     CHECK_EQ_U64(rc, 0);
-    CHECK(out && !strncmp(out, "{\"launches\":[", 13));
+    CHECK(out && !strncmp(out, "{\"schema\": \"vkrr-info\", \"schema_version\": \"1.", 45));
+    CHECK(out && strstr(out, ",\"launches\":["));
     char want[4096];
     for (uint32_t i = 0; out && i < NL; i++) {
         expected_json(&L[i], o, want, sizeof want);

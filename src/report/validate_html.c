@@ -5,9 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mapfile.h"
 #include "validate_chain.h"
+#include "heatmap.h"
 #include "validate_report.h"
 
 static void esc(FILE *f, const char *s)
@@ -31,10 +33,11 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* A heatmap's table of values (heatmap.h: a buffer too small or thin for a
- * picture): the elements, worst first, at most VALUES_SHOWN of them, and a
- * link to the whole file.  The file has a line per element (a thin buffer
- * of a real capture: millions), so only the worst VALUES_SHOWN are kept, in
+/* A heatmap's table of values (heatmap.h: a buffer too small for a picture,
+ * or the worst values beside a thin one's wrapped picture): the elements,
+ * worst first, at most VALUES_SHOWN of them, and a link to the whole file.
+ * With --dump-values the file has a line per element (a thin buffer of a
+ * real capture: millions), so only the worst VALUES_SHOWN are kept, in
  * order as they come: O(lines x VALUES_SHOWN), the order a stable sort of
  * the whole file would give. */
 enum { VALUES_SHOWN = 64 };
@@ -327,6 +330,11 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
                 fputs("'><img class='t' alt='heatmap' src='heatmaps/", f);
                 esc(f, base_name(h));
                 fputs("'></a>", f);
+                char tsv[sizeof r->res[k].isolated.heatmap];
+                snprintf(tsv, sizeof tsv, "%s", h);
+                vkrr_heatmap_table_path(tsv); /* a wrapped picture's worst values beside it */
+                if (strcmp(tsv, h) && access(tsv, R_OK) == 0)
+                    values_table(f, tsv);
             }
         fputs("</td><td class='k'>", f);
         esc(f, r->note);
