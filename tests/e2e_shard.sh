@@ -61,7 +61,7 @@ EOF
 # The table and the lines after it, as a person reads them (not the lines
 # that name files or say how the run went).
 text() { grep -v -e '^json:' -e '^report:' -e '^junit:' -e '^validate ' -e '^rerun ' -e '^merge:' \
-    -e '^shard ' -e '^port:' -e '^chain:' -e '^heatmaps' -e 'heatmap: ' "$1"; }
+    -e '^shard ' -e '^port:' -e '^chain:' -e '^heatmaps' -e 'heatmap: ' -e '^wrote ' "$1"; }
 
 # CMD NAME MODE-ARGS...: the whole run, 3 shards, the merge; all compared
 check() {

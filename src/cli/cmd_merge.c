@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "heatmap.h"
 #include "cli_summary.h"
 #include "mapfile.h"
 #include "results_read.h"
@@ -237,6 +238,15 @@ static vkrr_status gather_heatmaps(const merge_args *a, entry *e, uint32_t n,
                     vkrr_status s = copy_file(at, to, err);
                     if (s != VKRR_OK)
                         return s;
+                    /* a wrapped picture's table of worst values goes with it */
+                    char tsv_at[4096], tsv_to[4096];
+                    put(tsv_at, sizeof tsv_at, at);
+                    put(tsv_to, sizeof tsv_to, to);
+                    vkrr_heatmap_table_path(tsv_at);
+                    vkrr_heatmap_table_path(tsv_to);
+                    if (strcmp(tsv_at, at) && access(tsv_at, R_OK) == 0 &&
+                        (s = copy_file(tsv_at, tsv_to, err)) != VKRR_OK)
+                        return s;
                     at = to;
                 }
                 put(h, sizeof cs[c]->heatmap, at);
@@ -385,6 +395,9 @@ int vkrr_cmd_merge(int argc, char **argv)
             goto fail;
         printf("junit: %s\n", a.junit);
     }
+    /* the shards' heatmaps are not merge's: only what it wrote (copies in --report) */
+    vkrr_cli_print_written(&(vkrr_cli_compare){.json = a.json, .report = a.report, .junit = a.junit},
+                           NULL, 0);
     rc = vkrr_status_exit_code(verdict);
     goto out;
 fail:
