@@ -1,5 +1,7 @@
 # e2e-lib.sh - sourced by tests/e2e_*.sh once VKRR and WORK are set and WORK exists.
 #
+#     e2e_json_valid SCHEMA FILE...  each FILE is valid docs/json/SCHEMA.schema.json JSON
+#                                    (python3-jsonschema; see below); calls fail() if not
 #     e2e_clampk_capture CAP PORTS   a capture of tests/stress/clampk (lim 8, inputs in
 #                                    [-4, 4), n 250 of 256) and `port new`'s skeleton in
 #                                    PORTS; calls the script's fail() on trouble
@@ -68,6 +70,37 @@ e2e_skip() { # NEED WHY
     esac
     echo "SKIPPED: $2"
     exit 77
+}
+
+# e2e_json_valid SCHEMA FILE...: each FILE validates against docs/json/SCHEMA.schema.json
+# (python3-jsonschema); the caller's fail() with the first errors when one does not.
+# Without python3-jsonschema: nothing (e2e_json_schema says SKIPPED), unless
+# $VKRR_TEST_REQUIRE names jsonschema, then a failure.
+e2e_json_valid() {
+    local schema=$1 root out
+    shift
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    if ! python3 -c "import jsonschema" 2>/dev/null; then
+        case " ${VKRR_TEST_REQUIRE:-} " in
+        *" jsonschema "*) fail "python3-jsonschema is missing (VKRR_TEST_REQUIRE names it)" ;;
+        esac
+        return 0
+    fi
+    out=$(python3 - "$root/docs/json/$schema.schema.json" "$@" <<'PY' 2>&1
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+bad = 0
+for path in sys.argv[2:]:
+    doc = json.load(open(path))
+    for e in sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
+        print(f"{path}: at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+    ) || fail "not valid $schema JSON: $out"
 }
 
 e2e_clampk_capture() { # CAP PORTS

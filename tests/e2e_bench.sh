@@ -86,6 +86,7 @@ grep -qE "^ +1 cuda_dldn_rrref_expo0_kernel +0 +0 +$num +$num +$num +0\.5000 +- 
     fail "launch 1: expected the median 0.5 of three profiler lines: $(grep -E '^ +1 ' "$WORK/p.out")"
 grep -qE "^ +[0-9]+ cuda_dldn_rrref_enc0_kernel +0 +0 +$num +$num +$num +2\.0000 " "$WORK/p.out" ||
     fail "enc0: expected 2.0 (the first occurrence's line)"
+e2e_json_valid vkrr-bench "$WORK/b.json" "$WORK/p.json"
 grep -q "profiler lines: 8, 4 attributed, 2 launches with a CUDA time" "$WORK/p.out" ||
     fail "profiler summary: $(grep profiler "$WORK/p.out")"
 grep -qE "^ +total +$num +2\.5000 +$num  \(ratio over the 2 launches with both times\)\$" "$WORK/p.out" ||

@@ -27,26 +27,7 @@ mkdir -p "$WORK"
 python3 -c "import jsonschema" 2>/dev/null ||
     e2e_skip jsonschema "python3-jsonschema is not installed (apt-get install python3-jsonschema)"
 
-# check SCHEMA FILE...: each FILE validates against docs/json/SCHEMA.schema.json
-check() {
-    local schema=$1 out
-    shift
-    out=$(python3 - "$SRC/docs/json/$schema.schema.json" "$@" <<'PY' 2>&1
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-v = jsonschema.Draft202012Validator(schema)
-bad = 0
-for path in sys.argv[2:]:
-    doc = json.load(open(path))
-    for e in sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
-        print(f"{path}: at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
-        bad += 1
-sys.exit(1 if bad else 0)
-PY
-    ) || fail "$schema: $out"
-}
+check() { e2e_json_valid "$@"; }
 
 cap=$WORK/cap
 vkrr synth "$cap" --size 64x48 >"$WORK/o" 2>"$WORK/e" || fail "synth: $(cat "$WORK/e")"

@@ -92,6 +92,7 @@ check() {
     local rc_merged=$?
     [ $rc_merged = $rc_whole ] || fail "$name: merge exit $rc_merged, the run's $rc_whole: $(cat "$d/merged.err")"
     same_json "$d/whole.json" "$d/merged.json" "$name"
+    e2e_json_valid vkrr-results "$d/whole.json" "$d"/s[123]/result.json "$d/merged.json"
     diff <(text "$d/whole.out") <(text "$d/merged.out") >"$d/text.diff" ||
         fail "$name: the merged table and summary differ from the run's: $(head -20 "$d/text.diff")"
     diff <(sed 's/time="[^"]*"//' "$d/whole.xml") <(sed 's/time="[^"]*"//' "$d/merged.xml") >/dev/null ||

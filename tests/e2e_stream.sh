@@ -93,6 +93,7 @@ for env in "VKRR_MEM_LIMIT=$LIMIT" "VKRR_VK_UNMAPPED=1" "VKRR_MEM_LIMIT=$LIMIT V
     streamed=0
     case $env in *MEM_LIMIT*) streamed=$over ;; esac
     same_rows "$WORK/base.json" "$WORK/$name.json" "validate, $env" "$streamed"
+    e2e_json_valid vkrr-results "$WORK/$name.json"
 done
 grep -q "streamed: .* exceed the memory limit of 0.12 MiB (VKRR_MEM_LIMIT)" \
     "$WORK/VKRR_MEM_LIMIT_$LIMIT.out" || fail "the table does not say a launch was streamed"
@@ -111,6 +112,7 @@ for be in cpu ptx; do
     rc=$?
     [ $rc0 = 0 ] && [ $rc = 0 ] || fail "rerun --backend $be: exit $rc0 and streamed $rc, expected 0"
     same_rows "$WORK/rerun-$be.json" "$WORK/rerun-$be-s.json" "rerun --backend $be" "$over"
+    e2e_json_valid vkrr-results "$WORK/rerun-$be.json" "$WORK/rerun-$be-s.json"
 done
 [ -z "$(ls -A "$WORK/scratch")" ] || fail "scratch files left behind: $(ls "$WORK/scratch")"
 

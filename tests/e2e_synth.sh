@@ -30,6 +30,7 @@ for size in 64x48 37x23; do
     [ -s "$WORK/info.err" ] && fail "info $size warned: $(cat "$WORK/info.err")"
     vkrr info "$a" --json >"$WORK/info.json" 2>"$WORK/info.err" || fail "info --json $size exited $?"
     [ -s "$WORK/info.err" ] && fail "info --json $size warned: $(cat "$WORK/info.err")"
+    e2e_json_valid vkrr-info "$WORK/info.json"
 
     # >= 8 launches per frame, 3 frames
     python3 - "$WORK/info.json" <<'EOF' || fail "$size: launch count"
