@@ -472,9 +472,14 @@ static vkrr_status write_wrapped(const vkrr_heatmap_desc *d, vkrr_error *err)
     for (uint64_t i = n; i < m; i++)
         buf[i] = buf[m + i] = lo, buf[2 * m + i] = 0;
     char title[700];
+    uint64_t pad = (uint64_t)w * h - t;
+    char padding[96] = "";
+    if (pad)
+        snprintf(padding, sizeof padding, "; the last %llu cells of row %u are padding, drawn exact",
+                 (unsigned long long)pad, h - 1);
     snprintf(title, sizeof title, "%s%s%ux%u x %u planes: elements wrapped into rows of %u "
-             "(x + %u*y is the index)", d->title ? d->title : "", d->title ? " - " : "",
-             v->width, v->height, v->planes, w, w);
+             "(x + %u*y is the index%s)", d->title ? d->title : "", d->title ? " - " : "",
+             v->width, v->height, v->planes, w, w, padding);
     vkrr_heatmap_desc p = *d;
     p.view = (vkrr_view){.dtype = v->dtype, .width = w, .height = h, .planes = 1,
                          .channels = v->channels};
