@@ -4,7 +4,7 @@
 A mutant is one small, plausible bug inside a function body:
   operator    a comparison, arithmetic, logical, bitwise or shift operator
               swapped for its neighbour (< for <=, + for -, && for ||, ...)
-  constant    an integer constant n made n+1 or n-1
+  constant    an integer constant n made n+1 or n-1 (not the sentinel -1)
   call        a rounding or min/max call swapped (floor/ceil/trunc, fmin/fmax),
               true for false
   negate      an if or while condition negated
@@ -19,7 +19,9 @@ Outcomes:
   equivalent  the compiler made the same object code as from the original
               (so no test could tell them apart: "trivial compiler
               equivalence"), or scripts/mutate-triage.md explains why the
-              program cannot behave differently
+              program cannot behave differently (equivalent) or differs only
+              where nothing is specified, such as the last bits of a mean
+              (benign)
   stillborn   the mutant does not compile (not counted)
 
 score = killed / (killed + survived).  The source file is put back after each
@@ -153,6 +155,9 @@ def mutants(text):
                 n = int(digits, 0)
             except ValueError:
                 continue
+            if val == "1" and prev is not None and prev[1] == "-" and \
+                    not (toks[i - 2][0] in ("ident", "number") or toks[i - 2][1] in (")", "]")):
+                continue  # the sentinel -1 ("none", "not known"): -2 means the same
             if prev is not None and prev[1] == "[" and nxt is not None and nxt[1] == "]" and \
                     toks[i - 2][0] == "ident" and toks[i - 3][0] == "ident":
                 continue  # an array's declared size
@@ -204,7 +209,7 @@ def read_triage(path):
     if not os.path.exists(path):
         return known
     for ln in open(path, encoding="utf-8"):
-        m = re.match(r"- (equivalent|tested): `(.+?)` -- (.*)$", ln.rstrip("\n"))
+        m = re.match(r"- (equivalent|benign|tested): `(.+?)` -- (.*)$", ln.rstrip("\n"))
         if m:
             parts = [p.strip() for p in m.group(2).split(SEP.strip())]
             if len(parts) == 5:
@@ -351,8 +356,8 @@ class Campaign:
                     outcome, why = "stillborn", "does not compile"
                 elif code == orig_code:
                     outcome, why = "equivalent", "same object code"
-                elif key in triage and triage[key][0] == "equivalent":
-                    outcome, why = "equivalent", triage[key][1]
+                elif key in triage and triage[key][0] in ("equivalent", "benign"):
+                    outcome, why = "equivalent", triage[key][0] + ": " + triage[key][1]
                 elif not self.ninja(targets):
                     outcome, why = "stillborn", "does not build"
                 else:

@@ -182,6 +182,10 @@ vkrr merge "$WORK/moved.json" >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q 'moved.json: not a vkrr result file: no member "frame" in launch 1 of "launches"' "$WORK/m.err" ||
     fail "a moved field: exit $rc, $(cat "$WORK/m.err")"
+vkrr merge >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -qx "vkrr merge: needs the result files (RESULT.json ...)" "$WORK/m.err" ||
+    fail "merge without files: exit $rc, $(cat "$WORK/m.err")"
 vkrr validate "$cap" --shard 4/3 >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q "\-\-shard takes K/N" "$WORK/m.err" || fail "--shard 4/3: exit $rc, $(cat "$WORK/m.err")"

@@ -443,6 +443,31 @@ static void test_measure(void)
     free(dir);
 }
 
+/* rcp.approx.ftz.f64 as the ISA describes it (worked here from its words,
+ * not the model): the upper word of x (its lower 32 bits ignored) inverted,
+ * kept to 20 fraction bits (rounded to nearest), the lower word 0.
+ *   1/2 = 0.5: 0x3fe0000000000000;
+ *   1/3 = 0.0101 0101...: 21 significant bits round to 0x155555 x 2^-22
+ *   (the 22nd bit is 0), so fraction 0x55555 (20 bits) with exponent -2:
+ *   0x3fd5555500000000, whatever x's lower word holds, negated for -3. */
+static void test_rcp_f64(void)
+{
+    double x, r;
+    uint64_t b;
+    struct { uint64_t in, want; } c[] = {
+        {0x4000000000000000ull, 0x3fe0000000000000ull},
+        {0x4008000000000000ull, 0x3fd5555500000000ull},
+        {0x400800000000ffffull, 0x3fd5555500000000ull},
+        {0xc008000000000000ull, 0xbfd5555500000000ull},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        memcpy(&x, &c[i].in, 8);
+        r = vkrr_approx_f64(VKRR_APPROX_RCP, x, 1, NULL);
+        memcpy(&b, &r, 8);
+        CHECK_EQ_U64(b, c[i].want);
+    }
+}
+
 int main(void)
 {
     vkrr_hw_tables *t = NULL;
@@ -456,6 +481,7 @@ int main(void)
     test_rsqrt_subnormal();
     test_native16();
     test_standins();
+    test_rcp_f64();
     test_models();
     test_cache_and_damage();
     test_measure();
