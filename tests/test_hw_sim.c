@@ -447,8 +447,16 @@ static void rerun_with_recovered(const char *root, const char *sim, unsigned S)
     free(o);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* `test_hw_sim --write DIR`: only the simulated GPU's set, into DIR (for
+     * a measurement by hand: hw measure --backend ptx --no-laws --hw-tables DIR) */
+    if (argc == 3 && !strcmp(argv[1], "--write")) {
+        bool ok = make_sim(argv[2]);
+        for (int i = 0; i < VKRR_HWT_COUNT; i++)
+            free(tabs[i].b);
+        return ok ? 0 : 1;
+    }
     char *root = test_tmpdir("hw_sim"), sim[4200];
     snprintf(sim, sizeof sim, "%s/sim", root);
     double t0 = now();

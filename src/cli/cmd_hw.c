@@ -16,7 +16,7 @@
 
 static const char hw_help[] =
     "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N\n"
-    "                              [--hw-tables SET]] [-q]\n"
+    "                              [--hw-tables SET]] [--no-laws] [-q]\n"
     "       vkrr hw list [--hw-tables DIR]\n"
     "\n"
     "The approximate instructions (ex2.approx, rsqrt.approx, sin.approx, ...) return\n"
@@ -35,6 +35,9 @@ static const char hw_help[] =
     "                       (the tables it writes must equal the model's), not a GPU\n"
     "  --hw-tables SET      with --backend ptx: the interpreter computes the model of\n"
     "                       the set in folder SET (a simulated GPU) instead of sm_90's\n"
+    "  --no-laws            every table point, but no law check over every f32\n"
+    "                       input (the tables alone: what --backend ptx can do in\n"
+    "                       minutes, where the law checks would take hours)\n"
     "  -q                   no progress lines\n"
     "Then validate and rerun use the tables for captures from that architecture\n"
     "with --hw-tables OUTDIR, or by default once copied to\n"
@@ -153,7 +156,7 @@ static int measure(int argc, char **argv)
 {
     const char *out = NULL, *backend = "cuda", *sim = NULL;
     uint64_t sample = 0, device = 0;
-    bool quiet = false;
+    bool quiet = false, no_laws = false;
     for (int i = 2; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (vkrr_cli_is_help(o)) {
@@ -172,6 +175,8 @@ static int measure(int argc, char **argv)
         } else if (!strcmp(o, "--device") && v) {
             if (!vkrr_cli_parse_u64(argv[++i], 64, &device))
                 return vkrr_cli_usage_error("hw", "--device takes a CUDA device ordinal, not '%s'", v);
+        } else if (!strcmp(o, "--no-laws")) {
+            no_laws = true;
         } else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
             quiet = true;
         } else if (o[0] == '-') {
@@ -185,9 +190,11 @@ static int measure(int argc, char **argv)
     if (!out)
         return vkrr_cli_usage_error("hw", "measure needs OUTDIR");
     bool ptx = !strcmp(backend, "ptx");
-    if (ptx && sample < 2)
+    if (ptx && sample < 2 && !no_laws)
         return vkrr_cli_usage_error("hw", "--backend ptx measures vkrr's own model: give --sample "
-                                          "N (N >= 2) to check the measurement on every N-th input");
+                                          "N (N >= 2) to check the measurement on every N-th input, "
+                                          "or --no-laws for every table point without the law "
+                                          "checks (which would take hours in the interpreter)");
     if (sim && !ptx)
         return vkrr_cli_usage_error("hw", "--hw-tables simulates a GPU in the PTX interpreter: it "
                                           "needs --backend ptx");
@@ -234,7 +241,8 @@ static int measure(int argc, char **argv)
     vkrr_hw_measure_result res;
     vkrr_hw_measure_desc d = {.run = run_op, .ctx = &be, .dir = dir, .arch = arch,
                               .device = device_line, .sample = (uint32_t)sample,
-                              .bf16 = ma >= 9, .progress = quiet ? NULL : stderr,
+                              .bf16 = ma >= 9, .no_laws = no_laws,
+                              .progress = quiet ? NULL : stderr,
                               .batch = ptx ? (1u << 16) : 0,
                               .cuts_from = ptx ? vkrr_hw_model_tables(vkrr_hw_current()) : NULL};
     if (vkrr_hw_measure_run(&d, &res, &err) != VKRR_OK)
@@ -250,9 +258,9 @@ static int measure(int argc, char **argv)
     if (sample <= 1 && !ptx && vkrr_hw_tables_open_shipped(&ref, &err) == VKRR_OK)
         compare_set(dir, ref, "the built-in");
     else if (sample <= 1 && ptx)
-        compare_set(dir, vkrr_hw_model_tables(vkrr_hw_current()), "the simulated");
-    if (sample > 1)
-        printf("sampled: no law checked (every law needs every input)\n");
+        compare_set(dir, vkrr_hw_model_tables(vkrr_hw_current()), sim ? "the simulated GPU's" : "the model's");
+    if (sample > 1 || no_laws)
+        printf("%s: no law checked (every law needs every input)\n", no_laws ? "--no-laws" : "sampled");
     else
         printf("%s\n", failed ? "some laws do not hold on this GPU: vkrr's model of it is not exact"
                               : "every law holds: vkrr's model of this GPU is exact");

@@ -484,7 +484,7 @@ vkrr_status vkrr_hw_measure_run(const vkrr_hw_measure_desc *d, vkrr_hw_measure_r
         st = vkrr_fail(err, VKRR_ERR_IO, man_path, 0, -1, "cannot rename into place: %s", strerror(errno));
     else if (st != VKRR_OK)
         unlink(tmp);
-    if (st == VKRR_OK && d->sample <= 1) {
+    if (st == VKRR_OK && d->sample <= 1 && !d->no_laws) {
         /* the laws, under the model of the tables just written */
         vkrr_hw_model *m = NULL;
         vkrr_hw_model *was = vkrr_hw_current();
