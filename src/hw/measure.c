@@ -166,7 +166,7 @@ static vkrr_status grid_table(runner *R, vkrr_hw_table_id id, int8_t *delta, exc
     return st;
 }
 
-/* sin/cos: entries by turn index.  Full: every positive f32 below one turn
+/* sin/cos: entries by turn index.  Full: every positive finite f32
  * (each j's first input kept, later ones in the same j must agree); sampled:
  * for every sample-th j an input found near j 2^-25 / (1/(2 pi)). */
 typedef struct turns {
@@ -183,8 +183,12 @@ static vkrr_status turn_inputs(runner *R, unsigned op, turns *T, vkrr_error *err
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "measuring sin/cos");
     vkrr_status st = VKRR_OK;
     const float c = bitsf(0x3e22f983u);
-    /* full: every f32 from +0 to about one turn (beyond it, turn indexes repeat) */
-    uint32_t n = d->sample > 1 ? (1u << 25) / d->sample : fbits(1.0f / c) + 64;
+    /* full: every positive finite f32.  Beyond one turn the indexes repeat,
+     * but below it not all are reached: from x = 2 on, the inputs' spacing
+     * times 1/(2 pi) exceeds t's ULP, and each later binade of turns fills
+     * some of the gaps (on the H200's sin table: 776,820 indexes from the
+     * second turn, 204,418 more from later ones) */
+    uint32_t n = d->sample > 1 ? (1u << 25) / d->sample : 0x7f800000u;
     for (uint32_t i = 0; i <= n && st == VKRR_OK; i++) {
         if (i < n) {
             float x;

@@ -14,9 +14,9 @@
  * The tables (every grid point of every table, src/hw/README.md):
  *   delta tables: the grid point's input through the .ftz form (its output is
  *     the table entry itself: i = 0, k = 0, e = 1), delta = ord(hw) -
- *     ord(ref(j)); sin/cos: every positive f32 x with FMUL.RZ(x, 1/(2 pi))
- *     below one turn, the first of each turn index j kept (the others must
- *     agree: a law), |delta| > 126 into the exceptions list (the table
+ *     ord(ref(j)); sin/cos: every positive finite f32 x (later turns reach
+ *     indexes the first skips), the first of each turn index j kept (the
+ *     others must agree: a law), |delta| > 126 into the exceptions list (the table
  *     then holds 127 when delta is 127, else -127), -128 where no input
  *     reaches j;
  *   f16_inputs: every f16 value through the 15 f32 forms; native16: every
