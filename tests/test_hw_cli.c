@@ -105,6 +105,15 @@ static void test_synth_capture(const char *root)
     snprintf(args, sizeof args, "info '%s'", cap);
     CHECK_EQ_U64(vkrr(args, &o), 0);
     CHECK(o && strstr(o, "made on: NVIDIA GeForce RTX 3090, compute capability 8.6 (sm_86)"));
+    /* which command would make that GPU's tables */
+    CHECK(o && strstr(o, "to model the capture's sm_86 GPU itself: on it run `vkrr hw measure "
+                         "hw-tables`, then `cp -r hw-tables/sm_86 ~/.local/share/vkrr/hw/`"));
+    /* the sm_90 set's lg2 cut is named wherever its model is used */
+    CHECK(o && strstr(o, "delta_lg2_ftz_1_2.i8: 15832 entries cut at +-127 ULP"));
+    free(o);
+    CHECK_EQ_U64(vkrr("hw list", &o), 0);
+    CHECK(o && strstr(o, "built in (NVIDIA H200") &&
+          strstr(o, "delta_lg2_ftz_1_2.i8: 15832 entries cut at +-127 ULP, the GPU's value not kept"));
     free(o);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q --json '%s/r86.json'",
              cap, root);

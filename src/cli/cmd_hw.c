@@ -15,7 +15,8 @@
 #include "measure.h"
 
 static const char hw_help[] =
-    "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N] [-q]\n"
+    "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N\n"
+    "                              [--hw-tables SET]] [--no-laws] [-q]\n"
     "       vkrr hw list [--hw-tables DIR]\n"
     "\n"
     "The approximate instructions (ex2.approx, rsqrt.approx, sin.approx, ...) return\n"
@@ -32,12 +33,20 @@ static const char hw_help[] =
     "                       every N-th input instead: the backend computes the\n"
     "                       current model, so this checks the measurement itself\n"
     "                       (the tables it writes must equal the model's), not a GPU\n"
+    "  --hw-tables SET      with --backend ptx: the interpreter computes the model of\n"
+    "                       the set in folder SET (a simulated GPU) instead of sm_90's\n"
+    "  --no-laws            every table point, but no law check over every f32\n"
+    "                       input (the tables alone: what --backend ptx can do in\n"
+    "                       minutes, where the law checks would take hours)\n"
     "  -q                   no progress lines\n"
     "Then validate and rerun use the tables for captures from that architecture\n"
     "with --hw-tables OUTDIR, or by default once copied to\n"
     "$XDG_DATA_HOME/vkrr/hw/sm_NN (~/.local/share/vkrr/hw/sm_NN).\n"
     "\n"
     "list: the table sets vkrr finds (built in, the folder above, --hw-tables DIR).\n"
+    "\n"
+    "Every law is reported with the inputs it was tested on and the fraction that\n"
+    "held; lg2 and tanh have no exact law, so theirs is a fraction, never a failure.\n"
     "\n"
     "exit: 0 every law holds, 1 a law does not (the tables are still written: the\n"
     "model then is not exact there), 2 bad usage or a file that cannot be written,\n"
@@ -99,45 +108,60 @@ static vkrr_status run_op(void *ctx, unsigned op, const uint32_t *in, uint32_t *
     return be->run(be->self, &r, err);
 }
 
-/* Says whether the measured set equals the built-in one of its architecture. */
-static void compare_builtin(const char *dir, bool sampled)
+/* Says whether the measured set equals ref (the built-in set of its
+ * architecture, or the model the interpreter computed), table for table. */
+static void compare_set(const char *dir, vkrr_hw_tables *ref, const char *what)
 {
-    vkrr_hw_tables *m = NULL, *b = NULL;
+    vkrr_hw_tables *m = NULL;
     vkrr_error err = {0};
-    if (sampled || vkrr_hw_tables_open_dir(dir, &m, &err) != VKRR_OK ||
-        vkrr_hw_tables_open_shipped(&b, &err) != VKRR_OK ||
-        strcmp(vkrr_hw_tables_arch(m), vkrr_hw_tables_arch(b))) {
+    if (!ref || vkrr_hw_tables_open_dir(dir, &m, &err) != VKRR_OK ||
+        strcmp(vkrr_hw_tables_arch(m), vkrr_hw_tables_arch(ref))) {
         vkrr_hw_tables_close(m);
-        vkrr_hw_tables_close(b);
         return;
     }
     char differ[512] = "";
     size_t at = 0;
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
-        if (vkrr_hw_tables_hash(m, (vkrr_hw_table_id)i) != vkrr_hw_tables_hash(b, (vkrr_hw_table_id)i)) {
+        if (vkrr_hw_tables_hash(m, (vkrr_hw_table_id)i) != vkrr_hw_tables_hash(ref, (vkrr_hw_table_id)i)) {
             int n = snprintf(differ + at, sizeof differ - at, "%s%s", at ? ", " : "",
                              vkrr_hw_table_name((vkrr_hw_table_id)i));
             at = n > 0 && (size_t)n < sizeof differ - at ? at + (size_t)n : at;
         }
     if (differ[0])
-        printf("tables: differ from the built-in %s set (%s) in: %s\n", vkrr_hw_tables_arch(b),
-               vkrr_hw_tables_device(b), differ);
+        printf("tables: differ from %s %s set (%s) in: %s\n", what, vkrr_hw_tables_arch(ref),
+               vkrr_hw_tables_device(ref), differ);
     else
-        printf("tables: equal the built-in %s set (%s), table for table\n", vkrr_hw_tables_arch(b),
-               vkrr_hw_tables_device(b));
+        printf("tables: equal %s %s set (%s), table for table\n", what, vkrr_hw_tables_arch(ref),
+               vkrr_hw_tables_device(ref));
     vkrr_hw_tables_close(m);
-    vkrr_hw_tables_close(b);
+}
+
+/* The laws as measured: inputs, violations and the fraction that held. */
+static unsigned print_laws(const vkrr_hw_measure_result *res)
+{
+    unsigned failed = 0;
+    for (unsigned i = 0; i < res->nlaws; i++) {
+        const vkrr_hw_law *l = &res->laws[i];
+        bool held = l->violations == 0;
+        failed += !held && !l->standin;
+        double frac = l->tested ? 100.0 * (double)(l->tested - l->violations) / (double)l->tested : 0;
+        printf("%-7s %s: %llu inputs, %llu not as modelled, %.4f %% held\n",
+               l->standin ? "reaches" : held ? "holds" : "FAILS", l->name,
+               (unsigned long long)l->tested, (unsigned long long)l->violations, frac);
+    }
+    return failed;
 }
 
 static int measure(int argc, char **argv)
 {
-    const char *out = NULL, *backend = "cuda";
+    const char *out = NULL, *backend = "cuda", *sim = NULL;
     uint64_t sample = 0, device = 0;
-    bool quiet = false;
-    enum { O_BACKEND, O_SAMPLE, O_DEVICE, O_QUIET };
+    bool quiet = false, no_laws = false;
+    enum { O_BACKEND, O_SAMPLE, O_DEVICE, O_QUIET, O_HW_TABLES, O_NO_LAWS };
     static const vkrr_cli_opt opts[] = {
         {"backend", 0, true, O_BACKEND, false}, {"sample", 0, true, O_SAMPLE, false},
         {"device", 0, true, O_DEVICE, false},   {"quiet", 'q', false, O_QUIET, false},
+        {"hw-tables", 0, true, O_HW_TABLES, false}, {"no-laws", 0, false, O_NO_LAWS, false},
         {0}};
     vkrr_cli_opts p = vkrr_cli_opts_begin("hw", argc, argv, 2, opts, NULL);
     const char *v;
@@ -167,21 +191,45 @@ static int measure(int argc, char **argv)
             if (!vkrr_cli_parse_u64(v, 64, &device))
                 return vkrr_cli_usage_error("hw", "--device takes a CUDA device ordinal, not '%s'", v);
             break;
+        case O_HW_TABLES:
+            sim = v;
+            break;
+        case O_NO_LAWS:
+            no_laws = true;
+            break;
         default: quiet = true; /* O_QUIET */
         }
     }
     if (!out)
         return vkrr_cli_usage_error("hw", "measure needs OUTDIR");
     bool ptx = !strcmp(backend, "ptx");
-    if (ptx && sample < 2)
+    if (ptx && sample < 2 && !no_laws)
         return vkrr_cli_usage_error("hw", "--backend ptx measures vkrr's own model: give --sample "
-                                          "N (N >= 2) to check the measurement on every N-th input");
+                                          "N (N >= 2) to check the measurement on every N-th input, "
+                                          "or --no-laws for every table point without the law "
+                                          "checks (which would take hours in the interpreter)");
+    if (sim && !ptx)
+        return vkrr_cli_usage_error("hw", "--hw-tables simulates a GPU in the PTX interpreter: it "
+                                          "needs --backend ptx");
     vkrr_error err = {0};
+    vkrr_hw_model *sim_model = NULL;
+    vkrr_hw_tables *ref = NULL;
     vkrr_backend be = {0};
     char kdir[1024] = "", dir[1200], name[128] = "vkrr PTX backend", arch[32] = "sm_90";
     int rc = 2, ma = 9, mi = 0;
     if (kernel_dir(kdir, sizeof kdir, &err) != VKRR_OK)
         goto fail;
+    if (sim) { /* the simulated GPU: the model of that set, whatever its architecture */
+        vkrr_hw_tables *t = NULL;
+        if (vkrr_hw_tables_open_dir(sim, &t, &err) != VKRR_OK)
+            goto fail;
+        snprintf(arch, sizeof arch, "%s", vkrr_hw_tables_arch(t));
+        vkrr_hw_tables_close(t);
+        if (vkrr_hw_model_open(&(vkrr_hw_choice){.approx = arch, .tables_dir = sim}, &sim_model,
+                               &err) != VKRR_OK)
+            goto fail;
+        vkrr_hw_use(sim_model);
+    }
     if (ptx) {
         if (vkrr_backend_open(&(vkrr_backend_desc){.name = "ptx", .modules = kdir}, &be, &err) != VKRR_OK)
             goto fail;
@@ -208,23 +256,26 @@ static int measure(int argc, char **argv)
     vkrr_hw_measure_result res;
     vkrr_hw_measure_desc d = {.run = run_op, .ctx = &be, .dir = dir, .arch = arch,
                               .device = device_line, .sample = (uint32_t)sample,
-                              .bf16 = ma >= 9, .progress = quiet ? NULL : stderr,
-                              .batch = ptx ? (1u << 16) : 0};
+                              .bf16 = ma >= 9, .no_laws = no_laws,
+                              .progress = quiet ? NULL : stderr,
+                              .batch = ptx ? (1u << 16) : 0,
+                              .cuts_from = ptx ? vkrr_hw_model_tables(vkrr_hw_current()) : NULL};
     if (vkrr_hw_measure_run(&d, &res, &err) != VKRR_OK)
         goto fail;
-    unsigned failed = 0;
-    printf("tables: %s (sin: %llu exceptions, %llu turn indexes no input reaches; cos: %llu, %llu)\n",
+    printf("tables: %s (sin: %llu exceptions, %llu turn indexes no input reaches; cos: %llu, %llu; "
+           "beyond an int8 delta: ex2 %llu, %llu, rsqrt %llu, sqrt %llu, rcp %llu, lg2 %llu)\n",
            dir, (unsigned long long)res.exceptions[0], (unsigned long long)res.unreachable[0],
-           (unsigned long long)res.exceptions[1], (unsigned long long)res.unreachable[1]);
-    for (unsigned i = 0; i < res.nlaws; i++) {
-        bool held = res.laws[i].violations == 0;
-        failed += !held;
-        printf("%-5s %s: %llu inputs, %llu violations\n", held ? "holds" : "FAILS", res.laws[i].name,
-               (unsigned long long)res.laws[i].tested, (unsigned long long)res.laws[i].violations);
-    }
-    compare_builtin(dir, sample > 1);
-    if (sample > 1)
-        printf("sampled: no law checked (every law needs every input)\n");
+           (unsigned long long)res.exceptions[1], (unsigned long long)res.unreachable[1],
+           (unsigned long long)res.grid_exceptions[0], (unsigned long long)res.grid_exceptions[1],
+           (unsigned long long)res.grid_exceptions[2], (unsigned long long)res.grid_exceptions[3],
+           (unsigned long long)res.grid_exceptions[4], (unsigned long long)res.grid_exceptions[5]);
+    unsigned failed = print_laws(&res);
+    if (sample <= 1 && !ptx && vkrr_hw_tables_open_shipped(&ref, &err) == VKRR_OK)
+        compare_set(dir, ref, "the built-in");
+    else if (sample <= 1 && ptx)
+        compare_set(dir, vkrr_hw_model_tables(vkrr_hw_current()), sim ? "the simulated GPU's" : "the model's");
+    if (sample > 1 || no_laws)
+        printf("%s: no law checked (every law needs every input)\n", no_laws ? "--no-laws" : "sampled");
     else
         printf("%s\n", failed ? "some laws do not hold on this GPU: vkrr's model of it is not exact"
                               : "every law holds: vkrr's model of this GPU is exact");
@@ -243,6 +294,11 @@ out:
         be.destroy(be.self);
     if (kdir[0])
         remove_kernel_dir(kdir);
+    vkrr_hw_tables_close(ref);
+    if (sim_model) {
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(sim_model);
+    }
     return rc;
 }
 
@@ -261,6 +317,7 @@ static void list_set(const char *dir)
         return;
     }
     printf("  %-6s %s (%s)\n", vkrr_hw_tables_arch(t), dir, vkrr_hw_tables_device(t));
+    vkrr_hw_tables_print_cuts(t, stdout, "         ");
     vkrr_hw_tables_close(t);
 }
 
@@ -307,6 +364,7 @@ static int list(int argc, char **argv)
         list_folder(user);
     if (vkrr_hw_tables_open_shipped(&t, &err) == VKRR_OK) {
         printf("  %-6s built in (%s)\n", vkrr_hw_tables_arch(t), vkrr_hw_tables_device(t));
+        vkrr_hw_tables_print_cuts(t, stdout, "         ");
         vkrr_hw_tables_close(t);
     }
     return 0;

@@ -71,6 +71,14 @@ int vkrr_cmd_info(int argc, char **argv)
             printf("hardware model (validate, rerun): %s%s%s%s\n", vkrr_hw_model_name(hw),
                    vkrr_hw_model_note(hw)[0] ? " (" : "", vkrr_hw_model_note(hw),
                    vkrr_hw_model_note(hw)[0] ? ")" : "");
+        vkrr_hw_tables *ht = hw ? vkrr_hw_model_tables(hw) : NULL;
+        if (ht)
+            vkrr_hw_tables_print_cuts(ht, stdout, "  ");
+        if (ht && strcmp(vkrr_hw_model_arch(hw), vkrr_hw_tables_arch(ht)))
+            printf("  to model the capture's %s GPU itself: on it run `vkrr hw measure hw-tables`, "
+                   "then `cp -r hw-tables/%s ~/.local/share/vkrr/hw/` (or validate with --hw-tables "
+                   "hw-tables); `vkrr hw list` shows the sets vkrr finds\n",
+                   vkrr_hw_model_arch(hw), vkrr_hw_model_arch(hw));
         vkrr_cli_hw_done(hw);
     }
     /* each problem also as an error line, for people reading stderr */

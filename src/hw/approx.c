@@ -55,6 +55,50 @@ static float flush_exact(double v)
 
 /* ---- the measured laws --------------------------------------------------- */
 
+/* The hardware's bits at j from an exceptions list (sorted (j, bits) pairs). */
+static bool exception_at(vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
+{
+    size_t bytes = 0;
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    const uint32_t *e = t ? vkrr_hw_tables_get(t, id, &bytes) : NULL;
+    size_t lo = 0, hi = bytes / 8;
+    while (e && lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (e[2 * mid] == j) {
+            *bits = e[2 * mid + 1];
+            return true;
+        }
+        if (e[2 * mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* The hardware's value at grid point j of delta table id, into *v: the
+ * delta applied, or where it is saturated (+-127) the exceptions list's
+ * value; a saturated entry without one in a set that says it cut entries
+ * (hw_tables.h) is a stand-in: *cut then true.  False when the table
+ * cannot be had. */
+static bool grid_value(vkrr_hw_table_id id, uint32_t j, float *v, bool *cut)
+{
+    const int8_t *d = table(id);
+    if (!d)
+        return false;
+    uint32_t eb;
+    bool sat = d[j] == 127 || d[j] == -127;
+    if (sat && exception_at(vkrr_hw_table_exceptions(id), j, &eb)) {
+        *v = bitsf(eb);
+        return true;
+    }
+    if (sat && cut)
+        *cut = vkrr_hw_tables_cut(vkrr_hw_current_tables(), id) > 0;
+    *v = apply_delta(vkrr_hw_grid_ref(id, j), d[j]);
+    return true;
+}
+
+
 /* ex2.approx.ftz.f32: q = floor(|x| 2^23), i = q >> 23, j = q mod 2^23;
  * x >= 0: 2^i E+[j]; x < 0: flush(2^-i E-[j]). */
 static float ex2_ftz(float x)
@@ -70,10 +114,9 @@ static float ex2_ftz(float x)
     int i = (int)(q >> 23);
     uint32_t j = (uint32_t)(q & 0x7fffffu);
     bool neg = x < 0.0f;
-    const int8_t *d = table(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS);
-    if (!d)
+    float e;
+    if (!grid_value(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j, &e, NULL))
         return canon_nan();
-    float e = apply_delta(vkrr_hw_grid_ref(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j), d[j]);
     return neg ? flush_exact(ldexp((double)e, -i)) : ldexpf(e, i);
 }
 
@@ -138,11 +181,10 @@ static float root_ftz(bool rsq, float x)
         return rsq ? 0.0f : x;
     int k;
     uint32_t j = quarter_grid(x, &k);
-    const int8_t *d = table(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT);
-    if (!d)
+    float r;
+    if (!grid_value(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT, j, &r, NULL))
         return canon_nan();
-    float ref = vkrr_hw_grid_ref(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT, j);
-    return ldexpf(apply_delta(ref, d[j]), rsq ? -k : k);
+    return ldexpf(r, rsq ? -k : k);
 }
 
 /* rsqrt/sqrt.approx.f32: a subnormal x is scaled by 2^24 first, the result
@@ -166,10 +208,9 @@ static float rcp_ftz(float x)
         return copysignf(0.0f, x);
     uint32_t b = fbits(x), j = b & 0x7fffffu;
     int e = (int)((b >> 23) & 0xffu) - 127;
-    const int8_t *d = table(VKRR_HWT_RCP);
-    if (!d)
+    float c;
+    if (!grid_value(VKRR_HWT_RCP, j, &c, NULL))
         return canon_nan();
-    float c = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d[j]);
     return flush_exact(copysign(ldexp((double)c, -e), (double)x));
 }
 
@@ -212,27 +253,6 @@ static uint32_t turn_index(float t)
     if (sh >= 0)
         return (uint32_t)((m24 << sh) & 0x1ffffffu);
     return sh <= -25 ? 0 : (uint32_t)(m24 >> -sh);
-}
-
-/* The hardware's bits at j from an exceptions list (sorted (j, bits) pairs). */
-static bool exception_at(vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
-{
-    size_t bytes = 0;
-    vkrr_hw_tables *t = vkrr_hw_current_tables();
-    const uint32_t *e = t ? vkrr_hw_tables_get(t, id, &bytes) : NULL;
-    size_t lo = 0, hi = bytes / 8;
-    while (e && lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (e[2 * mid] == j) {
-            *bits = e[2 * mid + 1];
-            return true;
-        }
-        if (e[2 * mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
 }
 
 static float turn(bool is_sin, float x, int flush)
@@ -290,16 +310,19 @@ static bool from_f16_table(int row, float x, float *y)
     return true;
 }
 
-/* lg2 of a positive normal x: [1, 2) from the table (exact), elsewhere the
- * stand-in RZ(e + L(m)) (the law that holds for 99.4 % of inputs). */
+/* lg2 of a positive normal x: [1, 2) from the table (exact but where the
+ * set cut entries: sm_90 near 1), elsewhere the stand-in RZ(e + L(m)) (the
+ * law that holds for 99.4 % of inputs). */
 static float lg2_normal(float x, unsigned *standins)
 {
     uint32_t b = fbits(x), j = b & 0x7fffffu;
     int e = (int)((b >> 23) & 0xffu) - 127;
-    const int8_t *d = table(VKRR_HWT_LG2);
-    if (!d)
+    float l;
+    bool cut = false;
+    if (!grid_value(VKRR_HWT_LG2, j, &l, &cut))
         return canon_nan();
-    float l = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_LG2, j), d[j]);
+    if (cut)
+        *standins |= VKRR_STANDIN_LG2;
     if (e == 0)
         return l;
     *standins |= VKRR_STANDIN_LG2;
@@ -474,7 +497,7 @@ vkrr_status vkrr_approx_require(vkrr_approx_op op, bool f16_forms, vkrr_error *e
     vkrr_hw_tables *t = vkrr_hw_current_tables();
     if (!t)
         return VKRR_OK;
-    vkrr_hw_table_id ids[4];
+    vkrr_hw_table_id ids[6];
     unsigned n = 0;
     if (f16_forms) {
         ids[n++] = VKRR_HWT_NATIVE16;
@@ -484,12 +507,15 @@ vkrr_status vkrr_approx_require(vkrr_approx_op op, bool f16_forms, vkrr_error *e
         case VKRR_APPROX_RSQRT: ids[n++] = VKRR_HWT_RSQRT; break;
         case VKRR_APPROX_SQRT: ids[n++] = VKRR_HWT_SQRT; break;
         case VKRR_APPROX_RCP: ids[n++] = VKRR_HWT_RCP; break;
-        case VKRR_APPROX_SIN: ids[n++] = VKRR_HWT_SIN; ids[n++] = VKRR_HWT_SIN_EXC; break;
-        case VKRR_APPROX_COS: ids[n++] = VKRR_HWT_COS; ids[n++] = VKRR_HWT_COS_EXC; break;
         case VKRR_APPROX_LG2: ids[n++] = VKRR_HWT_LG2; ids[n++] = VKRR_HWT_F16_INPUTS; break;
+        case VKRR_APPROX_SIN: ids[n++] = VKRR_HWT_SIN; break;
+        case VKRR_APPROX_COS: ids[n++] = VKRR_HWT_COS; break;
         case VKRR_APPROX_TANH: ids[n++] = VKRR_HWT_F16_INPUTS; break;
         default: break;
         }
+        for (unsigned i = 0, n0 = n; i < n0; i++) /* each delta table's exceptions with it */
+            if (vkrr_hw_table_exceptions(ids[i]) != VKRR_HWT_COUNT)
+                ids[n++] = vkrr_hw_table_exceptions(ids[i]);
     }
     for (unsigned i = 0; i < n; i++)
         if (!vkrr_hw_tables_get(t, ids[i], NULL)) {

@@ -40,12 +40,31 @@ size_t vkrr_hw_table_bytes(vkrr_hw_table_id id)
     return (unsigned)id < VKRR_HWT_COUNT ? table_sizes[id] : 0;
 }
 
+vkrr_hw_table_id vkrr_hw_table_exceptions(vkrr_hw_table_id delta)
+{
+    switch (delta) {
+    case VKRR_HWT_EX2_POS: return VKRR_HWT_EX2_POS_EXC;
+    case VKRR_HWT_EX2_NEG: return VKRR_HWT_EX2_NEG_EXC;
+    case VKRR_HWT_RSQRT: return VKRR_HWT_RSQRT_EXC;
+    case VKRR_HWT_SQRT: return VKRR_HWT_SQRT_EXC;
+    case VKRR_HWT_RCP: return VKRR_HWT_RCP_EXC;
+    case VKRR_HWT_LG2: return VKRR_HWT_LG2_EXC;
+    case VKRR_HWT_SIN: return VKRR_HWT_SIN_EXC;
+    case VKRR_HWT_COS: return VKRR_HWT_COS_EXC;
+    default: return VKRR_HWT_COUNT;
+    }
+}
+
+/* What get() returns for a table of no bytes (an empty exceptions list). */
+static const uint32_t empty_table[2];
+
 struct vkrr_hw_tables {
     char arch[32], device[256], origin[1024];
     char dir[1024];                    /* a folder set; "" when built in */
     uint64_t set_hash;                 /* of the manifest: names the cache folder */
     size_t bytes[VKRR_HWT_COUNT];
     uint64_t hash[VKRR_HWT_COUNT];
+    uint64_t cut[VKRR_HWT_COUNT];      /* "cut NAME N" */
     const uint8_t *blob[VKRR_HWT_COUNT]; /* built in: the .xz bytes */
     size_t blob_size[VKRR_HWT_COUNT];
     _Atomic(const void *) map[VKRR_HWT_COUNT];
@@ -92,9 +111,22 @@ static vkrr_status manifest_line(vkrr_hw_tables *t, char *s, const char *file, l
         return VKRR_OK;
     }
     char *b = strtok(NULL, "\t "), *h = strtok(NULL, "\t ");
+    if (!strcmp(key, "cut")) {
+        int id = a ? table_by_name(a) : -1;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long n = b && !h && b[0] != '-' ? strtoull(b, &end, 10) : 0;
+        if (id < 0 || vkrr_hw_table_exceptions((vkrr_hw_table_id)id) == VKRR_HWT_COUNT || !end ||
+            *end || errno || n == 0 || n > table_sizes[id])
+            return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
+                             "expected 'cut DELTA_TABLE N' (N entries saturated, 1..its size)");
+        t->cut[id] = n;
+        return VKRR_OK;
+    }
     if (strcmp(key, "table") || !a || !b || !h || strtok(NULL, "\t "))
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
-                         "expected 'arch sm_NN', 'device TEXT' or 'table NAME BYTES HASH'");
+                         "expected 'arch sm_NN', 'device TEXT', 'table NAME BYTES HASH' or "
+                         "'cut NAME N'");
     int id = table_by_name(a);
     if (id < 0)
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "unknown table '%s'", a);
@@ -103,8 +135,8 @@ static vkrr_status manifest_line(vkrr_hw_tables *t, char *s, const char *file, l
     char *end;
     errno = 0;
     unsigned long long n = strtoull(b, &end, 10);
-    if (errno || *end || b[0] == '-' || n == 0 || n > (1ull << 30) ||
-        (table_sizes[id] ? n != table_sizes[id] : n % 8 != 0))
+    if (errno || *end || b[0] == '-' || n > (1ull << 30) ||
+        (table_sizes[id] ? n == 0 || n != table_sizes[id] : n % 8 != 0))
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "table '%s' cannot have %s bytes", a, b);
     unsigned long long hv = strtoull(h, &end, 16);
     if (*end || strlen(h) != 16)
@@ -245,7 +277,7 @@ void vkrr_hw_tables_close(vkrr_hw_tables *t)
         return;
     for (int i = 0; i < VKRR_HWT_COUNT; i++) {
         const void *m = atomic_load(&t->map[i]);
-        if (m)
+        if (m && m != (const void *)empty_table)
             munmap((void *)m, t->bytes[i]);
     }
     pthread_mutex_destroy(&t->lock);
@@ -262,6 +294,21 @@ uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id)
 }
 
 uint64_t vkrr_hw_tables_set_hash(const vkrr_hw_tables *t) { return t->set_hash; }
+
+uint64_t vkrr_hw_tables_cut(const vkrr_hw_tables *t, vkrr_hw_table_id id)
+{
+    return (unsigned)id < VKRR_HWT_COUNT ? t->cut[id] : 0;
+}
+
+void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent)
+{
+    for (int i = 0; i < VKRR_HWT_COUNT; i++)
+        if (t->cut[i])
+            fprintf(f, "%s%s: %llu entries cut at +-127 ULP, the GPU's value not kept: a stand-in "
+                       "there (compared within the PTX ISA's bound) until `vkrr hw measure` on a "
+                       "GPU of architecture %s fills them\n",
+                    indent, table_names[i], (unsigned long long)t->cut[i], t->arch);
+}
 
 size_t vkrr_hw_tables_size(const vkrr_hw_tables *t, vkrr_hw_table_id id)
 {
@@ -457,6 +504,10 @@ static const void *build_in_memory(vkrr_hw_tables *t, int id, vkrr_error *err)
 static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
 {
     char dir[1024], path[1100];
+    if (t->bytes[id] == 0) { /* nothing to map: the file must decompress to nothing */
+        sink s = {.fd = -1, .mem = (uint8_t *)empty_table, .hash = VKRR_FNV1A64_INIT};
+        return decompress(t, id, &s, err) == VKRR_OK ? empty_table : NULL;
+    }
     if (cache_dir(t, dir, sizeof dir)) {
         snprintf(path, sizeof path, "%s/%s", dir, table_names[id]);
         bool damaged, bad;

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -58,7 +59,13 @@ extern "C" {
     X(VKRR_HWT_COS_EXC, "exceptions_cos_turn_K25.u32", 0)             \
     X(VKRR_HWT_LG2, "delta_lg2_ftz_1_2.i8", 1u << 23)                 \
     X(VKRR_HWT_F16_INPUTS, "f16_inputs.u32", 15u * 65536u * 4u)       \
-    X(VKRR_HWT_NATIVE16, "native16.u16", 4u * 65536u * 2u)
+    X(VKRR_HWT_NATIVE16, "native16.u16", 4u * 65536u * 2u)           \
+    X(VKRR_HWT_EX2_POS_EXC, "exceptions_ex2_ftz_0_1.u32", 0)          \
+    X(VKRR_HWT_EX2_NEG_EXC, "exceptions_ex2_ftz_neg_0_1.u32", 0)      \
+    X(VKRR_HWT_RSQRT_EXC, "exceptions_rsqrt_ftz_1_4.u32", 0)          \
+    X(VKRR_HWT_SQRT_EXC, "exceptions_sqrt_ftz_1_4.u32", 0)            \
+    X(VKRR_HWT_RCP_EXC, "exceptions_rcp_ftz_1_2.u32", 0)              \
+    X(VKRR_HWT_LG2_EXC, "exceptions_lg2_ftz_1_2.u32", 0)
 
 typedef enum vkrr_hw_table_id {
 #define VKRR_X_HWT(id, name, bytes) id,
@@ -68,9 +75,14 @@ typedef enum vkrr_hw_table_id {
 } vkrr_hw_table_id;
 
 /* The file name of a table (without .xz), and the bytes it must have
- * decompressed (0: any multiple of 8, the exception lists). */
+ * decompressed (0: any multiple of 8, possibly none: the exception lists). */
 const char *vkrr_hw_table_name(vkrr_hw_table_id id);
 size_t vkrr_hw_table_bytes(vkrr_hw_table_id id);
+/* The exceptions list of a delta table: sorted (j, hw bits) pairs for the
+ * grid points whose hardware value an int8 delta cannot hold (the table
+ * then holds the delta saturated at +-127; sin/cos: 127 or -127, README);
+ * VKRR_HWT_COUNT for a table that is no delta table. */
+vkrr_hw_table_id vkrr_hw_table_exceptions(vkrr_hw_table_id delta);
 
 typedef struct vkrr_hw_tables vkrr_hw_tables;
 
@@ -89,6 +101,16 @@ const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the
 uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id);
 /* The set's identity: the hash of its tables.tsv (which holds every table's). */
 uint64_t vkrr_hw_tables_set_hash(const vkrr_hw_tables *t);
+/* Entries of delta table id that the measurement saturated at +-127 and
+ * kept no value for ("cut TABLE N" in tables.tsv): there the hardware is
+ * at least 127 ULP off and its value is not known, so the model's value is
+ * a stand-in (the sm_90 set's lg2 table, src/hw/README.md).  0: none. */
+uint64_t vkrr_hw_tables_cut(const vkrr_hw_tables *t, vkrr_hw_table_id id);
+
+/* One line per table with cut entries, each starting with indent: what
+ * they are and what makes them whole (`hw list`, `info`). */
+void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent);
+
 /* The bytes tables.tsv records for a table (decompressed). */
 size_t vkrr_hw_tables_size(const vkrr_hw_tables *t, vkrr_hw_table_id id);
 

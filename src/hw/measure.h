@@ -14,15 +14,18 @@
  * The tables (every grid point of every table, src/hw/README.md):
  *   delta tables: the grid point's input through the .ftz form (its output is
  *     the table entry itself: i = 0, k = 0, e = 1), delta = ord(hw) -
- *     ord(ref(j)); sin/cos: every positive f32 x with FMUL.RZ(x, 1/(2 pi))
- *     below one turn, the first of each turn index j kept (the others must
- *     agree: a law), |delta| > 126 into the exceptions list (the table
+ *     ord(ref(j)); sin/cos: every positive finite f32 x (later turns reach
+ *     indexes the first skips), the first of each turn index j kept (the
+ *     others must agree: a law), |delta| > 126 into the exceptions list (the table
  *     then holds 127 when delta is 127, else -127), -128 where no input
  *     reaches j;
  *   f16_inputs: every f16 value through the 15 f32 forms; native16: every
  *     16-bit code through the four 16-bit forms (bf16 ones when bf16).
- * Then the laws: every f32 input (2^32) through each of the twelve law-based
- * forms, compared with approx.h under the new tables.
+ * Every grid table's values beyond an int8 delta go to its exceptions list
+ * (the table saturated at +-127 there), so no table is lossy.
+ * Then the laws: every f32 input (2^32) through each of the fifteen f32
+ * forms, compared with approx.h under the new tables (lg2 and tanh, with no
+ * exact law, reported as the fraction the tables and stand-ins reach).
  *
  * sample > 1 (tests, a quick look): only every sample-th grid point, turn
  * index and 16-bit code, and no law check; entries not measured are 0
@@ -68,19 +71,25 @@ typedef struct vkrr_hw_measure_desc {
     const char *device;       /* the manifest's device line */
     uint32_t sample;          /* 0, 1: everything; N: every N-th point, no law check */
     bool bf16;                /* ops 17, 18 can run */
+    bool no_laws;             /* every table point, but no law check (the 15 x 2^32 inputs) */
     uint32_t batch;           /* inputs per run() call; 0: 2^24 */
     FILE *progress;           /* NULL: quiet */
+    /* the set whose "cut" lines (hw_tables.h) the manifest repeats: the
+     * model's own when the PTX interpreter computes it; NULL for a GPU */
+    const vkrr_hw_tables *cuts_from;
 } vkrr_hw_measure_desc;
 
 typedef struct vkrr_hw_law {
-    char name[96];
+    char name[112];
     uint64_t tested, violations;
+    bool standin;             /* no exact law (lg2, tanh): a fraction, not a failure */
 } vkrr_hw_law;
 
 typedef struct vkrr_hw_measure_result {
     vkrr_hw_law laws[24];
     unsigned nlaws;
     uint64_t exceptions[2];   /* sin, cos */
+    uint64_t grid_exceptions[6]; /* ex2 +, ex2 -, rsqrt, sqrt, rcp, lg2: beyond an int8 delta */
     uint64_t unreachable[2];
 } vkrr_hw_measure_result;
 
