@@ -331,7 +331,9 @@ class Campaign:
             every = [m for m in every if lo <= m["line"] <= hi]
         chosen = list(every)
         random.Random("%s:%d" % (rel, self.a.seed)).shuffle(chosen)
-        if self.a.max:
+        if self.a.survivors is not None:  # exactly those, whatever --max says
+            chosen = [m for m in chosen if mutant_key(rel, text, m) in self.a.survivors]
+        elif self.a.max:
             chosen = chosen[:self.a.max]
         chosen.sort(key=lambda m: (m["start"], m["new"]))
         if self.a.list:
@@ -413,6 +415,8 @@ def main():
     p.add_argument("--seed", type=int, default=1, help="which sample (default 1)")
     p.add_argument("--lines", help="only mutants on lines A-B")
     p.add_argument("--tests", help="ctest regex to run instead of the file's own")
+    p.add_argument("--survivors", metavar="RESULTS", help="rerun only the mutants that survived "
+                   "in RESULTS (a --results file), after tests were added")
     p.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     p.add_argument("--results", help="also write every outcome here (JSON lines)")
     a = p.parse_args()
@@ -422,6 +426,13 @@ def main():
         if not m:
             p.error("--lines takes A-B, not '%s'" % a.lines)
         a.lines = (int(m.group(1)), int(m.group(2)))
+    if a.survivors:
+        keys = set()
+        for ln in open(a.survivors, encoding="utf-8"):
+            r = json.loads(ln)
+            if r["outcome"] == "survived":
+                keys.add(r["key"])
+        a.survivors = keys
     files = a.files or list(TESTS)
     for f in files:
         if not os.path.isfile(os.path.join(a.source, f)):
