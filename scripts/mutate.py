@@ -70,6 +70,31 @@ TESTS = {
     "src/base/fpformat.c": "test_fpformat|test_compare|test_ptx_cvt$",
     "cuda_ref/ptx/ptx_mma_sum.c": "test_mma_sum|test_ptx_mma$|test_ptx_mma_sp8$|test_ptx_wmma$",
 }
+# The bugs a mutation audit found the suite blind to (issue "The tests catch
+# what they claim"), written out: each must be killed by its file's tests.
+# `--held-out` runs exactly these.
+HELD_OUT = [
+    ("src/capture/capture_links.c", "for (uint32_t j = li; j-- > from && pl == NONE;)",
+     "for (uint32_t j = li; j-- > from;)",
+     "a texture reads the EARLIEST earlier surface of its array, not the latest"),
+    ("src/validate/bisect.c",
+     "return e == VKRR_EVIDENCE_ORIGINAL ? !r->chained_original_pass : isolated_bad(r);",
+     "return isolated_bad(r) || (e == VKRR_EVIDENCE_ORIGINAL && !r->chained_original_pass);",
+     "culprit when the isolated error is bad although the original on the chained inputs agrees"),
+    ("src/cli/cmd_merge.c", "if (e[i].r->launch->sequence == e[i - 1].r->launch->sequence) {",
+     "if (0 && e[i].r->launch->sequence == e[i - 1].r->launch->sequence) {",
+     "two shards holding the same launch are merged"),
+    ("src/compare/compare_scan.c", "__int128 u = (x >> 63 ? -ix : ix) - (y >> 63 ? -iy : iy);",
+     "__int128 u = (x >> 63 ? -ix - 1 : ix) - (y >> 63 ? -iy : iy);",
+     "f64 ULP distance off by one for negative values"),
+    ("src/hw/approx.c", "(rsq ? 4096.0f : 0x1p-12f)", "(rsq ? 2048.0f : 0x1p-12f)",
+     "an f32 subnormal's rsqrt rescaled by 2048 instead of 4096"),
+    ("src/base/fpformat.c", "if (satfinite || dir < 0)", "if (satfinite)",
+     "toward zero (RZ, RM of +, RP of -) past the largest finite value not clamped"),
+    ("src/hw/texfilter.c", "s += w[k] * (trunc(t[k] / g) * g);", "s += w[k] * (floor(t[k] / g) * g);",
+     "texels rounded down to the grid instead of toward zero"),
+]
+
 VERDICT = ("src/validate/", "src/compare/", "src/cli/cmd_merge.c", "src/capture/capture_links.c")
 
 # ---- a small C tokenizer: enough to never touch comments, strings, # lines ----
@@ -187,6 +212,20 @@ def mutants(text):
         elif kind == "ident" and val in ("break", "continue") and nxt is not None and nxt[1] == ";":
             found.append(dict(line=line, start=s, end=nxt[3], op="delete", orig=val + ";", new=";"))
     return found
+
+
+def held_mutants(rel, text):
+    """HELD_OUT's mutants of file rel, as mutants() gives them."""
+    out = []
+    for f, old, new, why in HELD_OUT:
+        if f != rel:
+            continue
+        at = text.find(old)
+        if at < 0 or text.find(old, at + 1) >= 0:
+            sys.exit("mutate: %s: the held-out mutant's line is not there once: %s" % (f, old))
+        out.append(dict(line=text.count("\n", 0, at) + 1, start=at, end=at + len(old), op="held-out",
+                        orig=old, new=new))
+    return out
 
 
 SEP = " @@ "  # never in C code, unlike "|"
@@ -314,7 +353,7 @@ class Campaign:
             sys.exit("mutate: the build fails without any mutant:\n" + r.stdout[-3000:])
         return r.returncode == 0
 
-    def run_file(self, rel, triage, results):
+    def run_file(self, rel, triage, results, held=None):
         path = os.path.join(self.src, rel)
         text = open(path, encoding="utf-8").read()
         regex = self.a.tests or TESTS.get(rel)
@@ -325,13 +364,15 @@ class Campaign:
         if not names:
             print("mutate: no ctest test matches '%s' (for %s)" % (regex, rel))
             return
-        every = mutants(text)
+        every = mutants(text) if held is None else held_mutants(rel, text)
         if self.a.lines:
             lo, hi = self.a.lines
             every = [m for m in every if lo <= m["line"] <= hi]
         chosen = list(every)
         random.Random("%s:%d" % (rel, self.a.seed)).shuffle(chosen)
-        if self.a.survivors is not None:  # exactly those, whatever --max says
+        if held is not None:
+            pass  # every held-out mutant of the file
+        elif self.a.survivors is not None:  # exactly those, whatever --max says
             chosen = [m for m in chosen if mutant_key(rel, text, m) in self.a.survivors]
         elif self.a.max:
             chosen = chosen[:self.a.max]
@@ -417,6 +458,8 @@ def main():
     p.add_argument("--tests", help="ctest regex to run instead of the file's own")
     p.add_argument("--survivors", metavar="RESULTS", help="rerun only the mutants that survived "
                    "in RESULTS (a --results file), after tests were added")
+    p.add_argument("--held-out", action="store_true", help="run the audit's named mutants "
+                   "(HELD_OUT) instead: each must be killed")
     p.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     p.add_argument("--results", help="also write every outcome here (JSON lines)")
     a = p.parse_args()
@@ -433,7 +476,8 @@ def main():
             if r["outcome"] == "survived":
                 keys.add(r["key"])
         a.survivors = keys
-    files = a.files or list(TESTS)
+    files = a.files or ([f for f, *_ in HELD_OUT if f] if a.held_out else list(TESTS))
+    files = list(dict.fromkeys(files))
     for f in files:
         if not os.path.isfile(os.path.join(a.source, f)):
             p.error("no such file: %s" % f)
@@ -452,7 +496,7 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     try:
         for f in files:
-            c.run_file(f, triage, results)
+            c.run_file(f, triage, results, held=True if a.held_out else None)
     except KeyboardInterrupt:
         print("mutate: interrupted; the file is put back", flush=True)
     if a.list:
