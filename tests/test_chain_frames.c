@@ -11,7 +11,8 @@
  * k-1's output kernel, arg 48, as the JSON "links" say.  The arrays are
  * logged (--log-surface-arrays): without them a surface's array is a guess
  * that only equal dumps confirm, and the search by bytes finds a latest
- * writer by itself, so the array rule is not what decides. */
+ * writer by itself, so the array rule is not what decides.  Then, with one
+ * launch's replay folder gone, the chain restarts after it and says so. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,33 @@ static void check_links(const char *json)
     CHECK_EQ_U64(from_prev, 2 * (FRAMES - 1));
 }
 
+/* A launch with no replay folder (#20, frame 2's enc0): the chain restarts
+ * from the capture at the next launch, which says which launches it lost;
+ * everything still PASSes chained (the capture's own inputs are right). */
+static void check_gap(const char *root, const char *cap)
+{
+    char cmd[9000], args[9000], path[4096];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/replay/replay-000020-*", cap);
+    if (!CHECK(system(cmd) == 0))
+        return;
+    snprintf(path, sizeof path, "%s/gap.json", root);
+    snprintf(args, sizeof args, "validate '%s' --mode chained --heatmaps none -q --json '%s'", cap,
+             path);
+    char *out = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
+    CHECK(out && strstr(out, "39 launches (chained): 39 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, "
+                          "0 SKIPPED"));
+    free(out);
+    char *json = test_read_file(path, NULL);
+    size_t len = 0;
+    const char *e = json ? entry(json, 21, &len) : NULL;
+    const char *note = e ? strstr(e, "\"note\": \"chained: restarted from the capture (launches "
+                                     "#20-#20 have no replay folder, so what they wrote is not "
+                                     "replayed)") : NULL;
+    CHECK(note && note < e + len);
+    free(json);
+}
+
 int main(void)
 {
     char *root = test_tmpdir("test_chain_frames");
@@ -139,6 +167,7 @@ int main(void)
         CHECK(json);
         check_links(json);
         free(json);
+        check_gap(root, cap);
     } else {
         vkrr_error_print(&err, stderr);
     }
