@@ -46,6 +46,7 @@
 #include "hw_tables.h"
 #include "measure.h"
 #include "testutil.h"
+#include "texfilter.h"
 
 #define fb vkrr_f32_bits
 #define bf vkrr_f32_from_bits
@@ -84,7 +85,8 @@ static bool write_set(const char *dir)
 {
     char man[8192], line[256];
     snprintf(man, sizeof man, "# a simulated GPU (tests/test_hw_sim.c)\narch\tsm_89\n"
-                              "device\tsimulated RTX 4090 (sm_90's tables, changed)\n");
+                              "device\tsimulated RTX 4090 (sm_90's tables, changed)\n"
+                              "texfilter_bits\t6\n"); /* sm_90's texture unit: 8 */
     for (int i = 0; i < VKRR_HWT_COUNT; i++) {
         if (!write_xz(dir, i))
             return false;
@@ -384,8 +386,18 @@ static void recover(const char *root, const char *sim, unsigned S)
         fprintf(stderr, "  expected '%s' in:\n%s", line, o);
     if (!CHECK(want[4] > 0 && (want[5] > 0 || S >= 65536))) /* lg2: j 1..91327; 65536 is an f16 point */
         fprintf(stderr, "  --sample %u: %zu rcp, %zu lg2 exceptions visited\n", S, want[4], want[5]);
+    /* the texture survey: the simulated filter's 6-bit weights found, the
+     * modelled case reproduced entirely under them and no other, as on a GPU */
+    CHECK(o && strstr(o, "texture filter: the weights have 6 fraction bits (the modelled case "
+                         "reproduced entirely"));
+    CHECK(o && strstr(o, "HALF                 x4 clamp             model 100.00 %"));
+    CHECK(o && strstr(o, "the measured model holds entirely in 1 of 108 cases"));
     free(o);
     snprintf(got, sizeof got, "%s/out%u/sm_89", root, S);
+    snprintf(args, sizeof args, "%s/tables.tsv", got);
+    char *man = test_read_file(args, NULL);
+    CHECK(man && strstr(man, "\ntexfilter_bits\t6\n"));
+    free(man);
     unsigned checked = 0, bad = 0;
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
         bad += compare_table(got, i, S, &checked);
@@ -495,6 +507,18 @@ static void rerun_with_recovered(const char *root, const char *sim, unsigned S)
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
     CHECK(o && strstr(o, "7 PASS, 0 FAIL"));
     free(o);
+    /* the recovered set's texture filter: the simulated 6-bit weights */
+    vkrr_hw_model *m = NULL;
+    vkrr_error err = {0};
+    snprintf(args, sizeof args, "%s/out%u/sm_89", root, S);
+    if (CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = args}, &m,
+                                 &err) == VKRR_OK)) {
+        vkrr_hw_use(m);
+        CHECK_EQ_U64(vkrr_texfilter_bits(), 6);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(m);
+    }
+    CHECK_EQ_U64(vkrr_texfilter_bits(), 8);
     /* without it: sm_90's tables, and the simulated GPU's values fail */
     snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --exact --heatmaps none -q", cap);
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 1);

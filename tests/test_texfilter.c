@@ -73,6 +73,17 @@ static void test_model(void)
     CHECK(vkrr_texfilter_fraction(10.75f, &texel) == 64 && texel == 10);
     CHECK(vkrr_texfilter_fraction(0.25f, &texel) == 192 && texel == -1);
     CHECK(vkrr_texfilter_fraction(nextafterf(3.5f, 0.0f), &texel) == 256 && texel == 2); /* A may be 256 */
+    /* another texture unit's 6 fraction bits (hw_tables.h texfilter_bits): 1/64 steps,
+     * products rounded to nearest even: 56*52/64 = 45.5 -> 46, 8*52/64 = 6.5 -> 6,
+     * 56*12/64 = 10.5 -> 10, 8*12/64 = 1.5 -> 2 */
+    vkrr_texfilter_weights_q(8, 12, 6, w);
+    CHECK(w[0] == 46 && w[1] == 6 && w[2] == 10 && w[3] == 2);
+    CHECK(vkrr_texfilter_fraction_q(10.75f, 6, &texel) == 16 && texel == 10);
+    CHECK(vkrr_texfilter_fraction_q(10.5f + 0x1p-7f, 6, &texel) == 1); /* 0.5 of a step: up */
+    uint16_t one3[4] = {0x3c00, 0x4200, 0, 0}; /* 1, 3: (46 + 6 * 3) / 64 = 1 */
+    int w6[4] = {46, 18, 0, 0};
+    CHECK_EQ_U64(fb(vkrr_texfilter_f16_q(one3, w6, 6)), fb(1.5625f)); /* (46 + 54) / 64 */
+    CHECK_EQ_U64(vkrr_texfilter_bits(), 8); /* sm_90's, the built-in model */
 
     /* a tie rounds away from zero: (1 + 1 + 2^-10) / 2 lies halfway */
     uint16_t tie[4] = {0x3c00, 0x3c01, 0, 0}; /* 1, 1 + 2^-10 */

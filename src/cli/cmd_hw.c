@@ -153,6 +153,18 @@ static unsigned print_laws(const vkrr_hw_measure_result *res)
     return failed;
 }
 
+/* The survey's weight fraction bits into the set's manifest (hw_tables.h). */
+static vkrr_status add_tex_bits(const char *dir, unsigned bits, vkrr_error *err)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/tables.tsv", dir);
+    FILE *f = fopen(path, "a");
+    bool ok = f && fprintf(f, "texfilter_bits\t%u\n", bits) > 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    return ok ? VKRR_OK : vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "cannot write");
+}
+
 static int measure(int argc, char **argv)
 {
     const char *out = NULL, *backend = "cuda", *sim = NULL;
@@ -294,8 +306,10 @@ static int measure(int argc, char **argv)
     else
         printf("%s\n", failed ? "some laws do not hold on this GPU: vkrr's model of it is not exact"
                               : "every law holds: vkrr's model of this GPU is exact");
-    unsigned exact_cases = 0;
-    if (vkrr_hw_texture_survey(&be, sample > 1 ? 256 : 4096, stdout, &exact_cases, &err) != VKRR_OK)
+    unsigned exact_cases = 0, tex_bits = 0;
+    if (vkrr_hw_texture_survey(&be, sample > 1 ? 256 : 4096, stdout, &exact_cases, &tex_bits,
+                               &err) != VKRR_OK ||
+        (tex_bits && add_tex_bits(dir, tex_bits, &err) != VKRR_OK))
         goto fail;
     printf("texture filter: the measured model holds entirely in %u of 108 cases; vkrr applies "
            "it only to 4-channel HALF arrays, clamp, unnormalized (src/hw/texfilter.h)\n",

@@ -68,7 +68,8 @@ struct vkrr_hw_tables {
     uint64_t cut[VKRR_HWT_COUNT];      /* "cut NAME N" */
     vkrr_hw_deviation dev[VKRR_HW_MAX_DEVIATIONS]; /* "deviate FORM IN OUT": a simulated GPU */
     unsigned ndev;
-    bool dev_off;                      /* vkrr_hw_tables_ignore_deviations */
+    bool dev_off;
+    unsigned tex_bits;                 /* "texfilter_bits N"; 0: absent (8) */                      /* vkrr_hw_tables_ignore_deviations */
     const uint8_t *blob[VKRR_HWT_COUNT]; /* built in: the .xz bytes */
     size_t blob_size[VKRR_HWT_COUNT];
     _Atomic(const void *) map[VKRR_HWT_COUNT];
@@ -161,12 +162,22 @@ static vkrr_status manifest_line(vkrr_hw_tables *t, char *s, const char *file, l
         t->cut[id] = n;
         return VKRR_OK;
     }
+    if (!strcmp(key, "texfilter_bits")) {
+        char *end = NULL;
+        unsigned long n = a && !b ? strtoul(a, &end, 10) : 0;
+        if (!end || *end || n < VKRR_HW_TEX_BITS_MIN || n > VKRR_HW_TEX_BITS_MAX)
+            return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
+                             "expected 'texfilter_bits N' (the bilinear weights' fraction bits, "
+                             "%d..%d)", VKRR_HW_TEX_BITS_MIN, VKRR_HW_TEX_BITS_MAX);
+        t->tex_bits = (unsigned)n;
+        return VKRR_OK;
+    }
     if (!strcmp(key, "deviate"))
         return deviate_line(t, a, b, h, strtok(NULL, "\t "), file, ln, err);
     if (strcmp(key, "table") || !a || !b || !h || strtok(NULL, "\t "))
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
                          "expected 'arch sm_NN', 'device TEXT', 'table NAME BYTES HASH', "
-                         "'cut NAME N' or 'deviate FORM INPUT OUTPUT'");
+                         "'cut NAME N', 'texfilter_bits N' or 'deviate FORM INPUT OUTPUT'");
     int id = table_by_name(a);
     if (id < 0)
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "unknown table '%s'", a);
@@ -358,6 +369,8 @@ unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviat
 }
 
 void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t) { t->dev_off = true; }
+
+unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t) { return t->tex_bits ? t->tex_bits : 8; }
 
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent)
 {

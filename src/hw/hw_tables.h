@@ -125,6 +125,13 @@ unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviat
  * are no longer returned): what a sampled `hw measure` checks against. */
 void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t);
 
+/* The texture unit's bilinear weights: their fraction bits ("texfilter_bits
+ * N" in tables.tsv, which `vkrr hw measure`'s texture survey writes; 8, as
+ * on sm_90, when absent).  src/hw/texfilter.h. */
+#define VKRR_HW_TEX_BITS_MIN 2
+#define VKRR_HW_TEX_BITS_MAX 12
+unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t);
+
 /* One line per table with cut entries, each starting with indent: what
  * they are and what makes them whole (`hw list`, `info`). */
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent);
