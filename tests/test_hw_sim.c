@@ -641,7 +641,8 @@ static void broken_laws(const char *root, const char *sim)
     /* hw list names them; a line that is not one is an error naming the file and line */
     snprintf(args, sizeof args, "hw list --hw-tables '%s/broken'", root);
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
-    CHECK(o && strstr(o, "4 deviate lines: a simulated GPU"));
+    CHECK(o && strstr(o, "4 deviate lines: a simulated GPU") &&
+          strstr(o, "texture filter: bilinear weights with 6 fraction bits"));
     free(o);
     snprintf(args, sizeof args, "%s/badset", root);
     mkdir(args, 0755);

@@ -374,6 +374,9 @@ unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t) { return t->tex_bits ?
 
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent)
 {
+    if (t->tex_bits && t->tex_bits != 8)
+        fprintf(f, "%stexture filter: bilinear weights with %u fraction bits (sm_90's: 8)\n", indent,
+                t->tex_bits);
     if (t->ndev)
         fprintf(f, "%s%u deviate lines: a simulated GPU whose values break a law at those inputs "
                    "(no GPU's measurement writes them; src/hw/README.md)\n", indent, t->ndev);

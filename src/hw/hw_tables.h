@@ -133,7 +133,8 @@ void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t);
 unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t);
 
 /* One line per table with cut entries, each starting with indent: what
- * they are and what makes them whole (`hw list`, `info`). */
+ * they are and what makes them whole (`hw list`, `info`); and a line each
+ * for weight bits other than 8 and for deviate lines. */
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent);
 
 /* The bytes tables.tsv records for a table (decompressed). */

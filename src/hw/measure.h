@@ -72,7 +72,7 @@ typedef struct vkrr_hw_measure_desc {
     const char *dir;          /* where the set goes (created; NAME.xz + tables.tsv) */
     const char *arch;         /* "sm_89" */
     const char *device;       /* the manifest's device line */
-    uint32_t sample;          /* 0, 1: everything; N: every N-th point, no law check */
+    uint32_t sample;          /* 0, 1: everything; N: every N-th point (laws: law_model) */
     bool bf16;                /* ops 17, 18 can run */
     bool no_laws;             /* every table point, but no law check (the 15 x 2^32 inputs) */
     uint32_t batch;           /* inputs per run() call; 0: 2^24 */
