@@ -22,14 +22,21 @@
  * Not here: every one of the 2^32 inputs (the interpreter does about 90,000
  * a second here: the tables alone would take hours, the law checks over
  * 15 x 2^32 inputs days), so the measurement is sampled (--sample 97 ...
- * 65536); and laws a simulated GPU breaks (the interpreter computes the
- * laws themselves, so a simulated GPU can change tables, not laws). */
+ * 65536), the laws at every 2^20-th input.
+ *
+ * Laws a GPU breaks: a second simulated set, the first plus "deviate" lines
+ * (hw_tables.h: values off the laws at four inputs no table point
+ * measures), must make `hw measure` report FAILS for exactly the three
+ * laws they break, with their counts, exit 1, and write every table; a
+ * capture hitting them reruns exactly under that set and fails, in exactly
+ * the deviating values, under the recovered one: no table holds them. */
 #include <lzma.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "approx.h"
 #include "capture_write.h"
@@ -39,6 +46,7 @@
 #include "hw_tables.h"
 #include "measure.h"
 #include "testutil.h"
+#include "texfilter.h"
 
 #define fb vkrr_f32_bits
 #define bf vkrr_f32_from_bits
@@ -77,7 +85,8 @@ static bool write_set(const char *dir)
 {
     char man[8192], line[256];
     snprintf(man, sizeof man, "# a simulated GPU (tests/test_hw_sim.c)\narch\tsm_89\n"
-                              "device\tsimulated RTX 4090 (sm_90's tables, changed)\n");
+                              "device\tsimulated RTX 4090 (sm_90's tables, changed)\n"
+                              "texfilter_bits\t6\n"); /* sm_90's texture unit: 8 */
     for (int i = 0; i < VKRR_HWT_COUNT; i++) {
         if (!write_xz(dir, i))
             return false;
@@ -360,7 +369,7 @@ static void recover(const char *root, const char *sim, unsigned S)
     int rc = test_run_vkrr(args, &o, NULL);
     double dt = now() - t0;
     CHECK_EQ_U64(rc, 0);
-    CHECK(o && strstr(o, "(sm_89)"));
+    CHECK(o && strstr(o, "(sm_89)") && strstr(o, "each holds there") && !strstr(o, "FAILS"));
     /* the values beyond an int8 delta it reports: exactly the simulated
      * GPU's at the points it visited (rcp's and lg2's; none elsewhere) */
     static const int exc[] = {VKRR_HWT_EX2_POS_EXC, VKRR_HWT_EX2_NEG_EXC, VKRR_HWT_RSQRT_EXC,
@@ -377,8 +386,18 @@ static void recover(const char *root, const char *sim, unsigned S)
         fprintf(stderr, "  expected '%s' in:\n%s", line, o);
     if (!CHECK(want[4] > 0 && (want[5] > 0 || S >= 65536))) /* lg2: j 1..91327; 65536 is an f16 point */
         fprintf(stderr, "  --sample %u: %zu rcp, %zu lg2 exceptions visited\n", S, want[4], want[5]);
+    /* the texture survey: the simulated filter's 6-bit weights found, the
+     * modelled case reproduced entirely under them and no other, as on a GPU */
+    CHECK(o && strstr(o, "texture filter: the weights have 6 fraction bits (the modelled case "
+                         "reproduced entirely"));
+    CHECK(o && strstr(o, "HALF                 x4 clamp             model 100.00 %"));
+    CHECK(o && strstr(o, "the measured model holds entirely in 1 of 108 cases"));
     free(o);
     snprintf(got, sizeof got, "%s/out%u/sm_89", root, S);
+    snprintf(args, sizeof args, "%s/tables.tsv", got);
+    char *man = test_read_file(args, NULL);
+    CHECK(man && strstr(man, "\ntexfilter_bits\t6\n"));
+    free(man);
     unsigned checked = 0, bad = 0;
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
         bad += compare_table(got, i, S, &checked);
@@ -392,6 +411,9 @@ static void recover(const char *root, const char *sim, unsigned S)
 
 enum { N = 512 };
 
+static void write_capture(const char *cap, unsigned n, const unsigned *ops, uint32_t (*in)[N],
+                          uint32_t (*out)[N]);
+
 /* Inputs at the grid points a --sample S measurement visits, the outputs the
  * simulated GPU gives; one launch per op of the measurement kernel. */
 static void capture_on_sim(const char *cap, const char *sim, unsigned S)
@@ -402,7 +424,7 @@ static void capture_on_sim(const char *cap, const char *sim, unsigned S)
     static const struct { vkrr_approx_op op; } f[] = {
         {VKRR_APPROX_EX2}, {VKRR_APPROX_RSQRT}, {VKRR_APPROX_RCP}, {VKRR_APPROX_SQRT},
         {VKRR_APPROX_LG2}, {VKRR_APPROX_SIN}, {VKRR_APPROX_COS}};
-    static uint32_t in[7][N], out[7][N], zero[N];
+    static uint32_t in[7][N], out[7][N];
     vkrr_hw_model *m = NULL;
     vkrr_error err = {0};
     if (!CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = sim}, &m,
@@ -426,6 +448,16 @@ static void capture_on_sim(const char *cap, const char *sim, unsigned S)
         }
     vkrr_hw_use(NULL);
     vkrr_hw_model_close(m);
+    write_capture(cap, 7, ops, in, out);
+}
+
+/* A capture of n launches of the measurement kernel, launch k running
+ * ops[k] on in[k] with the outputs out[k], from a device saying cc=8.9. */
+static void write_capture(const char *cap, unsigned n, const unsigned *ops, uint32_t (*in)[N],
+                          uint32_t (*out)[N])
+{
+    static uint32_t zero[N];
+    vkrr_error err = {0};
     char path[4400];
     snprintf(path, sizeof path, "%s/src/hw/ptx/measure.ptx", VKRR_SOURCE_DIR);
     size_t plen = 0;
@@ -439,7 +471,7 @@ static void capture_on_sim(const char *cap, const char *sim, unsigned S)
     CHECK(vkrr_writer_module(w, "measure.ptx", ptx, plen, kn, 1, &err) == VKRR_OK);
     vkrr_writer_log_line(w, "device name=\"simulated RTX 4090\" cc=8.9");
     const uint64_t ib = 0x7f0000000000ull, ob = 0x7f0000100000ull;
-    for (unsigned k = 0; k < 7; k++) {
+    for (unsigned k = 0; k < n; k++) {
         uint8_t a[24];
         uint32_t nop[2] = {N, ops[k]};
         memcpy(a, &ib, 8);
@@ -475,6 +507,18 @@ static void rerun_with_recovered(const char *root, const char *sim, unsigned S)
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
     CHECK(o && strstr(o, "7 PASS, 0 FAIL"));
     free(o);
+    /* the recovered set's texture filter: the simulated 6-bit weights */
+    vkrr_hw_model *m = NULL;
+    vkrr_error err = {0};
+    snprintf(args, sizeof args, "%s/out%u/sm_89", root, S);
+    if (CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = args}, &m,
+                                 &err) == VKRR_OK)) {
+        vkrr_hw_use(m);
+        CHECK_EQ_U64(vkrr_texfilter_bits(), 6);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(m);
+    }
+    CHECK_EQ_U64(vkrr_texfilter_bits(), 8);
     /* without it: sm_90's tables, and the simulated GPU's values fail */
     snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --exact --heatmaps none -q", cap);
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 1);
@@ -483,6 +527,198 @@ static void rerun_with_recovered(const char *root, const char *sim, unsigned S)
     snprintf(args, sizeof args, "info '%s'", cap);
     CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
     CHECK(o && strstr(o, "vkrr hw measure hw-tables") && strstr(o, "hw-tables/sm_89"));
+    free(o);
+}
+
+/* ---- a simulated GPU that breaks laws -------------------------------------- */
+
+/* Values off the laws ("deviate" lines, hw_tables.h) at inputs no table
+ * point measures (outside f16's range, off every grid) and that the
+ * sampled law check visits (multiples of 2^20): two in ex2.approx.ftz,
+ * one in rcp.approx.f32 and one in cos.approx.f32, so exactly those three
+ * laws must fail, with 2, 1 and 1 inputs. */
+static const struct {
+    const char *form;
+    unsigned op; /* measure.h */
+    vkrr_approx_op a;
+    int ftz;
+    uint32_t in;
+} devs[] = {{"ex2.approx.ftz.f32", 0, VKRR_APPROX_EX2, 1, 0x30800000u}, /* 2^-30 */
+            {"ex2.approx.ftz.f32", 0, VKRR_APPROX_EX2, 1, 0xb0800000u}, /* -2^-30 */
+            {"rcp.approx.f32", 5, VKRR_APPROX_RCP, 0, 0x49c00000u},     /* 1.5 2^20 */
+            {"cos.approx.f32", 13, VKRR_APPROX_COS, 0, 0x47c00000u}};   /* 98304 */
+enum { NDEV = sizeof devs / sizeof devs[0] };
+
+/* root/broken: the simulated set (its files linked) plus the deviate lines,
+ * each the law's value with its last bit flipped; *law_out: those values. */
+static bool make_broken(const char *root, const char *sim, uint32_t *dev_out)
+{
+    char dir[4300], path[4400], from[4400];
+    snprintf(dir, sizeof dir, "%s/broken", root);
+    if (!CHECK(mkdir(dir, 0755) == 0))
+        return false;
+    for (int i = 0; i < VKRR_HWT_COUNT; i++) {
+        snprintf(path, sizeof path, "%s/%s.xz", dir, vkrr_hw_table_name((vkrr_hw_table_id)i));
+        snprintf(from, sizeof from, "%s/%s.xz", sim, vkrr_hw_table_name((vkrr_hw_table_id)i));
+        if (!CHECK(symlink(from, path) == 0))
+            return false;
+    }
+    vkrr_hw_model *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = sim}, &m,
+                                  &err) == VKRR_OK))
+        return false;
+    snprintf(path, sizeof path, "%s/tables.tsv", sim);
+    size_t len = 0;
+    char *man = test_read_file(path, &len), *all = man ? malloc(len + NDEV * 80) : NULL;
+    if (!CHECK(all)) {
+        free(man);
+        vkrr_hw_model_close(m);
+        return false;
+    }
+    memcpy(all, man, len);
+    vkrr_hw_use(m);
+    for (unsigned i = 0; i < NDEV; i++) {
+        dev_out[i] = fb(vkrr_approx_f32(devs[i].a, bf(devs[i].in), devs[i].ftz)) ^ 1u;
+        len += (size_t)sprintf(all + len, "deviate\t%s\t0x%08x\t0x%08x\n", devs[i].form, devs[i].in,
+                               dev_out[i]);
+    }
+    vkrr_hw_use(NULL);
+    vkrr_hw_model_close(m);
+    snprintf(path, sizeof path, "%s/tables.tsv", dir);
+    bool ok = CHECK(test_write_file(path, all, len));
+    free(man);
+    free(all);
+    return ok;
+}
+
+/* hw measure on it: FAILS for exactly the three laws, with the counts at
+ * the sampled inputs, exit 1, and every table still written (and equal to
+ * the simulated GPU's: the deviations are at no table point).  Then a
+ * capture that hits them: rerun under the broken set itself reproduces
+ * it (the model returns the deviate values), under the recovered set the
+ * three launches that hit a deviation fail and only they: what a failing
+ * law means, a value no table holds. */
+static void broken_laws(const char *root, const char *sim)
+{
+    enum { S = 65536 };
+    uint32_t dev_out[NDEV];
+    if (!make_broken(root, sim, dev_out))
+        return;
+    char args[9000], *o = NULL;
+    snprintf(args, sizeof args, "hw measure '%s/outb' --backend ptx --sample %u --hw-tables "
+             "'%s/broken' -q", root, S, root);
+    double t0 = now();
+    CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 1);
+    double dt = now() - t0;
+    unsigned fails = 0;
+    for (unsigned op = 0; o && op < VKRR_HWOP_F32_COUNT; op++) {
+        unsigned want = 0;
+        for (unsigned i = 0; i < NDEV; i++)
+            want += devs[i].op == op;
+        bool standin = op == 8 || op == 9 || op == 14;
+        char line[256];
+        snprintf(line, sizeof line, "%-7s %s: the model over every 2^20-th f32 input%s: 4096 inputs, "
+                 "%u not as modelled", want ? "FAILS" : standin ? "reaches" : "holds",
+                 vkrr_hw_op_name(op), standin ? " (tables and stand-in)" : "", want);
+        fails += want > 0;
+        if (!CHECK(strstr(o, line)))
+            fprintf(stderr, "  expected '%s'\n", line);
+    }
+    CHECK_EQ_U64(fails, 3);
+    CHECK(o && strstr(o, "some do not hold there") && !strstr(o, "each holds there"));
+    free(o);
+    char got[4200];
+    snprintf(got, sizeof got, "%s/outb/sm_89", root);
+    unsigned checked = 0, bad = 0;
+    for (int i = 0; i < VKRR_HWT_COUNT; i++)
+        bad += compare_table(got, i, S, &checked);
+    CHECK_EQ_U64(bad, 0);
+    snprintf(args, sizeof args, "%s/tables.tsv", got);
+    char *man = test_read_file(args, NULL);
+    CHECK(man && !strstr(man, "deviate")); /* a measurement never writes one */
+    free(man);
+    /* hw list names them; a line that is not one is an error naming the file and line */
+    snprintf(args, sizeof args, "hw list --hw-tables '%s/broken'", root);
+    CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
+    CHECK(o && strstr(o, "4 deviate lines: a simulated GPU") &&
+          strstr(o, "texture filter: bilinear weights with 6 fraction bits"));
+    free(o);
+    snprintf(args, sizeof args, "%s/badset", root);
+    mkdir(args, 0755);
+    snprintf(args, sizeof args, "%s/badset/tables.tsv", root);
+    const char bad_man[] = "arch\tsm_89\ndeviate\tex2.approx.f33\t0x1\t0x2\n";
+    CHECK(test_write_file(args, bad_man, sizeof bad_man - 1));
+    snprintf(args, sizeof args, "hw list --hw-tables '%s/badset'", root);
+    CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
+    CHECK(o && strstr(o, "badset/tables.tsv:2") && strstr(o, "expected 'deviate FORM 0xINPUT 0xOUTPUT'"));
+    if (o && !strstr(o, "badset/tables.tsv:2"))
+        fprintf(stderr, "%s", o);
+    free(o);
+    printf("simulated GPU breaking 3 laws (--sample %u): 3 FAILS, exit 1, %u table points "
+           "recovered, %u differ (%.1f s)\n", S, checked, bad, dt);
+
+    /* the capture: launch k runs ops[k] at sampled table points, deviations added */
+    static const unsigned ops[] = {0, 5, 13, 1};
+    static uint32_t in[4][N], out[4][N];
+    vkrr_hw_model *m = NULL;
+    vkrr_error err = {0};
+    snprintf(args, sizeof args, "%s/broken", root);
+    if (!CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = args}, &m,
+                                  &err) == VKRR_OK))
+        return;
+    vkrr_hw_use(m);
+    static const struct { vkrr_approx_op a; int ftz; } f[] = {
+        {VKRR_APPROX_EX2, 1}, {VKRR_APPROX_RCP, 0}, {VKRR_APPROX_COS, 0}, {VKRR_APPROX_EX2, 0}};
+    for (unsigned k = 0; k < 4; k++) {
+        for (uint32_t i = 0; i < N; i++) {
+            float x;
+            unsigned op;
+            if (k == 2) { /* an input whose turn index the measurement visits */
+                uint32_t j = i * S % (1u << 25);
+                x = (float)((double)j * 0x1p-25 / (double)bf(0x3e22f983u));
+                for (int t = 0; t < 64 && vkrr_hw_turn_index(x) != j; t++)
+                    x = nextafterf(x, vkrr_hw_turn_index(x) < j ? INFINITY : 0.0f);
+                if (vkrr_hw_turn_index(x) != j) /* unreachable near there (measure.c) */
+                    x = 0.0f;
+            } else {
+                x = vkrr_hw_grid_input(k == 1 ? VKRR_HWT_RCP : VKRR_HWT_EX2_POS, i % 128 * S, &op);
+            }
+            in[k][i] = fb(x);
+        }
+        /* the deviating inputs of its form (launch 3, ex2.approx.f32: ex2.approx.ftz's,
+         * where it follows its law), at table points the measurement visits */
+        for (unsigned d = 0, at = N; d < NDEV; d++)
+            if (devs[d].op == ops[k] || (k == 3 && devs[d].op == 0))
+                in[k][--at] = devs[d].in;
+        for (uint32_t i = 0; i < N; i++)
+            out[k][i] = fb(vkrr_approx_f32(f[k].a, bf(in[k][i]), f[k].ftz));
+    }
+    vkrr_hw_use(NULL);
+    vkrr_hw_model_close(m);
+    /* the model returns the deviate values (expected from the set's lines) */
+    CHECK_EQ_U64(out[0][N - 1], dev_out[0]);
+    CHECK_EQ_U64(out[0][N - 2], dev_out[1]);
+    CHECK_EQ_U64(out[1][N - 1], dev_out[2]);
+    CHECK_EQ_U64(out[2][N - 1], dev_out[3]);
+    char cap[4200];
+    snprintf(cap, sizeof cap, "%s/capb", root);
+    write_capture(cap, 4, ops, in, out);
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --exact --heatmaps none -q "
+             "--approx sm_89 --hw-tables '%s/broken'", cap, root);
+    CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 0);
+    CHECK(o && strstr(o, "4 PASS, 0 FAIL"));
+    free(o);
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --exact --heatmaps none -q "
+             "--approx sm_89 --hw-tables '%s/outb/sm_89'", cap, root);
+    CHECK_EQ_U64(test_run_vkrr(args, &o, NULL), 1);
+    /* each failing launch by exactly its deviating values: 2, 1, 1 */
+    unsigned ones = 0;
+    for (const char *p = o; p && (p = strstr(p, " 1 out of tolerance")); p++)
+        ones++;
+    CHECK(o && strstr(o, "1 PASS, 3 FAIL") && strstr(o, " 2 out of tolerance") && ones == 2);
+    if (o && (!strstr(o, "1 PASS, 3 FAIL") || ones != 2))
+        fprintf(stderr, "%s", o);
     free(o);
 }
 
@@ -505,6 +741,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < 5; i++)
             recover(root, sim, steps[i]);
         rerun_with_recovered(root, sim, 4099);
+        broken_laws(root, sim);
     }
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
         free(tabs[i].b);

@@ -10,14 +10,19 @@
  *    case (4-channel f16, clamp, unnormalized) and two that are not measured
  *    (f16 normalized with wrap, FLOAT x1 with border), whose f32 filter must
  *    agree too.
+ *    And under a hardware model with 6-bit weights (texfilter_bits 6), the
+ *    measured case again, which then differs from the 8-bit filter.
  * 3. Which cases say they are not measured. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend_vk.h"
 #include "cuda_texture.h"
 #include "cuformat.h"
+#include "hw_model.h"
+#include "hw_tables.h"
 #include "testutil.h"
 #include "texfilter.h"
 
@@ -73,6 +78,17 @@ static void test_model(void)
     CHECK(vkrr_texfilter_fraction(10.75f, &texel) == 64 && texel == 10);
     CHECK(vkrr_texfilter_fraction(0.25f, &texel) == 192 && texel == -1);
     CHECK(vkrr_texfilter_fraction(nextafterf(3.5f, 0.0f), &texel) == 256 && texel == 2); /* A may be 256 */
+    /* another texture unit's 6 fraction bits (hw_tables.h texfilter_bits): 1/64 steps,
+     * products rounded to nearest even: 56*52/64 = 45.5 -> 46, 8*52/64 = 6.5 -> 6,
+     * 56*12/64 = 10.5 -> 10, 8*12/64 = 1.5 -> 2 */
+    vkrr_texfilter_weights_q(8, 12, 6, w);
+    CHECK(w[0] == 46 && w[1] == 6 && w[2] == 10 && w[3] == 2);
+    CHECK(vkrr_texfilter_fraction_q(10.75f, 6, &texel) == 16 && texel == 10);
+    CHECK(vkrr_texfilter_fraction_q(10.5f + 0x1p-7f, 6, &texel) == 1); /* 0.5 of a step: up */
+    uint16_t one3[4] = {0x3c00, 0x4200, 0, 0}; /* 1, 3: (46 + 6 * 3) / 64 = 1 */
+    int w6[4] = {46, 18, 0, 0};
+    CHECK_EQ_U64(fb(vkrr_texfilter_f16_q(one3, w6, 6)), fb(1.5625f)); /* (46 + 54) / 64 */
+    CHECK_EQ_U64(vkrr_texfilter_bits(), 8); /* sm_90's, the built-in model */
 
     /* a tie rounds away from zero: (1 + 1 + 2^-10) / 2 lies halfway */
     uint16_t tie[4] = {0x3c00, 0x3c01, 0, 0}; /* 1, 1 + 2^-10 */
@@ -254,6 +270,58 @@ static void test_glsl(void)
     CHECK_EQ_U64(measured, 0);
     CHECK_EQ_U64(norm, 0);
     CHECK_EQ_U64(flt, 0);
+    /* a hardware model whose texture unit has 6-bit weights (texfilter_bits):
+     * the port follows it through vkrr_texinfo as cuda_texture.c does */
+    char *dir = test_tmpdir("texfilter"), man[4200];
+    snprintf(man, sizeof man, "%s/tables.tsv", dir);
+    /* sm_90's set with the line added */
+    char ship[4200];
+    snprintf(ship, sizeof ship, "%s/src/hw/sm_90/tables.tsv", VKRR_SOURCE_DIR);
+    size_t n = 0;
+    char *base = test_read_file(ship, &n), *six = base ? malloc(n + 32) : NULL;
+    if (six) {
+        memcpy(six, base, n);
+        n += (size_t)sprintf(six + n, "texfilter_bits\t6\n");
+    }
+    free(base);
+    for (int i = 0; i < VKRR_HWT_COUNT; i++) { /* its files, linked */
+        char from[4400], to[4400];
+        snprintf(from, sizeof from, "%s/src/hw/sm_90/%s.xz", VKRR_SOURCE_DIR,
+                 vkrr_hw_table_name((vkrr_hw_table_id)i));
+        snprintf(to, sizeof to, "%s/%s.xz", dir, vkrr_hw_table_name((vkrr_hw_table_id)i));
+        CHECK(symlink(from, to) == 0);
+    }
+    vkrr_hw_model *m = NULL;
+    if (CHECK(six) && CHECK(test_write_file(man, six, n)) &&
+        CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_90", .tables_dir = dir}, &m,
+                                 &err) == VKRR_OK)) {
+        vkrr_hw_use(m);
+        CHECK_EQ_U64(vkrr_texfilter_bits(), 6);
+        unsigned q6 = compare_case(&be, 16, 4, false, 1, half4);
+        /* and 6 bits is another filter: most values differ from 8 bits' */
+        vkrr_cutex t = {.data = (const unsigned char *)half4, .width = W, .height = H, .channels = 4,
+                        .format = 16, .texel_bytes = 8, .filter = 1, .address = {1, 1}};
+        unsigned differ = 0;
+        for (int i = 0; i < 100; i++) {
+            float x = 0.37f + (float)i * 0.0713f, y = 1.1f + (float)i * 0.031f, a[4], b[4];
+            t.weight_bits = 6;
+            vkrr_cutex_filter(&t, x, y, VKRR_CUTEX_MODEL, a);
+            t.weight_bits = 8;
+            vkrr_cutex_filter(&t, x, y, VKRR_CUTEX_MODEL, b);
+            differ += fb(a[0]) != fb(b[0]);
+        }
+        printf("6-bit weights: port vs cuda_texture.c %u differ; 6 vs 8 bits: %u of 100 differ\n",
+               q6, differ);
+        CHECK_EQ_U64(q6, 0);
+        CHECK(differ > 30);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(m);
+    } else {
+        vkrr_error_print(&err, stderr);
+    }
+    free(six);
+    test_rmtree(dir);
+    free(dir);
     be.destroy(be.self);
 }
 

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "texfilter.h"
+
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,
                            VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access,
                            VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage)
@@ -100,7 +102,8 @@ static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
  * ask the image (bindings.glsl vkrr_texinfo): its CUarray format, channels,
  * whether it is an array (not linear memory), and the sampler state the
  * original ran with (logged, or found by running it: sampler_fit.h), so a
- * port samples as it did, whatever the state. */
+ * port samples as it did, whatever the state; and the current hardware
+ * model's filter weight bits (texfilter.h). */
 static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info[VKRR_VK_MAX_TEXTURES])
 {
     memset(info, 0, VKRR_VK_MAX_TEXTURES * sizeof *info);
@@ -114,7 +117,8 @@ static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info
                            (im->sampler.filter == VKRR_FILTER_LINEAR ? 1u << 17 : 0u) |
                            (im->sampler.normalized ? 1u << 18 : 0u) |
                            ((uint32_t)im->sampler.address[0] & 3u) << 19 |
-                           ((uint32_t)im->sampler.address[1] & 3u) << 21;
+                           ((uint32_t)im->sampler.address[1] & 3u) << 21 |
+                           (vkrr_texfilter_bits() & 15u) << 23;
     }
 }
 

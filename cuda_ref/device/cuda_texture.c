@@ -165,7 +165,9 @@ static void sample_model(const vkrr_cutex *t, float u, float v, float out[4])
 {
     long i, j;
     int w[4];
-    vkrr_texfilter_weights(vkrr_texfilter_fraction(u, &i), vkrr_texfilter_fraction(v, &j), w);
+    unsigned q = t->weight_bits ? t->weight_bits : vkrr_texfilter_bits();
+    vkrr_texfilter_weights_q(vkrr_texfilter_fraction_q(u, q, &i), vkrr_texfilter_fraction_q(v, q, &j),
+                             q, w);
     float t00[4], t10[4], t01[4], t11[4];
     tex_fetch(t, i, j, t00);
     tex_fetch(t, i + 1, j, t10);
@@ -175,10 +177,10 @@ static void sample_model(const vkrr_cutex *t, float u, float v, float out[4])
         if (t->format == 16) { /* f16 texels: non-finite ones handled as texfilter.h says */
             uint16_t h[4] = {vkrr_f32_to_f16_rne(t00[c]), vkrr_f32_to_f16_rne(t10[c]),
                              vkrr_f32_to_f16_rne(t01[c]), vkrr_f32_to_f16_rne(t11[c])};
-            out[c] = vkrr_texfilter_f16(h, w);
+            out[c] = vkrr_texfilter_f16_q(h, w, q);
         } else {
             double x[4] = {t00[c], t10[c], t01[c], t11[c]};
-            out[c] = vkrr_texfilter_exact(x, w);
+            out[c] = vkrr_texfilter_exact_q(x, w, q);
         }
     }
 }

@@ -93,6 +93,9 @@ typedef struct vkrr_cutex {
      * faces a cube in CUDA's order +x -x +y -y +z -z (CUDA_ARRAY3D_CUBEMAP). */
     unsigned dims, depth, layers;
     bool cube;
+    /* the measured filter's weight fraction bits (texfilter.h); 0: the
+     * current hardware model's (8 on sm_90) */
+    unsigned weight_bits;
 } vkrr_cutex;
 
 typedef struct vkrr_cusurf {

@@ -28,7 +28,9 @@
 //              array (clear for linear memory); the sampler state the original
 //              ran with: bit 17 linear filtering, bit 18 normalized
 //              coordinates, bits 19-20 and 21-22 the x and y address modes
-//              (0 wrap, 1 clamp, 2 mirror, 3 border); 0 for an empty slot.
+//              (0 wrap, 1 clamp, 2 mirror, 3 border); bits 23-26 the
+//              measured filter's weight fraction bits (the hardware model's,
+//              src/hw/texfilter.h; 0: 8); 0 for an empty slot.
 //              tex.glsl's vkrr_tex2d samples by it (a port never writes a
 //              texture's state into its code: the capture's log gives it, or
 //              vkrr finds it by running the original), and its filter reads

@@ -11,7 +11,8 @@
 // - linear, 4-channel f16 arrays with clamp addressing and unnormalized
 //   coordinates: the texture unit's filter as measured on a GPU, the steps of
 //   src/hw/texfilter.h in integers (vkrr_tex2d_linear_measured); vkrr_texinfo
-//   (bindings.glsl) tells the format;
+//   (bindings.glsl) tells the format and the weights' fraction bits (8 on
+//   sm_90; the hardware model's texfilter_bits);
 // - linear, anything else (not measured on a GPU): xb = x - 0.5, i =
 //   floor(xb), a = frac(xb) quantised to 9-bit fixed point with 8 fractional
 //   bits, a = floor(frac * 256 + 0.5) / 256 (round half up, so 1.0 is
@@ -88,16 +89,30 @@ vec4 vkrr_tex2d_point(int h, float x, float y, bool normalized, int mode_x, int 
     return vkrr_texel(h, int(floor(fx)), int(floor(fy)), size, normalized, mode_x, mode_y);
 }
 
-// The 8-bit fraction (0..256) of a texel-space coordinate, and its texel:
-// texfilter.h step 1, in the f32 steps of vkrr_texfilter_fraction.
-int vkrr_tex_fraction(float c, out int texel)
+// The q-bit fraction (0..2^q) of a texel-space coordinate, and its texel:
+// texfilter.h step 1, in the f32 steps of vkrr_texfilter_fraction_q.
+int vkrr_tex_fraction_q(float c, int q, out int texel)
 {
     precise float b = c + -0.5;
     float f = floor(b);
     texel = int(f);
     precise float d = b + -f;
-    precise float t = d * 256.0 + 0.5;    // unfused, as __fmul_rn/__fadd_rn
+    precise float t = d * float(1 << q) + 0.5; // unfused, as __fmul_rn/__fadd_rn
     return int(floor(t));
+}
+
+// CUDA's documented 8 bits (the f32 filter, and sm_90's measured one).
+int vkrr_tex_fraction(float c, out int texel)
+{
+    return vkrr_tex_fraction_q(c, 8, texel);
+}
+
+// The measured filter's weight fraction bits for slot h: vkrr_texinfo bits
+// 23-26 (the hardware model's texfilter_bits, src/hw/texfilter.h); 0 is 8.
+int vkrr_tex_bits(int h)
+{
+    int q = int((vkrr_texinfo[h] >> 23) & 15u);
+    return q == 0 ? 8 : q;
 }
 
 // True when the measured filter applies (src/hw/texfilter.h).
@@ -107,36 +122,37 @@ bool vkrr_tex_measured(int h, bool normalized, int mode_x, int mode_y)
            (vkrr_texinfo[h] & 0x1ffffu) == (16u | (4u << 8) | (1u << 16));
 }
 
-int vkrr_tex_rne256(int p)
+// p / 2^q rounded to nearest even.
+int vkrr_tex_rne(int p, int q)
 {
-    int q = p >> 8, r = p & 255;
-    return q + ((r > 128 || (r == 128 && (q & 1) != 0)) ? 1 : 0);
+    int d = p >> q, r = p & ((1 << q) - 1), h = 1 << (q - 1);
+    return d + ((r > h || (r == h && (d & 1) != 0)) ? 1 : 0);
 }
 
-// s 2^-32 rounded once to f16, ties away from zero (texfilter.h step 5).
-float vkrr_tex_round_f16_away(int64_t s)
+// s 2^-F rounded once to f16, ties away from zero (texfilter.h step 5).
+float vkrr_tex_round_f16_away(int64_t s, int F)
 {
     if (s == int64_t(0))
         return 0.0;
     uint64_t a = uint64_t(s < int64_t(0) ? -s : s);
     uint hi = uint(a >> 32);
-    int e = (hi != 0u ? findMSB(hi) + 32 : findMSB(uint(a))) - 32;
+    int e = (hi != 0u ? findMSB(hi) + 32 : findMSB(uint(a))) - F;
     float v;
-    if (a >= (uint64_t(65520) << 32)) {
+    if (a >= (uint64_t(65520) << uint(F))) {
         v = uintBitsToFloat(0x7f800000u);
     } else {
-        int sh = max(e, -14) + 22;
+        int sh = max(e, -14) - 10 + F;    // the f16 ULP at e, in units of 2^-F
         uint64_t q = a >> uint(sh), r = a & ((uint64_t(1) << uint(sh)) - uint64_t(1));
         if (r >= (uint64_t(1) << uint(sh - 1)))
             q += uint64_t(1);
-        v = ldexp(float(q), sh - 32);
+        v = ldexp(float(q), sh - F);
     }
     return s < int64_t(0) ? -v : v;
 }
 
 // One channel of the measured filter: texels t (exact f16 values), weights w
-// in 1/256 (texfilter.h steps 3-5).
-float vkrr_tex_filter_f16(vec4 t, ivec4 w)
+// in 2^-q (texfilter.h steps 3-5).
+float vkrr_tex_filter_f16(vec4 t, ivec4 w, int q)
 {
     int inf = 0;
     bool special = false;
@@ -164,7 +180,7 @@ float vkrr_tex_filter_f16(vec4 t, ivec4 w)
             x = x / (int64_t(1) << uint(sh)) * (int64_t(1) << uint(sh)); // toward zero
         s += int64_t(w[k]) * x;
     }
-    return vkrr_tex_round_f16_away(s);
+    return vkrr_tex_round_f16_away(s, 24 + q);
 }
 
 // Bilinear tex2D<float4> of a 4-channel f16 array, clamp, unnormalized:
@@ -173,17 +189,18 @@ vec4 vkrr_tex2d_linear_measured(int h, float x, float y)
 {
     ivec2 size = textureSize(vkrr_tex[h], 0);
     int i, j;
-    int a = vkrr_tex_fraction(vkrr_tex_coord(x), i);
-    int b = vkrr_tex_fraction(vkrr_tex_coord(y), j);
-    ivec4 w = ivec4(vkrr_tex_rne256((256 - a) * (256 - b)), vkrr_tex_rne256(a * (256 - b)),
-                    vkrr_tex_rne256((256 - a) * b), vkrr_tex_rne256(a * b));
+    int q = vkrr_tex_bits(h), one = 1 << q;
+    int a = vkrr_tex_fraction_q(vkrr_tex_coord(x), q, i);
+    int b = vkrr_tex_fraction_q(vkrr_tex_coord(y), q, j);
+    ivec4 w = ivec4(vkrr_tex_rne((one - a) * (one - b), q), vkrr_tex_rne(a * (one - b), q),
+                    vkrr_tex_rne((one - a) * b, q), vkrr_tex_rne(a * b, q));
     vec4 t00 = vkrr_texel(h, i, j, size, false, VKRR_CLAMP, VKRR_CLAMP);
     vec4 t10 = vkrr_texel(h, i + 1, j, size, false, VKRR_CLAMP, VKRR_CLAMP);
     vec4 t01 = vkrr_texel(h, i, j + 1, size, false, VKRR_CLAMP, VKRR_CLAMP);
     vec4 t11 = vkrr_texel(h, i + 1, j + 1, size, false, VKRR_CLAMP, VKRR_CLAMP);
     vec4 r;
     for (int c = 0; c < 4; c++)
-        r[c] = vkrr_tex_filter_f16(vec4(t00[c], t10[c], t01[c], t11[c]), w);
+        r[c] = vkrr_tex_filter_f16(vec4(t00[c], t10[c], t01[c], t11[c]), w, q);
     return r;
 }
 

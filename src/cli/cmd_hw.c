@@ -32,7 +32,8 @@ static const char hw_help[] =
     "  --backend ptx --sample N   run the kernels on vkrr's PTX backend (its JIT) over\n"
     "                       every N-th input instead: the backend computes the\n"
     "                       current model, so this checks the measurement itself\n"
-    "                       (the tables it writes must equal the model's), not a GPU\n"
+    "                       (the tables it writes must equal the model's), not a GPU;\n"
+    "                       the laws at every 2^20-th input, against that model\n"
     "  --hw-tables SET      with --backend ptx: the interpreter computes the model of\n"
     "                       the set in folder SET (a simulated GPU) instead of sm_90's\n"
     "  --no-laws            every table point, but no law check over every f32\n"
@@ -152,6 +153,18 @@ static unsigned print_laws(const vkrr_hw_measure_result *res)
     return failed;
 }
 
+/* The survey's weight fraction bits into the set's manifest (hw_tables.h). */
+static vkrr_status add_tex_bits(const char *dir, unsigned bits, vkrr_error *err)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/tables.tsv", dir);
+    FILE *f = fopen(path, "a");
+    bool ok = f && fprintf(f, "texfilter_bits\t%u\n", bits) > 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    return ok ? VKRR_OK : vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "cannot write");
+}
+
 static int measure(int argc, char **argv)
 {
     const char *out = NULL, *backend = "cuda", *sim = NULL;
@@ -212,7 +225,7 @@ static int measure(int argc, char **argv)
         return vkrr_cli_usage_error("hw", "--hw-tables simulates a GPU in the PTX interpreter: it "
                                           "needs --backend ptx");
     vkrr_error err = {0};
-    vkrr_hw_model *sim_model = NULL;
+    vkrr_hw_model *sim_model = NULL, *law_model = NULL;
     vkrr_hw_tables *ref = NULL;
     vkrr_backend be = {0};
     char kdir[1024] = "", dir[1200], name[128] = "vkrr PTX backend", arch[32] = "sm_90";
@@ -253,8 +266,18 @@ static int measure(int argc, char **argv)
              ptx ? " (the model, through " : "",
              ptx ? vkrr_cli_ptx_engine_words(NULL, false, words, sizeof words) : "", ptx ? ")" : "");
     printf("hw measure: %s (%s) into %s%s\n", name, arch, dir, sample > 1 ? ", sampled" : "");
+    /* sampled tables are no model: the interpreter's laws are checked
+     * against its own set, the simulated GPU's deviations ignored */
+    vkrr_hw_model *laws_of = ptx && sample > 1 && !no_laws ? vkrr_hw_current() : NULL;
+    if (sim && laws_of) {
+        if (vkrr_hw_model_open(&(vkrr_hw_choice){.approx = arch, .tables_dir = sim}, &law_model,
+                               &err) != VKRR_OK)
+            goto fail;
+        vkrr_hw_tables_ignore_deviations(vkrr_hw_model_tables(law_model));
+        laws_of = law_model;
+    }
     vkrr_hw_measure_result res;
-    vkrr_hw_measure_desc d = {.run = run_op, .ctx = &be, .dir = dir, .arch = arch,
+    vkrr_hw_measure_desc d = {.law_model = laws_of, .run = run_op, .ctx = &be, .dir = dir, .arch = arch,
                               .device = device_line, .sample = (uint32_t)sample,
                               .bf16 = ma >= 9, .no_laws = no_laws,
                               .progress = quiet ? NULL : stderr,
@@ -274,13 +297,19 @@ static int measure(int argc, char **argv)
         compare_set(dir, ref, "the built-in");
     else if (sample <= 1 && ptx)
         compare_set(dir, vkrr_hw_model_tables(vkrr_hw_current()), sim ? "the simulated GPU's" : "the model's");
-    if (sample > 1 || no_laws)
+    if (no_laws || (sample > 1 && !ptx))
         printf("%s: no law checked (every law needs every input)\n", no_laws ? "--no-laws" : "sampled");
+    else if (sample > 1)
+        printf("sampled: the laws at every 2^20-th f32 input, against the model of the set the "
+               "interpreter computes (a simulated GPU's deviate lines aside): %s\n",
+               failed ? "some do not hold there" : "each holds there");
     else
         printf("%s\n", failed ? "some laws do not hold on this GPU: vkrr's model of it is not exact"
                               : "every law holds: vkrr's model of this GPU is exact");
-    unsigned exact_cases = 0;
-    if (vkrr_hw_texture_survey(&be, sample > 1 ? 256 : 4096, stdout, &exact_cases, &err) != VKRR_OK)
+    unsigned exact_cases = 0, tex_bits = 0;
+    if (vkrr_hw_texture_survey(&be, sample > 1 ? 256 : 4096, stdout, &exact_cases, &tex_bits,
+                               &err) != VKRR_OK ||
+        (tex_bits && add_tex_bits(dir, tex_bits, &err) != VKRR_OK))
         goto fail;
     printf("texture filter: the measured model holds entirely in %u of 108 cases; vkrr applies "
            "it only to 4-channel HALF arrays, clamp, unnormalized (src/hw/texfilter.h)\n",
@@ -295,6 +324,7 @@ out:
     if (kdir[0])
         remove_kernel_dir(kdir);
     vkrr_hw_tables_close(ref);
+    vkrr_hw_model_close(law_model);
     if (sim_model) {
         vkrr_hw_use(NULL);
         vkrr_hw_model_close(sim_model);

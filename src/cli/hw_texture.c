@@ -12,6 +12,7 @@
 
 #include "cuda_texture.h"
 #include "cuformat.h"
+#include "hw_tables.h"
 
 enum { TW = 13, TH = 9 };
 
@@ -55,8 +56,12 @@ static void random_coords(float *xy, uint32_t n, bool normalized, uint64_t *s)
     }
 }
 
+/* One case on the hardware, compared with the model's steps under weight
+ * fraction bits qlo..qhi (res: the q that reproduces most values) and with
+ * the f32 filter. */
 static vkrr_status survey_case(const vkrr_backend *be, const vkrr_hw_texcase_run *c, uint32_t n,
-                               vkrr_hw_texcase_result *res, uint64_t *seed, vkrr_error *err)
+                               unsigned qlo, unsigned qhi, vkrr_hw_texcase_result *res,
+                               uint64_t *seed, vkrr_error *err)
 {
     unsigned tb = vkrr_cuformat_texel_bytes(c->format, c->channels);
     uint8_t *texels = malloc((size_t)TW * TH * tb);
@@ -91,18 +96,33 @@ static vkrr_status survey_case(const vkrr_backend *be, const vkrr_hw_texcase_run
     vkrr_cutex t = {.data = texels, .width = TW, .height = TH, .channels = c->channels,
                     .format = c->format, .texel_bytes = tb, .filter = 1,
                     .address = {c->address, c->address}, .normalized = c->normalized};
-    for (uint32_t i = 0; st == VKRR_OK && i < n; i++) {
-        float m[4], f[4];
-        vkrr_cutex_filter(&t, xy[2 * i], xy[2 * i + 1], VKRR_CUTEX_MODEL, m);
-        vkrr_cutex_filter(&t, xy[2 * i], xy[2 * i + 1], VKRR_CUTEX_F32, f);
-        for (unsigned k = 0; k < c->channels; k++) {
-            uint32_t hb, mb, fb;
-            memcpy(&hb, &out[4 * i + k], 4);
-            memcpy(&mb, &m[k], 4);
-            memcpy(&fb, &f[k], 4);
-            res->values++;
-            res->model += hb == mb;
-            res->f32 += hb == fb;
+    for (unsigned q = qlo; st == VKRR_OK && q <= qhi; q++) {
+        uint64_t model = 0, f32 = 0, values = 0;
+        t.weight_bits = q;
+        for (uint32_t i = 0; i < n; i++) {
+            float m[4], f[4];
+            vkrr_cutex_filter(&t, xy[2 * i], xy[2 * i + 1], VKRR_CUTEX_MODEL, m);
+            if (q == qlo)
+                vkrr_cutex_filter(&t, xy[2 * i], xy[2 * i + 1], VKRR_CUTEX_F32, f);
+            for (unsigned k = 0; k < c->channels; k++) {
+                uint32_t hb, mb, fb;
+                memcpy(&hb, &out[4 * i + k], 4);
+                memcpy(&mb, &m[k], 4);
+                values++;
+                model += hb == mb;
+                if (q == qlo) {
+                    memcpy(&fb, &f[k], 4);
+                    f32 += hb == fb;
+                }
+            }
+        }
+        if (q == qlo) {
+            res->values = values;
+            res->f32 = f32;
+        }
+        if (q == qlo || model > res->model) {
+            res->model = model;
+            res->bits = q;
         }
     }
     free(texels);
@@ -112,7 +132,7 @@ static vkrr_status survey_case(const vkrr_backend *be, const vkrr_hw_texcase_run
 }
 
 vkrr_status vkrr_hw_texture_survey(const vkrr_backend *be, uint32_t samples, FILE *out,
-                                   unsigned *model_exact, vkrr_error *err)
+                                   unsigned *model_exact, unsigned *bits, vkrr_error *err)
 {
     static const unsigned formats[] = {1, 8, 2, 9, 16, 32}, chans[] = {1, 2, 4};
     static const struct { int address; bool normalized; } modes[] = {
@@ -120,14 +140,29 @@ vkrr_status vkrr_hw_texture_survey(const vkrr_backend *be, uint32_t samples, FIL
     static const char *const mode_names[] = {"wrap", "clamp", "mirror", "border"};
     uint64_t seed = 0x5eed;
     *model_exact = 0;
+    *bits = 0;
+    /* the weights' fraction bits: those under which the modelled case (4-channel
+     * HALF, clamp, unnormalized) is reproduced entirely, tried 2..12 */
+    vkrr_hw_texcase_run mc = {16, 4, 1, false};
+    vkrr_hw_texcase_result r = {0};
+    vkrr_status st = survey_case(be, &mc, samples, VKRR_HW_TEX_BITS_MIN, VKRR_HW_TEX_BITS_MAX, &r,
+                                 &seed, err);
+    if (st != VKRR_OK)
+        return st;
+    if (r.values && r.model == r.values)
+        *bits = r.bits;
+    unsigned q = *bits ? *bits : 8;
+    fprintf(out, "texture filter: the weights have %u fraction bits%s\n", q,
+            *bits ? " (the modelled case reproduced entirely with them; tried 2..12)"
+                  : ": no count of bits reproduces the modelled case entirely, so the modelled "
+                    "steps do not hold on this GPU; compared with 8 below");
     fprintf(out, "texture filter (bilinear, %u samples a case): values the measured model's steps "
                  "reproduce | vkrr's f32 filter reproduces\n", samples);
     for (unsigned f = 0; f < 6; f++)
         for (unsigned c = 0; c < 3; c++)
             for (unsigned m = 0; m < 6; m++) {
                 vkrr_hw_texcase_run tc = {formats[f], chans[c], modes[m].address, modes[m].normalized};
-                vkrr_hw_texcase_result r = {0};
-                vkrr_status st = survey_case(be, &tc, samples, &r, &seed, err);
+                st = survey_case(be, &tc, samples, q, q, &r, &seed, err);
                 if (st != VKRR_OK)
                     return st;
                 const vkrr_cuformat_info *fi = vkrr_cuformat_find(formats[f]);

@@ -394,10 +394,22 @@ static bool rounded_model(void)
     return vkrr_hw_current_tables() == NULL;
 }
 
+/* The f32 form's row (measure.h's op order, ROW_* above). */
+static unsigned form_of(vkrr_approx_op op, int flush)
+{
+    static const unsigned base[] = {ROW_EX2_FTZ, ROW_RSQRT_FTZ, ROW_RCP_FTZ, ROW_SQRT_FTZ,
+                                    ROW_LG2_FTZ, ROW_SIN_FTZ, ROW_COS_FTZ, ROW_TANH};
+    unsigned o = (unsigned)op < sizeof base / sizeof base[0] ? base[op] : ROW_TANH;
+    return o == ROW_TANH || flush ? o : o + 1;
+}
+
 float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)
 {
     if (rounded_model())
         return rounded_f32(op, x, flush);
+    uint32_t dev; /* a simulated GPU's value off its laws (hw_tables.h) */
+    if (vkrr_hw_tables_deviation(vkrr_hw_current_tables(), form_of(op, flush), fbits(x), &dev))
+        return bitsf(dev);
     switch (op) {
     case VKRR_APPROX_EX2: return flush ? ex2_ftz(x) : ex2_full(x);
     case VKRR_APPROX_RSQRT: return flush ? root_ftz(true, x) : root_full(true, x);

@@ -18,6 +18,7 @@
 #include "hash.h"
 #include "hw_blobs.h"
 #include "mapfile.h"
+#include "measure.h"
 
 static const char *const table_names[VKRR_HWT_COUNT] = {
 #define VKRR_X_HWT(id, name, bytes) name,
@@ -65,6 +66,10 @@ struct vkrr_hw_tables {
     size_t bytes[VKRR_HWT_COUNT];
     uint64_t hash[VKRR_HWT_COUNT];
     uint64_t cut[VKRR_HWT_COUNT];      /* "cut NAME N" */
+    vkrr_hw_deviation dev[VKRR_HW_MAX_DEVIATIONS]; /* "deviate FORM IN OUT": a simulated GPU */
+    unsigned ndev;
+    bool dev_off;
+    unsigned tex_bits;                 /* "texfilter_bits N"; 0: absent (8) */                      /* vkrr_hw_tables_ignore_deviations */
     const uint8_t *blob[VKRR_HWT_COUNT]; /* built in: the .xz bytes */
     size_t blob_size[VKRR_HWT_COUNT];
     _Atomic(const void *) map[VKRR_HWT_COUNT];
@@ -82,6 +87,40 @@ static int table_by_name(const char *name)
         if (!strcmp(table_names[i], name))
             return i;
     return -1;
+}
+
+static bool hex32(const char *s, uint32_t *v)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? strtoull(s, &end, 16) : 0;
+    *v = (uint32_t)n;
+    return end && !*end && end > s + 2 && !errno && n <= 0xffffffffull;
+}
+
+/* "deviate FORM INPUT OUTPUT" (hw_tables.h): a simulated GPU's value that
+ * breaks a law at one input. */
+static vkrr_status deviate_line(vkrr_hw_tables *t, const char *form, const char *in,
+                                const char *out, const char *extra, const char *file, long ln,
+                                vkrr_error *err)
+{
+    unsigned f = 0;
+    while (form && f < VKRR_HWOP_F32_COUNT && strcmp(vkrr_hw_op_name(f), form))
+        f++;
+    vkrr_hw_deviation d = {f, 0, 0};
+    if (!form || f == VKRR_HWOP_F32_COUNT || !hex32(in, &d.in) || !hex32(out, &d.out) || extra)
+        return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
+                         "expected 'deviate FORM 0xINPUT 0xOUTPUT' (FORM an f32 form such as "
+                         "ex2.approx.ftz.f32, the bits in hex)");
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (t->dev[i].form == f && t->dev[i].in == d.in)
+            return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "%s at 0x%08x deviates twice", form,
+                             d.in);
+    if (t->ndev == VKRR_HW_MAX_DEVIATIONS)
+        return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "more than %d deviate lines",
+                         VKRR_HW_MAX_DEVIATIONS);
+    t->dev[t->ndev++] = d;
+    return VKRR_OK;
 }
 
 /* One line of tables.tsv (without its newline, NUL-terminated, writable). */
@@ -123,10 +162,22 @@ static vkrr_status manifest_line(vkrr_hw_tables *t, char *s, const char *file, l
         t->cut[id] = n;
         return VKRR_OK;
     }
+    if (!strcmp(key, "texfilter_bits")) {
+        char *end = NULL;
+        unsigned long n = a && !b ? strtoul(a, &end, 10) : 0;
+        if (!end || *end || n < VKRR_HW_TEX_BITS_MIN || n > VKRR_HW_TEX_BITS_MAX)
+            return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
+                             "expected 'texfilter_bits N' (the bilinear weights' fraction bits, "
+                             "%d..%d)", VKRR_HW_TEX_BITS_MIN, VKRR_HW_TEX_BITS_MAX);
+        t->tex_bits = (unsigned)n;
+        return VKRR_OK;
+    }
+    if (!strcmp(key, "deviate"))
+        return deviate_line(t, a, b, h, strtok(NULL, "\t "), file, ln, err);
     if (strcmp(key, "table") || !a || !b || !h || strtok(NULL, "\t "))
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1,
-                         "expected 'arch sm_NN', 'device TEXT', 'table NAME BYTES HASH' or "
-                         "'cut NAME N'");
+                         "expected 'arch sm_NN', 'device TEXT', 'table NAME BYTES HASH', "
+                         "'cut NAME N', 'texfilter_bits N' or 'deviate FORM INPUT OUTPUT'");
     int id = table_by_name(a);
     if (id < 0)
         return vkrr_fail(err, VKRR_ERR_PARSE, file, ln, -1, "unknown table '%s'", a);
@@ -300,8 +351,35 @@ uint64_t vkrr_hw_tables_cut(const vkrr_hw_tables *t, vkrr_hw_table_id id)
     return (unsigned)id < VKRR_HWT_COUNT ? t->cut[id] : 0;
 }
 
+bool vkrr_hw_tables_deviation(const vkrr_hw_tables *t, unsigned form, uint32_t in, uint32_t *out)
+{
+    for (unsigned i = 0; !t->dev_off && i < t->ndev; i++)
+        if (t->dev[i].in == in && t->dev[i].form == form) {
+            *out = t->dev[i].out;
+            return true;
+        }
+    return false;
+}
+
+unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviation **list)
+{
+    if (list)
+        *list = t->dev;
+    return t->ndev;
+}
+
+void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t) { t->dev_off = true; }
+
+unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t) { return t->tex_bits ? t->tex_bits : 8; }
+
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent)
 {
+    if (t->tex_bits && t->tex_bits != 8)
+        fprintf(f, "%stexture filter: bilinear weights with %u fraction bits (sm_90's: 8)\n", indent,
+                t->tex_bits);
+    if (t->ndev)
+        fprintf(f, "%s%u deviate lines: a simulated GPU whose values break a law at those inputs "
+                   "(no GPU's measurement writes them; src/hw/README.md)\n", indent, t->ndev);
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
         if (t->cut[i])
             fprintf(f, "%s%s: %llu entries cut at +-127 ULP, the GPU's value not kept: a stand-in "

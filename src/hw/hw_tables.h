@@ -107,8 +107,34 @@ uint64_t vkrr_hw_tables_set_hash(const vkrr_hw_tables *t);
  * a stand-in (the sm_90 set's lg2 table, src/hw/README.md).  0: none. */
 uint64_t vkrr_hw_tables_cut(const vkrr_hw_tables *t, vkrr_hw_table_id id);
 
+/* A simulated GPU's value that no table holds: "deviate FORM 0xIN 0xOUT"
+ * in tables.tsv says the f32 form FORM (measure.h's op 0..14, by name)
+ * returns OUT at the input bits IN, whatever the law says.  Only a test's
+ * set has them (tests/test_hw_sim.c: a GPU that breaks laws, which
+ * `vkrr hw measure` must find); a measurement never writes one, since a
+ * law that fails means the tables cannot hold the value.  The model
+ * returns them (approx.c) unless ignored. */
+#define VKRR_HW_MAX_DEVIATIONS 64
+typedef struct vkrr_hw_deviation {
+    unsigned form;   /* 0..14 */
+    uint32_t in, out;
+} vkrr_hw_deviation;
+bool vkrr_hw_tables_deviation(const vkrr_hw_tables *t, unsigned form, uint32_t in, uint32_t *out);
+unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviation **list);
+/* From now on the model of t follows its laws everywhere (the deviations
+ * are no longer returned): what a sampled `hw measure` checks against. */
+void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t);
+
+/* The texture unit's bilinear weights: their fraction bits ("texfilter_bits
+ * N" in tables.tsv, which `vkrr hw measure`'s texture survey writes; 8, as
+ * on sm_90, when absent).  src/hw/texfilter.h. */
+#define VKRR_HW_TEX_BITS_MIN 2
+#define VKRR_HW_TEX_BITS_MAX 12
+unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t);
+
 /* One line per table with cut entries, each starting with indent: what
- * they are and what makes them whole (`hw list`, `info`). */
+ * they are and what makes them whole (`hw list`, `info`); and a line each
+ * for weight bits other than 8 and for deviate lines. */
 void vkrr_hw_tables_print_cuts(const vkrr_hw_tables *t, FILE *f, const char *indent);
 
 /* The bytes tables.tsv records for a table (decompressed). */

@@ -28,8 +28,11 @@
  * exact law, reported as the fraction the tables and stand-ins reach).
  *
  * sample > 1 (tests, a quick look): only every sample-th grid point, turn
- * index and 16-bit code, and no law check; entries not measured are 0
- * (sin/cos: -128).  Such a set says so in its manifest and is no model.
+ * index and 16-bit code; entries not measured are 0 (sin/cos: -128).  Such
+ * a set says so in its manifest and is no model, so the laws are checked
+ * only when the caller gives law_model, the model the hardware should
+ * follow (the PTX interpreter's own set, its deviations ignored), at every
+ * 2^20-th f32 input (4,096 per form: VKRR_HW_SAMPLED_LAW_STRIDE).
  * Errors: the callback's, I/O; a law that fails is a result, not an error.
  * Does NOT: know about devices, modules or captures.
  */
@@ -69,7 +72,7 @@ typedef struct vkrr_hw_measure_desc {
     const char *dir;          /* where the set goes (created; NAME.xz + tables.tsv) */
     const char *arch;         /* "sm_89" */
     const char *device;       /* the manifest's device line */
-    uint32_t sample;          /* 0, 1: everything; N: every N-th point, no law check */
+    uint32_t sample;          /* 0, 1: everything; N: every N-th point (laws: law_model) */
     bool bf16;                /* ops 17, 18 can run */
     bool no_laws;             /* every table point, but no law check (the 15 x 2^32 inputs) */
     uint32_t batch;           /* inputs per run() call; 0: 2^24 */
@@ -77,7 +80,11 @@ typedef struct vkrr_hw_measure_desc {
     /* the set whose "cut" lines (hw_tables.h) the manifest repeats: the
      * model's own when the PTX interpreter computes it; NULL for a GPU */
     const vkrr_hw_tables *cuts_from;
+    /* sample > 1: the model the sampled law check compares with; NULL: none */
+    struct vkrr_hw_model *law_model;
 } vkrr_hw_measure_desc;
+
+#define VKRR_HW_SAMPLED_LAW_STRIDE (1u << 20)
 
 typedef struct vkrr_hw_law {
     char name[112];

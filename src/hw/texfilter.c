@@ -1,6 +1,6 @@
 /* texfilter.c - the measured bilinear filter (texfilter.h), in doubles:
- * after step 3 a texel has at most 15 significant bits and a weight 9, so
- * the sum of four products is exact until the one rounding. */
+ * after step 3 a texel has at most 15 significant bits and a weight q + 1
+ * (q <= 12), so the sum of four products is exact until the one rounding. */
 #include "texfilter.h"
 
 #include <math.h>
@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cuformat.h"
+#include "hw_model.h"
+#include "hw_tables.h"
 
 bool vkrr_texfilter_measured(const vkrr_texcase *c)
 {
@@ -27,25 +29,43 @@ const char *vkrr_texfilter_unmeasured(const vkrr_texcase *c, char *buf, size_t c
     return buf;
 }
 
-int vkrr_texfilter_fraction(float coord, long *texel)
+unsigned vkrr_texfilter_bits(void)
+{
+    vkrr_hw_tables *t = vkrr_hw_model_tables(vkrr_hw_current());
+    return t ? vkrr_hw_tables_tex_bits(t) : 8;
+}
+
+int vkrr_texfilter_fraction_q(float coord, unsigned q, long *texel)
 {
     float b = coord + -0.5f, f = floorf(b);
     *texel = (long)f;
-    return (int)floorf((b + -f) * 256.0f + 0.5f); /* f32 steps, as CUDA's 9-bit weights */
+    return (int)floorf((b + -f) * ldexpf(1.0f, (int)q) + 0.5f); /* f32 steps, as CUDA's 9-bit weights */
 }
 
-static int rne_div256(int p)
+int vkrr_texfilter_fraction(float coord, long *texel)
 {
-    int q = p >> 8, r = p & 255;
-    return q + (r > 128 || (r == 128 && (q & 1)));
+    return vkrr_texfilter_fraction_q(coord, 8, texel);
+}
+
+/* p / 2^q rounded to nearest even */
+static int rne_div(int p, unsigned q)
+{
+    int h = 1 << (q - 1), m = (1 << q) - 1, d = p >> q, r = p & m;
+    return d + (r > h || (r == h && (d & 1)));
+}
+
+void vkrr_texfilter_weights_q(int a, int b, unsigned q, int w[4])
+{
+    int one = 1 << q;
+    w[0] = rne_div((one - a) * (one - b), q);
+    w[1] = rne_div(a * (one - b), q);
+    w[2] = rne_div((one - a) * b, q);
+    w[3] = rne_div(a * b, q);
 }
 
 void vkrr_texfilter_weights(int a, int b, int w[4])
 {
-    w[0] = rne_div256((256 - a) * (256 - b));
-    w[1] = rne_div256(a * (256 - b));
-    w[2] = rne_div256((256 - a) * b);
-    w[3] = rne_div256(a * b);
+    vkrr_texfilter_weights_q(a, b, 8, w);
 }
 
 /* s rounded to f16, ties away from zero, as f32 (s has at most 26
@@ -86,7 +106,7 @@ static bool nonfinite(const uint16_t t[4], const int w[4], float *out)
     return any;
 }
 
-float vkrr_texfilter_exact(const double t[4], const int w[4])
+float vkrr_texfilter_exact_q(const double t[4], const int w[4], unsigned q)
 {
     double big = 0;
     for (int k = 0; k < 4; k++)
@@ -100,10 +120,15 @@ float vkrr_texfilter_exact(const double t[4], const int w[4])
     for (int k = 0; k < 4; k++)
         if (w[k])
             s += w[k] * (trunc(t[k] / g) * g); /* toward zero to the grid; exact */
-    return round_f16_away(s / 256.0);
+    return round_f16_away(ldexp(s, -(int)q));
 }
 
-float vkrr_texfilter_f16(const uint16_t t[4], const int w[4])
+float vkrr_texfilter_exact(const double t[4], const int w[4])
+{
+    return vkrr_texfilter_exact_q(t, w, 8);
+}
+
+float vkrr_texfilter_f16_q(const uint16_t t[4], const int w[4], unsigned q)
 {
     float special;
     if (nonfinite(t, w, &special))
@@ -111,5 +136,10 @@ float vkrr_texfilter_f16(const uint16_t t[4], const int w[4])
     double v[4];
     for (int k = 0; k < 4; k++)
         v[k] = vkrr_f16_to_f32(t[k]);
-    return vkrr_texfilter_exact(v, w);
+    return vkrr_texfilter_exact_q(v, w, q);
+}
+
+float vkrr_texfilter_f16(const uint16_t t[4], const int w[4])
+{
+    return vkrr_texfilter_f16_q(t, w, 8);
 }

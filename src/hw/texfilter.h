@@ -24,7 +24,10 @@
  * linear memory; and, inside the measured case, non-finite texels (the f32
  * filter answers).  Negative texels follow step 3 toward zero (inferred: the
  * measurement held none).
- * Does NOT: address or fetch texels (cuda_texture.c does).  Pure functions.
+ * The weights' 8 fraction bits are the model's parameter q (tables.tsv's
+ * texfilter_bits, measured by `vkrr hw measure`'s texture survey).
+ * Does NOT: address or fetch texels (cuda_texture.c does).  Pure functions
+ * but vkrr_texfilter_bits, which reads the current hardware model.
  */
 #ifndef VKRR_TEXFILTER_H
 #define VKRR_TEXFILTER_H
@@ -52,6 +55,15 @@ bool vkrr_texfilter_measured(const vkrr_texcase *c);
  * instead: "linear filtering of FLOAT x1 (wrap) is not measured on a GPU:
  * vkrr's f32 filter". */
 const char *vkrr_texfilter_unmeasured(const vkrr_texcase *c, char *buf, size_t cap);
+
+/* The weights' fraction bits q under the current hardware model
+ * (hw_tables.h: 8 on sm_90, a measured set may say otherwise); the steps
+ * above with 256 read as 2^q.  The _q forms take q; the others are q = 8. */
+unsigned vkrr_texfilter_bits(void);
+int vkrr_texfilter_fraction_q(float coord, unsigned q, long *texel);
+void vkrr_texfilter_weights_q(int a, int b, unsigned q, int w[4]);
+float vkrr_texfilter_f16_q(const uint16_t t[4], const int w[4], unsigned q);
+float vkrr_texfilter_exact_q(const double t[4], const int w[4], unsigned q);
 
 /* Step 1: the 8-bit fraction of a coordinate (0..256) and its texel. */
 int vkrr_texfilter_fraction(float coord, long *texel);
