@@ -18,7 +18,19 @@
 #include "hash.h"
 #include "hw_blobs.h"
 #include "mapfile.h"
-#include "measure.h"
+#include "hw_tables.h"
+
+static const char *const op_names[VKRR_HWOP_COUNT] = {
+    "ex2.approx.ftz.f32", "ex2.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.f32",
+    "rcp.approx.ftz.f32", "rcp.approx.f32", "sqrt.approx.ftz.f32", "sqrt.approx.f32",
+    "lg2.approx.ftz.f32", "lg2.approx.f32", "sin.approx.ftz.f32", "sin.approx.f32",
+    "cos.approx.ftz.f32", "cos.approx.f32", "tanh.approx.f32", "ex2.approx.f16",
+    "tanh.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.bf16"};
+
+const char *vkrr_hw_op_name(unsigned op)
+{
+    return op < VKRR_HWOP_COUNT ? op_names[op] : "?";
+}
 
 static const char *const table_names[VKRR_HWT_COUNT] = {
 #define VKRR_X_HWT(id, name, bytes) name,

@@ -150,6 +150,20 @@ bool vkrr_hw_tables_error(vkrr_hw_tables *t, vkrr_error *err);
 void vkrr_hw_tables_manifest_line(vkrr_hw_table_id id, const void *data, size_t bytes,
                                   char *line, size_t cap);
 
+/* The forms the tables describe, as the measurement kernel numbers them
+ * (src/hw/ptx/measure.ptx), and their names (a set's deviate lines name
+ * them too). */
+enum {
+    VKRR_HWOP_F32_COUNT = 15,   /* 0..14: f16_inputs.u32's rows */
+    VKRR_HWOP_EX2_F16 = 15,
+    VKRR_HWOP_TANH_F16 = 16,
+    VKRR_HWOP_EX2_BF16 = 17,    /* ex2.approx.ftz.bf16, sm_90 and later */
+    VKRR_HWOP_TANH_BF16 = 18,
+    VKRR_HWOP_COUNT = 19
+};
+/* "ex2.approx.ftz.f32", ... */
+const char *vkrr_hw_op_name(unsigned op);
+
 #ifdef __cplusplus
 }
 #endif

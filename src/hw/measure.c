@@ -16,13 +16,6 @@
 #include "hw_internal.h"
 #include "hw_model.h"
 
-static const char *const op_names[VKRR_HWOP_COUNT] = {
-    "ex2.approx.ftz.f32", "ex2.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.f32",
-    "rcp.approx.ftz.f32", "rcp.approx.f32", "sqrt.approx.ftz.f32", "sqrt.approx.f32",
-    "lg2.approx.ftz.f32", "lg2.approx.f32", "sin.approx.ftz.f32", "sin.approx.f32",
-    "cos.approx.ftz.f32", "cos.approx.f32", "tanh.approx.f32", "ex2.approx.f16",
-    "tanh.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.bf16"};
-
 /* What approx.h computes for op (0..14) and ftz. */
 static const struct {
     vkrr_approx_op op;
@@ -32,11 +25,6 @@ static const struct {
     {VKRR_APPROX_RCP, 1}, {VKRR_APPROX_RCP, 0}, {VKRR_APPROX_SQRT, 1}, {VKRR_APPROX_SQRT, 0},
     {VKRR_APPROX_LG2, 1}, {VKRR_APPROX_LG2, 0}, {VKRR_APPROX_SIN, 1}, {VKRR_APPROX_SIN, 0},
     {VKRR_APPROX_COS, 1}, {VKRR_APPROX_COS, 0}, {VKRR_APPROX_TANH, 0}};
-
-const char *vkrr_hw_op_name(unsigned op)
-{
-    return op < VKRR_HWOP_COUNT ? op_names[op] : "?";
-}
 
 #define fbits vkrr_f32_bits
 #define bitsf vkrr_f32_from_bits
@@ -361,8 +349,9 @@ static vkrr_status check_laws(runner *R, uint32_t stride, vkrr_hw_model *lm,
         /* lg2 and tanh have no exact law (src/hw/README.md): how far the
          * tables and the stand-ins reach is reported, not judged */
         law->standin = f32_ops[op].op == VKRR_APPROX_LG2 || f32_ops[op].op == VKRR_APPROX_TANH;
-        snprintf(law->name, sizeof law->name, "%s: the model over every %sf32 input%s", op_names[op],
-                 stride > 1 ? "2^20-th " : "", law->standin ? " (tables and stand-in)" : "");
+        snprintf(law->name, sizeof law->name, "%s: the model over every %sf32 input%s",
+                 vkrr_hw_op_name(op), stride > 1 ? "2^20-th " : "",
+                 law->standin ? " (tables and stand-in)" : "");
         for (uint64_t b = 0; st == VKRR_OK && b < total; b += R->batch) {
             uint32_t n = (uint32_t)(total - b < R->batch ? total - b : R->batch);
             for (uint32_t i = 0; i < n; i++)
@@ -375,7 +364,7 @@ static vkrr_status check_laws(runner *R, uint32_t stride, vkrr_hw_model *lm,
                 law->violations += check_batch(op, R->in, R->out, n);
             }
         }
-        say(d, "vkrr hw measure: %s checked (%.0f violations)\n", op_names[op],
+        say(d, "vkrr hw measure: %s checked (%.0f violations)\n", vkrr_hw_op_name(op),
             (double)law->violations);
     }
     vkrr_hw_use(hw);
@@ -437,7 +426,7 @@ static vkrr_status measure_tables(runner *R, FILE *man, vkrr_hw_measure_result *
         if (st == VKRR_OK && d->sample <= 1) {
             vkrr_hw_law *law = &res->laws[res->nlaws++];
             snprintf(law->name, sizeof law->name, "%s: every input of one turn index gives one value",
-                     op_names[s ? 12 : 10]);
+                     vkrr_hw_op_name(s ? 12 : 10));
             law->tested = T.tested;
             law->violations = T.disagree;
         }

@@ -50,17 +50,6 @@
 extern "C" {
 #endif
 
-/* The measurement kernel's OP numbers (src/hw/ptx/measure.ptx). */
-enum {
-    VKRR_HWOP_F32_COUNT = 15,   /* 0..14: f16_inputs.u32's rows */
-    VKRR_HWOP_EX2_F16 = 15,
-    VKRR_HWOP_TANH_F16 = 16,
-    VKRR_HWOP_EX2_BF16 = 17,    /* ex2.approx.ftz.bf16, sm_90 and later */
-    VKRR_HWOP_TANH_BF16 = 18,
-    VKRR_HWOP_COUNT = 19
-};
-/* "ex2.approx.ftz.f32", ... */
-const char *vkrr_hw_op_name(unsigned op);
 
 /* out[i] = OP(in[i]) for i < n, on the hardware measured. */
 typedef vkrr_status (*vkrr_hw_run_fn)(void *ctx, unsigned op, const uint32_t *in, uint32_t *out,
