@@ -128,6 +128,14 @@ static void test_synth_capture(const char *root)
     free(e);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx fast", cap);
     CHECK_EQ_U64(test_run_vkrr(args, NULL, NULL), 2);
+    /* hw measure on the PTX backend without --sample or --no-laws: refused,
+     * naming both (--sample 1 is every input, hours: accepted) */
+    snprintf(args, sizeof args, "hw measure '%s/m' --backend ptx", root);
+    e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "give --sample N") && strstr(e, "1: every input") &&
+          strstr(e, "--no-laws"));
+    free(e);
     /* --hw-tables: a set labelled sm_86 in DIR/sm_86 is used for it */
     char cmd[12000];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/tables/sm_86' && cp '%s'/src/hw/sm_90/*.xz '%s/tables/sm_86/' && "

@@ -34,6 +34,7 @@ static const char hw_help[] =
     "                       current model, so this checks the measurement itself\n"
     "                       (the tables it writes must equal the model's), not a GPU;\n"
     "                       the laws at every 2^20-th input, against that model\n"
+    "                       (N = 1: every input and every law, hours)\n"
     "  --hw-tables SET      with --backend ptx: the interpreter computes the model of\n"
     "                       the set in folder SET (a simulated GPU) instead of sm_90's\n"
     "  --no-laws            every table point, but no law check over every f32\n"
@@ -216,11 +217,16 @@ static int measure(int argc, char **argv)
     if (!out)
         return vkrr_cli_usage_error("hw", "measure needs OUTDIR");
     bool ptx = !strcmp(backend, "ptx");
-    if (ptx && sample < 2 && !no_laws)
+    if (ptx && sample == 0 && !no_laws)
         return vkrr_cli_usage_error("hw", "--backend ptx measures vkrr's own model: give --sample "
-                                          "N (N >= 2) to check the measurement on every N-th input, "
-                                          "or --no-laws for every table point without the law "
-                                          "checks (which would take hours in the interpreter)");
+                                          "N to check the measurement on every N-th input (1: every "
+                                          "input and every law, hours on the PTX backend), or "
+                                          "--no-laws for every table point without the law checks "
+                                          "(minutes)");
+    if (ptx && sample == 1 && !no_laws && !quiet)
+        fprintf(stderr, "vkrr hw measure: --sample 1 on the PTX backend: every table point and "
+                        "every law over every f32 input, hours here (--no-laws: the tables alone, "
+                        "minutes)\n");
     if (sim && !ptx)
         return vkrr_cli_usage_error("hw", "--hw-tables simulates a GPU in the PTX interpreter: it "
                                           "needs --backend ptx");
