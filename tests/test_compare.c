@@ -229,6 +229,7 @@ static void test_tolerance_rules(void)
         "*                        max_ulp=4   # everything\n"
         "swin_enc*                atol=1e-3\n"
         "swin_enc0_kernel#2 arg24 max_ulp=off atol=0.01\n"
+        "swin_dec0_kernel#0 arg0 atol=0.25  # the first occurrence, the first argument only\n"
         "  other_kernel arg* rtol=0.5\n";
     vkrr_tol_rules *rs = NULL;
     vkrr_error err = {0};
@@ -245,6 +246,13 @@ static void test_tolerance_rules(void)
     CHECK(t.max_ulp == 4 && t.atol == 1e-3);
     t = vkrr_compare_tol_resolve(rs, "swin_enc0_kernel", 2, 16, VKRR_DT_F16); /* other argument */
     CHECK(t.max_ulp == 4 && t.atol == 1e-3);
+    /* #0 and arg0 are numbers like any other, not "any" */
+    t = vkrr_compare_tol_resolve(rs, "swin_dec0_kernel", 0, 0, VKRR_DT_F16);
+    CHECK(t.atol == 0.25 && t.max_ulp == 4);
+    t = vkrr_compare_tol_resolve(rs, "swin_dec0_kernel", 1, 0, VKRR_DT_F16);
+    CHECK(t.atol < 0 && t.max_ulp == 4);
+    t = vkrr_compare_tol_resolve(rs, "swin_dec0_kernel", 0, 8, VKRR_DT_F16);
+    CHECK(t.atol < 0 && t.max_ulp == 4);
     t = vkrr_compare_tol_resolve(rs, "other_kernel", 0, 99, VKRR_DT_F32);
     CHECK(t.rtol == 0.5 && t.max_ulp == 4 && t.atol == 1e-6);
     /* flags override every rule */
