@@ -277,6 +277,7 @@ static void test_tolerance_rules(void)
     } bad[] = {
         {"k atol=1\nk atol\n", 2, "key=value"},
         {"# c\n\nk bogus=1\n", 3, "unknown key"},
+        {"k xtol=1\n", 1, "unknown key"}, /* as long as rtol, and not it */
         {"k#x atol=1\n", 1, "occurrence"},
         {"k#-1 atol=1\n", 1, "occurrence"},
         {"k arg1x atol=1\n", 1, "argument"},
@@ -326,6 +327,30 @@ static void test_tolerance_rules(void)
     CHECK_EQ_U64(vkrr_compare_tol_load(&rs, path, &err), VKRR_OK);
     t = vkrr_compare_tol_resolve(rs, "k", 0, 8, VKRR_DT_F16);
     CHECK(t.atol == 2);
+    vkrr_compare_tol_destroy(rs);
+    /* a file over the 4 MiB a tolerance file may hold (comments to the end):
+     * refused as too large, not read in part */
+    size_t big = (4u << 20) + 100;
+    char *huge = malloc(big);
+    if (CHECK(huge)) {
+        memset(huge, ' ', big);
+        memcpy(huge, "k atol=1\n#", 10);
+        huge[big - 1] = '\n';
+        CHECK(test_write_file(path, huge, big));
+        CHECK_EQ_U64(vkrr_compare_tol_load(&rs, path, &err), VKRR_ERR_SIZE);
+        CHECK(strstr(err.msg, "larger than 4194304 bytes"));
+        free(huge);
+    }
+    /* more rules than the first allocation holds: the last one still counts */
+    char many[2048] = "";
+    for (int i = 0; i < 40; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "kern%d atol=%d\n", i, i + 1);
+    rs = NULL;
+    CHECK_EQ_U64(vkrr_compare_tol_parse(&rs, many, strlen(many), "many.tol", &err), VKRR_OK);
+    t = vkrr_compare_tol_resolve(rs, "kern39", 0, 0, VKRR_DT_F16);
+    CHECK(t.atol == 40);
+    t = vkrr_compare_tol_resolve(rs, "kern7", 0, 0, VKRR_DT_F16);
+    CHECK(t.atol == 8);
     vkrr_compare_tol_destroy(rs);
     snprintf(path, sizeof path, "%s/missing.tol", dir);
     CHECK_EQ_U64(vkrr_compare_tol_load(&rs, path, &err), VKRR_ERR_MISSING);
