@@ -110,3 +110,24 @@ e2e_clampk_capture() { # CAP PORTS
         --arg in:f32:256 --arg out:f32:256 --arg f32:8 --arg u32:250 >/dev/null 2>&1 || fail "record"
     vkrr port new clampk "$1" --out "$2" >/dev/null 2>&1 || fail "port new"
 }
+
+# The clampk capture and two ports of it: BAD forgets the kernel's clamp
+# (what stress must find), GOOD has it (as the PTX rounds: no fma).
+e2e_clampk_ports() { # CAP BAD GOOD
+    e2e_clampk_capture "$1" "$2"
+    cp -r "$2" "$3"
+    python3 - "$2/clampk.comp" "$3/clampk.comp" <<'PY' || fail "the skeleton has no body line"
+import sys
+old = "// The kernel's body goes here.  Nothing is written yet."
+head = "uint i = gid.x;\n    if (i < vkrr_p.arg20) {\n        precise float v = vkrr_ld_f(in0, i);\n"
+clamp = ("        float lim = uintBitsToFloat(vkrr_p.arg16);\n"
+         "        if (v > lim) {\n            precise float t = lim;\n"
+         "            for (int k = 0; k < 4; k++)\n                t = t * 0.75 + lim * 0.25;\n"
+         "            v = t;\n        }\n")
+tail = "        vkrr_st_f(out8, i, v * 0.5);\n    }"
+for path, body in ((sys.argv[1], head + tail), (sys.argv[2], head + clamp + tail)):
+    s = open(path).read()
+    assert old in s
+    open(path, "w").write(s.replace(old, body))
+PY
+}

@@ -73,22 +73,7 @@ vkrr bench "$WORK/small" --runs 2 --warmup-max 0.5 --json "$WORK/bench.json" >"$
 check vkrr-bench "$WORK/bench.json"
 
 # stress: a port that forgets a clamp (found), and one that has it
-e2e_clampk_capture "$WORK/ck" "$WORK/bad"
-cp -r "$WORK/bad" "$WORK/good"
-python3 - "$WORK/bad/clampk.comp" "$WORK/good/clampk.comp" <<'PY' || fail "the skeleton has no body line"
-import sys
-old = "// The kernel's body goes here.  Nothing is written yet."
-head = "uint i = gid.x;\n    if (i < vkrr_p.arg20) {\n        precise float v = vkrr_ld_f(in0, i);\n"
-clamp = ("        float lim = uintBitsToFloat(vkrr_p.arg16);\n"
-         "        if (v > lim) {\n            precise float t = lim;\n"
-         "            for (int k = 0; k < 4; k++)\n                t = t * 0.75 + lim * 0.25;\n"
-         "            v = t;\n        }\n")
-tail = "        vkrr_st_f(out8, i, v * 0.5);\n    }"
-for path, body in ((sys.argv[1], head + tail), (sys.argv[2], head + clamp + tail)):
-    s = open(path).read()
-    assert old in s
-    open(path, "w").write(s.replace(old, body))
-PY
+e2e_clampk_ports "$WORK/ck" "$WORK/bad" "$WORK/good"
 vkrr stress "$WORK/ck" --ports "$WORK/bad" --runs 400 --seed 7 --out "$WORK/sout" \
     --json "$WORK/stress-bad.json" >"$WORK/o" 2>&1
 [ $? = 1 ] || fail "stress of the bad port should find it: $(cat "$WORK/o")"

@@ -21,23 +21,7 @@ mkdir -p "$WORK"
 . "$(dirname "$0")/e2e-lib.sh"
 
 cap=$WORK/cap
-e2e_clampk_capture "$cap" "$WORK/bad"
-cp -r "$WORK/bad" "$WORK/good"
-# the port body: bad forgets the clamp, good has it (as the PTX rounds: no fma)
-python3 - "$WORK/bad/clampk.comp" "$WORK/good/clampk.comp" <<'PY' || fail "the skeleton has no body line"
-import sys
-old = "// The kernel's body goes here.  Nothing is written yet."
-head = "uint i = gid.x;\n    if (i < vkrr_p.arg20) {\n        precise float v = vkrr_ld_f(in0, i);\n"
-clamp = ("        float lim = uintBitsToFloat(vkrr_p.arg16);\n"
-         "        if (v > lim) {\n            precise float t = lim;\n"
-         "            for (int k = 0; k < 4; k++)\n                t = t * 0.75 + lim * 0.25;\n"
-         "            v = t;\n        }\n")
-tail = "        vkrr_st_f(out8, i, v * 0.5);\n    }"
-for path, body in ((sys.argv[1], head + tail), (sys.argv[2], head + clamp + tail)):
-    s = open(path).read()
-    assert old in s
-    open(path, "w").write(s.replace(old, body))
-PY
+e2e_clampk_ports "$cap" "$WORK/bad" "$WORK/good"
 
 vkrr validate "$cap" --ports "$WORK/bad" --heatmaps none >"$WORK/v.out" 2>&1 ||
     fail "validate of the capture (its inputs never reach the bug) should pass: $(cat "$WORK/v.out")"
