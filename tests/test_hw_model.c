@@ -394,7 +394,7 @@ static void test_cache_and_damage(void)
 static unsigned measure_compare(const char *set, const char *name, size_t width, size_t row,
                                 unsigned step, unsigned *checked)
 {
-    char path[1400];
+    char path[1600]; /* set (at most 1400) and a table's name */
     snprintf(path, sizeof path, "%s/%s.xz", set, name);
     size_t na = 0, nb = 0;
     uint8_t *a = hwraw_read(path, &na), *b = hwraw_shipped(name, &nb);

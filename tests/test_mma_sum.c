@@ -2,7 +2,8 @@
  * called directly, on what the mma tests' kernels do not reach: Inf and NaN
  * among the products with f32 and f16 results, and the `rounded` model's
  * exact fp8 sum for .e5m2 (its codes, its Inf and NaN, and a cancellation a
- * sum in doubles would lose).  Every expected value is worked by hand in the
+ * sum in doubles would lose) and for .e4m3 (a tie a sum in doubles would
+ * make).  Every expected value is worked by hand in the
  * comment beside it. */
 #include <string.h>
 
@@ -83,6 +84,14 @@ static void check_rounded_fp8(void)
                  0x7fffffffu);
     CHECK_EQ_U64(dot3(DOT_E4M3, false, (uint32_t[]){0x7e, 0, 0}, (uint32_t[]){0x38, 0, 0}, 0),
                  0x43e00000u);
+    /* e4m3 0x78 = 256, 0x01 = 2^-9, c = 2^40 (f32 0x53800000): the sum is
+     * 2^40 + 2^16 + 2^-18, half an f32 step (2^17) above 2^40 and a little
+     * more, so rounded once it is 2^40 + 2^17, 0x53800001.  A double holds
+     * 2^40 + 2^16 + 2^-18 only to 2^-12: it makes an exact tie of it, which
+     * then rounds to even, 0x53800000 (what the exact fixed-point sum avoids). */
+    CHECK_EQ_U64(dot3(DOT_E4M3, false, (uint32_t[]){0x78, 0x01, 0}, (uint32_t[]){0x78, 0x01, 0},
+                      0x53800000u),
+                 0x53800001u);
     vkrr_hw_use(NULL);
     vkrr_hw_model_close(r);
 }
