@@ -62,6 +62,7 @@ TESTS = {
     "src/compare/compare_scan.c": "test_compare|test_validate",
     "src/compare/compare_tol.c": "test_compare|test_validate",
     "src/cli/cmd_merge.c": "e2e_shard",
+    "src/cli/cli_summary.c": "e2e_shard|e2e_synth|e2e_left",
     "src/hw/approx.c": "test_hw_model|test_ptx_float$|test_ports_common|test_hw_cli",
     "src/hw/hw_model.c": "test_hw_model|test_hw_cli|test_ptx_float$",
     "src/hw/hw_tables.c": "test_hw_model|test_hw_cli|fuzz_regress_hwtables",
@@ -95,7 +96,8 @@ HELD_OUT = [
      "texels rounded down to the grid instead of toward zero"),
 ]
 
-VERDICT = ("src/validate/", "src/compare/", "src/cli/cmd_merge.c", "src/capture/capture_links.c")
+VERDICT = ("src/validate/", "src/compare/", "src/cli/cmd_merge.c", "src/cli/cli_summary.c",
+           "src/capture/capture_links.c")
 
 # ---- a small C tokenizer: enough to never touch comments, strings, # lines ----
 TOKEN = re.compile(r"""

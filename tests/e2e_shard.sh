@@ -109,6 +109,23 @@ check validate both-failing --perturb "cuda_dldn_rrref_enc1_kernel#1=3"
 check validate chained --mode chained --heatmaps all
 check rerun rerun --backend cpu
 
+# a rerun shard with a launch that ran out of time (on a GPU backend; ptx and
+# cpu never time out) and one that differs: merged, the run fails (exit 1, as
+# rerun --help says) and the summary counts each
+python3 - "$WORK/rerun/s2/result.json" "$WORK/timeout.json" <<'EOF' || fail "make a TIMEOUT shard"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["launches"]) >= 2 and all(l["status"] == "PASS" for l in d["launches"])
+d["launches"][0]["status"] = "TIMEOUT"
+d["launches"][1]["status"] = "FAIL"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+vkrr merge "$WORK/rerun/s1/result.json" "$WORK/timeout.json" "$WORK/rerun/s3/result.json" \
+    >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 1 ] && grep -Eq "^summary: [0-9]+ launches: [0-9]+ PASS, 1 FAIL, 0 NO KERNEL, 1 TIMEOUT, 0 ERROR -> FAIL$" "$WORK/m.out" ||
+    fail "a merged rerun with a TIMEOUT and a FAIL: exit $rc, $(cat "$WORK/m.out" "$WORK/m.err")"
+
 # shards fetched elsewhere (CI artifacts): the heatmap paths their files hold are
 # stale, and merge finds each picture beside its file instead
 m=$WORK/moved

@@ -77,8 +77,8 @@ void vkrr_cli_summary_details(FILE *f, const vkrr_cli_summary *s)
     }
 }
 
-void vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
-                            uint32_t n)
+vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n)
 {
     const unsigned *c = info->counts;
     unsigned fails = c[VKRR_LAUNCH_FAIL] + c[VKRR_LAUNCH_TIMEOUT];
@@ -99,6 +99,7 @@ void vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_la
                     res[i].note);
             break;
         }
+    return fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK;
 }
 
 bool vkrr_cli_shard_parse(const char *s, uint32_t *k, uint32_t *n)

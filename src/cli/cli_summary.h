@@ -23,8 +23,11 @@ void vkrr_cli_summary_lines(FILE *f, const vkrr_cli_summary *s);
 void vkrr_cli_summary_details(FILE *f, const vkrr_cli_summary *s);
 
 /* `vkrr rerun`'s summary after its table: the counts and verdict word, the
- * launches that could not be read, the first that differs or did not run. */
-void vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
+ * launches that could not be read, the first that differs or did not run.
+ * Returns the verdict (rerun and merge exit with it): VKRR_ERR_MISMATCH for a
+ * FAIL or TIMEOUT, else VKRR_ERR_INCOMPLETE for an ERROR or NO KERNEL, else
+ * VKRR_OK. */
+vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                             uint32_t n);
 
 /* --shard K/N: true with *k, *n (1 <= K <= N <= VKRR_SHARD_MAX). */

@@ -255,16 +255,6 @@ static vkrr_status gather_heatmaps(const merge_args *a, entry *e, uint32_t n,
     return VKRR_OK;
 }
 
-/* rerun's summary: its own counts and verdict. */
-static vkrr_status rerun_outcome(const vkrr_report_info *info, const vkrr_launch_result *res,
-                                 uint32_t n)
-{
-    unsigned fails = info->counts[VKRR_LAUNCH_FAIL] + info->counts[VKRR_LAUNCH_TIMEOUT];
-    unsigned errors = info->counts[VKRR_LAUNCH_ERROR] + info->counts[VKRR_LAUNCH_NO_PORT];
-    vkrr_cli_rerun_summary(stdout, info, res, n);
-    return fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK;
-}
-
 int vkrr_cmd_merge(int argc, char **argv)
 {
     merge_args a;
@@ -369,7 +359,7 @@ int vkrr_cmd_merge(int argc, char **argv)
     }
     vkrr_status verdict;
     if (rerun) {
-        verdict = rerun_outcome(&info, res, n);
+        verdict = vkrr_cli_rerun_summary(stdout, &info, res, n);
     } else {
         vkrr_cli_summary sum = {.run = &run, .nsel = info.total, .iso = iso, .chn = chn,
                                 .capture_damage = info.ndamage};

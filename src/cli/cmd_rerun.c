@@ -297,9 +297,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
         fflush(stdout);
     }
     info.unreadable = unreadable;
-    unsigned fails = info.counts[VKRR_LAUNCH_FAIL] + info.counts[VKRR_LAUNCH_TIMEOUT];
-    unsigned errors = info.counts[VKRR_LAUNCH_ERROR] + info.counts[VKRR_LAUNCH_NO_PORT];
-    vkrr_cli_rerun_summary(stdout, &info, res, n);
+    vkrr_status verdict = vkrr_cli_rerun_summary(stdout, &info, res, n);
     if (a.coverage) {
         cov = vkrr_cli_coverage(&be, res, n, &ncov);
         vkrr_cli_coverage_print(stdout, cov, ncov);
@@ -324,7 +322,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     }
     vkrr_cli_print_written(&a.c, res, n);
     /* a differing output outranks a launch that could not run */
-    rc = vkrr_status_exit_code(fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK);
+    rc = vkrr_status_exit_code(verdict);
     goto out;
 fail:
     rc = vkrr_cli_fail(&err);
