@@ -255,6 +255,39 @@ static void test_standin(const char *root)
              "not the PTX ISA's bound", path, path);
     CHECK(o && strstr(o, want) && !strstr(o, "compared within the PTX ISA's bound"));
     free(o);
+    /* the file and a flag: both named, the flag after the lines */
+    snprintf(args, sizeof args,
+             "rerun '%s' --buffer-type f32 --heatmaps none --tolerance '%s' --atol 1", cap, path);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    snprintf(want, sizeof want, "compared within the tolerance given (arg0 %s:2 and --atol; "
+             "arg8 %s:2,4 and --atol), not the PTX ISA's bound", path, path);
+    CHECK(o && strstr(o, want));
+    free(o);
+    snprintf(args, sizeof args, "rerun '%s' --buffer-type f32 --heatmaps none --tolerance '%s'", cap,
+             path);
+    /* more matching lines than the row's list holds: whole line numbers,
+     * 1, 2, 3 ... in order, then "..." (never a number cut short) */
+    char many[60 * 40] = "";
+    for (int i = 0; i < 60; i++)
+        strcat(many, "vkrr_hw_measure#0 arg8 max_ulp=1\n");
+    CHECK(test_write_file(path, many, strlen(many)));
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    snprintf(want, sizeof want, "compared within the tolerance given (arg8 %s:", path);
+    const char *at = o ? strstr(o, want) : NULL;
+    int listed = 0;
+    if (CHECK(at)) {
+        at += strlen(want);
+        while (*at >= '0' && *at <= '9') {
+            char *end;
+            long v = strtol(at, &end, 10);
+            CHECK_EQ_U64(v, listed + 1);
+            listed++;
+            at = *end == ',' ? end + 1 : end;
+        }
+        CHECK(!strncmp(at, "...), not the PTX ISA's bound", 29));
+    }
+    CHECK(listed >= 30 && listed < 60);
+    free(o);
     tol = "other_kernel max_ulp=1\n";
     CHECK(test_write_file(path, tol, strlen(tol)));
     CHECK_EQ_U64(vkrr(args, &o), 0); /* f32's default, 4 ULP */

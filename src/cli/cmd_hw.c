@@ -13,6 +13,7 @@
 #include "hw_model.h"
 #include "hw_texture.h"
 #include "measure.h"
+#include "textlist.h"
 
 static const char hw_help[] =
     "usage: vkrr hw measure OUTDIR [--device N] [--backend cuda|ptx --sample N\n"
@@ -121,14 +122,12 @@ static void compare_set(const char *dir, vkrr_hw_tables *ref, const char *what)
         vkrr_hw_tables_close(m);
         return;
     }
-    char differ[512] = "";
-    size_t at = 0;
+    char differ[512];
+    vkrr_textlist dl;
+    vkrr_textlist_init(&dl, differ, sizeof differ);
     for (int i = 0; i < VKRR_HWT_COUNT; i++)
-        if (vkrr_hw_tables_hash(m, (vkrr_hw_table_id)i) != vkrr_hw_tables_hash(ref, (vkrr_hw_table_id)i)) {
-            int n = snprintf(differ + at, sizeof differ - at, "%s%s", at ? ", " : "",
-                             vkrr_hw_table_name((vkrr_hw_table_id)i));
-            at = n > 0 && (size_t)n < sizeof differ - at ? at + (size_t)n : at;
-        }
+        if (vkrr_hw_tables_hash(m, (vkrr_hw_table_id)i) != vkrr_hw_tables_hash(ref, (vkrr_hw_table_id)i))
+            vkrr_textlist_add(&dl, ", ", "%s", vkrr_hw_table_name((vkrr_hw_table_id)i));
     if (differ[0])
         printf("tables: differ from %s %s set (%s) in: %s\n", what, vkrr_hw_tables_arch(ref),
                vkrr_hw_tables_device(ref), differ);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mapfile.h"
+#include "textlist.h"
 
 /* A tolerance file is a handful of lines; refuse anything that is clearly not one. */
 #define TOL_FILE_MAX (4u << 20)
@@ -111,21 +112,20 @@ bool vkrr_compare_tol_decided(const vkrr_tol_rules *rules, const char *kernel, u
     buf[0] = 0;
     if (!rules)
         return false;
-    char lines[160] = "";
-    size_t at = 0;
+    char lines[160];
+    vkrr_textlist ls;
+    vkrr_textlist_init(&ls, lines, sizeof lines);
     for (size_t i = 0; i < rules->count; i++) { /* every rule that matches sets something */
         const tol_rule *r = &rules->rules[i];
-        if (rule_matches(r, kernel, occurrence, arg_offset) && sets_any(&r->set)) {
-            int n = snprintf(lines + at, sizeof lines - at, "%s%ld", at ? "," : "", r->line);
-            at = n > 0 && (size_t)n < sizeof lines - at ? at + (size_t)n : at;
-        }
+        if (rule_matches(r, kernel, occurrence, arg_offset) && sets_any(&r->set))
+            vkrr_textlist_add(&ls, ",", "%ld", r->line);
     }
     const vkrr_tol_override *f = &rules->flags;
-    char flags[64];
+    char flags[64] = "";
     snprintf(flags, sizeof flags, "%s%s%s", f->has_atol ? " --atol" : "", f->has_rtol ? " --rtol" : "",
              f->has_max_ulp ? " --max-ulp" : "");
-    if (at)
-        snprintf(buf, cap, "%s:%s%s%s", rules->name, lines, flags[0] ? " and" : "", flags);
+    if (ls.at)
+        snprintf(buf, cap, "%s:%s%s%s", rules->name, lines, sets_any(f) ? " and" : "", flags);
     else
         snprintf(buf, cap, "%s", flags[0] ? flags + 1 : "");
     return buf[0] != 0;
@@ -320,12 +320,13 @@ vkrr_status vkrr_compare_tol_load(vkrr_tol_rules **out, const char *path, vkrr_e
     if (!f)
         return vkrr_fail(err, errno == ENOENT ? VKRR_ERR_MISSING : VKRR_ERR_IO, path, 0, -1,
                          "cannot open the tolerance file: %s", strerror(errno));
-    text = malloc(TOL_FILE_MAX + 1);
+    size_t cap = TOL_FILE_MAX + 1; /* one byte more tells a file too large */
+    text = malloc(cap);
     if (!text) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, path, 0, -1, "out of memory");
         goto fail;
     }
-    size_t len = fread(text, 1, TOL_FILE_MAX + 1, f);
+    size_t len = fread(text, 1, cap, f);
     if (ferror(f)) {
         st = vkrr_fail(err, VKRR_ERR_IO, path, 0, -1, "cannot read the tolerance file");
         goto fail;

@@ -163,7 +163,7 @@ typedef struct vkrr_launch_result {
     uint32_t nfeeds;
     unsigned standins;          /* VKRR_STANDIN_* (src/hw/approx.h) a reference computed with:
                                  * its comparisons were within the ISA's bound (see opts) */
-    char hw_note[512];          /* where the hardware model is not exact for this launch:
+    char hw_note[1024];         /* where the hardware model is not exact for this launch:
                                  * stand-ins, texture filtering not measured; "" when exact */
     char *printed;              /* what the kernel printed (printf) when a backend that runs
                                  * the original (ptx) ran it; malloc'd, NULL when nothing */

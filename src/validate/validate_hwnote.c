@@ -8,6 +8,7 @@
 
 #include "approx.h"
 #include "texfilter.h"
+#include "textlist.h"
 
 /* How the outputs of a launch with bounded stand-ins were compared: within
  * the PTX ISA's bound (when the run widens tolerances by it), else within
@@ -20,17 +21,14 @@ static void compared_within(const vkrr_validate_opts *o, const vkrr_launch_resul
         snprintf(buf, cap, "compared within the PTX ISA's bound");
         return;
     }
-    char list[400] = "", one[240];
-    size_t at = 0;
-    for (uint32_t i = 0; i < out->nres; i++) { /* each output's own: rules name arguments */
-        if (!vkrr_compare_tol_decided(o->rules, l->kernel, l->occurrence, out->res[i].offset, one,
-                                      sizeof one))
-            continue;
-        int n = snprintf(list + at, sizeof list - at, "%sarg%u %s", at ? "; " : "",
-                         out->res[i].offset, one);
-        at = n > 0 && (size_t)n < sizeof list - at ? at + (size_t)n : at;
-    }
-    if (at)
+    char list[400], one[240];
+    vkrr_textlist ls;
+    vkrr_textlist_init(&ls, list, sizeof list);
+    for (uint32_t i = 0; i < out->nres; i++) /* each output's own: rules name arguments */
+        if (vkrr_compare_tol_decided(o->rules, l->kernel, l->occurrence, out->res[i].offset, one,
+                                     sizeof one))
+            vkrr_textlist_add(&ls, "; ", "arg%u %s", out->res[i].offset, one);
+    if (ls.at)
         snprintf(buf, cap, "compared within the tolerance given (%s), not the PTX ISA's bound", list);
     else
         snprintf(buf, cap, "compared within the default tolerance: the tolerance given has no rule "
@@ -40,19 +38,16 @@ static void compared_within(const vkrr_validate_opts *o, const vkrr_launch_resul
 void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_validate_opts *o,
                            const vkrr_launch *l)
 {
-    size_t at = 0;
-    out->hw_note[0] = 0;
+    vkrr_textlist note;
+    vkrr_textlist_init(&note, out->hw_note, sizeof out->hw_note);
     for (uint32_t i = 0; i < l->nimages; i++) {
         const vkrr_image *im = &l->images[i];
         char why[256];
         vkrr_texcase tc = {im->format, im->channels, im->sampler.filter,
                            {im->sampler.address[0], im->sampler.address[1]}, im->sampler.normalized,
                            im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D};
-        if (im->kind != VKRR_IMAGE_TEXTURE || !vkrr_texfilter_unmeasured(&tc, why, sizeof why))
-            continue;
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at, "%sarg%u: %s",
-                         at ? "; " : "", im->offset, why);
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
+        if (im->kind == VKRR_IMAGE_TEXTURE && vkrr_texfilter_unmeasured(&tc, why, sizeof why))
+            vkrr_textlist_add(&note, "; ", "arg%u: %s", im->offset, why);
     }
     unsigned bounded = out->standins & ~(unsigned)(VKRR_STANDIN_DMMA | VKRR_STANDIN_TCSUM);
     if (bounded) {
@@ -62,23 +57,21 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_validate_opts *o,
             untyped = untyped || !vkrr_dtype_is_float(out->res[i].view.dtype);
         vkrr_approx_standin_names(bounded, names, sizeof names);
         compared_within(o, out, l, within, sizeof within);
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                         "%sthe reference computed %s with a stand-in (not measured exactly on a "
-                         "GPU): %s%s", at ? "; " : "", names, within,
-                         untyped ? ", but outputs compared as bytes cannot be (give their type: "
-                                   "--buffer-type or a .port)" : "");
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
+        vkrr_textlist_add(&note, "; ",
+                          "the reference computed %s with a stand-in (not measured exactly on a "
+                          "GPU): %s%s", names, within,
+                          untyped ? ", but outputs compared as bytes cannot be (give their type: "
+                                    "--buffer-type or a .port)" : "");
     }
-    if (out->standins & VKRR_STANDIN_DMMA) { /* no bound to widen the tolerance by */
-        int n = snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                         "%sthe reference computed mma.m8n8k4.f64 with a model of how the GPU sums its "
-                         "products (fma in k order; the PTX ISA does not say): a difference in the last "
-                         "bits may be the model's", at ? "; " : "");
-        at = n > 0 && (size_t)n < sizeof out->hw_note - at ? at + (size_t)n : at;
-    }
+    if (out->standins & VKRR_STANDIN_DMMA) /* no bound to widen the tolerance by */
+        vkrr_textlist_add(&note, "; ",
+                          "the reference computed mma.m8n8k4.f64 with a model of how the GPU sums "
+                          "its products (fma in k order; the PTX ISA does not say): a difference in "
+                          "the last bits may be the model's");
     if (out->standins & VKRR_STANDIN_TCSUM) /* nor here */
-        snprintf(out->hw_note + at, sizeof out->hw_note - at,
-                 "%sthe reference summed its f16/bf16/tf32/fp8 mma as a published model of the tensor "
-                 "cores does (aligned, truncated terms; not yet measured by vkrr): a difference in the "
-                 "last bits of an mma's output may be the model's", at ? "; " : "");
+        vkrr_textlist_add(&note, "; ",
+                          "the reference summed its f16/bf16/tf32/fp8 mma as a published model of "
+                          "the tensor cores does (aligned, truncated terms; not yet measured by "
+                          "vkrr): a difference in the last bits of an mma's output may be the "
+                          "model's");
 }
