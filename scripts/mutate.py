@@ -235,14 +235,31 @@ def held_mutants(rel, text):
 SEP = " @@ "  # never in C code, unlike "|"
 
 
+FUNC_DEF = re.compile(r"^[A-Za-z_][^;{}()\n]*?\b(\w+)\s*\([^;{}]*\)\s*\n\{", re.M)
+
+
+def enclosing_function(text, pos):
+    """The function whose body holds pos (definitions start at column 0 and
+    open their body on the next line, as STYLE.md writes them); "" outside."""
+    name = ""
+    for m in FUNC_DEF.finditer(text, 0, pos):
+        name = m.group(1)
+    return name
+
+
 def mutant_key(path, text, m):
     """A name for a mutant that survives edits elsewhere in the file: the
-    line's text, which occurrence of orig on it, and the change."""
+    line's text, which occurrence of orig on it, and the change.  A line
+    whose text is not unique in the file is named with its function too
+    ("in FUNC: TEXT"), so that two identical lines are never triaged as one."""
     ls = text.rfind("\n", 0, m["start"]) + 1
     le = text.find("\n", m["start"])
     line_text = text[ls:le if le >= 0 else len(text)]
     occ = line_text[:m["start"] - ls].count(m["orig"]) + 1
-    return SEP.join((path, line_text.strip(), str(occ), m["orig"], m["new"]))
+    shown = line_text.strip()
+    if sum(1 for ln in text.split("\n") if ln.strip() == shown) > 1:
+        shown = "in %s: %s" % (enclosing_function(text, m["start"]) or "(file scope)", shown)
+    return SEP.join((path, shown, str(occ), m["orig"], m["new"]))
 
 
 def read_triage(path):
