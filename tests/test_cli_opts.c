@@ -184,10 +184,86 @@ static void color(void)
     vkrr_color_set(VKRR_COLOR_AUTO);
 }
 
+/* vkrr_cli_opts_one_arg: the loop of a command over one CAPDIR */
+typedef struct one_ctx {
+    char seen[256];
+    int helps;
+    int stop_at; /* take returns 7 for this id */
+} one_ctx;
+
+static int one_take(const char *cmd, int id, const char *v, void *ctx)
+{
+    one_ctx *c = ctx;
+    size_t at = strlen(c->seen);
+    snprintf(c->seen + at, sizeof c->seen - at, "%s%s:%d=%s", at ? " " : "", cmd, id, v ? v : "-");
+    return id == c->stop_at ? 7 : 0;
+}
+
+static void one_help(void *ctx)
+{
+    ((one_ctx *)ctx)->helps++;
+}
+
+static int one_arg(const char *const *words, one_ctx *c, const char **arg, char *err, size_t ecap)
+{
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = "cmd";
+    while (*words)
+        argv[argc++] = (char *)*words++;
+    argv[argc] = NULL;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    dup2(fileno(tmp), 2);
+    vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
+    int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", arg, one_take, one_help, c);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(err, 1, ecap - 1, tmp);
+    err[n] = 0;
+    fclose(tmp);
+    return rc;
+}
+
+#define ONE(...) one_arg((const char *const[]){__VA_ARGS__, NULL}, &c, &arg, err, sizeof err)
+
+static void one_argument(void)
+{
+    char err[1024];
+    const char *arg = "stale";
+    one_ctx c = {.stop_at = -100};
+    /* options in order to take, with the command's name; the argument set */
+    CHECK_EQ_U64(ONE("--mode", "both", "cap", "-q"), 0);
+    CHECK_STR(arg, "cap");
+    CHECK_STR(c.seen, "cmd:0=both cmd:2=-");
+    CHECK_STR(err, "");
+    /* a second argument, and none: usage errors (exit 2) naming CAPDIR */
+    c = (one_ctx){.stop_at = -100};
+    CHECK_EQ_U64(ONE("a", "b"), 2);
+    CHECK(strstr(err, "vkrr cmd: one CAPDIR only ('b' is extra)\n") != NULL);
+    CHECK_EQ_U64(ONE("--mode", "both"), 2);
+    CHECK(arg == NULL && strstr(err, "vkrr cmd: needs CAPDIR\n") != NULL);
+    /* --help: the help, -1, whatever else is missing */
+    c = (one_ctx){.stop_at = -100};
+    CHECK_EQ_U64(ONE("--help"), (uint64_t)-1);
+    CHECK_EQ_U64(c.helps, 1);
+    /* take's exit code stops the loop at once */
+    c = (one_ctx){.stop_at = 0};
+    CHECK_EQ_U64(ONE("--mode", "x", "-q", "cap"), 7);
+    CHECK_STR(c.seen, "cmd:0=x");
+    /* the parser's own error: its code */
+    CHECK_EQ_U64(ONE("cap", "--json"), 2);
+    CHECK(strstr(err, "--json needs a value") != NULL);
+}
+
 int main(void)
 {
     values();
     errors();
+    one_argument();
     color();
     return test_finish("cli_opts");
 }

@@ -131,8 +131,9 @@ typedef struct vkrr_cli_modules {
     const char *v[VKRR_CLI_MODULES_MAX];
     uint32_t n;
 } vkrr_cli_modules;
-/* false: more than VKRR_CLI_MODULES_MAX */
-bool vkrr_cli_modules_add(vkrr_cli_modules *m, const char *v);
+/* --modules V (repeatable): 0, or the usage error's exit code when given
+ * more than VKRR_CLI_MODULES_MAX times. */
+int vkrr_cli_modules_take(const char *cmd, const char *v, vkrr_cli_modules *m);
 /* Opens the backend that runs the original kernels (d.name is set to name):
  * ptx from the PTX found (modules.h: m's files and folders, else where the
  * capture's modules are; a "modules:" line on `say` says where, and which

@@ -8,12 +8,12 @@
 #include "cli.h"
 #include "modules.h"
 
-bool vkrr_cli_modules_add(vkrr_cli_modules *m, const char *v)
+int vkrr_cli_modules_take(const char *cmd, const char *v, vkrr_cli_modules *m)
 {
     if (m->n == VKRR_CLI_MODULES_MAX)
-        return false;
+        return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
     m->v[m->n++] = v;
-    return true;
+    return 0;
 }
 
 /* "modules: ..." and, for a kernel several PTX define with different

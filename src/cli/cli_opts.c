@@ -270,6 +270,31 @@ int vkrr_cli_opts_next(vkrr_cli_opts *p, const char **value)
     }
 }
 
+int vkrr_cli_opts_one_arg(vkrr_cli_opts *p, const char *what, const char **arg,
+                          int (*take)(const char *cmd, int id, const char *value, void *ctx),
+                          void (*help)(void *ctx), void *ctx)
+{
+    const char *v;
+    *arg = NULL;
+    for (int id, rc; (id = vkrr_cli_opts_next(p, &v)) != VKRR_OPT_END;) {
+        if (id == VKRR_OPT_ERROR)
+            return p->rc;
+        if (id == VKRR_OPT_HELP) {
+            help(ctx);
+            return -1;
+        }
+        if (id == VKRR_OPT_ARG && *arg)
+            return vkrr_cli_usage_error(p->cmd, "one %s only ('%s' is extra)", what, v);
+        if (id == VKRR_OPT_ARG)
+            *arg = v;
+        else if ((rc = take(p->cmd, id, v, ctx)) != 0)
+            return rc;
+    }
+    if (!*arg)
+        return vkrr_cli_usage_error(p->cmd, "needs %s", what);
+    return 0;
+}
+
 int vkrr_cli_unknown_subcommand(const char *cmd, const char *given, const char *const *names)
 {
     char near[200], all[200] = "";

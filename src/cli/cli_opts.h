@@ -81,6 +81,16 @@ bool vkrr_cli_opts_add(vkrr_cli_opts *p, const vkrr_cli_opt *table);
  * (NULL for a flag) or the positional argument. */
 int vkrr_cli_opts_next(vkrr_cli_opts *p, const char **value);
 
+/* The whole loop of a command that takes one positional argument (what:
+ * "CAPDIR"): each option's id and value go to take(cmd, id, value, ctx),
+ * which returns 0 or an exit code to stop with; -h/--help calls help(ctx).
+ * Returns 0 with *arg set, -1 after --help (the command exits 0), else an
+ * exit code, the error printed: "one CAPDIR only ('X' is extra)" or
+ * "needs CAPDIR" among them. */
+int vkrr_cli_opts_one_arg(vkrr_cli_opts *p, const char *what, const char **arg,
+                          int (*take)(const char *cmd, int id, const char *value, void *ctx),
+                          void (*help)(void *ctx), void *ctx);
+
 /* The option names nearest to `given` (with or without dashes), "--a, --b
  * or --c", into buf; "" when none is near.  The parser's suggestion, for
  * tests and for subcommand names (names: NULL-terminated, no dashes added

@@ -118,3 +118,11 @@ bool vkrr_cli_shard_parse(const char *s, uint32_t *k, uint32_t *n)
     *n = (uint32_t)nn;
     return true;
 }
+
+int vkrr_cli_shard_take(const char *cmd, const char *v, uint32_t *k, uint32_t *n)
+{
+    if (!vkrr_cli_shard_parse(v, k, n))
+        return vkrr_cli_usage_error(cmd, "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
+                                    VKRR_SHARD_MAX, v);
+    return 0;
+}

@@ -32,5 +32,7 @@ vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const 
 
 /* --shard K/N: true with *k, *n (1 <= K <= N <= VKRR_SHARD_MAX). */
 bool vkrr_cli_shard_parse(const char *s, uint32_t *k, uint32_t *n);
+/* --shard V for cmd: 0, or the usage error's exit code. */
+int vkrr_cli_shard_take(const char *cmd, const char *v, uint32_t *k, uint32_t *n);
 
 #endif

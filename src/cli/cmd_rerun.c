@@ -121,8 +121,9 @@ static const vkrr_cli_opt rerun_opts[] = {
     {0},
 };
 
-static int take_option(const char *cmd, int id, const char *v, rerun_args *a)
+static int take_option(const char *cmd, int id, const char *v, void *ctx)
 {
+    rerun_args *a = ctx;
     switch (id) {
     case O_BACKEND:
         if (strcmp(v, "ptx") && strcmp(v, "cpu") && strcmp(v, "cuda"))
@@ -130,19 +131,20 @@ static int take_option(const char *cmd, int id, const char *v, rerun_args *a)
         a->backend = v;
         return 0;
     case O_MODULES:
-        if (!vkrr_cli_modules_add(&a->modules, v))
-            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        return 0;
+        return vkrr_cli_modules_take(cmd, v, &a->modules);
     case O_EXACT: a->exact = true; return 0;
     case O_COVERAGE: a->coverage = true; return 0;
     case O_SHARD:
-        if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
-            return vkrr_cli_usage_error(cmd, "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
-                                        VKRR_SHARD_MAX, v);
-        return 0;
+        return vkrr_cli_shard_take(cmd, v, &a->shard, &a->shards);
     default:
         return vkrr_cli_compare_take(cmd, id, v, &a->c);
     }
+}
+
+static void print_help(void *ctx)
+{
+    (void)ctx;
+    printf(rerun_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
 }
 
 static int parse_args(int argc, char **argv, rerun_args *a)
@@ -151,23 +153,9 @@ static int parse_args(int argc, char **argv, rerun_args *a)
                       .c = {.heatmaps = "failing", .buffer_type = "bytes"}};
     vkrr_cli_opts p = vkrr_cli_opts_begin(argv[0], argc, argv, 1, rerun_opts, vkrr_cli_compare_opts);
     vkrr_cli_opts_add(&p, vkrr_cli_report_opts);
-    const char *v;
-    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
-        if (id == VKRR_OPT_ERROR)
-            return p.rc;
-        if (id == VKRR_OPT_HELP) {
-            printf(rerun_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
-            return -1;
-        }
-        if (id == VKRR_OPT_ARG && a->capdir)
-            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", v);
-        if (id == VKRR_OPT_ARG)
-            a->capdir = v;
-        else if ((rc = take_option(argv[0], id, v, a)) != 0)
-            return rc;
-    }
-    if (!a->capdir)
-        return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
+    int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", &a->capdir, take_option, print_help, a);
+    if (rc)
+        return rc;
     if (a->coverage && strcmp(a->backend, "ptx"))
         return vkrr_cli_usage_error(argv[0], "--coverage is the PTX interpreter's: it needs --backend "
                                              "ptx (the default), not %s", a->backend);

@@ -89,8 +89,9 @@ static const vkrr_cli_opt stress_opts[] = {
     {0},
 };
 
-static int take_option(const char *cmd, int id, const char *v, stress_args *a)
+static int take_option(const char *cmd, int id, const char *v, void *ctx)
 {
+    stress_args *a = ctx;
     switch (id) {
     case O_ONLY:
         if (a->nonly == MAX_SELECT || !vkrr_cli_select_parse(v, &a->only[a->nonly]))
@@ -112,9 +113,7 @@ static int take_option(const char *cmd, int id, const char *v, stress_args *a)
             return vkrr_cli_usage_error(cmd, "--time takes seconds above 0, not '%s'", v);
         return 0;
     case O_MODULES:
-        if (!vkrr_cli_modules_add(&a->modules, v))
-            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        return 0;
+        return vkrr_cli_modules_take(cmd, v, &a->modules);
     case O_DEVICE: a->device = v; return 0;
     case O_NO_BUILTIN: a->no_builtin = true; return 0;
     default:
@@ -122,28 +121,20 @@ static int take_option(const char *cmd, int id, const char *v, stress_args *a)
     }
 }
 
+static void print_help(void *ctx)
+{
+    (void)ctx;
+    fputs(stress_help, stdout);
+}
+
 static int parse_args(int argc, char **argv, stress_args *a)
 {
     *a = (stress_args){.runs = 500, .seed = 1, .c = {.heatmaps = "none", .buffer_type = "bytes"}};
     vkrr_cli_opts p =
         vkrr_cli_opts_begin(argv[0], argc, argv, 1, stress_opts, vkrr_cli_compare_opts);
-    const char *v;
-    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
-        if (id == VKRR_OPT_ERROR)
-            return p.rc;
-        if (id == VKRR_OPT_HELP) {
-            fputs(stress_help, stdout);
-            return -1;
-        }
-        if (id == VKRR_OPT_ARG && a->capdir)
-            return vkrr_cli_usage_error(argv[0], "one CAPDIR only ('%s' is extra)", v);
-        if (id == VKRR_OPT_ARG)
-            a->capdir = v;
-        else if ((rc = take_option(argv[0], id, v, a)) != 0)
-            return rc;
-    }
-    if (!a->capdir)
-        return vkrr_cli_usage_error(argv[0], "needs CAPDIR");
+    int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", &a->capdir, take_option, print_help, a);
+    if (rc)
+        return rc;
     if (a->no_builtin && !a->c.ports)
         return vkrr_cli_usage_error(argv[0], "--no-builtin needs --ports DIR");
     return 0;

@@ -236,8 +236,9 @@ static const vkrr_cli_opt validate_opts[] = {
 };
 
 /* One option (not --help) into a: 0, or the exit code of a usage error. */
-static int take_option(const char *cmd, int id, const char *v, validate_args *a)
+static int take_option(const char *cmd, int id, const char *v, void *ctx)
 {
+    validate_args *a = ctx;
     uint64_t x;
     switch (id) {
     case O_MODE:
@@ -256,10 +257,7 @@ static int take_option(const char *cmd, int id, const char *v, validate_args *a)
         return 0;
     }
     case O_SHARD:
-        if (!vkrr_cli_shard_parse(v, &a->shard, &a->shards))
-            return vkrr_cli_usage_error(cmd, "--shard takes K/N with 1 <= K <= N <= %u, not '%s'",
-                                        VKRR_SHARD_MAX, v);
-        return 0;
+        return vkrr_cli_shard_take(cmd, v, &a->shard, &a->shards);
     case O_WATCH_MAX:
         if (!vkrr_cli_parse_u64(v, 1000000, &x) || !x)
             return vkrr_cli_usage_error(cmd, "--watch-max takes a count >= 1, not '%s'", v);
@@ -280,9 +278,7 @@ static int take_option(const char *cmd, int id, const char *v, validate_args *a)
             return vkrr_cli_usage_error(cmd, "--timeout takes seconds > 0, not '%s'", v);
         return 0;
     case O_MODULES:
-        if (!vkrr_cli_modules_add(&a->modules, v))
-            return vkrr_cli_usage_error(cmd, "--modules at most %u times", VKRR_CLI_MODULES_MAX);
-        return 0;
+        return vkrr_cli_modules_take(cmd, v, &a->modules);
     case O_DEVICE: a->device = v; return 0;
     case O_WATCH: a->watch = true; return 0;
     case O_COVERAGE: a->coverage = true; return 0;
@@ -293,6 +289,14 @@ static int take_option(const char *cmd, int id, const char *v, validate_args *a)
     default:
         return vkrr_cli_compare_take(cmd, id, v, &a->c);
     }
+}
+
+static void print_help(void *ctx)
+{
+    if (((const validate_args *)ctx)->bisect)
+        fputs(bisect_help, stdout);
+    else
+        printf(validate_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
 }
 
 static int parse_args(int argc, char **argv, validate_args *a)
@@ -306,26 +310,9 @@ static int parse_args(int argc, char **argv, validate_args *a)
         vkrr_cli_opts_add(&p, validate_opts);
         vkrr_cli_opts_add(&p, vkrr_cli_report_opts);
     }
-    const char *v;
-    for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
-        if (id == VKRR_OPT_ERROR)
-            return p.rc;
-        if (id == VKRR_OPT_HELP) {
-            if (bisect)
-                fputs(bisect_help, stdout);
-            else
-                printf(validate_help, vkrr_cli_hw_help, vkrr_cli_ptx_help);
-            return -1;
-        }
-        if (id == VKRR_OPT_ARG && a->capdir)
-            return vkrr_cli_usage_error(argv[0], "unexpected argument '%s'", v);
-        if (id == VKRR_OPT_ARG)
-            a->capdir = v;
-        else if ((rc = take_option(argv[0], id, v, a)) != 0)
-            return rc;
-    }
-    if (!a->capdir)
-        return vkrr_cli_usage_error(argv[0], "missing CAPDIR");
+    int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", &a->capdir, take_option, print_help, a);
+    if (rc)
+        return rc;
     if (a->watch && !a->c.ports)
         return vkrr_cli_usage_error(argv[0], "--watch watches the --ports DIR: give one");
     if (a->coverage && strcmp(a->ref, "ptx"))
