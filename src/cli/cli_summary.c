@@ -102,6 +102,30 @@ vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info,
     return fails ? VKRR_ERR_MISMATCH : errors ? VKRR_ERR_INCOMPLETE : VKRR_OK;
 }
 
+vkrr_status vkrr_cli_write_reports(const vkrr_cli_compare *c, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n, uint32_t nheat,
+                                   vkrr_error *err)
+{
+    vkrr_status s;
+    if (c->json) {
+        if ((s = vkrr_report_json_write(c->json, info, res, n, err)) != VKRR_OK)
+            return s;
+        printf("json: %s\n", c->json);
+    }
+    if (c->report) {
+        if ((s = vkrr_report_html_write(c->report, info, res, n, err)) != VKRR_OK)
+            return s;
+        printf("report: %s/index.html\n", c->report);
+    }
+    if (c->junit) {
+        if ((s = vkrr_report_junit_write(c->junit, info, res, n, err)) != VKRR_OK)
+            return s;
+        printf("junit: %s\n", c->junit);
+    }
+    vkrr_cli_print_written(c, res, nheat);
+    return VKRR_OK;
+}
+
 bool vkrr_cli_shard_parse(const char *s, uint32_t *k, uint32_t *n)
 {
     const char *slash = s ? strchr(s, '/') : NULL;

@@ -9,6 +9,7 @@
 
 #include "validate_report.h"
 #include "validate_run.h"
+#include "cli.h"
 
 typedef struct vkrr_cli_summary {
     const vkrr_run *run;       /* res[0 .. done), counts, bisect, interrupted */
@@ -29,6 +30,13 @@ void vkrr_cli_summary_details(FILE *f, const vkrr_cli_summary *s);
  * VKRR_OK. */
 vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info, const vkrr_launch_result *res,
                             uint32_t n);
+
+/* The run's files: --json, --report, --junit, each written whole (atomically)
+ * and named on its line ("json: FILE"), then "wrote N files, SIZE" (the
+ * heatmaps of res[0 .. nheat) counted too: 0 where they are not this run's). */
+vkrr_status vkrr_cli_write_reports(const vkrr_cli_compare *c, const vkrr_report_info *info,
+                                   const vkrr_launch_result *res, uint32_t n, uint32_t nheat,
+                                   vkrr_error *err);
 
 /* --shard K/N: true with *k, *n (1 <= K <= N <= VKRR_SHARD_MAX). */
 bool vkrr_cli_shard_parse(const char *s, uint32_t *k, uint32_t *n);

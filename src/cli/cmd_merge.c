@@ -370,24 +370,10 @@ int vkrr_cmd_merge(int argc, char **argv)
     if (lost)
         printf("heatmaps: %u named by the shards' files were not found beside them (copy each "
                "shard's --out folder next to its file)\n", lost);
-    if (a.json) {
-        if (vkrr_report_json_write(a.json, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("json: %s\n", a.json);
-    }
-    if (a.report) {
-        if (vkrr_report_html_write(a.report, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("report: %s/index.html\n", a.report);
-    }
-    if (a.junit) {
-        if (vkrr_report_junit_write(a.junit, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("junit: %s\n", a.junit);
-    }
     /* the shards' heatmaps are not merge's: only what it wrote (copies in --report) */
-    vkrr_cli_print_written(&(vkrr_cli_compare){.json = a.json, .report = a.report, .junit = a.junit},
-                           NULL, 0);
+    vkrr_cli_compare outputs = {.json = a.json, .report = a.report, .junit = a.junit};
+    if (vkrr_cli_write_reports(&outputs, &info, res, n, 0, &err) != VKRR_OK)
+        goto fail;
     rc = vkrr_status_exit_code(verdict);
     goto out;
 fail:

@@ -293,22 +293,8 @@ int vkrr_cmd_rerun(int argc, char **argv)
         info.ncoverage = ncov;
     }
     vkrr_cli_print_heatmap_dir(heatmap_dir, res, n);
-    if (a.c.json) {
-        if (vkrr_report_json_write(a.c.json, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("json: %s\n", a.c.json);
-    }
-    if (a.c.report) {
-        if (vkrr_report_html_write(a.c.report, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("report: %s/index.html\n", a.c.report);
-    }
-    if (a.c.junit) {
-        if (vkrr_report_junit_write(a.c.junit, &info, res, n, &err) != VKRR_OK)
-            goto fail;
-        printf("junit: %s\n", a.c.junit);
-    }
-    vkrr_cli_print_written(&a.c, res, n);
+    if (vkrr_cli_write_reports(&a.c, &info, res, n, n, &err) != VKRR_OK)
+        goto fail;
     /* a differing output outranks a launch that could not run */
     rc = vkrr_status_exit_code(verdict);
     goto out;

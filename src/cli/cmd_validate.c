@@ -671,22 +671,8 @@ static int validate_run(const validate_args *args, char **argv)
         printf("validation layer: %u messages\n", st.validation_messages);
     /* Whole or absent: each file is written atomically, as of the last
      * finished launch. */
-    if (a.c.json) {
-        if (vkrr_report_json_write(a.c.json, &info, res, done, &err) != VKRR_OK)
-            goto fail;
-        printf("json: %s\n", a.c.json);
-    }
-    if (a.c.report) {
-        if (vkrr_report_html_write(a.c.report, &info, res, done, &err) != VKRR_OK)
-            goto fail;
-        printf("report: %s/index.html\n", a.c.report);
-    }
-    if (a.c.junit) {
-        if (vkrr_report_junit_write(a.c.junit, &info, res, done, &err) != VKRR_OK)
-            goto fail;
-        printf("junit: %s\n", a.c.junit);
-    }
-    vkrr_cli_print_written(&a.c, res, done);
+    if (vkrr_cli_write_reports(&a.c, &info, res, done, done, &err) != VKRR_OK)
+        goto fail;
     /* any validation-layer message: the bridge or a port misuses Vulkan, so
      * the results cannot be trusted and the run fails */
     vkrr_status verdict = vkrr_run_verdict(&rd, &run, cap->ndamage, a.validation ? st.validation_messages : 0);
