@@ -1,4 +1,10 @@
-# e2e-lib.sh - sourced by tests/e2e_*.sh once VKRR and WORK are set and WORK exists.
+# e2e-lib.sh - sourced by tests/e2e_*.sh.  Sourced with the script's arguments,
+#     . "$(dirname "$0")/e2e-lib.sh" "$@"     (VKRR_BIN WORKDIR)
+# it is the usual start: VKRR and WORK set, WORK emptied, fails=0 and
+# fail MESSAGE (prints "FAIL: MESSAGE", counts it); the script then ends with
+#     e2e_end                                 "NAME: ok" or "NAME: N failures",
+#                                             exit status 0 only when none
+# Sourced without arguments, VKRR and WORK must be set and WORK exist.
 #
 #     e2e_json_valid SCHEMA FILE...  each FILE is valid docs/json/SCHEMA.schema.json JSON
 #                                    (python3-jsonschema; see below); calls fail() if not
@@ -22,6 +28,22 @@
 # "SKIPPED: WHY" and exit 77, ctest's SKIP_RETURN_CODE (tests/CMakeLists.txt);
 # where the list $VKRR_TEST_REQUIRE names NEED (scripts/test.sh), a failure
 # instead, as testutil.h's test_skip.
+if [ $# -ge 2 ]; then
+    VKRR=$1
+    WORK=$2
+    fails=0
+    fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+    rm -rf "$WORK"
+    mkdir -p "$WORK"
+fi
+
+e2e_end() {
+    local name
+    name=$(basename "$0" .sh)
+    [ "$fails" = 0 ] && echo "$name: ok" || echo "$name: $fails failures"
+    [ "$fails" = 0 ]
+}
+
 exec 3>&2 # the script's stderr, whatever a caller redirects
 E2E_SANITIZER_LOG=$(mktemp /tmp/vkrr-e2e-sanitizer.XXXXXX)
 E2E_SANITIZER_MARKS=(-e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e ": runtime error: "

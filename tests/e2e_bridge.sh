@@ -15,16 +15,10 @@
 # lines bridge_form.py computed (FNV-1a from the bridge's basis).
 # Usage: e2e_bridge.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
 ref=$WORK/ref
 vkrr synth "$ref" --size 32x24 --frames 2 --log-surface-arrays >/dev/null 2>&1 || fail "synth"
 if ! ls "$ref/modules/"*.ptx >/dev/null 2>&1; then # a build without nvcc: the checked-in PTX

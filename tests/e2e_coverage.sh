@@ -9,16 +9,10 @@
 # interpreter's alone.
 # Usage: e2e_coverage.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
 rec() { # OUTDIR N
     vkrr record "$1" --ptx "$SRC/examples/first-port/scale.ptx" --kernel scale --grid 4 --block 64 \
         --arg in:f32:256 --arg out:f32:256 --arg f32:2.5 --arg f32:-1 --arg u32:"$2" >/dev/null 2>&1 ||
@@ -75,5 +69,4 @@ vkrr rerun "$WORK/exact" --coverage --backend cpu >"$WORK/cpu.out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "needs --backend ptx" "$WORK/cpu.out" || fail "--coverage --backend cpu: exit $rc"
 
-[ $fails = 0 ] && echo "e2e_coverage: ok" || echo "e2e_coverage: $fails failures"
-[ $fails = 0 ]
+e2e_end

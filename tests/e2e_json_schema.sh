@@ -13,16 +13,10 @@
 # Skipped (77) without python3-jsonschema.
 #
 # Usage: e2e_json_schema.sh VKRR_BIN WORKDIR
-VKRR=$1
-WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
 
 python3 -c "import jsonschema" 2>/dev/null ||
     e2e_skip jsonschema "python3-jsonschema is not installed (apt-get install python3-jsonschema)"

@@ -9,15 +9,8 @@
 # counted as left.
 # Usage: e2e_left.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
 
 cap=$WORK/cap
 e2e_clampk_capture "$cap" "$WORK/ports"
@@ -43,5 +36,4 @@ rc=$?
 grep -q ", $want the port left at their pre-launch bytes where CUDA wrote" "$WORK/v.out" ||
     fail "want $want left at the pre-launch bytes (the odd elements): $(grep arg8 "$WORK/v.out")"
 
-[ $fails = 0 ] && echo "e2e_left: ok" || echo "e2e_left: $fails failures"
-[ $fails = 0 ]
+e2e_end

@@ -13,16 +13,10 @@
 # runs the one that fits the capture's GPU, saying so.
 # Usage: e2e_modules.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cat >"$WORK/k.cu" <<'EOF'
 __global__ void twice(float *o, const float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = 2.0f * a[i]; }

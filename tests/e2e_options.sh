@@ -6,15 +6,8 @@
 # a JSON, JUnit or HTML file even with --color=always.
 # Usage: e2e_options.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
 
 ESC=$'\033'
 SGR="$ESC\\[[0-9;]*m" # a colour escape (the progress line's ESC[K is not one)

@@ -12,15 +12,9 @@
 # or where VKRR_TEST_REQUIRE names llvm, as scripts/test.sh does).
 # Usage: e2e_ptx_jit.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+
 cap=$WORK/cap
 vkrr synth "$cap" --size 24x16 --frames 1 >/dev/null 2>&1 || fail "synth"
 # without nvcc the capture has no modules: the checked-in PTX of rrref

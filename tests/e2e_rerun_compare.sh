@@ -7,15 +7,9 @@
 # element fails, exit 1); a byte outside the window fails either way.
 # Usage: e2e_rerun_compare.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+
 cap=$WORK/cap
 vkrr synth "$cap" --size 24x16 --frames 1 >/dev/null 2>&1 || fail "synth"
 vkrr rerun "$cap" --backend cpu --heatmaps none --json "$WORK/before.json" >"$WORK/before.out" 2>&1 ||
@@ -73,5 +67,4 @@ fi
 vkrr rerun "$cap" --exact --max-ulp 3 >"$WORK/both.out" 2>&1
 [ $? = 2 ] && grep -q "contradict" "$WORK/both.out" || fail "--exact with a tolerance is not refused"
 
-[ $fails = 0 ] && echo "e2e_rerun_compare: ok" || echo "e2e_rerun_compare: $fails failures"
-[ $fails = 0 ]
+e2e_end

@@ -9,15 +9,9 @@
 # captures, overlapping shards and a missing shard are exit 2 naming them.
 # Usage: e2e_shard.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+
 cap=$WORK/cap
 vkrr synth "$cap" --size 24x16 --frames 3 >/dev/null 2>&1 || fail "synth"
 
@@ -220,5 +214,4 @@ vkrr validate "$cap" --shard 4/3 >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q "\-\-shard takes K/N" "$WORK/m.err" || fail "--shard 4/3: exit $rc, $(cat "$WORK/m.err")"
 
-[ $fails = 0 ] && echo "e2e_shard: ok" || echo "e2e_shard: $fails failures"
-[ $fails = 0 ]
+e2e_end

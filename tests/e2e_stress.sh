@@ -9,16 +9,10 @@
 # usage is exit 2 naming what is wrong.
 # Usage: e2e_stress.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
 
 cap=$WORK/cap
 e2e_clampk_ports "$cap" "$WORK/bad" "$WORK/good"
@@ -108,5 +102,4 @@ usage "no launch of the capture matches --only" "$cap" --only nosuchkernel --por
 usage "needs CAPDIR"
 vkrr stress --help >"$WORK/h.out" 2>&1 && grep -q "minimised" "$WORK/h.out" || fail "--help"
 
-[ $fails = 0 ] && echo "e2e_stress: ok" || echo "e2e_stress: $fails failures"
-[ $fails = 0 ]
+e2e_end

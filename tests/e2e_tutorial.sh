@@ -9,15 +9,9 @@
 # with a PASS row naming the edited file.
 # Usage: e2e_tutorial.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-rm -rf "$WORK"
-mkdir -p "$WORK"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 python3 - "$ROOT"/README.md "$WORK" <<'PY' || { echo "FAIL: the README section cannot be read" >&2; exit 1; }
 import re, sys

@@ -9,15 +9,9 @@
 #   VKRR_TEST_RRREF_MODULES  1 when nvcc compiled rrref's modules, else 0
 # Usage: e2e_version.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+
 for v in VKRR_TEST_VERSION VKRR_TEST_PTX_JIT_LLVM VKRR_TEST_RRREF_MODULES; do
     [ -n "${!v:-}" ] || { echo "FAIL: $v is not set (run through ctest)" >&2; exit 1; }
 done
