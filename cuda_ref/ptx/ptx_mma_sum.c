@@ -17,10 +17,24 @@
  * (Microsoft's bit-accurate tensor-core reference, which probed these GPUs);
  * vkrr has not yet checked it on a GPU of its own.
  *
+ * How it is computed: in integers, because a kernel of mma instructions
+ * spends nearly all its time here (4,096 products an m16n8k32 fp8 mma).
+ * Every factor is a magnitude m < 2^(mb+1) (mb its type's fraction bits), a
+ * term exponent e (its exponent, at least its type's least normal one) and
+ * a sign: its value is m 2^(e - mb).  A product's term, aligned to the
+ * largest exponent X and truncated to F bits, is then
+ *     (ma mb << (F - mba - mbb)) >> (X - ea - eb)
+ * of magnitude (shifting a magnitude truncates toward zero), under 2^(F+2)
+ * <= 2^27: an int32 shifted by an int32 in a loop with no branches, which
+ * the compiler vectorises (with AVX2 where the CPU has it: the entries are
+ * cloned for it).  The terms sum in an int64 and the sum, times 2^(X - F),
+ * is rounded to d's type by integer shifts.  tests/mma_sum_ref.c keeps the
+ * model as it was written first, in doubles (ldexp, ilogb, trunc): the
+ * oracle test_mma_sum_simd checks this against bit for bit.
+ *
  * The `rounded` hardware model keeps vkrr's earlier sum, the exact one
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +42,18 @@
 #include "hw_model.h"
 #include "ptx_internal.h"
 
-typedef struct arith {
-    int frac;     /* F */
-    bool split;   /* sm_80-sm_89: the listed shapes in two halves of k */
-    bool ada;     /* sm_89: fp8 keeps 13 bits */
-    bool rounded; /* the `rounded` model */
-} arith;
+/* The entries that run the loops, built twice on x86-64 (AVX2 and the
+ * baseline) and chosen once by the CPU; the code is the same C. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SIMD_CLONES
+#endif
+#define INLINE static inline __attribute__((always_inline))
 
-static arith current_arith(void)
+ptx_dot_arith ptx_dot_arith_current(void)
 {
-    arith a = {25, false, false, false};
+    ptx_dot_arith a = {25, false, false, false};
     const vkrr_hw_model *m = vkrr_hw_current();
     if (m && vkrr_hw_model_rounded(m)) {
         a.rounded = true;
@@ -55,6 +71,238 @@ static arith current_arith(void)
     return a;
 }
 
+/* ---- factors ------------------------------------------------------------------- */
+
+/* A format's fields: the register's bits >> shift are sign, ebits of biased
+ * exponent, mb of fraction.  e4m3 has no Inf: only its all-ones code is NaN. */
+typedef struct fmt {
+    unsigned shift, mb, ebits;
+    int bias;
+    bool e4m3;
+} fmt;
+static const fmt fmts[] = {
+    [DOT_F16] = {0, 10, 5, 15, false}, [DOT_BF16] = {0, 7, 8, 127, false},
+    [DOT_TF32] = {13, 10, 8, 127, false}, /* the register's low 13 bits ignored */
+    [DOT_E4M3] = {0, 3, 4, 7, true},      [DOT_E5M2] = {0, 2, 5, 15, false},
+};
+static const fmt fmt_f32 = {0, 23, 8, 127, false};
+
+/* A zero's exponent: far below any product's (at least -252), so it never
+ * sets the largest, and its term (m = 0) is 0 whatever the shift. */
+#define ZERO_EXP (-(1 << 20))
+enum { FINITE, INF, NAN_ };
+
+/* Up to 32 factors decoded: value (-1)^s m 2^(e - mb); a NaN or Inf has
+ * m 0 and its class in cls. */
+typedef struct facs {
+    int32_t m[32], e[32], s[32]; /* s: 0 or -1 */
+    uint8_t cls[32];
+} facs;
+
+INLINE void decode(const uint32_t *v, unsigned n, const fmt *f, facs *o)
+{
+    const uint32_t emask = (1u << f->ebits) - 1u, mmask = (1u << f->mb) - 1u;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t x = v[k] >> f->shift, ef = (x >> f->mb) & emask, mant = x & mmask;
+        uint32_t normal = ef != 0;
+        int32_t m = (int32_t)(mant | normal << f->mb);
+        int32_t e = normal ? (int32_t)ef - f->bias : 1 - f->bias;
+        bool nonfinite = f->e4m3 ? (x & 0x7fu) == 0x7fu : ef == emask;
+        o->cls[k] = (uint8_t)(nonfinite ? (f->e4m3 || mant ? NAN_ : INF) : FINITE);
+        m = nonfinite ? 0 : m;
+        o->m[k] = m;
+        o->e[k] = m ? e : ZERO_EXP;
+        o->s[k] = -(int32_t)((x >> (f->mb + f->ebits)) & 1u);
+    }
+}
+
+/* c (or, in a split sum, the first half's d) decoded */
+typedef struct cval {
+    int32_t m, e, s, mb;
+    int cls;
+} cval;
+
+static cval c_decode(uint32_t bits, bool is16)
+{
+    const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
+    facs one;
+    decode(&bits, 1, f, &one);
+    return (cval){one.m[0], one.e[0], one.s[0], (int32_t)f->mb, one.cls[0]};
+}
+
+/* ---- one sum --------------------------------------------------------------------- */
+
+/* What a sum of the non-rounded model needs besides its inputs */
+typedef struct sumcfg {
+    int frac;   /* F */
+    int lsh;    /* F - mba - mbb (>= 0: F >= 13 where fp8, 23 elsewhere) */
+    bool d16;   /* d .f16 */
+    bool e8m13; /* sm_89 fp8, f32 d: kept to 13 fraction bits */
+} sumcfg;
+
+/* The largest product exponent of n (a zero's far below) */
+INLINE int32_t max_exp(const int32_t *ea, const int32_t *eb, unsigned n)
+{
+    int32_t mx = 2 * ZERO_EXP;
+    for (unsigned k = 0; k < n; k++) {
+        int32_t t = ea[k] + eb[k];
+        mx = t > mx ? t : mx;
+    }
+    return mx;
+}
+
+/* The products' terms at 2^(maxe - F), each truncated toward zero, summed */
+INLINE int64_t sum_terms(const facs *a, const facs *b, unsigned k0, unsigned n, int32_t maxe, int lsh)
+{
+    const int32_t *ma = a->m + k0, *ea = a->e + k0, *sa = a->s + k0;
+    const int32_t *mb = b->m + k0, *eb = b->e + k0, *sb = b->s + k0;
+    int64_t s = 0;
+    for (unsigned k = 0; k < n; k++) {
+        int32_t r = maxe - (ea[k] + eb[k]), sg = sa[k] ^ sb[k];
+        r = r < 31 ? r : 31; /* q < 2^27: 31 leaves 0 */
+        int32_t t = (ma[k] * mb[k] << lsh) >> r;
+        s += (t ^ sg) - sg;
+    }
+    return s;
+}
+
+/* any NaN or Inf among the factors k0..k0+n */
+INLINE bool any_special(const facs *a, const facs *b, unsigned k0, unsigned n)
+{
+    unsigned bad = 0;
+    for (unsigned k = k0; k < k0 + n; k++)
+        bad |= a->cls[k] | b->cls[k];
+    return bad != 0;
+}
+
+/* c's term at 2^(maxe - F), truncated toward zero (c's exponent <= maxe) */
+static int64_t c_term(const cval *c, int32_t maxe, int frac)
+{
+    if (!c->m)
+        return 0;
+    int sh = c->e - c->mb + frac - maxe;
+    int64_t v = sh >= 0 ? (int64_t)c->m << sh : -sh > 62 ? 0 : (int64_t)c->m >> -sh;
+    return c->s ? -v : v;
+}
+
+/* m >> sh rounded to nearest even (sh < 0: shifted left, exact) */
+static uint64_t shift_rne(uint64_t m, int sh)
+{
+    if (sh <= 0)
+        return m << -sh;
+    if (sh >= 64)
+        return 0; /* m < 2^63: under half */
+    uint64_t q = m >> sh, rem = m & ((UINT64_C(1) << sh) - 1u), half = UINT64_C(1) << (sh - 1);
+    return q + (rem > half || (rem == half && (q & 1u)));
+}
+
+/* d's bits of s 2^E: f16 to nearest even (Inf past its largest), f32 toward
+ * zero (e8m13: to 13 fraction bits; Inf from 2^128), a zero +0 */
+static uint32_t out_bits(int64_t s, int E, bool d16, bool e8m13)
+{
+    if (s == 0)
+        return 0;
+    uint32_t sign = s < 0;
+    uint64_t m = s < 0 ? -(uint64_t)s : (uint64_t)s;
+    int ve = 63 - __builtin_clzll(m) + E; /* the value's exponent */
+    if (d16) {
+        if (ve > 15)
+            return sign << 15 | 0x7c00u;
+        int ue = (ve < -14 ? -14 : ve) - 10; /* its last bit's */
+        /* 0x7c00, Inf, where it rounds up past 65504 */
+        uint64_t bits = ((uint64_t)(ue + 24) << 10) + shift_rne(m, ue - E);
+        return bits ? sign << 15 | (uint32_t)bits : 0;
+    }
+    if (ve >= 128)
+        return sign << 31 | 0x7f800000u;
+    int ue = (ve < -126 ? -126 : ve) - (e8m13 ? 13 : 23);
+    int sh = ue - E;
+    uint64_t q = sh <= 0 ? m << -sh : sh >= 64 ? 0 : m >> sh;
+    if (e8m13)
+        q <<= 10, ue -= 10;
+    uint32_t bits = ((uint32_t)(ue + 149) << 23) + (uint32_t)q;
+    return bits ? sign << 31 | bits : 0;
+}
+
+/* What IEEE's sum of c and the products k0..k0+n gives when one of them is
+ * NaN or Inf: the canonical NaN (NaN, Inf x 0, Inf - Inf), else the Inf. */
+static uint32_t special_bits(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c, bool d16)
+{
+    bool nan = c->cls == NAN_, pos = c->cls == INF && !c->s, neg = c->cls == INF && c->s;
+    for (unsigned k = k0; k < k0 + n; k++) {
+        int ca = a->cls[k], cb = b->cls[k];
+        if (ca == FINITE && cb == FINITE)
+            continue;
+        if (ca == NAN_ || cb == NAN_ || (ca == FINITE && !a->m[k]) || (cb == FINITE && !b->m[k]))
+            nan = true;
+        else if (a->s[k] ^ b->s[k])
+            neg = true;
+        else
+            pos = true;
+    }
+    if (nan || (pos && neg))
+        return d16 ? 0x7fffu : 0x7fffffffu;
+    return d16 ? (pos ? 0x7c00u : 0xfc00u) : (pos ? 0x7f800000u : 0xff800000u);
+}
+
+/* d's bits of c + the products k0..k0+n, fused; *special when a NaN or Inf
+ * made them */
+INLINE uint32_t fused_n(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c,
+                        const sumcfg *g, bool *special)
+{
+    *special = c->cls != FINITE || any_special(a, b, k0, n);
+    if (*special)
+        return special_bits(a, b, k0, n, c, g->d16);
+    int32_t maxe = max_exp(a->e + k0, b->e + k0, n);
+    if (c->m && c->e > maxe)
+        maxe = c->e;
+    int64_t s = c_term(c, maxe, g->frac) + sum_terms(a, b, k0, n, maxe, g->lsh);
+    return out_bits(s, maxe - g->frac, g->d16, g->e8m13);
+}
+
+/* fused_n with n a constant for the shapes' counts: loops the compiler
+ * unrolls and vectorises whole */
+INLINE uint32_t fused(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c, const sumcfg *g,
+                      bool *special)
+{
+    switch (n) {
+    case 4: return fused_n(a, b, k0, 4, c, g, special);
+    case 8: return fused_n(a, b, k0, 8, c, g, special);
+    case 16: return fused_n(a, b, k0, 16, c, g, special);
+    case 32: return fused_n(a, b, k0, 32, c, g, special);
+    default: return fused_n(a, b, k0, n, c, g, special);
+    }
+}
+
+/* One output: c, then each half of k in turn (the first half's d the
+ * second's c); a NaN or Inf ends it. */
+INLINE uint32_t sum_one(const facs *a, const facs *b, unsigned n, unsigned halves, uint32_t cbits, bool c16,
+                        const sumcfg *g)
+{
+    cval c = c_decode(cbits, c16);
+    unsigned step = n / halves;
+    uint32_t bits = 0;
+    for (unsigned h = 0; h < halves; h++) {
+        bool special;
+        bits = fused(a, b, h * step, step, &c, g, &special);
+        if (special)
+            return bits;
+        c = c_decode(bits, g->d16);
+    }
+    return bits;
+}
+
+static sumcfg sum_config(ptx_dot_type ta, ptx_dot_type tb, bool d16, const ptx_dot_arith *ar, unsigned *halves,
+                         bool split)
+{
+    bool fp8 = ta == DOT_E4M3 || ta == DOT_E5M2;
+    int frac = ar->ada && fp8 ? 13 : ar->frac;
+    *halves = ar->split && split ? 2 : 1;
+    return (sumcfg){frac, frac - (int)fmts[ta].mb - (int)fmts[tb].mb, d16, ar->ada && fp8 && !d16};
+}
+
+/* ---- the `rounded` model ------------------------------------------------------- */
+
 static double dot_val(uint32_t v, ptx_dot_type t)
 {
     switch (t) {
@@ -64,75 +312,6 @@ static double dot_val(uint32_t v, ptx_dot_type t)
     case DOT_E4M3: return vkrr_decode_bits(v & 0xffu, FMT_E4M3);
     default: return vkrr_decode_bits(v & 0xffu, FMT_E5M2);
     }
-}
-
-/* the least normal exponent of each type */
-static int dot_emin(ptx_dot_type t)
-{
-    static const int e[] = {-14, -126, -126, -6, -14};
-    return e[t];
-}
-
-/* a term's exponent: its value's, at least its type's least normal one */
-static int term_exp(double x, int emin)
-{
-    int e = ilogb(x);
-    return e < emin ? emin : e;
-}
-
-/* The fused sum of c and a[k] b[k], k in [k0, k1), as a double (exact: at
- * most 33 products of F + 2 bits). */
-static double fused(const double *a, const double *b, unsigned k0, unsigned k1, int amin, int bmin,
-                    double c, int cmin, int frac)
-{
-    int maxe = INT_MIN;
-    if (c != 0.0)
-        maxe = term_exp(c, cmin);
-    for (unsigned k = k0; k < k1; k++)
-        if (a[k] != 0.0 && b[k] != 0.0) {
-            int e = term_exp(a[k], amin) + term_exp(b[k], bmin);
-            maxe = e > maxe ? e : maxe;
-        }
-    if (maxe == INT_MIN)
-        return 0.0;
-    int64_t s = c != 0.0 ? (int64_t)trunc(ldexp(c, frac - maxe)) : 0;
-    for (unsigned k = k0; k < k1; k++)
-        if (a[k] != 0.0 && b[k] != 0.0)
-            s += (int64_t)trunc(ldexp(a[k] * b[k], frac - maxe));
-    return ldexp((double)s, maxe - frac);
-}
-
-/* d's bits of a fused sum: f16 to nearest even, f32 toward zero (e8m13: to
- * 13 fraction bits), a zero +0 */
-static uint32_t fused_out(double v, bool d16, bool e8m13)
-{
-    uint32_t bits;
-    if (d16)
-        bits = vkrr_round_to(v, 0.0, FMT_F16, RND_RN, false);
-    else if (fabs(v) >= 0x1p128)
-        bits = v > 0 ? 0x7f800000u : 0xff800000u;
-    else {
-        if (e8m13 && v != 0.0) {
-            double q = ldexp(1.0, term_exp(v, -126) - 13);
-            v = trunc(v / q) * q;
-        }
-        bits = vkrr_round_to(v, 0.0, FMT_F32, RND_RZ, false);
-    }
-    return (bits & (d16 ? 0x7fffu : 0x7fffffffu)) ? bits : 0u;
-}
-
-/* NaN or Inf among c and the products (what IEEE's sum gives), else false */
-static bool special(const double *a, const double *b, unsigned k0, unsigned k1, double c, bool d16,
-                    uint32_t *bits)
-{
-    double v = c;
-    for (unsigned k = k0; k < k1; k++)
-        v += a[k] * b[k];
-    if (isnan(v))
-        *bits = d16 ? 0x7fffu : 0x7fffffffu;
-    else if (isinf(v))
-        *bits = d16 ? (v > 0 ? 0x7c00u : 0xfc00u) : (v > 0 ? 0x7f800000u : 0xff800000u);
-    return !isfinite(v);
 }
 
 /* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false
@@ -150,10 +329,11 @@ static bool fp8_fixed(uint8_t code, ptx_dot_type t, int64_t *k, int *sc)
     return true;
 }
 
-/* The `rounded` model: the exact sum rounded once to nearest. */
-static uint32_t rounded_sum(const ptx_dot *d, const double *a, const double *b, double cv)
+/* The exact sum rounded once to nearest. */
+static uint32_t rounded_sum(const ptx_dot *d)
 {
     int fmt = d->d16 ? FMT_F16 : FMT_F32;
+    double cv = d->c16 ? (double)vkrr_f16_to_f32((uint16_t)d->c) : (double)ptx_f(d->c);
     bool fp8 = d->ta == DOT_E4M3 || d->ta == DOT_E5M2;
     if (fp8 && isfinite(cv)) { /* S * 2^sc exactly as hi + lo, then + c by TwoSum */
         __int128 s = 0;
@@ -179,34 +359,51 @@ static uint32_t rounded_sum(const ptx_dot *d, const double *a, const double *b, 
     }
     double v = 0.0;
     for (unsigned k = 0; k < d->n; k++)
-        v += a[k] * b[k];
+        v += dot_val(d->a[k], d->ta) * dot_val(d->b[k], d->tb);
     return vkrr_round_to(v + cv, 0.0, fmt, RND_RN, false);
+}
+
+/* ---- the entries ------------------------------------------------------------------- */
+
+SIMD_CLONES uint32_t ptx_dot_sum_in(const ptx_dot *d, const ptx_dot_arith *ar)
+{
+    if (ar->rounded)
+        return rounded_sum(d);
+    facs a, b;
+    decode(d->a, d->n, &fmts[d->ta], &a);
+    decode(d->b, d->n, &fmts[d->tb], &b);
+    unsigned halves;
+    sumcfg g = sum_config(d->ta, d->tb, d->d16, ar, &halves, d->split);
+    return sum_one(&a, &b, d->n, halves, d->c, d->c16, &g);
 }
 
 uint32_t ptx_dot_sum(const ptx_dot *d)
 {
-    double a[32], b[32];
-    for (unsigned k = 0; k < d->n; k++) {
-        a[k] = dot_val(d->a[k], d->ta);
-        b[k] = dot_val(d->b[k], d->tb);
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    return ptx_dot_sum_in(d, &ar);
+}
+
+SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
+{
+    if (ar->rounded) {
+        ptx_dot d = {.ta = t->ta, .tb = t->tb, .n = t->k, .c16 = t->c16, .d16 = t->d16, .split = t->split};
+        for (unsigned i = 0; i < t->m; i++)
+            for (unsigned j = 0; j < t->n; j++) {
+                memcpy(d.a, t->a + i * t->k, t->k * sizeof *d.a);
+                memcpy(d.b, t->b + j * t->k, t->k * sizeof *d.b);
+                d.c = t->c[i * t->n + j];
+                t->d[i * t->n + j] = rounded_sum(&d);
+            }
+        return;
     }
-    double cv = d->c16 ? (double)vkrr_f16_to_f32((uint16_t)d->c) : (double)ptx_f(d->c);
-    arith ar = current_arith();
-    if (ar.rounded)
-        return rounded_sum(d, a, b, cv);
-    bool fp8 = d->ta == DOT_E4M3 || d->ta == DOT_E5M2, e8m13 = ar.ada && fp8 && !d->d16;
-    int frac = ar.ada && fp8 ? 13 : ar.frac, amin = dot_emin(d->ta), bmin = dot_emin(d->tb);
-    unsigned halves = ar.split && d->split ? 2 : 1, step = d->n / halves;
-    int cmin = d->c16 ? -14 : -126;
-    uint32_t bits = 0;
-    for (unsigned h = 0; h < halves; h++) {
-        unsigned k0 = h * step, k1 = k0 + step;
-        if (special(a, b, k0, k1, cv, d->d16, &bits))
-            return bits;
-        bits = fused_out(fused(a, b, k0, k1, amin, bmin, cv, cmin, frac), d->d16, e8m13);
-        /* the first half's d is the second half's c */
-        cv = d->d16 ? (double)vkrr_f16_to_f32((uint16_t)bits) : (double)ptx_f(bits);
-        cmin = d->d16 ? -14 : -126;
-    }
-    return bits;
+    facs a[32], b[32]; /* rows and columns, decoded once */
+    for (unsigned i = 0; i < t->m; i++)
+        decode(t->a + i * t->k, t->k, &fmts[t->ta], &a[i]);
+    for (unsigned j = 0; j < t->n; j++)
+        decode(t->b + j * t->k, t->k, &fmts[t->tb], &b[j]);
+    unsigned halves;
+    sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
+    for (unsigned i = 0; i < t->m; i++)
+        for (unsigned j = 0; j < t->n; j++)
+            t->d[i * t->n + j] = sum_one(&a[i], &b[j], t->k, halves, t->c[i * t->n + j], t->c16, &g);
 }
