@@ -141,30 +141,36 @@ HANDLER(x_mma)
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
+    uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* floating point: by row, by column */
     for (unsigned row = 0; row < M; row++) {
         for (unsigned col = 0; col < 8; col++) {
             unsigned g = row % 8, lane = g * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
             uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
-            uint32_t bits;
             if (integer) { /* exact; s32 wraps, or clamps with .satfinite */
                 int64_t s = (int32_t)craw;
                 for (int k = 0; k < K; k++) {
                     uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
                     s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);
                 }
-                bits = s32_of(s, in->imm & 1u);
-            } else { /* as the tensor cores sum (ptx_mma_sum.c) */
-                ptx_dot d = {.ta = dot_type(ka), .tb = dot_type(kb), .n = (unsigned)K, .c = craw,
-                             .c16 = !c32, .d16 = !d32,
-                             .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
-                for (int k = 0; k < K; k++) {
-                    d.a[k] = a_elem(&f, ea, row, (unsigned)k);
-                    d.b[k] = b_elem(&f, eb, (unsigned)k, col);
-                }
-                bits = ptx_dot_sum(&d);
+                out[lane][idx] = s32_of(s, in->imm & 1u);
+            } else {
+                C[row * 8 + col] = craw;
+                for (int k = 0; k < K && row == 0; k++)
+                    B[col * (unsigned)K + (unsigned)k] = b_elem(&f, eb, (unsigned)k, col);
             }
-            out[lane][idx] = bits;
         }
+        for (int k = 0; k < K && !integer; k++)
+            A[row * (unsigned)K + (unsigned)k] = a_elem(&f, ea, row, (unsigned)k);
+    }
+    if (!integer) { /* as the tensor cores sum (ptx_mma_sum.c), the whole tile at once */
+        ptx_dot_arith ar = ptx_dot_arith_current();
+        ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = (unsigned)K,
+                          .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
+                          .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
+        ptx_dot_tile_sum(&t, &ar);
+        for (unsigned row = 0; row < M; row++)
+            for (unsigned col = 0; col < 8; col++)
+                out[(row % 8) * 4 + col / 2][(row / 8) * 2 + col % 2] = D[row * 8 + col];
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
     return 0;
@@ -237,6 +243,7 @@ HANDLER(x_mma_sp)
     for (unsigned l = 0; l < 32; l++)
         meta[l] = (uint32_t)PTX_R(w, ox[nd + na + nb + nc])[l];
     uint64_t out[32][4];
+    ptx_dot_arith ar = ptx_dot_arith_current(); /* B's k differs by row: one sum at a time */
     for (unsigned row = 0; row < 16; row++) {
         for (unsigned col = 0; col < 8; col++) {
             unsigned lane = (row % 8) * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
@@ -274,7 +281,7 @@ HANDLER(x_mma_sp)
                     d.b[kc] = y;
                 }
             }
-            out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum(&d);
+            out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum_in(&d, &ar);
         }
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
@@ -335,6 +342,7 @@ HANDLER(x_hmma884)
         }
     }
     uint64_t out[32][8];
+    ptx_dot_arith ar = ptx_dot_arith_current();
     for (unsigned l = 0; l < 32; l++) {
         unsigned q = (l % 16) / 4;
         for (unsigned i = 0; i < 8; i++) {
@@ -345,7 +353,7 @@ HANDLER(x_hmma884)
                 d.a[k] = A[q][row][k];
                 d.b[k] = B[q][k][col];
             }
-            out[l][i] = ptx_dot_sum(&d);
+            out[l][i] = ptx_dot_sum_in(&d, &ar);
         }
     }
     for (unsigned r = 0; r < nd; r++) {
