@@ -93,15 +93,17 @@ static const fmt fmt_f32 = {0, 23, 8, 127, false};
 enum { FINITE, INF, NAN_ };
 
 /* Up to 32 factors decoded: value (-1)^s m 2^(e - mb); a NaN or Inf has
- * m 0 and its class in cls. */
+ * m 0 and its class in cls, and its bit k set in special. */
 typedef struct facs {
     int32_t m[32], e[32], s[32]; /* s: 0 or -1 */
     uint8_t cls[32];
+    uint32_t special;
 } facs;
 
 INLINE void decode(const uint32_t *v, unsigned n, const fmt *f, facs *o)
 {
     const uint32_t emask = (1u << f->ebits) - 1u, mmask = (1u << f->mb) - 1u;
+    uint32_t special = 0;
     for (unsigned k = 0; k < n; k++) {
         uint32_t x = v[k] >> f->shift, ef = (x >> f->mb) & emask, mant = x & mmask;
         uint32_t normal = ef != 0;
@@ -113,7 +115,9 @@ INLINE void decode(const uint32_t *v, unsigned n, const fmt *f, facs *o)
         o->m[k] = m;
         o->e[k] = m ? e : ZERO_EXP;
         o->s[k] = -(int32_t)((x >> (f->mb + f->ebits)) & 1u);
+        special |= (uint32_t)nonfinite << k;
     }
+    o->special = special;
 }
 
 /* c (or, in a split sum, the first half's d) decoded */
@@ -122,7 +126,7 @@ typedef struct cval {
     int cls;
 } cval;
 
-static cval c_decode(uint32_t bits, bool is16)
+INLINE cval c_decode(uint32_t bits, bool is16)
 {
     const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
     facs one;
@@ -169,14 +173,11 @@ INLINE int64_t sum_terms(const facs *a, const facs *b, unsigned k0, unsigned n, 
 /* any NaN or Inf among the factors k0..k0+n */
 INLINE bool any_special(const facs *a, const facs *b, unsigned k0, unsigned n)
 {
-    unsigned bad = 0;
-    for (unsigned k = k0; k < k0 + n; k++)
-        bad |= a->cls[k] | b->cls[k];
-    return bad != 0;
+    return ((uint64_t)(a->special | b->special) >> k0 & ((UINT64_C(1) << n) - 1u)) != 0;
 }
 
 /* c's term at 2^(maxe - F), truncated toward zero (c's exponent <= maxe) */
-static int64_t c_term(const cval *c, int32_t maxe, int frac)
+INLINE int64_t c_term(const cval *c, int32_t maxe, int frac)
 {
     if (!c->m)
         return 0;
@@ -186,7 +187,7 @@ static int64_t c_term(const cval *c, int32_t maxe, int frac)
 }
 
 /* m >> sh rounded to nearest even (sh < 0: shifted left, exact) */
-static uint64_t shift_rne(uint64_t m, int sh)
+INLINE uint64_t shift_rne(uint64_t m, int sh)
 {
     if (sh <= 0)
         return m << -sh;
@@ -198,7 +199,7 @@ static uint64_t shift_rne(uint64_t m, int sh)
 
 /* d's bits of s 2^E: f16 to nearest even (Inf past its largest), f32 toward
  * zero (e8m13: to 13 fraction bits; Inf from 2^128), a zero +0 */
-static uint32_t out_bits(int64_t s, int E, bool d16, bool e8m13)
+INLINE uint32_t out_bits(int64_t s, int E, bool d16, bool e8m13)
 {
     if (s == 0)
         return 0;
