@@ -95,29 +95,43 @@ enum { FINITE, INF, NAN_ };
 /* Up to 32 factors decoded: value (-1)^s m 2^(e - mb); a NaN or Inf has
  * m 0 and its class in cls, and its bit k set in special. */
 typedef struct facs {
-    int32_t m[32], e[32], s[32]; /* s: 0 or -1 */
-    uint8_t cls[32];
+    int32_t m[32], e[32], s[32], cls[32]; /* s: 0 or -1 */
     uint32_t special;
 } facs;
 
-INLINE void decode(const uint32_t *v, unsigned n, const fmt *f, facs *o)
+/* Every step a select, no branch: the loops vectorise. */
+INLINE void decode(const uint32_t *restrict v, unsigned n, const fmt *restrict f, facs *restrict o)
 {
     const uint32_t emask = (1u << f->ebits) - 1u, mmask = (1u << f->mb) - 1u;
-    uint32_t special = 0;
     for (unsigned k = 0; k < n; k++) {
         uint32_t x = v[k] >> f->shift, ef = (x >> f->mb) & emask, mant = x & mmask;
-        uint32_t normal = ef != 0;
-        int32_t m = (int32_t)(mant | normal << f->mb);
+        int32_t normal = ef != 0;
+        int32_t m = (int32_t)mant | normal << f->mb;
         int32_t e = normal ? (int32_t)ef - f->bias : 1 - f->bias;
-        bool nonfinite = f->e4m3 ? (x & 0x7fu) == 0x7fu : ef == emask;
-        o->cls[k] = (uint8_t)(nonfinite ? (f->e4m3 || mant ? NAN_ : INF) : FINITE);
+        int32_t nonfinite = f->e4m3 ? (x & 0x7fu) == 0x7fu : ef == emask;
+        o->cls[k] = nonfinite ? (f->e4m3 || mant ? NAN_ : INF) : FINITE;
         m = nonfinite ? 0 : m;
         o->m[k] = m;
         o->e[k] = m ? e : ZERO_EXP;
         o->s[k] = -(int32_t)((x >> (f->mb + f->ebits)) & 1u);
-        special |= (uint32_t)nonfinite << k;
     }
+    uint32_t special = 0;
+    for (unsigned k = 0; k < n; k++)
+        special |= (uint32_t)(o->cls[k] != FINITE) << k;
     o->special = special;
+}
+
+/* decode with n a constant for the shapes' counts (as fused) */
+INLINE void decode_n(const uint32_t *v, unsigned n, ptx_dot_type t, facs *o)
+{
+    const fmt *f = &fmts[t];
+    switch (n) {
+    case 4: decode(v, 4, f, o); break;
+    case 8: decode(v, 8, f, o); break;
+    case 16: decode(v, 16, f, o); break;
+    case 32: decode(v, 32, f, o); break;
+    default: decode(v, n, f, o); break;
+    }
 }
 
 /* c (or, in a split sum, the first half's d) decoded */
@@ -371,8 +385,8 @@ SIMD_CLONES uint32_t ptx_dot_sum_in(const ptx_dot *d, const ptx_dot_arith *ar)
     if (ar->rounded)
         return rounded_sum(d);
     facs a, b;
-    decode(d->a, d->n, &fmts[d->ta], &a);
-    decode(d->b, d->n, &fmts[d->tb], &b);
+    decode_n(d->a, d->n, d->ta, &a);
+    decode_n(d->b, d->n, d->tb, &b);
     unsigned halves;
     sumcfg g = sum_config(d->ta, d->tb, d->d16, ar, &halves, d->split);
     return sum_one(&a, &b, d->n, halves, d->c, d->c16, &g);
@@ -399,9 +413,9 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar
     }
     facs a[32], b[32]; /* rows and columns, decoded once */
     for (unsigned i = 0; i < t->m; i++)
-        decode(t->a + i * t->k, t->k, &fmts[t->ta], &a[i]);
+        decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);
     for (unsigned j = 0; j < t->n; j++)
-        decode(t->b + j * t->k, t->k, &fmts[t->tb], &b[j]);
+        decode_n(t->b + j * t->k, t->k, t->tb, &b[j]);
     unsigned halves;
     sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
     for (unsigned i = 0; i < t->m; i++)
