@@ -14,6 +14,8 @@
  *     and f32 d overflow); short mantissas (exact sums, ties); products
  *     that cancel; NaN and Inf now and then; bits above the type's that the
  *     sum must ignore;
+ *   - c the negation of the largest product (fused: what is left aligned
+ *     to it; rounded: e5m2's exact sum past a double's 53 bits);
  *   - whole tiles (m16n8k32 fp8, m16n8k16 f16, m32n8k16 and m16n16k8 as
  *     wmma's) through ptx_dot_tile_sum;
  *   - every e4m3 x e4m3 and e5m2 x e5m2 code pair as one product, with
@@ -220,6 +222,34 @@ static void check_tiles(const char *model, unsigned per)
         }
 }
 
+/* c the exact negation of the largest product (f32 holds any one product
+ * exactly), the others small: what is left is the small ones, aligned to
+ * the cancelled product (fused) or kept whole (rounded: e5m2's sum beyond a
+ * double's 53 bits) */
+static void check_cancel_c(const char *model, unsigned per)
+{
+    static const vkrr_ffmt ff[] = {FMT_F16, FMT_F32, FMT_F32, FMT_E4M3, FMT_E5M2};
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (unsigned i = 0; i < per; i++) {
+            ptx_dot d = {.ta = shapes[s].ta, .tb = shapes[s].tb, .n = shapes[s].n, .split = shapes[s].split,
+                         .d16 = i & 1u};
+            int kind = i % 3 == 0 ? SUBNORMAL : i % 3 == 1 ? SPREAD : ANY;
+            fill(&d, kind);
+            unsigned k = below(d.n);
+            bool wide = d.ta == DOT_BF16 || d.ta == DOT_TF32; /* its largest squared is past f32's */
+            d.a[k] = make(d.ta, wide ? 127 + below(60) : field(d.ta, HUGE_, 0), HUGE_);
+            d.b[k] = make(d.tb, wide ? 127 + below(60) : field(d.tb, HUGE_, 0), HUGE_);
+            uint32_t ra = d.ta == DOT_BF16 ? d.a[k] << 16 : d.ta == DOT_TF32 ? d.a[k] & ~0x1fffu : d.a[k] & 0xffffu;
+            uint32_t rb = d.tb == DOT_BF16 ? d.b[k] << 16 : d.tb == DOT_TF32 ? d.b[k] & ~0x1fffu : d.b[k] & 0xffffu;
+            if (d.ta >= DOT_E4M3)
+                ra &= 0xffu, rb &= 0xffu;
+            float p = (float)-(vkrr_decode_bits(ra, ff[d.ta]) * vkrr_decode_bits(rb, ff[d.tb]));
+            memcpy(&d.c, &p, 4);
+            compare(&d, ptx_dot_sum_in(&d, &ar), model, "c cancels");
+        }
+}
+
 /* Every fp8 code pair as the one product (the others 0) of a split k32
  * sum, in the first half or the second, with several c */
 static void check_fp8_pairs(const char *model)
@@ -280,6 +310,7 @@ int main(void)
         unsigned long long before = mismatched, n0 = compared;
         check_random(name, 600);
         check_tiles(name, 24);
+        check_cancel_c(name, 1000);
         check_fp8_pairs(name);
         printf("%s: %llu sums compared, %llu differ from the oracle\n", name, compared - n0, mismatched - before);
         CHECK(mismatched == before);

@@ -318,75 +318,56 @@ static sumcfg sum_config(ptx_dot_type ta, ptx_dot_type tb, bool d16, const ptx_d
 
 /* ---- the `rounded` model ------------------------------------------------------- */
 
-static double dot_val(uint32_t v, ptx_dot_type t)
+/* factor k's value, exact (NaN and Inf as they are) */
+static double fac_val(const facs *f, unsigned k, const fmt *ft)
 {
-    switch (t) {
-    case DOT_F16: return (double)vkrr_f16_to_f32((uint16_t)v);
-    case DOT_BF16: return (double)ptx_f(v << 16);
-    case DOT_TF32: return (double)ptx_f(v & ~0x1fffu); /* the register's low 13 bits ignored */
-    case DOT_E4M3: return vkrr_decode_bits(v & 0xffu, FMT_E4M3);
-    default: return vkrr_decode_bits(v & 0xffu, FMT_E5M2);
-    }
+    double v = f->cls[k] == NAN_ ? NAN : f->cls[k] == INF ? INFINITY : ldexp(f->m[k], f->e[k] - (int)ft->mb);
+    return f->s[k] ? -v : v;
 }
 
-/* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false
- * for NaN / Inf */
-static bool fp8_fixed(uint8_t code, ptx_dot_type t, int64_t *k, int *sc)
+/* The exact sum rounded once to nearest: fp8 products summed exactly (in
+ * units of the least product), then c; the others in doubles in k order,
+ * then c. */
+static uint32_t rounded_sum(const facs *a, const facs *b, ptx_dot_type ta, ptx_dot_type tb, unsigned n,
+                            uint32_t cbits, bool c16, bool d16)
 {
-    bool e4 = t == DOT_E4M3;
-    int ebits = e4 ? 4 : 5, mb = e4 ? 3 : 2, bias = e4 ? 7 : 15;
-    unsigned e = (code >> mb) & ((1u << ebits) - 1u), mant = code & ((1u << mb) - 1u);
-    if (e4 ? ((code & 0x7fu) == 0x7fu) : (e == 31u))
-        return false;
-    int64_t v = e == 0 ? (int64_t)mant : (int64_t)((1u << mb) | mant) << (e - 1);
-    *k = (code & 0x80u) ? -v : v;
-    *sc = (1 - bias) - mb; /* e4m3: -9, e5m2: -16 */
-    return true;
-}
-
-/* The exact sum rounded once to nearest. */
-static uint32_t rounded_sum(const ptx_dot *d)
-{
-    int fmt = d->d16 ? FMT_F16 : FMT_F32;
-    double cv = d->c16 ? (double)vkrr_f16_to_f32((uint16_t)d->c) : (double)ptx_f(d->c);
-    bool fp8 = d->ta == DOT_E4M3 || d->ta == DOT_E5M2;
-    if (fp8 && isfinite(cv)) { /* S * 2^sc exactly as hi + lo, then + c by TwoSum */
+    int out = d16 ? FMT_F16 : FMT_F32;
+    const fmt *fa = &fmts[ta], *fb = &fmts[tb];
+    double cv = c16 ? (double)vkrr_f16_to_f32((uint16_t)cbits) : (double)ptx_f(cbits);
+    bool fp8 = ta == DOT_E4M3 || ta == DOT_E5M2, special = any_special(a, b, 0, n);
+    if (fp8 && isfinite(cv) && !special) { /* S 2^sc exactly as hi + lo, then + c by TwoSum */
+        int ua = 1 - fa->bias, ub = 1 - fb->bias; /* the least exponents */
         __int128 s = 0;
-        int sc = 0;
-        bool ok = true;
-        for (unsigned k = 0; k < d->n && ok; k++) {
-            int64_t xa = 0, xb = 0;
-            int sa = 0, sb = 0;
-            ok = fp8_fixed((uint8_t)d->a[k], d->ta, &xa, &sa) && fp8_fixed((uint8_t)d->b[k], d->tb, &xb, &sb);
-            s += (__int128)xa * xb;
-            sc = sa + sb; /* the same for every product of these two types */
-        }
-        if (ok) {
-            double hi = (double)s, lo = (double)(s - (__int128)hi);
-            hi = ldexp(hi, sc);
-            lo = ldexp(lo, sc);
-            double x = hi + cv, bb = x - hi;
-            double e = (hi - (x - bb)) + (cv - bb) + lo;
-            if (x == 0.0 && e == 0.0)
-                x = (s == 0 && signbit(cv)) ? cv : 0.0;
-            return vkrr_round_to(x, e, fmt, RND_RN, false);
-        }
+        for (unsigned k = 0; k < n; k++)
+            if (a->m[k] && b->m[k]) {
+                __int128 p = (__int128)(a->m[k] * b->m[k]) << (a->e[k] - ua + b->e[k] - ub);
+                s += a->s[k] ^ b->s[k] ? -p : p;
+            }
+        int sc = ua + ub - (int)fa->mb - (int)fb->mb;
+        double hi = (double)s, lo = (double)(s - (__int128)hi);
+        hi = ldexp(hi, sc);
+        lo = ldexp(lo, sc);
+        double x = hi + cv, bb = x - hi;
+        double e = (hi - (x - bb)) + (cv - bb) + lo;
+        if (x == 0.0 && e == 0.0)
+            x = (s == 0 && signbit(cv)) ? cv : 0.0;
+        return vkrr_round_to(x, e, out, RND_RN, false);
     }
     double v = 0.0;
-    for (unsigned k = 0; k < d->n; k++)
-        v += dot_val(d->a[k], d->ta) * dot_val(d->b[k], d->tb);
-    return vkrr_round_to(v + cv, 0.0, fmt, RND_RN, false);
+    for (unsigned k = 0; k < n; k++)
+        v += fac_val(a, k, fa) * fac_val(b, k, fb);
+    return vkrr_round_to(v + cv, 0.0, out, RND_RN, false);
 }
 
 /* ---- the entries ------------------------------------------------------------------- */
 
 SIMD_CLONES uint32_t ptx_dot_sum_in(const ptx_dot *d, const ptx_dot_arith *ar)
 {
-    if (ar->rounded)
-        return rounded_sum(d);
     facs a, b;
     decode_n(d->a, d->n, d->ta, &a);
     decode_n(d->b, d->n, d->tb, &b);
+    if (ar->rounded)
+        return rounded_sum(&a, &b, d->ta, d->tb, d->n, d->c, d->c16, d->d16);
     unsigned halves;
     sumcfg g = sum_config(d->ta, d->tb, d->d16, ar, &halves, d->split);
     return sum_one(&a, &b, d->n, halves, d->c, d->c16, &g);
@@ -400,17 +381,6 @@ uint32_t ptx_dot_sum(const ptx_dot *d)
 
 SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
 {
-    if (ar->rounded) {
-        ptx_dot d = {.ta = t->ta, .tb = t->tb, .n = t->k, .c16 = t->c16, .d16 = t->d16, .split = t->split};
-        for (unsigned i = 0; i < t->m; i++)
-            for (unsigned j = 0; j < t->n; j++) {
-                memcpy(d.a, t->a + i * t->k, t->k * sizeof *d.a);
-                memcpy(d.b, t->b + j * t->k, t->k * sizeof *d.b);
-                d.c = t->c[i * t->n + j];
-                t->d[i * t->n + j] = rounded_sum(&d);
-            }
-        return;
-    }
     facs a[32], b[32]; /* rows and columns, decoded once */
     for (unsigned i = 0; i < t->m; i++)
         decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);
@@ -419,6 +389,9 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar
     unsigned halves;
     sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
     for (unsigned i = 0; i < t->m; i++)
-        for (unsigned j = 0; j < t->n; j++)
-            t->d[i * t->n + j] = sum_one(&a[i], &b[j], t->k, halves, t->c[i * t->n + j], t->c16, &g);
+        for (unsigned j = 0; j < t->n; j++) {
+            uint32_t c = t->c[i * t->n + j];
+            t->d[i * t->n + j] = ar->rounded ? rounded_sum(&a[i], &b[j], t->ta, t->tb, t->k, c, t->c16, t->d16)
+                                             : sum_one(&a[i], &b[j], t->k, halves, c, t->c16, &g);
+        }
 }
