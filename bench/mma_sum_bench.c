@@ -7,9 +7,10 @@
  *     build/mma_sum_bench [SECONDS]   (each figure the best of five spans of
  *                                      SECONDS / 5; 1 when not given)
  *
- * Three figures a model: the oracle one output at a time, the integer sum
+ * Four figures a model: the oracle one output at a time, the integer sum
  * one output at a time (ptx_dot_sum_in) and a whole tile at a time
- * (ptx_dot_tile_sum, what mma calls).  Random finite codes; the results of
+ * (ptx_dot_tile_sum, what mma calls); and the whole instruction, a PTX
+ * kernel of one warp running it 536 times in the interpreter.  Random finite codes; the results of
  * the three are checked equal as they run, a figure of a wrong sum being
  * worth nothing. */
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "hw_model.h"
 #include "mma_sum_ref.h"
+#include "ptx.h"
 #include "ptx_internal.h"
 
 enum { M = 16, N = 8, K = 32, TILES = 64 };
@@ -99,6 +101,52 @@ static double time_way(int way, const tile *tiles, uint32_t (*d)[M * N], double 
     return best;
 }
 
+/* The whole instruction in the interpreter: one warp running the mma
+ * `reps` times in a loop (a, b from the lane, codes with bit 3 clear: never
+ * NaN; c fixed), on one host thread; ns a product, or < 0 when it failed. */
+static const char kernel_ptx[] =
+    ".version 8.7\n.target sm_89\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 reps)\n{\n"
+    "  .reg .b32 %r<32>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p;\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.lo.u32 %r2, %r1, -1640531535;\n"
+    "  and.b32 %r3, %r2, 0xf7f7f7f7;\n  xor.b32 %r4, %r3, 0x35353535;\n  and.b32 %r4, %r4, 0xf7f7f7f7;\n"
+    "  shr.u32 %r5, %r2, 7;\n  and.b32 %r5, %r5, 0xf7f7f7f7;\n  xor.b32 %r6, %r5, 0x93939393;\n"
+    "  and.b32 %r6, %r6, 0xf7f7f7f7;\n  xor.b32 %r7, %r3, 0xc6c6c6c6;\n  and.b32 %r7, %r7, 0xf7f7f7f7;\n"
+    "  shr.u32 %r8, %r2, 13;\n  and.b32 %r8, %r8, 0xf7f7f7f7;\n"
+    "  mov.b32 %r9, 0x3c00bc00;\n  mov.b32 %r10, 0x34003800;\n"
+    "  ld.param.u32 %r20, [reps];\n  mov.u32 %r21, 0;\n"
+    "LOOP:\n"
+    "  mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%r11, %r12}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, "
+    "{%r9, %r10};\n"
+    "  add.u32 %r21, %r21, 1;\n  setp.lt.u32 %p, %r21, %r20;\n  @%p bra LOOP;\n"
+    "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 8;\n  add.u64 %rd3, %rd1, %rd2;\n"
+    "  st.global.v2.u32 [%rd3], {%r11, %r12};\n  ret;\n}\n";
+
+static double time_kernel(unsigned reps)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (vkrr_ptx_module_load(&m, kernel_ptx, sizeof kernel_ptx - 1, "mma_sum_bench.ptx", &err) != VKRR_OK) {
+        vkrr_error_print(&err, stderr);
+        return -1;
+    }
+    uint64_t out[32];
+    uint8_t params[16];
+    uint64_t p = (uint64_t)(uintptr_t)out;
+    memcpy(params, &p, 8);
+    memcpy(params + 8, &reps, 4);
+    vkrr_ptx_region reg = {out, sizeof out, true, 0};
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params, .params_bytes = 12,
+                         .regions = &reg, .nregions = 1, .threads = 1, .engine = VKRR_PTX_ENGINE_INTERP};
+    double t0 = now();
+    vkrr_status st = vkrr_ptx_run(m, "k", &l, &err);
+    double t = now() - t0;
+    if (st != VKRR_OK)
+        vkrr_error_print(&err, stderr);
+    vkrr_ptx_module_free(m);
+    return st == VKRR_OK ? t * 1e9 / ((double)reps * M * N * K) : -1;
+}
+
 int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 1.0;
@@ -132,6 +180,10 @@ int main(int argc, char **argv)
         printf("  %s: oracle (doubles) %7.2f  integer, one output %6.2f  integer, whole tile %6.2f  "
                "(%.0fx)%s\n", arch[a], ns[0], ns[1], ns[2], ns[0] / ns[2], same ? "" : "  RESULTS DIFFER");
         rc |= !same;
+        double kn = time_kernel(536);
+        printf("  %s: the whole mma in the interpreter (one warp, 536 of them): %.2f ns a product, "
+               "%.1f ms\n", arch[a], kn, kn * 536 * M * N * K * 1e-6);
+        rc |= kn < 0;
         vkrr_hw_use(NULL);
         vkrr_hw_model_close(hw);
     }
