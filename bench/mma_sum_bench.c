@@ -21,7 +21,7 @@
 #include "hw_model.h"
 #include "mma_sum_ref.h"
 #include "ptx.h"
-#include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 enum { M = 16, N = 8, K = 32, TILES = 64 };
 

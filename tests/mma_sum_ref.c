@@ -34,6 +34,7 @@
 
 #include "hw_model.h"
 #include "mma_sum_ref.h"
+#include "ptx_internal.h"
 
 typedef struct arith {
     int frac;     /* F */

@@ -5,7 +5,7 @@
 #ifndef VKRR_MMA_SUM_REF_H
 #define VKRR_MMA_SUM_REF_H
 
-#include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 uint32_t mma_sum_ref(const ptx_dot *d);
 

@@ -26,6 +26,7 @@
 #include "hw_model.h"
 #include "mma_sum_ref.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;

@@ -551,44 +551,6 @@ int ptx_dec_ldmatrix(ptx_dctx *c); /* ldmatrix, stmatrix, movmatrix (ptx_ldmatri
 int ptx_vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field, bool dst);
 int ptx_dec_wmma(ptx_dctx *c); /* wmma.load/store/mma (ptx_wmma.c) */
 
-/* One dot product of a floating-point mma/wmma, d = c + sum a[k] b[k], and
- * its sum as the tensor cores of the hardware model's GPU make it
- * (ptx_mma_sum.c). */
-typedef enum ptx_dot_type { DOT_F16, DOT_BF16, DOT_TF32, DOT_E4M3, DOT_E5M2 } ptx_dot_type;
-typedef struct ptx_dot {
-    ptx_dot_type ta, tb;
-    unsigned n;            /* products, at most 32 */
-    uint32_t a[32], b[32]; /* their factors' bits */
-    uint32_t c;            /* c's bits */
-    bool c16, d16;         /* c, d are .f16 (else .f32) */
-    bool split;            /* a shape sm_80-sm_89 sum in two halves of k */
-} ptx_dot;
-/* The hardware model's arithmetic of these sums, read once an instruction
- * (ptx_dot_arith_current: the current model, vkrr_hw_current) and passed to
- * every sum of it. */
-typedef struct ptx_dot_arith {
-    int frac;     /* F: fraction bits the terms keep */
-    bool split;   /* sm_80-sm_89: the split shapes in two halves of k */
-    bool ada;     /* sm_89: fp8 keeps 13 bits */
-    bool rounded; /* the `rounded` model */
-} ptx_dot_arith;
-ptx_dot_arith ptx_dot_arith_current(void);
-uint32_t ptx_dot_sum_in(const ptx_dot *d, const ptx_dot_arith *ar); /* d's bits */
-uint32_t ptx_dot_sum(const ptx_dot *d); /* the same under the current model */
-/* A whole tile of such sums, one instruction's m x n outputs of k products
- * each: d[i n + j] = c[i n + j] + sum a[i k + kk] b[j k + kk] (b by
- * column), each exactly as ptx_dot_sum_in gives it; every factor is decoded
- * once, not once an output. */
-typedef struct ptx_dot_tile {
-    ptx_dot_type ta, tb;
-    unsigned m, n, k;  /* k at most 32; m, n at most 32 */
-    const uint32_t *a; /* m x k: row i's factors at a + i k */
-    const uint32_t *b; /* n x k: column j's factors at b + j k */
-    const uint32_t *c; /* m x n, c's bits */
-    uint32_t *d;       /* m x n, d's bits */
-    bool c16, d16, split;
-} ptx_dot_tile;
-void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar);
 int ptx_dec_tex(ptx_dctx *c);
 int ptx_dec_call(ptx_dctx *c);   /* call (ptx_call.c) */
 int ptx_dec_frame(ptx_dctx *c);  /* mov/cvta of a recursive function's variable */

@@ -41,6 +41,7 @@
 
 #include "hw_model.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 /* The entries that run the loops, built twice on x86-64 (AVX2 and the
  * baseline) and chosen once by the CPU; the code is the same C. */

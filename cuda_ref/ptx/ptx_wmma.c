@@ -30,6 +30,7 @@
 
 #include "approx.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
