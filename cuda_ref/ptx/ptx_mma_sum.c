@@ -44,10 +44,15 @@
 #include "ptx_mma_sum.h"
 
 /* The entries that run the loops, built twice on x86-64 (AVX2 and the
- * baseline) and chosen once by the CPU; the code is the same C. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+ * baseline) and chosen once by the CPU (an ifunc: glibc); the code is the
+ * same C.  Whatever they call in the loops is inlined into them: baseline
+ * code called from AVX2 code costs more than the sums (SSE/AVX switches). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
 #define SIMD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
+#endif
+#endif
+#ifndef SIMD_CLONES
 #define SIMD_CLONES
 #endif
 #define INLINE static inline __attribute__((always_inline))
