@@ -181,6 +181,10 @@ int main(int argc, char **argv)
                "(%.0fx)%s\n", arch[a], ns[0], ns[1], ns[2], ns[0] / ns[2], same ? "" : "  RESULTS DIFFER");
         rc |= !same;
         double kn = time_kernel(536);
+        for (int run = 0; run < 4 && kn >= 0; run++) { /* the best of five: a launch's own costs vary */
+            double t = time_kernel(536);
+            kn = t < kn ? t : kn;
+        }
         printf("  %s: the whole mma in the interpreter (one warp, 536 of them): %.2f ns a product, "
                "%.1f ms\n", arch[a], kn, kn * 536 * M * N * K * 1e-6);
         rc |= kn < 0;
