@@ -19,7 +19,9 @@
  *   - whole tiles (m16n8k32 fp8, m16n8k16 f16, m32n8k16 and m16n16k8 as
  *     wmma's) through ptx_dot_tile_sum;
  *   - every e4m3 x e4m3 and e5m2 x e5m2 code pair as one product, with
- *     several c. */
+ *     several c.
+ * test_mma_sum_portable runs this file again over the sum built without its
+ * AVX2 clones (tests/CMakeLists.txt). */
 #include <stdio.h>
 #include <string.h>
 
