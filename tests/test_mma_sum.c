@@ -9,6 +9,7 @@
 
 #include "hw_model.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 #include "testutil.h"
 
 /* d = c + a[0] b[0] + a[1] b[1] + a[2] b[2], the other products 0 */

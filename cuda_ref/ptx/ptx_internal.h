@@ -551,19 +551,6 @@ int ptx_dec_ldmatrix(ptx_dctx *c); /* ldmatrix, stmatrix, movmatrix (ptx_ldmatri
 int ptx_vec_regs(ptx_dctx *c, const ptx_rop *o, unsigned n, ptx_type t, unsigned field, bool dst);
 int ptx_dec_wmma(ptx_dctx *c); /* wmma.load/store/mma (ptx_wmma.c) */
 
-/* One dot product of a floating-point mma/wmma, d = c + sum a[k] b[k], and
- * its sum as the tensor cores of the hardware model's GPU make it
- * (ptx_mma_sum.c). */
-typedef enum ptx_dot_type { DOT_F16, DOT_BF16, DOT_TF32, DOT_E4M3, DOT_E5M2 } ptx_dot_type;
-typedef struct ptx_dot {
-    ptx_dot_type ta, tb;
-    unsigned n;            /* products, at most 32 */
-    uint32_t a[32], b[32]; /* their factors' bits */
-    uint32_t c;            /* c's bits */
-    bool c16, d16;         /* c, d are .f16 (else .f32) */
-    bool split;            /* a shape sm_80-sm_89 sum in two halves of k */
-} ptx_dot;
-uint32_t ptx_dot_sum(const ptx_dot *d); /* d's bits */
 int ptx_dec_tex(ptx_dctx *c);
 int ptx_dec_call(ptx_dctx *c);   /* call (ptx_call.c) */
 int ptx_dec_frame(ptx_dctx *c);  /* mov/cvta of a recursive function's variable */

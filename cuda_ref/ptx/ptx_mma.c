@@ -35,6 +35,7 @@
 
 #include "approx.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
@@ -82,7 +83,7 @@ typedef struct frag {
     uint64_t c[32][4];
 } frag;
 
-static uint32_t a_elem(const frag *f, unsigned ew, unsigned row, unsigned k)
+static inline uint32_t a_elem(const frag *f, unsigned ew, unsigned row, unsigned k)
 {
     unsigned g = row % 8, hi = row / 8;
     if (ew == 32)
@@ -92,13 +93,43 @@ static uint32_t a_elem(const frag *f, unsigned ew, unsigned row, unsigned k)
     return (f->a[g * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
 }
 
-static uint32_t b_elem(const frag *f, unsigned ew, unsigned k, unsigned col)
+static inline uint32_t b_elem(const frag *f, unsigned ew, unsigned k, unsigned col)
 {
     if (ew == 32)
         return f->b[col * 4 + k % 4][k / 4];
     unsigned per = 32 / ew, span = 4 * per;
     unsigned t = (k % span) / per, reg = k / span;
     return (f->b[col * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
+}
+
+/* element (row, col) of C, .f32 one a register, .f16 two */
+static uint32_t c_elem(const frag *f, bool c32, unsigned row, unsigned col)
+{
+    unsigned lane = (row % 8) * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
+    return c32 ? (uint32_t)f->c[lane][idx] : (uint32_t)(f->c[lane][idx / 2] >> (16 * (idx % 2)));
+}
+
+/* A by row (A[row K + k]) and B by column (B[col K + k]), for the
+ * floating-point forms' tile sum; ew a constant in each copy, a_elem's and
+ * b_elem's divisions shifts */
+static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, unsigned ew, unsigned M,
+                                                                 unsigned K, uint32_t *A, uint32_t *B)
+{
+    for (unsigned row = 0; row < M; row++)
+        for (unsigned k = 0; k < K; k++)
+            A[row * K + k] = a_elem(f, ew, row, k);
+    for (unsigned col = 0; col < 8; col++)
+        for (unsigned k = 0; k < K; k++)
+            B[col * K + k] = b_elem(f, ew, k, col);
+}
+
+static void tile_gather(const frag *f, unsigned ew, unsigned M, unsigned K, uint32_t *A, uint32_t *B)
+{
+    switch (ew) {
+    case 8: tile_gather_ew(f, 8, M, K, A, B); break;
+    case 16: tile_gather_ew(f, 16, M, K, A, B); break;
+    default: tile_gather_ew(f, 32, M, K, A, B); break;
+    }
 }
 
 /* The fragments' registers (d's nd slots first in ox, then a, b, c). */
@@ -141,29 +172,29 @@ HANDLER(x_mma)
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
-    for (unsigned row = 0; row < M; row++) {
-        for (unsigned col = 0; col < 8; col++) {
-            unsigned g = row % 8, lane = g * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
-            uint32_t craw = c32 ? (uint32_t)f.c[lane][idx] : (uint32_t)(f.c[lane][idx / 2] >> (16 * (idx % 2)));
-            uint32_t bits;
-            if (integer) { /* exact; s32 wraps, or clamps with .satfinite */
-                int64_t s = (int32_t)craw;
-                for (int k = 0; k < K; k++) {
-                    uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
-                    s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);
-                }
-                bits = s32_of(s, in->imm & 1u);
-            } else { /* as the tensor cores sum (ptx_mma_sum.c) */
-                ptx_dot d = {.ta = dot_type(ka), .tb = dot_type(kb), .n = (unsigned)K, .c = craw,
-                             .c16 = !c32, .d16 = !d32,
-                             .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
-                for (int k = 0; k < K; k++) {
-                    d.a[k] = a_elem(&f, ea, row, (unsigned)k);
-                    d.b[k] = b_elem(&f, eb, (unsigned)k, col);
-                }
-                bits = ptx_dot_sum(&d);
+    if (!integer) { /* as the tensor cores sum (ptx_mma_sum.c), the whole tile at once */
+        uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
+        tile_gather(&f, ea, M, (unsigned)K, A, B);
+        for (unsigned row = 0; row < M; row++)
+            for (unsigned col = 0; col < 8; col++)
+                C[row * 8 + col] = c_elem(&f, c32, row, col);
+        ptx_dot_arith ar = ptx_dot_arith_current();
+        ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = (unsigned)K,
+                          .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
+                          .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
+        ptx_dot_tile_sum(&t, &ar);
+        for (unsigned row = 0; row < M; row++)
+            for (unsigned col = 0; col < 8; col++)
+                out[(row % 8) * 4 + col / 2][(row / 8) * 2 + col % 2] = D[row * 8 + col];
+    }
+    for (unsigned row = 0; row < M && integer; row++) {
+        for (unsigned col = 0; col < 8; col++) { /* exact; s32 wraps, or clamps with .satfinite */
+            int64_t s = (int32_t)c_elem(&f, c32, row, col);
+            for (int k = 0; k < K; k++) {
+                uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
+                s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);
             }
-            out[lane][idx] = bits;
+            out[(row % 8) * 4 + col / 2][(row / 8) * 2 + col % 2] = s32_of(s, in->imm & 1u);
         }
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
@@ -237,6 +268,7 @@ HANDLER(x_mma_sp)
     for (unsigned l = 0; l < 32; l++)
         meta[l] = (uint32_t)PTX_R(w, ox[nd + na + nb + nc])[l];
     uint64_t out[32][4];
+    ptx_dot_arith ar = ptx_dot_arith_current(); /* B's k differs by row: one sum at a time */
     for (unsigned row = 0; row < 16; row++) {
         for (unsigned col = 0; col < 8; col++) {
             unsigned lane = (row % 8) * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
@@ -274,7 +306,7 @@ HANDLER(x_mma_sp)
                     d.b[kc] = y;
                 }
             }
-            out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum(&d);
+            out[lane][idx] = integer ? s32_of(s, in->imm & 1u) : ptx_dot_sum_in(&d, &ar);
         }
     }
     d_store(w, ox, nd, d32, (const uint64_t(*)[4])out);
@@ -335,6 +367,7 @@ HANDLER(x_hmma884)
         }
     }
     uint64_t out[32][8];
+    ptx_dot_arith ar = ptx_dot_arith_current();
     for (unsigned l = 0; l < 32; l++) {
         unsigned q = (l % 16) / 4;
         for (unsigned i = 0; i < 8; i++) {
@@ -345,7 +378,7 @@ HANDLER(x_hmma884)
                 d.a[k] = A[q][row][k];
                 d.b[k] = B[q][k][col];
             }
-            out[l][i] = ptx_dot_sum(&d);
+            out[l][i] = ptx_dot_sum_in(&d, &ar);
         }
     }
     for (unsigned r = 0; r < nd; r++) {

@@ -17,27 +17,51 @@
  * (Microsoft's bit-accurate tensor-core reference, which probed these GPUs);
  * vkrr has not yet checked it on a GPU of its own.
  *
+ * How it is computed: in integers, because a kernel of mma instructions
+ * spends nearly all its time here (4,096 products an m16n8k32 fp8 mma).
+ * Every factor is a magnitude m < 2^(mb+1) (mb its type's fraction bits), a
+ * term exponent e (its exponent, at least its type's least normal one) and
+ * a sign: its value is m 2^(e - mb).  A product's term, aligned to the
+ * largest exponent X and truncated to F bits, is then
+ *     (ma mb << (F - mba - mbb)) >> (X - ea - eb)
+ * of magnitude (shifting a magnitude truncates toward zero), under 2^(F+2)
+ * <= 2^27: an int32 shifted by an int32 in a loop with no branches, which
+ * the compiler vectorises (with AVX2 where the CPU has it: the entries are
+ * cloned for it).  The terms sum in an int64 and the sum, times 2^(X - F),
+ * is rounded to d's type by integer shifts.  tests/mma_sum_ref.c keeps the
+ * model as it was written first, in doubles (ldexp, ilogb, trunc): the
+ * oracle test_mma_sum_simd checks this against bit for bit.
+ *
  * The `rounded` hardware model keeps vkrr's earlier sum, the exact one
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw_model.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
-typedef struct arith {
-    int frac;     /* F */
-    bool split;   /* sm_80-sm_89: the listed shapes in two halves of k */
-    bool ada;     /* sm_89: fp8 keeps 13 bits */
-    bool rounded; /* the `rounded` model */
-} arith;
+/* The entries that run the loops, built twice on x86-64 (AVX2 and the
+ * baseline) and chosen once by the CPU (an ifunc: glibc); the code is the
+ * same C (VKRR_MMA_SUM_NO_CLONES: the baseline alone, which
+ * test_mma_sum_portable checks).  Whatever they call in the loops is
+ * inlined into them: baseline code called from AVX2 code costs more than
+ * the sums (SSE/AVX switches). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute) && !defined(VKRR_MMA_SUM_NO_CLONES)
+#if __has_attribute(target_clones)
+#define SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SIMD_CLONES
+#define SIMD_CLONES
+#endif
+#define INLINE static inline __attribute__((always_inline))
 
-static arith current_arith(void)
+ptx_dot_arith ptx_dot_arith_current(void)
 {
-    arith a = {25, false, false, false};
+    ptx_dot_arith a = {25, false, false, false};
     const vkrr_hw_model *m = vkrr_hw_current();
     if (m && vkrr_hw_model_rounded(m)) {
         a.rounded = true;
@@ -55,158 +79,327 @@ static arith current_arith(void)
     return a;
 }
 
-static double dot_val(uint32_t v, ptx_dot_type t)
+/* ---- factors ------------------------------------------------------------------- */
+
+/* A format's fields: the register's bits >> shift are sign, ebits of biased
+ * exponent, mb of fraction.  e4m3 has no Inf: only its all-ones code is NaN. */
+typedef struct fmt {
+    unsigned shift, mb, ebits;
+    int bias;
+    bool e4m3;
+} fmt;
+static const fmt fmts[] = {
+    [DOT_F16] = {0, 10, 5, 15, false}, [DOT_BF16] = {0, 7, 8, 127, false},
+    [DOT_TF32] = {13, 10, 8, 127, false}, /* the register's low 13 bits ignored */
+    [DOT_E4M3] = {0, 3, 4, 7, true},      [DOT_E5M2] = {0, 2, 5, 15, false},
+};
+static const fmt fmt_f32 = {0, 23, 8, 127, false};
+
+/* A zero's exponent: far below any product's (at least -252), so it never
+ * sets the largest, and its term (m = 0) is 0 whatever the shift. */
+#define ZERO_EXP (-(1 << 20))
+enum { FINITE, INF, NAN_ };
+
+/* Up to 32 factors decoded: value (-1)^s m 2^(e - mb); a NaN or Inf has
+ * m 0 and its class in cls, and its bit k set in special. */
+typedef struct facs {
+    int32_t m[32], e[32], s[32], cls[32]; /* s: 0 or -1 */
+    uint32_t special;
+} facs;
+
+/* Every step a select, no branch: the loops vectorise. */
+INLINE void decode(const uint32_t *restrict v, unsigned n, const fmt *restrict f, facs *restrict o)
 {
-    switch (t) {
-    case DOT_F16: return (double)vkrr_f16_to_f32((uint16_t)v);
-    case DOT_BF16: return (double)ptx_f(v << 16);
-    case DOT_TF32: return (double)ptx_f(v & ~0x1fffu); /* the register's low 13 bits ignored */
-    case DOT_E4M3: return vkrr_decode_bits(v & 0xffu, FMT_E4M3);
-    default: return vkrr_decode_bits(v & 0xffu, FMT_E5M2);
+    const uint32_t emask = (1u << f->ebits) - 1u, mmask = (1u << f->mb) - 1u;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t x = v[k] >> f->shift, ef = (x >> f->mb) & emask, mant = x & mmask;
+        int32_t normal = ef != 0;
+        int32_t m = (int32_t)mant | normal << f->mb;
+        int32_t e = normal ? (int32_t)ef - f->bias : 1 - f->bias;
+        int32_t nonfinite = f->e4m3 ? (x & 0x7fu) == 0x7fu : ef == emask;
+        o->cls[k] = nonfinite ? (f->e4m3 || mant ? NAN_ : INF) : FINITE;
+        m = nonfinite ? 0 : m;
+        o->m[k] = m;
+        o->e[k] = m ? e : ZERO_EXP;
+        o->s[k] = -(int32_t)((x >> (f->mb + f->ebits)) & 1u);
+    }
+    uint32_t special = 0;
+    for (unsigned k = 0; k < n; k++)
+        special |= (uint32_t)(o->cls[k] != FINITE) << k;
+    o->special = special;
+}
+
+/* decode with n a constant for the shapes' counts (as fused) */
+INLINE void decode_n(const uint32_t *v, unsigned n, ptx_dot_type t, facs *o)
+{
+    const fmt *f = &fmts[t];
+    switch (n) {
+    case 4: decode(v, 4, f, o); break;
+    case 8: decode(v, 8, f, o); break;
+    case 16: decode(v, 16, f, o); break;
+    case 32: decode(v, 32, f, o); break;
+    default: decode(v, n, f, o); break;
     }
 }
 
-/* the least normal exponent of each type */
-static int dot_emin(ptx_dot_type t)
+/* c (or, in a split sum, the first half's d) decoded */
+typedef struct cval {
+    int32_t m, e, s, mb;
+    int cls;
+} cval;
+
+INLINE cval c_decode(uint32_t bits, bool is16)
 {
-    static const int e[] = {-14, -126, -126, -6, -14};
-    return e[t];
+    const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
+    facs one;
+    decode(&bits, 1, f, &one);
+    return (cval){one.m[0], one.e[0], one.s[0], (int32_t)f->mb, one.cls[0]};
 }
 
-/* a term's exponent: its value's, at least its type's least normal one */
-static int term_exp(double x, int emin)
-{
-    int e = ilogb(x);
-    return e < emin ? emin : e;
-}
+/* ---- one sum --------------------------------------------------------------------- */
 
-/* The fused sum of c and a[k] b[k], k in [k0, k1), as a double (exact: at
- * most 33 products of F + 2 bits). */
-static double fused(const double *a, const double *b, unsigned k0, unsigned k1, int amin, int bmin,
-                    double c, int cmin, int frac)
-{
-    int maxe = INT_MIN;
-    if (c != 0.0)
-        maxe = term_exp(c, cmin);
-    for (unsigned k = k0; k < k1; k++)
-        if (a[k] != 0.0 && b[k] != 0.0) {
-            int e = term_exp(a[k], amin) + term_exp(b[k], bmin);
-            maxe = e > maxe ? e : maxe;
-        }
-    if (maxe == INT_MIN)
-        return 0.0;
-    int64_t s = c != 0.0 ? (int64_t)trunc(ldexp(c, frac - maxe)) : 0;
-    for (unsigned k = k0; k < k1; k++)
-        if (a[k] != 0.0 && b[k] != 0.0)
-            s += (int64_t)trunc(ldexp(a[k] * b[k], frac - maxe));
-    return ldexp((double)s, maxe - frac);
-}
+/* What a sum of the non-rounded model needs besides its inputs */
+typedef struct sumcfg {
+    int frac;   /* F */
+    int lsh;    /* F - mba - mbb (>= 0: F >= 13 where fp8, 23 elsewhere) */
+    bool d16;   /* d .f16 */
+    bool e8m13; /* sm_89 fp8, f32 d: kept to 13 fraction bits */
+} sumcfg;
 
-/* d's bits of a fused sum: f16 to nearest even, f32 toward zero (e8m13: to
- * 13 fraction bits), a zero +0 */
-static uint32_t fused_out(double v, bool d16, bool e8m13)
+/* The largest product exponent of n (a zero's far below) */
+INLINE int32_t max_exp(const int32_t *ea, const int32_t *eb, unsigned n)
 {
-    uint32_t bits;
-    if (d16)
-        bits = vkrr_round_to(v, 0.0, FMT_F16, RND_RN, false);
-    else if (fabs(v) >= 0x1p128)
-        bits = v > 0 ? 0x7f800000u : 0xff800000u;
-    else {
-        if (e8m13 && v != 0.0) {
-            double q = ldexp(1.0, term_exp(v, -126) - 13);
-            v = trunc(v / q) * q;
-        }
-        bits = vkrr_round_to(v, 0.0, FMT_F32, RND_RZ, false);
+    int32_t mx = 2 * ZERO_EXP;
+    for (unsigned k = 0; k < n; k++) {
+        int32_t t = ea[k] + eb[k];
+        mx = t > mx ? t : mx;
     }
-    return (bits & (d16 ? 0x7fffu : 0x7fffffffu)) ? bits : 0u;
+    return mx;
 }
 
-/* NaN or Inf among c and the products (what IEEE's sum gives), else false */
-static bool special(const double *a, const double *b, unsigned k0, unsigned k1, double c, bool d16,
-                    uint32_t *bits)
+/* The products' terms at 2^(maxe - F), each truncated toward zero, summed */
+INLINE int64_t sum_terms(const facs *a, const facs *b, unsigned k0, unsigned n, int32_t maxe, int lsh)
 {
-    double v = c;
-    for (unsigned k = k0; k < k1; k++)
-        v += a[k] * b[k];
-    if (isnan(v))
-        *bits = d16 ? 0x7fffu : 0x7fffffffu;
-    else if (isinf(v))
-        *bits = d16 ? (v > 0 ? 0x7c00u : 0xfc00u) : (v > 0 ? 0x7f800000u : 0xff800000u);
-    return !isfinite(v);
+    const int32_t *ma = a->m + k0, *ea = a->e + k0, *sa = a->s + k0;
+    const int32_t *mb = b->m + k0, *eb = b->e + k0, *sb = b->s + k0;
+    int64_t s = 0;
+    for (unsigned k = 0; k < n; k++) {
+        int32_t r = maxe - (ea[k] + eb[k]), sg = sa[k] ^ sb[k];
+        r = r < 31 ? r : 31; /* q < 2^27: 31 leaves 0 */
+        int32_t t = (ma[k] * mb[k] << lsh) >> r;
+        s += (t ^ sg) - sg;
+    }
+    return s;
 }
 
-/* e4m3 / e5m2 code -> integer k and scale exponent (value = k * 2^sc); false
- * for NaN / Inf */
-static bool fp8_fixed(uint8_t code, ptx_dot_type t, int64_t *k, int *sc)
+/* any NaN or Inf among the factors k0..k0+n */
+INLINE bool any_special(const facs *a, const facs *b, unsigned k0, unsigned n)
 {
-    bool e4 = t == DOT_E4M3;
-    int ebits = e4 ? 4 : 5, mb = e4 ? 3 : 2, bias = e4 ? 7 : 15;
-    unsigned e = (code >> mb) & ((1u << ebits) - 1u), mant = code & ((1u << mb) - 1u);
-    if (e4 ? ((code & 0x7fu) == 0x7fu) : (e == 31u))
-        return false;
-    int64_t v = e == 0 ? (int64_t)mant : (int64_t)((1u << mb) | mant) << (e - 1);
-    *k = (code & 0x80u) ? -v : v;
-    *sc = (1 - bias) - mb; /* e4m3: -9, e5m2: -16 */
-    return true;
+    return ((uint64_t)(a->special | b->special) >> k0 & ((UINT64_C(1) << n) - 1u)) != 0;
 }
 
-/* The `rounded` model: the exact sum rounded once to nearest. */
-static uint32_t rounded_sum(const ptx_dot *d, const double *a, const double *b, double cv)
+/* c's term at 2^(maxe - F), truncated toward zero (c's exponent <= maxe) */
+INLINE int64_t c_term(const cval *c, int32_t maxe, int frac)
 {
-    int fmt = d->d16 ? FMT_F16 : FMT_F32;
-    bool fp8 = d->ta == DOT_E4M3 || d->ta == DOT_E5M2;
-    if (fp8 && isfinite(cv)) { /* S * 2^sc exactly as hi + lo, then + c by TwoSum */
+    if (!c->m)
+        return 0;
+    int sh = c->e - c->mb + frac - maxe;
+    int64_t v = sh >= 0 ? (int64_t)c->m << sh : -sh > 62 ? 0 : (int64_t)c->m >> -sh;
+    return c->s ? -v : v;
+}
+
+/* m >> sh rounded to nearest even (sh < 0: shifted left, exact) */
+INLINE uint64_t shift_rne(uint64_t m, int sh)
+{
+    if (sh <= 0)
+        return m << -sh;
+    if (sh >= 64)
+        return 0; /* m < 2^63: under half */
+    uint64_t q = m >> sh, rem = m & ((UINT64_C(1) << sh) - 1u), half = UINT64_C(1) << (sh - 1);
+    return q + (rem > half || (rem == half && (q & 1u)));
+}
+
+/* d's bits of s 2^E: f16 to nearest even (Inf past its largest), f32 toward
+ * zero (e8m13: to 13 fraction bits; Inf from 2^128), a zero +0 */
+INLINE uint32_t out_bits(int64_t s, int E, bool d16, bool e8m13)
+{
+    if (s == 0)
+        return 0;
+    uint32_t sign = s < 0;
+    uint64_t m = s < 0 ? -(uint64_t)s : (uint64_t)s;
+    int ve = 63 - __builtin_clzll(m) + E; /* the value's exponent */
+    if (d16) {
+        if (ve > 15)
+            return sign << 15 | 0x7c00u;
+        int ue = (ve < -14 ? -14 : ve) - 10; /* its last bit's */
+        /* 0x7c00, Inf, where it rounds up past 65504 */
+        uint64_t bits = ((uint64_t)(ue + 24) << 10) + shift_rne(m, ue - E);
+        return bits ? sign << 15 | (uint32_t)bits : 0;
+    }
+    if (ve >= 128)
+        return sign << 31 | 0x7f800000u;
+    int ue = (ve < -126 ? -126 : ve) - (e8m13 ? 13 : 23);
+    int sh = ue - E;
+    uint64_t q = sh <= 0 ? m << -sh : sh >= 64 ? 0 : m >> sh;
+    if (e8m13)
+        q <<= 10, ue -= 10;
+    uint32_t bits = ((uint32_t)(ue + 149) << 23) + (uint32_t)q;
+    return bits ? sign << 31 | bits : 0;
+}
+
+/* What IEEE's sum of c and the products k0..k0+n gives when one of them is
+ * NaN or Inf: the canonical NaN (NaN, Inf x 0, Inf - Inf), else the Inf. */
+static uint32_t special_bits(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c, bool d16)
+{
+    bool nan = c->cls == NAN_, pos = c->cls == INF && !c->s, neg = c->cls == INF && c->s;
+    for (unsigned k = k0; k < k0 + n; k++) {
+        int ca = a->cls[k], cb = b->cls[k];
+        if (ca == FINITE && cb == FINITE)
+            continue;
+        if (ca == NAN_ || cb == NAN_ || (ca == FINITE && !a->m[k]) || (cb == FINITE && !b->m[k]))
+            nan = true;
+        else if (a->s[k] ^ b->s[k])
+            neg = true;
+        else
+            pos = true;
+    }
+    if (nan || (pos && neg))
+        return d16 ? 0x7fffu : 0x7fffffffu;
+    return d16 ? (pos ? 0x7c00u : 0xfc00u) : (pos ? 0x7f800000u : 0xff800000u);
+}
+
+/* d's bits of c + the products k0..k0+n, fused; *special when a NaN or Inf
+ * made them */
+INLINE uint32_t fused_n(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c,
+                        const sumcfg *g, bool *special)
+{
+    *special = c->cls != FINITE || any_special(a, b, k0, n);
+    if (*special)
+        return special_bits(a, b, k0, n, c, g->d16);
+    int32_t maxe = max_exp(a->e + k0, b->e + k0, n);
+    if (c->m && c->e > maxe)
+        maxe = c->e;
+    int64_t s = c_term(c, maxe, g->frac) + sum_terms(a, b, k0, n, maxe, g->lsh);
+    return out_bits(s, maxe - g->frac, g->d16, g->e8m13);
+}
+
+/* fused_n with n a constant for the shapes' counts: loops the compiler
+ * unrolls and vectorises whole */
+INLINE uint32_t fused(const facs *a, const facs *b, unsigned k0, unsigned n, const cval *c, const sumcfg *g,
+                      bool *special)
+{
+    switch (n) {
+    case 4: return fused_n(a, b, k0, 4, c, g, special);
+    case 8: return fused_n(a, b, k0, 8, c, g, special);
+    case 16: return fused_n(a, b, k0, 16, c, g, special);
+    case 32: return fused_n(a, b, k0, 32, c, g, special);
+    default: return fused_n(a, b, k0, n, c, g, special);
+    }
+}
+
+/* One output: c, then each half of k in turn (the first half's d the
+ * second's c); a NaN or Inf ends it. */
+INLINE uint32_t sum_one(const facs *a, const facs *b, unsigned n, unsigned halves, uint32_t cbits, bool c16,
+                        const sumcfg *g)
+{
+    cval c = c_decode(cbits, c16);
+    unsigned step = n / halves;
+    uint32_t bits = 0;
+    for (unsigned h = 0; h < halves; h++) {
+        bool special;
+        bits = fused(a, b, h * step, step, &c, g, &special);
+        if (special)
+            return bits;
+        c = c_decode(bits, g->d16);
+    }
+    return bits;
+}
+
+static sumcfg sum_config(ptx_dot_type ta, ptx_dot_type tb, bool d16, const ptx_dot_arith *ar, unsigned *halves,
+                         bool split)
+{
+    bool fp8 = ta == DOT_E4M3 || ta == DOT_E5M2;
+    int frac = ar->ada && fp8 ? 13 : ar->frac;
+    *halves = ar->split && split ? 2 : 1;
+    return (sumcfg){frac, frac - (int)fmts[ta].mb - (int)fmts[tb].mb, d16, ar->ada && fp8 && !d16};
+}
+
+/* ---- the `rounded` model ------------------------------------------------------- */
+
+/* factor k's value, exact (NaN and Inf as they are) */
+static double fac_val(const facs *f, unsigned k, const fmt *ft)
+{
+    double v = f->cls[k] == NAN_ ? NAN : f->cls[k] == INF ? INFINITY : ldexp(f->m[k], f->e[k] - (int)ft->mb);
+    return f->s[k] ? -v : v;
+}
+
+/* The exact sum rounded once to nearest: fp8 products summed exactly (in
+ * units of the least product), then c; the others in doubles in k order,
+ * then c. */
+static uint32_t rounded_sum(const facs *a, const facs *b, ptx_dot_type ta, ptx_dot_type tb, unsigned n,
+                            uint32_t cbits, bool c16, bool d16)
+{
+    int out = d16 ? FMT_F16 : FMT_F32;
+    const fmt *fa = &fmts[ta], *fb = &fmts[tb];
+    double cv = c16 ? (double)vkrr_f16_to_f32((uint16_t)cbits) : (double)ptx_f(cbits);
+    bool fp8 = ta == DOT_E4M3 || ta == DOT_E5M2, special = any_special(a, b, 0, n);
+    if (fp8 && isfinite(cv) && !special) { /* S 2^sc exactly as hi + lo, then + c by TwoSum */
+        int ua = 1 - fa->bias, ub = 1 - fb->bias; /* the least exponents */
         __int128 s = 0;
-        int sc = 0;
-        bool ok = true;
-        for (unsigned k = 0; k < d->n && ok; k++) {
-            int64_t xa = 0, xb = 0;
-            int sa = 0, sb = 0;
-            ok = fp8_fixed((uint8_t)d->a[k], d->ta, &xa, &sa) && fp8_fixed((uint8_t)d->b[k], d->tb, &xb, &sb);
-            s += (__int128)xa * xb;
-            sc = sa + sb; /* the same for every product of these two types */
-        }
-        if (ok) {
-            double hi = (double)s, lo = (double)(s - (__int128)hi);
-            hi = ldexp(hi, sc);
-            lo = ldexp(lo, sc);
-            double x = hi + cv, bb = x - hi;
-            double e = (hi - (x - bb)) + (cv - bb) + lo;
-            if (x == 0.0 && e == 0.0)
-                x = (s == 0 && signbit(cv)) ? cv : 0.0;
-            return vkrr_round_to(x, e, fmt, RND_RN, false);
-        }
+        for (unsigned k = 0; k < n; k++)
+            if (a->m[k] && b->m[k]) {
+                __int128 p = (__int128)(a->m[k] * b->m[k]) << (a->e[k] - ua + b->e[k] - ub);
+                s += a->s[k] ^ b->s[k] ? -p : p;
+            }
+        int sc = ua + ub - (int)fa->mb - (int)fb->mb;
+        double hi = (double)s, lo = (double)(s - (__int128)hi);
+        hi = ldexp(hi, sc);
+        lo = ldexp(lo, sc);
+        double x = hi + cv, bb = x - hi;
+        double e = (hi - (x - bb)) + (cv - bb) + lo;
+        if (x == 0.0 && e == 0.0)
+            x = (s == 0 && signbit(cv)) ? cv : 0.0;
+        return vkrr_round_to(x, e, out, RND_RN, false);
     }
     double v = 0.0;
-    for (unsigned k = 0; k < d->n; k++)
-        v += a[k] * b[k];
-    return vkrr_round_to(v + cv, 0.0, fmt, RND_RN, false);
+    for (unsigned k = 0; k < n; k++)
+        v += fac_val(a, k, fa) * fac_val(b, k, fb);
+    return vkrr_round_to(v + cv, 0.0, out, RND_RN, false);
+}
+
+/* ---- the entries ------------------------------------------------------------------- */
+
+SIMD_CLONES uint32_t ptx_dot_sum_in(const ptx_dot *d, const ptx_dot_arith *ar)
+{
+    facs a, b;
+    decode_n(d->a, d->n, d->ta, &a);
+    decode_n(d->b, d->n, d->tb, &b);
+    if (ar->rounded)
+        return rounded_sum(&a, &b, d->ta, d->tb, d->n, d->c, d->c16, d->d16);
+    unsigned halves;
+    sumcfg g = sum_config(d->ta, d->tb, d->d16, ar, &halves, d->split);
+    return sum_one(&a, &b, d->n, halves, d->c, d->c16, &g);
 }
 
 uint32_t ptx_dot_sum(const ptx_dot *d)
 {
-    double a[32], b[32];
-    for (unsigned k = 0; k < d->n; k++) {
-        a[k] = dot_val(d->a[k], d->ta);
-        b[k] = dot_val(d->b[k], d->tb);
-    }
-    double cv = d->c16 ? (double)vkrr_f16_to_f32((uint16_t)d->c) : (double)ptx_f(d->c);
-    arith ar = current_arith();
-    if (ar.rounded)
-        return rounded_sum(d, a, b, cv);
-    bool fp8 = d->ta == DOT_E4M3 || d->ta == DOT_E5M2, e8m13 = ar.ada && fp8 && !d->d16;
-    int frac = ar.ada && fp8 ? 13 : ar.frac, amin = dot_emin(d->ta), bmin = dot_emin(d->tb);
-    unsigned halves = ar.split && d->split ? 2 : 1, step = d->n / halves;
-    int cmin = d->c16 ? -14 : -126;
-    uint32_t bits = 0;
-    for (unsigned h = 0; h < halves; h++) {
-        unsigned k0 = h * step, k1 = k0 + step;
-        if (special(a, b, k0, k1, cv, d->d16, &bits))
-            return bits;
-        bits = fused_out(fused(a, b, k0, k1, amin, bmin, cv, cmin, frac), d->d16, e8m13);
-        /* the first half's d is the second half's c */
-        cv = d->d16 ? (double)vkrr_f16_to_f32((uint16_t)bits) : (double)ptx_f(bits);
-        cmin = d->d16 ? -14 : -126;
-    }
-    return bits;
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    return ptx_dot_sum_in(d, &ar);
+}
+
+SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
+{
+    facs a[32], b[32]; /* rows and columns, decoded once */
+    for (unsigned i = 0; i < t->m; i++)
+        decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);
+    for (unsigned j = 0; j < t->n; j++)
+        decode_n(t->b + j * t->k, t->k, t->tb, &b[j]);
+    unsigned halves;
+    sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
+    for (unsigned i = 0; i < t->m; i++)
+        for (unsigned j = 0; j < t->n; j++) {
+            uint32_t c = t->c[i * t->n + j];
+            t->d[i * t->n + j] = ar->rounded ? rounded_sum(&a[i], &b[j], t->ta, t->tb, t->k, c, t->c16, t->d16)
+                                             : sum_one(&a[i], &b[j], t->k, halves, c, t->c16, &g);
+        }
 }

@@ -30,6 +30,7 @@
 
 #include "approx.h"
 #include "ptx_internal.h"
+#include "ptx_mma_sum.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
@@ -207,6 +208,28 @@ static int64_t ival(uint32_t v, unsigned type)
     }
 }
 
+/* The floating-point forms' d, as the tensor cores sum (ptx_mma_sum.c): the
+ * whole tile at once, B by column. */
+static void wmma_float(const ptx_inst *in, unsigned M, unsigned N, unsigned K, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *c, uint64_t *d)
+{
+    uint32_t a32[32 * 16], bt[32 * 16], c32[256], d32[256];
+    for (unsigned e = 0; e < M * K; e++)
+        a32[e] = (uint32_t)a[e];
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++)
+            bt[j * K + k] = (uint32_t)b[k * N + j];
+    for (unsigned e = 0; e < M * N; e++)
+        c32[e] = (uint32_t)c[e];
+    ptx_dot_type dt = in->b == WT_F16 ? DOT_F16 : in->b == WT_BF16 ? DOT_BF16 : DOT_TF32;
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    ptx_dot_tile t = {.ta = dt, .tb = dt, .m = M, .n = N, .k = K, .a = a32, .b = bt, .c = c32, .d = d32,
+                      .c16 = in->c == WT_F16, .d16 = in->d == WT_F16, .split = K == (in->b == WT_TF32 ? 8u : 16u)};
+    ptx_dot_tile_sum(&t, &ar);
+    for (unsigned e = 0; e < M * N; e++)
+        d[e] = d32[e];
+}
+
 /* mma: in->a shape, in->b a/b type, in->c c type, in->d d type, in->e bit 2
  * .satfinite, bit 3 .and.popc (b1); ox: d, a, b, c fragments in that order.
  * Fragments hold their matrices in logical order whatever the layout they
@@ -223,7 +246,10 @@ HANDLER(x_wmma_mma)
     frag_read(w, in->ox + gd.regs + ga.regs + gb.regs, &gc, c);
     const unsigned M = shapes[in->a][0], N = shapes[in->a][1], K = shapes[in->a][2];
     const unsigned t = in->b;
-    for (unsigned i = 0; i < M; i++)
+    const bool fp = t == WT_F16 || t == WT_BF16 || t == WT_TF32;
+    if (fp)
+        wmma_float(in, M, N, K, a, b, c, d);
+    for (unsigned i = 0; i < M && !fp; i++)
         for (unsigned j = 0; j < N; j++) {
             if (t == WT_F64) { /* the model: fma in k order onto c, in the rounding mode */
                 double v = ptx_d(c[i * N + j]);
@@ -239,23 +265,13 @@ HANDLER(x_wmma_mma)
                     s += (in->e & 8u) ? (x & y) : (x ^ y);
                 }
                 d[i * N + j] = (uint32_t)s;
-            } else if (t == WT_S8 || t == WT_U8 || t == WT_S4 || t == WT_U4) {
+            } else { /* s8, u8, s4, u4 */
                 int64_t s = ival((uint32_t)c[i * N + j], WT_S32);
                 for (unsigned k = 0; k < K; k++)
                     s += ival((uint32_t)a[i * K + k], t) * ival((uint32_t)b[k * N + j], t);
                 if (in->e & 4u)
                     s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
                 d[i * N + j] = (uint32_t)s;
-            } else { /* as the tensor cores sum (ptx_mma_sum.c) */
-                ptx_dot dot = {.ta = t == WT_F16 ? DOT_F16 : t == WT_BF16 ? DOT_BF16 : DOT_TF32, .n = K,
-                               .c = (uint32_t)c[i * N + j], .c16 = in->c == WT_F16, .d16 = in->d == WT_F16,
-                               .split = K == (t == WT_TF32 ? 8u : 16u)};
-                dot.tb = dot.ta;
-                for (unsigned k = 0; k < K; k++) {
-                    dot.a[k] = (uint32_t)a[i * K + k];
-                    dot.b[k] = (uint32_t)b[k * N + j];
-                }
-                d[i * N + j] = ptx_dot_sum(&dot);
             }
         }
     frag_write(w, in->ox, &gd, d);
