@@ -19,7 +19,8 @@
  * whether the interpreter's and the JIT's outputs are byte-identical; and a
  * 720p enc0 launch (161 x 93 = 14,973 warps) projected from the 1-thread
  * ms/warp at 1 and 16 cores.  Figures, never pass/fail: exit 0, 2 on bad
- * input, 77 when the PTX cannot be had.
+ * input, 77 when the PTX cannot be had.  The last line, `summary: key=value ...`,
+ * is bench/enc0.sh's.
  *
  * --check (the ctest smoke test): exact data (enc0_data.h), and the outputs
  * of both engines against enc0_expect's and each other's; exit 1 on any
@@ -461,6 +462,13 @@ int main(int argc, char **argv)
     project("interp", 1e3 * f.interp1 / o.warps);
     if (f.jit1 >= 0)
         project("jit", 1e3 * f.jit1 / o.warps);
+    /* one line for bench/enc0.sh's table; -1: not measured */
+    printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f interp_ms_warp=%.3f "
+           "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s\n", insts, mma,
+           cold.ok ? cold.first_s - cold.again_s : -1, cold.ok ? peak_kb / 1024.0 : -1,
+           1e3 * f.interp1 / o.warps, f.jit1 >= 0 ? 1e3 * f.jit1 / o.warps : -1, o.threads,
+           f.interpT >= 0 ? 1e3 * f.interpT : -1, o.threads, f.jitT >= 0 ? 1e3 * f.jitT : -1,
+           f.jit1 < 0 ? "-" : same && cold_same ? "yes" : "NO");
     if (o.check) {
         char why[400];
         if (!enc0_expect(&b, expect, why, sizeof why)) {
