@@ -174,13 +174,17 @@ static uint32_t count_mma(const char *path)
     return n;
 }
 
-/* The decoded instruction count: coverage's total, on a copy of its own. */
+/* The decoded instruction count: coverage's total, on a copy of its own;
+ * 0, the reason printed, when the module or its enc0 entry does not load. */
 static uint32_t count_instructions(const char *path)
 {
     vkrr_ptx_module *m = NULL;
     vkrr_error err = {0};
     uint32_t ran = 0, total = 0;
-    if (vkrr_ptx_module_load_file(&m, path, &err) == VKRR_OK && vkrr_ptx_coverage_on(m, &err) == VKRR_OK)
+    if (vkrr_ptx_module_load_file(&m, path, &err) != VKRR_OK ||
+        vkrr_ptx_entry_status(m, "enc0", &err) != VKRR_OK || vkrr_ptx_coverage_on(m, &err) != VKRR_OK)
+        vkrr_error_print(&err, stderr);
+    else
         vkrr_ptx_instr_coverage(m, "enc0", &ran, &total, NULL, 0);
     vkrr_ptx_module_free(m);
     return total;
@@ -376,6 +380,81 @@ static int check_skip_jit(void)
     return need ? 1 : 77;
 }
 
+/* One size's figures, for printing and the check. */
+typedef struct run {
+    const opts *o;
+    enc0_bufs *b;
+    figures f;
+    cold_result cold;
+    long peak_kb;
+    bool jit, same, cold_same;
+    uint32_t insts, mma;
+    double load_s;
+} run;
+
+static void print_figures(const run *r)
+{
+    const figures *f = &r->f;
+    const cold_result *cold = &r->cold;
+    const opts *o = r->o;
+    printf("  load (parse + decode): %.3f s\n", r->load_s);
+    print_engine("interp", f->interp1, f->interpT, o);
+    if (!r->jit)
+        printf("  jit: SKIPPED: this build has no JIT (no llvm-15-dev, or -DVKRR_PTX_JIT=OFF)\n");
+    else if (!cold->ok)
+        printf("  jit: cold run failed: %s\n", cold->why);
+    else {
+        printf("  jit    cold (empty cache): first launch %.3f s, again %.3f s: compile ~%.3f s; "
+               "peak RSS %.1f MB (%.1f MB before the JIT)\n", cold->first_s, cold->again_s,
+               cold->first_s - cold->again_s, r->peak_kb / 1024.0, cold->rss_before_kb / 1024.0);
+        if (f->jit1 >= 0) {
+            printf("  jit    from the cache: first launch %.3f s (%.3f s over a warm one)\n",
+                   f->jit_load, f->jit_load - f->jit1);
+            print_engine("jit", f->jit1, f->jitT, o);
+        }
+    }
+    if (f->jit1 >= 0)
+        printf("  outputs: interp and jit %s; cold jit %s\n", r->same ? "byte-identical" : "DIFFERENT",
+               r->cold_same ? "byte-identical" : "DIFFERENT");
+    project("interp", 1e3 * f->interp1 / o->warps);
+    if (f->jit1 >= 0)
+        project("jit", 1e3 * f->jit1 / o->warps);
+    /* one line for bench/enc0.sh's table; -1: not measured */
+    printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f interp_ms_warp=%.3f "
+           "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s\n", r->insts, r->mma,
+           cold->ok ? cold->first_s - cold->again_s : -1, cold->ok ? r->peak_kb / 1024.0 : -1,
+           1e3 * f->interp1 / o->warps, f->jit1 >= 0 ? 1e3 * f->jit1 / o->warps : -1, o->threads,
+           f->interpT >= 0 ? 1e3 * f->interpT : -1, o->threads, f->jitT >= 0 ? 1e3 * f->jitT : -1,
+           f->jit1 < 0 ? "-" : r->same && r->cold_same ? "yes" : "NO");
+}
+
+/* --check: the interpreter's bytes (interp) against enc0_expect's, and the
+ * JIT's against the interpreter's (r->same, r->cold_same); the exit code. */
+static int check(const run *r, const uint32_t *interp, uint32_t *expect)
+{
+    enc0_bufs *b = r->b;
+    char why[400];
+    if (!enc0_expect(b, expect, why, sizeof why)) {
+        printf("FAIL: no expected values: %s\n", why);
+        return 1;
+    }
+    size_t nonzero = 0;
+    for (size_t i = 0; i < b->out_bytes / 4; i++)
+        nonzero += expect[i] != 0;
+    memcpy(b->out, interp, b->out_bytes);
+    bool interp_ok = same_words("interp vs expected", b, expect);
+    printf("check: %zu of %zu expected words nonzero; interp %s the expected values\n", nonzero,
+           b->out_bytes / 4, interp_ok ? "matches" : "DIFFERS FROM");
+    if (!interp_ok || !nonzero)
+        return 1;
+    if (!r->jit)
+        return check_skip_jit();
+    if (!r->same || !r->cold_same)
+        return 1;
+    printf("check: jit (cold and cached) byte-identical to interp: PASS\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -441,60 +520,13 @@ int main(int argc, char **argv)
         vkrr_error_print(&err, stderr);
         goto free;
     }
-    printf("  load (parse + decode): %.3f s\n", load_s);
-    print_engine("interp", f.interp1, f.interpT, &o);
-    if (!jit)
-        printf("  jit: SKIPPED: this build has no JIT (no llvm-15-dev, or -DVKRR_PTX_JIT=OFF)\n");
-    if (jit && !cold.ok)
-        printf("  jit: cold run failed: %s\n", cold.why);
-    if (jit && cold.ok) {
-        printf("  jit    cold (empty cache): first launch %.3f s, again %.3f s: compile ~%.3f s; "
-               "peak RSS %.1f MB (%.1f MB before the JIT)\n", cold.first_s, cold.again_s,
-               cold.first_s - cold.again_s, peak_kb / 1024.0, cold.rss_before_kb / 1024.0);
-        if (f.jit1 >= 0) {
-            printf("  jit    from the cache: first launch %.3f s (%.3f s over a warm one)\n",
-                   f.jit_load, f.jit_load - f.jit1);
-            print_engine("jit", f.jit1, f.jitT, &o);
-        }
-    }
-    bool same = f.jit1 >= 0 && same_words("jit vs interp", &b, keep);
-    bool cold_same = cold.ok && cold.hash == fnv(keep, b.out_bytes);
-    if (f.jit1 >= 0)
-        printf("  outputs: interp and jit %s; cold jit %s\n", same ? "byte-identical" : "DIFFERENT",
-               cold_same ? "byte-identical" : "DIFFERENT");
-    project("interp", 1e3 * f.interp1 / o.warps);
-    if (f.jit1 >= 0)
-        project("jit", 1e3 * f.jit1 / o.warps);
-    /* one line for bench/enc0.sh's table; -1: not measured */
-    printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f interp_ms_warp=%.3f "
-           "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s\n", insts, mma,
-           cold.ok ? cold.first_s - cold.again_s : -1, cold.ok ? peak_kb / 1024.0 : -1,
-           1e3 * f.interp1 / o.warps, f.jit1 >= 0 ? 1e3 * f.jit1 / o.warps : -1, o.threads,
-           f.interpT >= 0 ? 1e3 * f.interpT : -1, o.threads, f.jitT >= 0 ? 1e3 * f.jitT : -1,
-           f.jit1 < 0 ? "-" : same && cold_same ? "yes" : "NO");
-    if (o.check) {
-        char why[400];
-        if (!enc0_expect(&b, expect, why, sizeof why)) {
-            printf("FAIL: no expected values: %s\n", why);
-            rc = 1;
-            goto free;
-        }
-        size_t nonzero = 0;
-        for (size_t i = 0; i < b.out_bytes / 4; i++)
-            nonzero += expect[i] != 0;
-        memcpy(b.out, keep, b.out_bytes);
-        bool interp_ok = same_words("interp vs expected", &b, expect);
-        printf("check: %zu of %zu expected words nonzero; interp %s the expected values\n", nonzero,
-               b.out_bytes / 4, interp_ok ? "matches" : "DIFFERS FROM");
-        if (!interp_ok || !nonzero)
-            rc = 1;
-        else if (!jit)
-            rc = check_skip_jit();
-        else if (!same || !cold_same)
-            rc = 1;
-        else
-            printf("check: jit (cold and cached) byte-identical to interp: PASS\n");
-    }
+    run r = {.o = &o, .b = &b, .f = f, .cold = cold, .peak_kb = peak_kb, .jit = jit,
+             .insts = insts, .mma = mma, .load_s = load_s};
+    r.same = f.jit1 >= 0 && same_words("jit vs interp", &b, keep);
+    r.cold_same = cold.ok && cold.hash == fnv(keep, b.out_bytes);
+    print_figures(&r);
+    if (o.check)
+        rc = check(&r, keep, expect);
 free:
     free(keep);
     free(expect);
