@@ -7,6 +7,9 @@
 #        enc0_bench options, e.g. ENC0_ARGS="--warps 8 --reps 5")
 # Sizes not checked in under bench/enc0/ need nvcc; without it they print
 # SKIPPED.  Each size's full output is printed after the table.
+# ENC0_STANDIN=1 (needs nvcc) adds a second table: the same kernels with
+# --mma-standin (xor where the mma was), 1 thread, and the mma's share of a
+# warp's time in each engine.
 set -u
 BUILD=${1:-build}
 shift || true
@@ -35,7 +38,32 @@ for p in "${PHASES[@]}"; do
             "$(get "$log.sum" interp_ms_warp)" "$(get "$log.sum" jit_ms_warp)" "$(get "$log.sum" same)"
     fi
 done
+if [ "${ENC0_STANDIN:-0}" = 1 ]; then
+    echo
+    echo "without the mma (--mma-standin, 1 thread), and the mma's share of the time above:"
+    printf "%-7s %15s %13s %24s\n" phases interp_ms/warp jit_ms/warp "mma_share interp/jit"
+    for p in "${PHASES[@]}"; do
+        log=$WORK/s$p.log
+        if ! python3 "$(dirname "$0")/enc0_gen.py" --phases "$p" --mma-standin --ptx "$WORK/s$p.ptx" \
+            >"$log" 2>&1; then
+            printf "%-7s SKIPPED: no standin kernel: %s\n" "$p" "$(tail -1 "$log")"
+            continue
+        fi
+        # shellcheck disable=SC2086
+        "$BENCH" --ptx "$WORK/s$p.ptx" --threads 1 ${ENC0_ARGS:-} >"$log" 2>&1
+        sed -n 's/^summary: /&/p' "$log" >"$log.sum"
+        si=$(get "$log.sum" interp_ms_warp) sj=$(get "$log.sum" jit_ms_warp)
+        fi=$(get "$WORK/p$p.log.sum" interp_ms_warp 2>/dev/null) fj=$(get "$WORK/p$p.log.sum" jit_ms_warp 2>/dev/null)
+        share=$(python3 -c "import sys
+def f(x, y):
+    try: return '%.0f%%' % (100 * (1 - float(y) / float(x))) if float(x) > 0 and float(y) >= 0 else '-'
+    except ValueError: return '-'
+print(f(sys.argv[1], sys.argv[2]) + ' / ' + f(sys.argv[3], sys.argv[4]))" "${fi:-x}" "${si:-x}" "${fj:-x}" "${sj:-x}")
+        printf "%-7s %15s %13s %24s\n" "$p" "${si:--}" "${sj:--}" "$share"
+    done
+fi
 for p in "${PHASES[@]}"; do
     echo
     cat "$WORK/p$p.log"
+    [ -f "$WORK/s$p.log" ] && { echo; cat "$WORK/s$p.log"; }
 done

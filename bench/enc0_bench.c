@@ -160,7 +160,9 @@ static int resolve_ptx(const opts *o, const char *tmp, char *path, size_t cap)
     return 0;
 }
 
-static uint32_t count_mma(const char *path)
+/* The kernel's mma and its phases (one shfl.sync each: --mma-standin's
+ * kernel has no mma), from its text. */
+static uint32_t count_text(const char *path, const char *what)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -168,7 +170,7 @@ static uint32_t count_mma(const char *path)
     char line[4096];
     uint32_t n = 0;
     while (f && fgets(line, sizeof line, f))
-        n += strstr(line, "mma.sync") != NULL;
+        n += strstr(line, what) != NULL;
     if (f)
         fclose(f);
     return n;
@@ -470,10 +472,11 @@ int main(int argc, char **argv)
     unsetenv("VKRR_PTX_ENGINE");
     if (setenv("XDG_CACHE_HOME", cache, 1) != 0 || (rc = resolve_ptx(&o, tmp, path, sizeof path)))
         goto done;
-    uint32_t mma = count_mma(path), insts = count_instructions(path);
-    if (!mma || !insts) {
-        fprintf(stderr, "enc0_bench: %s: no enc0 kernel with mma.sync (%u instructions, %u mma)\n",
-                path, insts, mma);
+    uint32_t mma = count_text(path, "mma.sync"), phases = count_text(path, "shfl.sync");
+    uint32_t insts = phases ? count_instructions(path) : 0;
+    if (!phases || !insts) {
+        fprintf(stderr, "enc0_bench: %s: no enc0 kernel of bench/enc0_gen.py's (%u instructions, "
+                "%u shfl.sync)\n", path, insts, phases);
         rc = 2;
         goto done;
     }
@@ -487,11 +490,11 @@ int main(int argc, char **argv)
     load[strcspn(load, " ")] = 0;
     printf("enc0_bench: host: %ld cores online, load average %s before the runs\n",
            sysconf(_SC_NPROCESSORS_ONLN), load);
-    printf("enc0_bench: %s: %u instructions, %u mma; %u warps, best of %d, JIT %s%s\n", path,
-           insts, mma, o.warps, o.reps, jit ? "LLVM " : "none", jit ? vkrr_ptx_jit_llvm_version() : "");
+    printf("enc0_bench: %s: %u instructions, %u phases, %u mma; %u warps, best of %d, JIT %s%s\n",
+           path, insts, phases, mma, o.warps, o.reps, jit ? "LLVM " : "none", jit ? vkrr_ptx_jit_llvm_version() : "");
     cold_result cold = {0};
     long peak_kb = 0;
-    if (jit && !cold_run(path, mma, o.warps, o.check, &cold, &peak_kb)) {
+    if (jit && !cold_run(path, phases, o.warps, o.check, &cold, &peak_kb)) {
         fprintf(stderr, "enc0_bench: the cold JIT's child process failed\n");
         rc = 2;
         goto done;
@@ -507,7 +510,7 @@ int main(int argc, char **argv)
         goto done;
     }
     double load_s = now_s() - t0;
-    if (!enc0_bufs_alloc(&b, mma, o.warps) || !(keep = malloc(b.out_bytes)) ||
+    if (!enc0_bufs_alloc(&b, phases, o.warps) || !(keep = malloc(b.out_bytes)) ||
         !(expect = malloc(b.out_bytes))) {
         fprintf(stderr, "enc0_bench: out of memory\n");
         rc = 2;
