@@ -103,6 +103,15 @@ check validate both-failing --perturb "cuda_dldn_rrref_enc1_kernel#1=3"
 check validate chained --mode chained --heatmaps all
 check rerun rerun --backend cpu
 
+# one summary line a mode: isolated or chained alone one, both modes a
+# second line for the chained counts
+for want in isolated:1 chained:1 both-failing:2 rerun:1; do
+    got=$(grep -c '^summary' "$WORK/${want%:*}/whole.out")
+    [ "$got" = "${want#*:}" ] || fail "${want%:*}: $got summary lines, not ${want#*:}"
+done
+grep -q '^summary (chained): ' "$WORK/both-failing/whole.out" ||
+    fail "both modes: no 'summary (chained):' line"
+
 # a rerun shard with a launch that ran out of time (on a GPU backend; ptx and
 # cpu never time out) and one that differs: merged, the run fails (exit 1, as
 # rerun --help says) and the summary counts each

@@ -6,12 +6,26 @@
 #include "testutil.h"
 #include "textlist.h"
 
+/* The list's buffer is the first 16 bytes of area; the rest must stay '#'
+ * (nothing is written past the buffer). */
+static char area[48];
+static char *const buf = area;
+#define CAP 16
+
+static bool untouched(void)
+{
+    for (size_t i = CAP; i < sizeof area; i++)
+        if (area[i] != '#')
+            return false;
+    return true;
+}
+
 int main(void)
 {
-    char buf[16];
     vkrr_textlist l;
+    memset(area, '#', sizeof area);
 
-    vkrr_textlist_init(&l, buf, sizeof buf);
+    vkrr_textlist_init(&l, buf, CAP);
     CHECK_STR(buf, "");
     CHECK(l.at == 0 && !l.cut);
 
@@ -32,22 +46,22 @@ int main(void)
     CHECK_STR(buf, "1,22,333,...");
 
     /* an item the whole buffer cannot hold: only the mark */
-    vkrr_textlist_init(&l, buf, sizeof buf);
+    vkrr_textlist_init(&l, buf, CAP);
     vkrr_textlist_add(&l, "; ", "%s", "a note far longer than the buffer");
     CHECK_STR(buf, "...");
     CHECK(l.cut);
 
     /* the longest first item, with room kept for "; ..." after it: 16 - 1
      * (NUL) - 2 ("; ") - 3 ("...") = 10 characters go in; 11 do not */
-    vkrr_textlist_init(&l, buf, sizeof buf);
+    vkrr_textlist_init(&l, buf, CAP);
     vkrr_textlist_add(&l, "; ", "%s", "1234567890");
     CHECK_STR(buf, "1234567890");
-    vkrr_textlist_init(&l, buf, sizeof buf);
+    vkrr_textlist_init(&l, buf, CAP);
     vkrr_textlist_add(&l, "; ", "%s", "12345678901");
     CHECK_STR(buf, "...");
 
     /* a longer separator after a first item */
-    vkrr_textlist_init(&l, buf, sizeof buf);
+    vkrr_textlist_init(&l, buf, CAP);
     vkrr_textlist_add(&l, "; ", "a%d", 1);
     vkrr_textlist_add(&l, "; ", "b%d", 2);
     CHECK_STR(buf, "a1; b2");
@@ -56,5 +70,22 @@ int main(void)
     vkrr_textlist_add(&l, "; ", "%s", "d4");
     CHECK_STR(buf, "a1; b2; c3; ...");
     CHECK(l.at == 15);
+    CHECK(untouched());
+
+    /* an empty item is an item: "1,,2" */
+    vkrr_textlist_init(&l, buf, CAP);
+    vkrr_textlist_add(&l, ",", "%d", 1);
+    vkrr_textlist_add(&l, ",", "%s", "");
+    vkrr_textlist_add(&l, ",", "%d", 2);
+    CHECK_STR(buf, "1,,2");
+
+    /* long items against a full buffer, at every length: never a byte past it */
+    for (int len = 0; len < 40; len++) {
+        memset(area, '#', sizeof area);
+        vkrr_textlist_init(&l, buf, CAP);
+        for (int k = 0; k < 4; k++)
+            vkrr_textlist_add(&l, "; ", "%.*s", len, "0123456789012345678901234567890123456789");
+        CHECK(untouched() && strlen(buf) < CAP);
+    }
     return test_finish("textlist");
 }

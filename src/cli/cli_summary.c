@@ -17,13 +17,13 @@ void vkrr_cli_summary_lines(FILE *f, const vkrr_cli_summary *s)
     if (run->interrupted)
         snprintf(when, sizeof when, ", interrupted after %u of %u", run->done, s->nsel);
     vkrr_report_counts(counts, sizeof counts, run->counts);
-    bool fails = run->failed || (s->chn && !s->iso && run->chained_bad);
+    bool fails = vkrr_run_failures(run, s->iso, s->chn) > 0;
     bool none = vkrr_run_no_port_ran(run);
     fprintf(f, "summary: %u launches%s%s: %s -> ", s->nsel, s->iso ? "" : " (chained)", when,
             counts);
     vkrr_color_word(f, "%s\n", fails ? "FAIL" : none ? "NOTHING VALIDATED (no launch had a port)"
-                                 : run->unreadable || run->rerun_failed || s->capture_damage
-                                     ? "INCOMPLETE" : "PASS");
+                                 : vkrr_run_incomplete(run, s->capture_damage) ? "INCOMPLETE"
+                                                                               : "PASS");
     if (s->iso && s->chn) {
         vkrr_report_counts(counts, sizeof counts, run->chained_counts);
         fprintf(f, "summary (chained): %s\n", counts);

@@ -131,12 +131,21 @@ vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, uint32_t
     if (d->bisect)
         bad += r->bisect.first_fail >= 0;
     else
-        bad += r->failed + (d->chained && !d->isolated ? r->chained_bad : 0);
-    return r->interrupted              ? VKRR_ERR_INTERRUPTED
-           : bad                       ? VKRR_ERR_MISMATCH
-           : r->unreadable || r->rerun_failed || capture_damage || vkrr_run_no_port_ran(r)
-               ? VKRR_ERR_INCOMPLETE
-                                       : VKRR_OK;
+        bad += vkrr_run_failures(r, d->isolated, d->chained);
+    return r->interrupted                        ? VKRR_ERR_INTERRUPTED
+           : bad                                 ? VKRR_ERR_MISMATCH
+           : vkrr_run_incomplete(r, capture_damage) ? VKRR_ERR_INCOMPLETE
+                                                 : VKRR_OK;
+}
+
+unsigned vkrr_run_failures(const vkrr_run *r, bool isolated, bool chained)
+{
+    return r->failed + (chained && !isolated ? r->chained_bad : 0);
+}
+
+bool vkrr_run_incomplete(const vkrr_run *r, uint32_t capture_damage)
+{
+    return r->unreadable || r->rerun_failed || capture_damage || vkrr_run_no_port_ran(r);
 }
 
 bool vkrr_run_no_port_ran(const vkrr_run *r)

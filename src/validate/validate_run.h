@@ -68,6 +68,13 @@ void vkrr_run_tally(const vkrr_run_desc *d, vkrr_run *run, const vkrr_launch_res
  * VKRR_OK. */
 vkrr_status vkrr_run_verdict(const vkrr_run_desc *d, const vkrr_run *r, uint32_t capture_damage,
                              unsigned extra_failures);
+/* How many launches make the run FAIL: those that failed, and in chained
+ * mode alone (no isolated results to show a failure) those whose chained
+ * result went bad.  vkrr_run_verdict and validate's summary line both ask. */
+unsigned vkrr_run_failures(const vkrr_run *r, bool isolated, bool chained);
+/* True when something was not validated: launches that could not be read,
+ * originals that could not be rerun, damage no launch owns, or no port ran. */
+bool vkrr_run_incomplete(const vkrr_run *r, uint32_t capture_damage);
 /* True when launches were selected and not one had a port to run: nothing
  * was validated, which is never a pass (the verdict is INCOMPLETE). */
 bool vkrr_run_no_port_ran(const vkrr_run *r);
