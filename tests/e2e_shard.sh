@@ -112,22 +112,32 @@ done
 grep -q '^summary (chained): ' "$WORK/both-failing/whole.out" ||
     fail "both modes: no 'summary (chained):' line"
 
-# a rerun shard with a launch that ran out of time (on a GPU backend; ptx and
-# cpu never time out) and one that differs: merged, the run fails (exit 1, as
-# rerun --help says) and the summary counts each
-python3 - "$WORK/rerun/s2/result.json" "$WORK/timeout.json" <<'EOF' || fail "make a TIMEOUT shard"
+# rerun shards with launches changed (as a GPU backend can leave them; ptx and
+# cpu never time out): merged, the summary counts each and names the first
+# launch (by sequence) that did not pass; exit 1 for a FAIL or TIMEOUT (as
+# rerun --help says), else 2 (INCOMPLETE) for an ERROR or NO KERNEL
+rerun_merge() { # WHAT STATUS0 STATUS1 WANT_RC WANT_COUNTS WANT_WORD
+    python3 - "$WORK/rerun/s2/result.json" "$WORK/changed.json" "$2" "$3" >"$WORK/first" <<'EOF' ||
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["launches"]) >= 2 and all(l["status"] == "PASS" for l in d["launches"])
-d["launches"][0]["status"] = "TIMEOUT"
-d["launches"][1]["status"] = "FAIL"
+for k in (0, 1):
+    d["launches"][k]["status"] = sys.argv[3 + k]
 json.dump(d, open(sys.argv[2], "w"))
+first = min(d["launches"][:2], key=lambda l: l["sequence"])
+print("#%d %s" % (first["sequence"], "differs" if first["status"] == "FAIL" else "did not run"))
 EOF
-vkrr merge "$WORK/rerun/s1/result.json" "$WORK/timeout.json" "$WORK/rerun/s3/result.json" \
-    >"$WORK/m.out" 2>"$WORK/m.err"
-rc=$?
-[ $rc = 1 ] && grep -Eq "^summary: [0-9]+ launches: [0-9]+ PASS, 1 FAIL, 0 NO KERNEL, 1 TIMEOUT, 0 ERROR -> FAIL$" "$WORK/m.out" ||
-    fail "a merged rerun with a TIMEOUT and a FAIL: exit $rc, $(cat "$WORK/m.out" "$WORK/m.err")"
+        fail "$1: make the shard"
+    vkrr merge "$WORK/rerun/s1/result.json" "$WORK/changed.json" "$WORK/rerun/s3/result.json" \
+        >"$WORK/m.out" 2>"$WORK/m.err"
+    local rc=$? seq how
+    read -r seq how <"$WORK/first"
+    [ $rc = "$4" ] && grep -Eq "^summary: [0-9]+ launches: [0-9]+ PASS, $5 -> $6\$" "$WORK/m.out" &&
+        grep -q "^first launch that $how: $seq " "$WORK/m.out" ||
+        fail "$1: exit $rc (want $4), want '$5 -> $6' and first $seq $how: $(cat "$WORK/m.out" "$WORK/m.err")"
+}
+rerun_merge "a TIMEOUT and a FAIL" TIMEOUT FAIL 1 "1 FAIL, 0 NO KERNEL, 1 TIMEOUT, 0 ERROR" FAIL
+rerun_merge "an ERROR and a NO KERNEL" ERROR "NO PORT" 2 "0 FAIL, 1 NO KERNEL, 0 TIMEOUT, 1 ERROR" INCOMPLETE
 
 # shards fetched elsewhere (CI artifacts): the heatmap paths their files hold are
 # stale, and merge finds each picture beside its file instead
