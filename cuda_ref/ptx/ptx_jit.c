@@ -142,29 +142,73 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
     return f->jit_why;
 }
 
-/* Code generation: what the cache key must hold besides the IR.  LLVM's
- * usual -O2 pipeline and code generator: measured on rrref at 720p, the
- * lighter ones saved no compile time worth their slower code (cached rerun
- * 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse and simplifycfg
- * alone, 16 s+ with the fast instruction selector). */
-#define JIT_VERSION "vkrr-ptx-jit 4" /* 4: regions at device addresses */
-#define JIT_PASSES "default<O2>"
-#define JIT_CODEGEN LLVMCodeGenLevelDefault
+/* Code generation: what the cache key must hold besides the IR.  Two tiers,
+ * by the kernel's size (issue 44):
+ *
+ * - kernels under JIT_QUICK_MIN instructions (rrref's are 70 to 2,600):
+ *   LLVM's usual -O2 pipeline and code generator.  Measured on rrref at
+ *   720p, the lighter ones saved no compile time worth their slower code
+ *   (cached rerun 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse
+ *   and simplifycfg alone, 16 s+ with the fast instruction selector).
+ *
+ * - larger kernels: a short pipeline and LLVM's -O0 code generator (fast
+ *   register allocation), and only the runs where compiling pays.  -O2
+ *   cost about 1 ms of CPU an instruction, flat (no pass superlinear: the
+ *   inliner's and instcombine's share of the IR passes, SelectionDAG and
+ *   the greedy allocator of the code generator, on <32 x i64> vectors), so
+ *   the enc0 bench's 80k-instruction kernel took ~2 minutes.  The quick
+ *   tier costs 0.4 ms an instruction (enc0, 10k instructions: 9.8 s of CPU
+ *   at -O2, 3.9 s quick), and its code ran as fast on enc0 (within the
+ *   bench's noise), whose time is in the handlers.  A run made mostly of
+ *   handler calls saves only the interpreter's dispatch when compiled
+ *   (enc0 at -O2: 2.52 ms a warp in the JIT, 2.40 interpreted), so runs
+ *   under JIT_QUICK_INLINE_PCT percent inline instructions stay with the
+ *   interpreter, which steps through them as it does any run the JIT left.
+ *   What that leaves compiles in time proportional to it; see bench/enc0.sh
+ *   for the figures (README.md, "The JIT").
+ *
+ * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
+ * every kernel; tests), VKRR_PTX_JIT_INLINE_PCT its share of inline
+ * instructions (0: every run; benches).  The tier is part of the cache key. */
+#define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
+#define JIT_QUICK_MIN 4096u
+#define JIT_QUICK_INLINE_PCT 25u
 
-/* This host's target machine (CPU and features: vectors as wide as it has);
- * env (optional) gets what identifies it. */
-static LLVMTargetMachineRef host_machine(char *env, size_t cap)
+typedef struct jit_tier {
+    const char *name, *passes;
+    LLVMCodeGenOptLevel codegen;
+    unsigned inline_pct; /* runs with fewer inline instructions (percent) are interpreted */
+} jit_tier;
+
+static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0};
+static const jit_tier tier_quick = {"quick", "function(instcombine,simplifycfg,early-cse)",
+                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT};
+
+static jit_tier tier_of(const ptx_func *f)
+{
+    const char *env = getenv("VKRR_PTX_JIT_QUICK"), *pct = getenv("VKRR_PTX_JIT_INLINE_PCT");
+    unsigned long min = env && *env ? strtoul(env, NULL, 10) : JIT_QUICK_MIN;
+    jit_tier t = f->ncode >= min ? tier_quick : tier_full;
+    if (f->ncode >= min && pct && *pct)
+        t.inline_pct = (unsigned)strtoul(pct, NULL, 10);
+    return t;
+}
+
+/* This host's target machine (CPU and features: vectors as wide as it has)
+ * for tier t; env (optional) gets what identifies it. */
+static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t cap)
 {
     char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(),
          *features = LLVMGetHostCPUFeatures(), *terr = NULL;
     LLVMTargetRef target;
     LLVMTargetMachineRef tm = NULL;
     if (!LLVMGetTargetFromTriple(triple, &target, &terr))
-        tm = LLVMCreateTargetMachine(target, triple, cpu, features, JIT_CODEGEN, LLVMRelocDefault,
+        tm = LLVMCreateTargetMachine(target, triple, cpu, features, t->codegen, LLVMRelocDefault,
                                      LLVMCodeModelJITDefault);
     if (env)
-        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|cg%d", JIT_VERSION, LLVM_VERSION_STRING, triple,
-                 cpu, features, JIT_PASSES, (int)JIT_CODEGEN);
+        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u", JIT_VERSION,
+                 LLVM_VERSION_STRING, triple, cpu, features, t->name, t->passes, (int)t->codegen,
+                 t->inline_pct);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -212,10 +256,10 @@ static uint32_t run_length(const ptx_func *f, uint32_t pc)
     return n;
 }
 
-/* The object code of mod (consumed), optimised for this host. */
-static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
+/* The object code of mod (consumed), optimised for this host as tier t says. */
+static LLVMErrorRef codegen(const jit_tier *t, LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
 {
-    LLVMTargetMachineRef tm = host_machine(NULL, 0);
+    LLVMTargetMachineRef tm = host_machine(t, NULL, 0);
     if (!tm) {
         LLVMDisposeModule(mod);
         return LLVMCreateStringError("LLVM has no target machine for this host");
@@ -227,7 +271,7 @@ static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
     LLVMDisposeTargetData(dl);
     LLVMDisposeMessage(triple);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err = LLVMRunPasses(mod, JIT_PASSES, tm, po);
+    LLVMErrorRef err = LLVMRunPasses(mod, t->passes, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (!err && LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
         err = LLVMCreateStringError(msg ? msg : "code generation failed");
@@ -249,6 +293,7 @@ static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
 #define JIT_PART_MIN 800u
 
 typedef struct jit_part {
+    const jit_tier *tier;
     LLVMOrcThreadSafeContextRef tsc;
     LLVMModuleRef mod;
     LLVMMemoryBufferRef obj;
@@ -271,21 +316,35 @@ static void parts_free(jit_part *p, unsigned n)
     }
 }
 
-/* Emits f's runs into the modules of nparts parts (seq[pc].len set where a
- * run starts), named by the key of their IR, which goes to key. */
-static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_part *parts,
-                       unsigned nparts, ptx_jit_key *key, const char **why)
+/* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
+ * its name for now); returns how many instructions they hold. */
+static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
+                            char (*names)[48])
 {
+    uint32_t total = 0;
     for (uint32_t pc = 0; pc < f->ncode;) {
-        uint32_t n = run_length(f, pc);
+        uint32_t n = run_length(f, pc), inl = 0;
         if (!n) {
             pc++;
             continue;
         }
-        snprintf(names[pc], sizeof names[pc], "vkrr_pc%u", pc);
-        seq[pc].len = n;
+        for (uint32_t k = 0; t->inline_pct && k < n; k++)
+            inl += ptx_jit_emit_inline(&f->code[pc + k]);
+        if ((uint64_t)inl * 100u >= (uint64_t)n * t->inline_pct) {
+            snprintf(names[pc], sizeof names[pc], "vkrr_pc%u", pc);
+            seq[pc].len = n;
+            total += n;
+        }
         pc += n;
     }
+    return total;
+}
+
+/* Emits the runs select_runs marked into the modules of nparts parts (tier
+ * t), named by the key of their IR, which goes to key. */
+static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
+                       jit_part *parts, unsigned nparts, ptx_jit_key *key, const char **why)
+{
     LLVMValueRef *fns = calloc(f->ncode ? f->ncode : 1, sizeof *fns);
     LLVMMemoryBufferRef bc[JIT_PARTS] = {0};
     size_t total = 0;
@@ -297,6 +356,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
             lo--;
         while (i + 1 < nparts && hi > 0 && hi < f->ncode && !seq[hi].len && f->code[hi].kind == K_PLAIN)
             hi--;
+        parts[i].tier = t;
         parts[i].tsc = LLVMOrcCreateNewThreadSafeContext();
         LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(parts[i].tsc);
         parts[i].mod = LLVMModuleCreateWithNameInContext("vkrr_kernel", ctx);
@@ -314,7 +374,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
     }
     free(fns);
     char env[1024];
-    LLVMTargetMachineRef tm = ok ? host_machine(env, sizeof env) : NULL;
+    LLVMTargetMachineRef tm = ok ? host_machine(t, env, sizeof env) : NULL;
     char *all = ok && tm ? malloc(total ? total : 1) : NULL;
     if (all) {
         size_t at = 0;
@@ -353,7 +413,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
 static void *codegen_part(void *arg)
 {
     jit_part *p = arg;
-    p->err = codegen(p->mod, &p->obj);
+    p->err = codegen(p->tier, p->mod, &p->obj);
     p->mod = NULL; /* codegen consumed it */
     return NULL;
 }
@@ -430,8 +490,9 @@ static bool unpack_parts(const unsigned char *b, size_t size, jit_part *parts, u
 
 static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why)
 {
-    struct timespec tc0;
+    struct timespec tc0, cpu0;
     clock_gettime(CLOCK_MONOTONIC, &tc0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
     const char *env = getenv("VKRR_PTX_JIT_MAX");
     unsigned long max = env && *env ? strtoul(env, NULL, 10) : JIT_MAX_INSTRUCTIONS;
     if (f->ncode > max) {
@@ -454,14 +515,16 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     }
     jit_part parts[JIT_PARTS];
     memset(parts, 0, sizeof parts);
+    const jit_tier tier_ = tier_of(f), *tier = &tier_;
+    uint32_t ncompiled = select_runs(f, tier, seq, names);
     unsigned nparts = vkrr_cores(JIT_PARTS);
-    if (nparts > f->ncode / JIT_PART_MIN)
-        nparts = f->ncode / JIT_PART_MIN ? f->ncode / JIT_PART_MIN : 1;
+    if (nparts > ncompiled / JIT_PART_MIN)
+        nparts = ncompiled / JIT_PART_MIN ? ncompiled / JIT_PART_MIN : 1;
     const char *penv = getenv("VKRR_PTX_JIT_PARTS"); /* tests: kernels of any size split */
     if (penv && atoi(penv) >= 1 && (unsigned)atoi(penv) <= JIT_PARTS)
         nparts = (unsigned)atoi(penv);
     ptx_jit_key key;
-    if (!emit_parts(f, seq, names, parts, nparts, &key, why)) {
+    if (!emit_parts(f, tier, seq, names, parts, nparts, &key, why)) {
         parts_free(parts, nparts);
         goto fail;
     }
@@ -526,10 +589,14 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     s->done[s->ndone++] = (struct ptx_jit_done){key, f};
 done:
     if (getenv("VKRR_PTX_JIT_LOG")) { /* what the JIT did, for timing it */
-        struct timespec t2;
+        struct timespec t2, cpu2; /* the CPU time counts the parts' threads */
         clock_gettime(CLOCK_MONOTONIC, &t2);
-        fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s\n", f->name, f->ncode,
-                how, (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec));
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu2);
+        fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s (%.3f s of CPU; %s tier, %u "
+                "instructions in compiled runs)\n", f->name, f->ncode, how,
+                (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec),
+                (double)(cpu2.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu2.tv_nsec - cpu0.tv_nsec),
+                tier->name, ncompiled);
     }
     free(names);
     return seq;

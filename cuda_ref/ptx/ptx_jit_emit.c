@@ -32,6 +32,11 @@ static const ptx_jop *jop_of(ptx_fn fn)
     return NULL;
 }
 
+bool ptx_jit_emit_inline(const ptx_inst *in)
+{
+    return jop_of(in->fn) != NULL; /* (emit_jop may still call the handler for a few forms) */
+}
+
 /* Source slot as <32 x iN> (its low N bits). */
 static LLVMValueRef src(jit_emit *e, uint32_t slot, unsigned bits)
 {
