@@ -146,51 +146,74 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * by the kernel's size (issue 44):
  *
  * - kernels under JIT_QUICK_MIN instructions (rrref's are 70 to 2,600):
- *   LLVM's usual -O2 pipeline and code generator.  Measured on rrref at
- *   720p, the lighter ones saved no compile time worth their slower code
- *   (cached rerun 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse
- *   and simplifycfg alone, 16 s+ with the fast instruction selector).
+ *   everything, through LLVM's usual -O2 pipeline and code generator.
+ *   Measured on rrref at 720p, the lighter ones saved no compile time worth
+ *   their slower code (cached rerun 13.2 s at -O2, 14.7 s with instcombine,
+ *   early-cse, dse and simplifycfg alone, 16 s+ with the fast instruction
+ *   selector).
  *
- * - larger kernels: a short pipeline and LLVM's -O0 code generator (fast
- *   register allocation), and only the runs where compiling pays.  -O2
- *   cost about 1 ms of CPU an instruction, flat (no pass superlinear: the
- *   inliner's and instcombine's share of the IR passes, SelectionDAG and
- *   the greedy allocator of the code generator, on <32 x i64> vectors), so
- *   the enc0 bench's 80k-instruction kernel took ~2 minutes.  The quick
- *   tier costs 0.4 ms an instruction (enc0, 10k instructions: 9.8 s of CPU
- *   at -O2, 3.9 s quick), and its code ran as fast on enc0 (within the
- *   bench's noise), whose time is in the handlers.  A run made mostly of
+ * - larger kernels, the quick tier: a short pipeline, LLVM's -O0 code
+ *   generator (fast instruction selection and register allocation), and
+ *   only the runs where compiling pays.  At -O2 a kernel costs about 0.9 ms
+ *   of CPU an instruction, linear (no pass is superlinear: the inliner and
+ *   instcombine, then SelectionDAG and the greedy allocator on <32 x i64>
+ *   vectors, are the time), so enc0_bench's 80k-instruction kernel would
+ *   take 75 s of CPU; the quick tier's code generation halves that (0.42 ms
+ *   an instruction) and its code ran as fast on enc0 (within the bench's
+ *   noise).  The rest comes from compiling less: a run made mostly of
  *   handler calls saves only the interpreter's dispatch when compiled
- *   (enc0 at -O2: 2.52 ms a warp in the JIT, 2.40 interpreted), so runs
- *   under JIT_QUICK_INLINE_PCT percent inline instructions stay with the
- *   interpreter, which steps through them as it does any run the JIT left.
- *   What that leaves compiles in time proportional to it; see bench/enc0.sh
- *   for the figures (README.md, "The JIT").
+ *   (enc0 at -O2: 3.14 ms a warp in the JIT, 3.27 interpreted, 81% of its
+ *   instructions calls), so a run under JIT_QUICK_INLINE_PCT percent inline
+ *   instructions stays with the interpreter, which steps through it as
+ *   through any instruction the JIT left; and at most JIT_QUICK_BUDGET
+ *   instructions a kernel are compiled, the runs with the largest share of
+ *   inline ones first, so that a kernel of more inline code (more of it
+ *   inline in the JIT some day) still compiles in bounded time (about 7 s
+ *   of CPU).  Cold compiles of enc0_bench's kernels (2 cores, load 6; CPU
+ *   seconds, wall seconds, peak RSS):
+ *
+ *       instructions     -O2 (before)            quick tier (after)
+ *       10k              8.7 s  15.5 s  140 MB   0.5 s   1.0 s   85 MB
+ *       20k             18.7 s  21.8 s  223 MB   1.5 s   2.6 s  109 MB
+ *       40k             37.4 s  38.6 s  390 MB   2.9 s   5.9 s  145 MB
+ *       80k             (~75 s, extrapolated)    6.8 s   9.9 s  266 MB
+ *
+ *   and every run compiled in the quick tier (VKRR_PTX_JIT_INLINE_PCT=0,
+ *   no budget): 4.1, 8.7, 17.2, 35.3 s of CPU, 142 to 851 MB.  A warp took
+ *   as long in either tier (enc0's time is the mma and float handlers').
  *
  * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
- * every kernel; tests), VKRR_PTX_JIT_INLINE_PCT its share of inline
- * instructions (0: every run; benches).  The tier is part of the cache key. */
+ * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
+ * share of inline instructions and its budget (0: every run, no budget;
+ * benches).  The tier is part of the cache key. */
 #define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
 #define JIT_QUICK_MIN 4096u
 #define JIT_QUICK_INLINE_PCT 25u
+#define JIT_QUICK_BUDGET 16384u
 
 typedef struct jit_tier {
     const char *name, *passes;
     LLVMCodeGenOptLevel codegen;
     unsigned inline_pct; /* runs with fewer inline instructions (percent) are interpreted */
+    uint32_t budget;     /* at most this many instructions in compiled runs (0: no limit) */
 } jit_tier;
 
-static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0};
+static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0, 0};
 static const jit_tier tier_quick = {"quick", "function(instcombine,simplifycfg,early-cse)",
-                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT};
+                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT, JIT_QUICK_BUDGET};
 
 static jit_tier tier_of(const ptx_func *f)
 {
-    const char *env = getenv("VKRR_PTX_JIT_QUICK"), *pct = getenv("VKRR_PTX_JIT_INLINE_PCT");
+    const char *env = getenv("VKRR_PTX_JIT_QUICK"), *pct = getenv("VKRR_PTX_JIT_INLINE_PCT"),
+               *budget = getenv("VKRR_PTX_JIT_BUDGET");
     unsigned long min = env && *env ? strtoul(env, NULL, 10) : JIT_QUICK_MIN;
-    jit_tier t = f->ncode >= min ? tier_quick : tier_full;
-    if (f->ncode >= min && pct && *pct)
+    if (f->ncode < min)
+        return tier_full;
+    jit_tier t = tier_quick;
+    if (pct && *pct)
         t.inline_pct = (unsigned)strtoul(pct, NULL, 10);
+    if (budget && *budget)
+        t.budget = (uint32_t)strtoul(budget, NULL, 10);
     return t;
 }
 
@@ -206,9 +229,9 @@ static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t ca
         tm = LLVMCreateTargetMachine(target, triple, cpu, features, t->codegen, LLVMRelocDefault,
                                      LLVMCodeModelJITDefault);
     if (env)
-        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u", JIT_VERSION,
+        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u|budget%u", JIT_VERSION,
                  LLVM_VERSION_STRING, triple, cpu, features, t->name, t->passes, (int)t->codegen,
-                 t->inline_pct);
+                 t->inline_pct, t->budget);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -316,12 +339,30 @@ static void parts_free(jit_part *p, unsigned n)
     }
 }
 
+typedef struct jit_cand { /* a run select_runs may compile */
+    uint32_t pc, n, inl;
+} jit_cand;
+
+/* The larger share of inline instructions first; then the earlier run. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const jit_cand *a = pa, *b = pb;
+    uint64_t x = (uint64_t)a->inl * b->n, y = (uint64_t)b->inl * a->n;
+    return x != y ? (x < y ? 1 : -1) : (a->pc > b->pc) - (a->pc < b->pc);
+}
+
 /* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
- * its name for now); returns how many instructions they hold. */
+ * its name for now): those with at least t->inline_pct percent inline
+ * instructions, and of them, past t->budget instructions, those with the
+ * largest share that fit.  Returns how many instructions they hold, or
+ * UINT32_MAX when out of memory. */
 static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
                             char (*names)[48])
 {
-    uint32_t total = 0;
+    jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
+    uint32_t nc = 0, total = 0;
+    if (!c)
+        return UINT32_MAX;
     for (uint32_t pc = 0; pc < f->ncode;) {
         uint32_t n = run_length(f, pc), inl = 0;
         if (!n) {
@@ -331,12 +372,27 @@ static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *s
         for (uint32_t k = 0; t->inline_pct && k < n; k++)
             inl += ptx_jit_emit_inline(&f->code[pc + k]);
         if ((uint64_t)inl * 100u >= (uint64_t)n * t->inline_pct) {
-            snprintf(names[pc], sizeof names[pc], "vkrr_pc%u", pc);
-            seq[pc].len = n;
+            c[nc++] = (jit_cand){pc, n, inl};
             total += n;
         }
         pc += n;
     }
+    if (t->budget && total > t->budget) {
+        qsort(c, nc, sizeof *c, cand_cmp);
+        uint32_t kept = 0, taken = 0;
+        for (uint32_t i = 0; i < nc; i++)
+            if (taken + c[i].n <= t->budget) {
+                taken += c[i].n;
+                c[kept++] = c[i];
+            }
+        nc = kept;
+        total = taken;
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        snprintf(names[c[i].pc], sizeof names[c[i].pc], "vkrr_pc%u", c[i].pc);
+        seq[c[i].pc].len = c[i].n;
+    }
+    free(c);
     return total;
 }
 
@@ -484,8 +540,8 @@ static bool unpack_parts(const unsigned char *b, size_t size, jit_part *parts, u
     return at == size;
 }
 
-/* Kernels larger than this many instructions are interpreted: LLVM takes
- * about a millisecond an instruction.  VKRR_PTX_JIT_MAX overrides it. */
+/* Kernels larger than this many instructions are interpreted.
+ * VKRR_PTX_JIT_MAX overrides it. */
 #define JIT_MAX_INSTRUCTIONS 200000u
 
 static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why)
@@ -517,6 +573,10 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     memset(parts, 0, sizeof parts);
     const jit_tier tier_ = tier_of(f), *tier = &tier_;
     uint32_t ncompiled = select_runs(f, tier, seq, names);
+    if (ncompiled == UINT32_MAX) {
+        *why = llvm_why(f, "out of memory", NULL);
+        goto fail;
+    }
     unsigned nparts = vkrr_cores(JIT_PARTS);
     if (nparts > ncompiled / JIT_PART_MIN)
         nparts = ncompiled / JIT_PART_MIN ? ncompiled / JIT_PART_MIN : 1;
