@@ -165,22 +165,28 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *   (enc0 at -O2: 3.14 ms a warp in the JIT, 3.27 interpreted, 81% of its
  *   instructions calls), so a run under JIT_QUICK_INLINE_PCT percent inline
  *   instructions stays with the interpreter, which steps through it as
- *   through any instruction the JIT left; and at most JIT_QUICK_BUDGET
- *   instructions a kernel are compiled, the runs with the largest share of
- *   inline ones first, so that a kernel of more inline code (more of it
- *   inline in the JIT some day) still compiles in bounded time (about 7 s
- *   of CPU).  Cold compiles of enc0_bench's kernels (2 cores, load 6; CPU
- *   seconds, wall seconds, peak RSS):
+ *   through any instruction the JIT left; and runs costing at most
+ *   JIT_QUICK_BUDGET a kernel are compiled (an instruction costs 1, an
+ *   inline ld/st 4: its address checks and gathers took about 1.5 ms of
+ *   CPU each, against 0.36 ms), the runs with the largest share of inline
+ *   instructions first, so that no kernel's cold compile takes much over
+ *   6.5 s of CPU, whatever its size or however much of it is inline (more
+ *   of it will be as the JIT inlines more).  Cold compiles of enc0_bench's
+ *   kernels (2 cores, load 6 to 8; CPU seconds, wall seconds, peak RSS):
  *
  *       instructions     -O2 (before)            quick tier (after)
- *       10k              8.7 s  15.5 s  140 MB   0.5 s   1.0 s   85 MB
- *       20k             18.7 s  21.8 s  223 MB   1.5 s   2.6 s  109 MB
- *       40k             37.4 s  38.6 s  390 MB   2.9 s   5.9 s  145 MB
- *       80k             (~75 s, extrapolated)    6.8 s   9.9 s  266 MB
+ *       10k              8.7 s  15.5 s  140 MB   0.5 s   0.9 s   85 MB
+ *       20k             18.7 s  21.8 s  223 MB   1.3 s   2.7 s  109 MB
+ *       40k             37.4 s  38.6 s  390 MB   2.7 s   5.6 s  145 MB
+ *       80k             (~75 s, extrapolated)    6.5 s  13.0 s  242 MB
  *
- *   and every run compiled in the quick tier (VKRR_PTX_JIT_INLINE_PCT=0,
- *   no budget): 4.1, 8.7, 17.2, 35.3 s of CPU, 142 to 851 MB.  A warp took
- *   as long in either tier (enc0's time is the mma and float handlers').
+ *   (80k: 4,096 of its instructions compiled, its ld/st runs, cut by the
+ *   budget.)  Every run in the quick tier without the budget
+ *   (VKRR_PTX_JIT_INLINE_PCT=0 VKRR_PTX_JIT_BUDGET=0): 4.1, 8.7, 17.2,
+ *   35.3 s of CPU, 142 to 851 MB; with it, 40k 5.0 s, 80k 6.5 s.  A warp
+ *   took as long in the JIT as in the interpreter before and after (10k:
+ *   3.14 against 3.27 ms before, 4.04 against 4.12 after, under a varying
+ *   load): enc0's time is the mma and float handlers'.
  *
  * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
@@ -195,7 +201,7 @@ typedef struct jit_tier {
     const char *name, *passes;
     LLVMCodeGenOptLevel codegen;
     unsigned inline_pct; /* runs with fewer inline instructions (percent) are interpreted */
-    uint32_t budget;     /* at most this many instructions in compiled runs (0: no limit) */
+    uint32_t budget;     /* at most this cost in compiled runs (select_runs; 0: no limit) */
 } jit_tier;
 
 static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0, 0};
@@ -340,7 +346,7 @@ static void parts_free(jit_part *p, unsigned n)
 }
 
 typedef struct jit_cand { /* a run select_runs may compile */
-    uint32_t pc, n, inl;
+    uint32_t pc, n, inl, cost;
 } jit_cand;
 
 /* The larger share of inline instructions first; then the earlier run. */
@@ -353,40 +359,48 @@ static int cand_cmp(const void *pa, const void *pb)
 
 /* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
  * its name for now): those with at least t->inline_pct percent inline
- * instructions, and of them, past t->budget instructions, those with the
- * largest share that fit.  Returns how many instructions they hold, or
- * UINT32_MAX when out of memory. */
+ * instructions, and of them, past a cost of t->budget (instructions
+ * weighed by ptx_jit_emit_weight, a call 1), those with the largest share
+ * that fit.  Returns how many instructions they hold, or UINT32_MAX when
+ * out of memory. */
 static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
                             char (*names)[48])
 {
     jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
     uint32_t nc = 0, total = 0;
+    uint64_t cost = 0;
     if (!c)
         return UINT32_MAX;
     for (uint32_t pc = 0; pc < f->ncode;) {
-        uint32_t n = run_length(f, pc), inl = 0;
+        uint32_t n = run_length(f, pc), inl = 0, w = 0;
         if (!n) {
             pc++;
             continue;
         }
-        for (uint32_t k = 0; t->inline_pct && k < n; k++)
-            inl += ptx_jit_emit_inline(&f->code[pc + k]);
+        for (uint32_t k = 0; k < n; k++) {
+            unsigned x = ptx_jit_emit_weight(&f->code[pc + k]);
+            inl += x != 0;
+            w += x ? x : 1;
+        }
         if ((uint64_t)inl * 100u >= (uint64_t)n * t->inline_pct) {
-            c[nc++] = (jit_cand){pc, n, inl};
+            c[nc++] = (jit_cand){pc, n, inl, w};
             total += n;
+            cost += w;
         }
         pc += n;
     }
-    if (t->budget && total > t->budget) {
+    if (t->budget && cost > t->budget) {
         qsort(c, nc, sizeof *c, cand_cmp);
-        uint32_t kept = 0, taken = 0;
+        uint32_t kept = 0;
+        total = 0;
+        cost = 0;
         for (uint32_t i = 0; i < nc; i++)
-            if (taken + c[i].n <= t->budget) {
-                taken += c[i].n;
+            if (cost + c[i].cost <= t->budget) {
+                cost += c[i].cost;
+                total += c[i].n;
                 c[kept++] = c[i];
             }
         nc = kept;
-        total = taken;
     }
     for (uint32_t i = 0; i < nc; i++) {
         snprintf(names[c[i].pc], sizeof names[c[i].pc], "vkrr_pc%u", c[i].pc);
