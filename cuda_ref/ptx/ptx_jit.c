@@ -145,7 +145,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
 /* Code generation: what the cache key must hold besides the IR.  Two tiers,
  * by the kernel's size (issue 44):
  *
- * - kernels under JIT_QUICK_MIN instructions (rrref's are 70 to 2,600):
+ * - kernels under JIT_QUICK_MIN instructions (rrref's are 75 to 5,010):
  *   everything, through LLVM's usual -O2 pipeline and code generator.
  *   Measured on rrref at 720p, the lighter ones saved no compile time worth
  *   their slower code (cached rerun 13.2 s at -O2, 14.7 s with instcombine,
@@ -193,7 +193,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
 #define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
-#define JIT_QUICK_MIN 4096u
+#define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u
 
@@ -667,7 +667,7 @@ done:
         clock_gettime(CLOCK_MONOTONIC, &t2);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu2);
         fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s (%.3f s of CPU; %s tier, %u "
-                "instructions in compiled runs)\n", f->name, f->ncode, how,
+                "instructions in its runs)\n", f->name, f->ncode, how,
                 (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec),
                 (double)(cpu2.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu2.tv_nsec - cpu0.tv_nsec),
                 tier->name, ncompiled);
