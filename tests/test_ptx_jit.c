@@ -12,7 +12,15 @@
  * lanes waiting or not) gives C's values, and under every step limit both
  * engines stop at the same instruction with the same message.  And loads
  * of under 4 bytes (read from words in the JIT) at the end of a buffer, and
- * cvt.f32.f16 and cvt.f64.f32 (inline in the JIT) on every kind of value. */
+ * cvt.f32.f16 and cvt.f64.f32 (inline in the JIT) on every kind of value.
+ * And a kernel's cache entry serves every later load of the same PTX: a
+ * second process, with other buffers (other addresses) and other
+ * parameters, loads the first one's entry and writes none. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "ptx_testutil.h"
 
 static const char ops_ptx[] =
@@ -174,6 +182,91 @@ static void test_chain(const char *parts)
     CHECK_EQ_U64(differ, 0);
     vkrr_ptx_module_free(m);
     unsetenv("VKRR_PTX_JIT_PARTS");
+}
+
+/* One process's load and run of the chain kernel, its output at a buffer
+ * pad words into a heap block (another address each time); exits 0 when
+ * the JIT ran it and every value is right. */
+static void cache_child(size_t pad, uint32_t n)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    uint32_t *buf = calloc(pad + 40, sizeof *buf);
+    if (!buf || vkrr_ptx_module_load(&m, chain_ptx, sizeof chain_ptx - 1, "chain.ptx", &err) != VKRR_OK)
+        _exit(3);
+    unsigned wrong = run_chain(m, VKRR_PTX_ENGINE_JIT, buf + pad, n, 0, &err) != VKRR_OK;
+    for (uint32_t t = 0; t < 40; t++)
+        wrong += buf[pad + t] != chain_expect(t, n);
+    vkrr_ptx_module_free(m);
+    free(buf);
+    _exit(wrong ? 1 : 0);
+}
+
+/* The cache's entries: how many, and the inode of the last one seen. */
+static unsigned cache_entries(const char *dir, ino_t *ino)
+{
+    DIR *d = opendir(dir);
+    unsigned n = 0;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        char path[1200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (de->d_name[0] != '.' && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            n++;
+            *ino = sb.st_ino;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int run_child(size_t pad, uint32_t n)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        cache_child(pad, n);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_cache_reuse(void)
+{
+    if (!vkrr_ptx_jit_built()) {
+        printf("cache reuse: no JIT in this build, not checked\n");
+        return;
+    }
+    char tmp[] = "/tmp/vkrr-test-jit-cache.XXXXXX", dir[1100];
+    if (!CHECK(mkdtemp(tmp) != NULL))
+        return;
+    const char *old = getenv("XDG_CACHE_HOME");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("XDG_CACHE_HOME", tmp, 1);
+    snprintf(dir, sizeof dir, "%s/vkrr/ptx-jit", tmp);
+    ino_t first = 0, second = 0;
+    int rc1 = run_child(0, 7);
+    unsigned n1 = cache_entries(dir, &first);
+    int rc2 = run_child(4099, 3000); /* another address, another n */
+    unsigned n2 = cache_entries(dir, &second);
+    printf("cache reuse: first process exit %d, %u entries; second (other buffer and n) exit %d, "
+           "%u entries, the entry %s\n", rc1, n1, rc2, n2,
+           first == second ? "kept (loaded, not compiled again)" : "rewritten");
+    CHECK_EQ_U64(rc1, 0);
+    CHECK_EQ_U64(rc2, 0);
+    CHECK_EQ_U64(n1, 1);
+    CHECK_EQ_U64(n2, 1);
+    CHECK(first != 0 && first == second);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    CHECK(system(cmd) == 0);
+    if (saved)
+        setenv("XDG_CACHE_HOME", saved, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    free(saved);
 }
 
 /* Loads of under 4 bytes, per lane (the JIT reads the aligned words that
@@ -470,5 +563,6 @@ int main(void)
     test_chain("4");
     test_sub_word();
     test_cvt();
+    test_cache_reuse();
     return test_finish("ptx_jit");
 }

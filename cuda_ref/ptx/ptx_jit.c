@@ -142,29 +142,102 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
     return f->jit_why;
 }
 
-/* Code generation: what the cache key must hold besides the IR.  LLVM's
- * usual -O2 pipeline and code generator: measured on rrref at 720p, the
- * lighter ones saved no compile time worth their slower code (cached rerun
- * 13.2 s at -O2, 14.7 s with instcombine, early-cse, dse and simplifycfg
- * alone, 16 s+ with the fast instruction selector). */
-#define JIT_VERSION "vkrr-ptx-jit 4" /* 4: regions at device addresses */
-#define JIT_PASSES "default<O2>"
-#define JIT_CODEGEN LLVMCodeGenLevelDefault
+/* Code generation: what the cache key must hold besides the IR.  Two tiers,
+ * by the kernel's size (issue 44):
+ *
+ * - kernels under JIT_QUICK_MIN instructions (rrref's are 75 to 5,010):
+ *   everything, through LLVM's usual -O2 pipeline and code generator.
+ *   Measured on rrref at 720p, the lighter ones saved no compile time worth
+ *   their slower code (cached rerun 13.2 s at -O2, 14.7 s with instcombine,
+ *   early-cse, dse and simplifycfg alone, 16 s+ with the fast instruction
+ *   selector).
+ *
+ * - larger kernels, the quick tier: a short pipeline, LLVM's -O0 code
+ *   generator (fast instruction selection and register allocation), and
+ *   only the runs where compiling pays.  At -O2 a kernel costs about 0.9 ms
+ *   of CPU an instruction, linear (no pass is superlinear: the inliner and
+ *   instcombine, then SelectionDAG and the greedy allocator on <32 x i64>
+ *   vectors, are the time), so enc0_bench's 80k-instruction kernel would
+ *   take 75 s of CPU; the quick tier's code generation halves that (0.42 ms
+ *   an instruction) and its code ran as fast on enc0 (within the bench's
+ *   noise).  The rest comes from compiling less: a run made mostly of
+ *   handler calls saves only the interpreter's dispatch when compiled
+ *   (enc0 at -O2: 3.14 ms a warp in the JIT, 3.27 interpreted, 81% of its
+ *   instructions calls), so a run under JIT_QUICK_INLINE_PCT percent inline
+ *   instructions stays with the interpreter, which steps through it as
+ *   through any instruction the JIT left; and runs costing at most
+ *   JIT_QUICK_BUDGET a kernel are compiled (an instruction costs 1, an
+ *   inline ld/st 4: its address checks and gathers took about 1.5 ms of
+ *   CPU each, against 0.36 ms), the runs with the largest share of inline
+ *   instructions first, so that no kernel's cold compile takes much over
+ *   6.5 s of CPU, whatever its size or however much of it is inline (more
+ *   of it will be as the JIT inlines more).  Cold compiles of enc0_bench's
+ *   kernels (2 cores, load 6 to 8; CPU seconds, wall seconds, peak RSS):
+ *
+ *       instructions     -O2 (before)            quick tier (after)
+ *       10k              8.7 s  15.5 s  140 MB   0.5 s   0.9 s   85 MB
+ *       20k             18.7 s  21.8 s  223 MB   1.3 s   2.7 s  109 MB
+ *       40k             37.4 s  38.6 s  390 MB   2.7 s   5.6 s  145 MB
+ *       80k             (~75 s, extrapolated)    6.5 s  13.0 s  242 MB
+ *
+ *   (80k: 4,096 of its instructions compiled, its ld/st runs, cut by the
+ *   budget.)  Every run in the quick tier without the budget
+ *   (VKRR_PTX_JIT_INLINE_PCT=0 VKRR_PTX_JIT_BUDGET=0): 4.1, 8.7, 17.2,
+ *   35.3 s of CPU, 142 to 851 MB; with it, 40k 5.0 s, 80k 6.5 s.  A warp
+ *   took as long in the JIT as in the interpreter before and after (10k:
+ *   3.14 against 3.27 ms before, 4.04 against 4.12 after, under a varying
+ *   load): enc0's time is the mma and float handlers'.
+ *
+ * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
+ * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
+ * share of inline instructions and its budget (0: every run, no budget;
+ * benches).  The tier is part of the cache key. */
+#define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
+#define JIT_QUICK_MIN 8192u
+#define JIT_QUICK_INLINE_PCT 25u
+#define JIT_QUICK_BUDGET 16384u
 
-/* This host's target machine (CPU and features: vectors as wide as it has);
- * env (optional) gets what identifies it. */
-static LLVMTargetMachineRef host_machine(char *env, size_t cap)
+typedef struct jit_tier {
+    const char *name, *passes;
+    LLVMCodeGenOptLevel codegen;
+    unsigned inline_pct; /* runs with fewer inline instructions (percent) are interpreted */
+    uint32_t budget;     /* at most this cost in compiled runs (select_runs; 0: no limit) */
+} jit_tier;
+
+static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0, 0};
+static const jit_tier tier_quick = {"quick", "function(instcombine,simplifycfg,early-cse)",
+                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT, JIT_QUICK_BUDGET};
+
+static jit_tier tier_of(const ptx_func *f)
+{
+    const char *env = getenv("VKRR_PTX_JIT_QUICK"), *pct = getenv("VKRR_PTX_JIT_INLINE_PCT"),
+               *budget = getenv("VKRR_PTX_JIT_BUDGET");
+    unsigned long min = env && *env ? strtoul(env, NULL, 10) : JIT_QUICK_MIN;
+    if (f->ncode < min)
+        return tier_full;
+    jit_tier t = tier_quick;
+    if (pct && *pct)
+        t.inline_pct = (unsigned)strtoul(pct, NULL, 10);
+    if (budget && *budget)
+        t.budget = (uint32_t)strtoul(budget, NULL, 10);
+    return t;
+}
+
+/* This host's target machine (CPU and features: vectors as wide as it has)
+ * for tier t; env (optional) gets what identifies it. */
+static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t cap)
 {
     char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(),
          *features = LLVMGetHostCPUFeatures(), *terr = NULL;
     LLVMTargetRef target;
     LLVMTargetMachineRef tm = NULL;
     if (!LLVMGetTargetFromTriple(triple, &target, &terr))
-        tm = LLVMCreateTargetMachine(target, triple, cpu, features, JIT_CODEGEN, LLVMRelocDefault,
+        tm = LLVMCreateTargetMachine(target, triple, cpu, features, t->codegen, LLVMRelocDefault,
                                      LLVMCodeModelJITDefault);
     if (env)
-        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|cg%d", JIT_VERSION, LLVM_VERSION_STRING, triple,
-                 cpu, features, JIT_PASSES, (int)JIT_CODEGEN);
+        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u|budget%u", JIT_VERSION,
+                 LLVM_VERSION_STRING, triple, cpu, features, t->name, t->passes, (int)t->codegen,
+                 t->inline_pct, t->budget);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -212,10 +285,10 @@ static uint32_t run_length(const ptx_func *f, uint32_t pc)
     return n;
 }
 
-/* The object code of mod (consumed), optimised for this host. */
-static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
+/* The object code of mod (consumed), optimised for this host as tier t says. */
+static LLVMErrorRef codegen(const jit_tier *t, LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
 {
-    LLVMTargetMachineRef tm = host_machine(NULL, 0);
+    LLVMTargetMachineRef tm = host_machine(t, NULL, 0);
     if (!tm) {
         LLVMDisposeModule(mod);
         return LLVMCreateStringError("LLVM has no target machine for this host");
@@ -227,7 +300,7 @@ static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
     LLVMDisposeTargetData(dl);
     LLVMDisposeMessage(triple);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err = LLVMRunPasses(mod, JIT_PASSES, tm, po);
+    LLVMErrorRef err = LLVMRunPasses(mod, t->passes, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (!err && LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
         err = LLVMCreateStringError(msg ? msg : "code generation failed");
@@ -249,6 +322,7 @@ static LLVMErrorRef codegen(LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
 #define JIT_PART_MIN 800u
 
 typedef struct jit_part {
+    const jit_tier *tier;
     LLVMOrcThreadSafeContextRef tsc;
     LLVMModuleRef mod;
     LLVMMemoryBufferRef obj;
@@ -271,21 +345,76 @@ static void parts_free(jit_part *p, unsigned n)
     }
 }
 
-/* Emits f's runs into the modules of nparts parts (seq[pc].len set where a
- * run starts), named by the key of their IR, which goes to key. */
-static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_part *parts,
-                       unsigned nparts, ptx_jit_key *key, const char **why)
+typedef struct jit_cand { /* a run select_runs may compile */
+    uint32_t pc, n, inl, cost;
+} jit_cand;
+
+/* The larger share of inline instructions first; then the earlier run. */
+static int cand_cmp(const void *pa, const void *pb)
 {
+    const jit_cand *a = pa, *b = pb;
+    uint64_t x = (uint64_t)a->inl * b->n, y = (uint64_t)b->inl * a->n;
+    return x != y ? (x < y ? 1 : -1) : (a->pc > b->pc) - (a->pc < b->pc);
+}
+
+/* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
+ * its name for now): those with at least t->inline_pct percent inline
+ * instructions, and of them, past a cost of t->budget (instructions
+ * weighed by ptx_jit_emit_weight, a call 1), those with the largest share
+ * that fit.  Returns how many instructions they hold, or UINT32_MAX when
+ * out of memory. */
+static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
+                            char (*names)[48])
+{
+    jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
+    uint32_t nc = 0, total = 0;
+    uint64_t cost = 0;
+    if (!c)
+        return UINT32_MAX;
     for (uint32_t pc = 0; pc < f->ncode;) {
-        uint32_t n = run_length(f, pc);
+        uint32_t n = run_length(f, pc), inl = 0, w = 0;
         if (!n) {
             pc++;
             continue;
         }
-        snprintf(names[pc], sizeof names[pc], "vkrr_pc%u", pc);
-        seq[pc].len = n;
+        for (uint32_t k = 0; k < n; k++) {
+            unsigned x = ptx_jit_emit_weight(&f->code[pc + k]);
+            inl += x != 0;
+            w += x ? x : 1;
+        }
+        if ((uint64_t)inl * 100u >= (uint64_t)n * t->inline_pct) {
+            c[nc++] = (jit_cand){pc, n, inl, w};
+            total += n;
+            cost += w;
+        }
         pc += n;
     }
+    if (t->budget && cost > t->budget) {
+        qsort(c, nc, sizeof *c, cand_cmp);
+        uint32_t kept = 0;
+        total = 0;
+        cost = 0;
+        for (uint32_t i = 0; i < nc; i++)
+            if (cost + c[i].cost <= t->budget) {
+                cost += c[i].cost;
+                total += c[i].n;
+                c[kept++] = c[i];
+            }
+        nc = kept;
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        snprintf(names[c[i].pc], sizeof names[c[i].pc], "vkrr_pc%u", c[i].pc);
+        seq[c[i].pc].len = c[i].n;
+    }
+    free(c);
+    return total;
+}
+
+/* Emits the runs select_runs marked into the modules of nparts parts (tier
+ * t), named by the key of their IR, which goes to key. */
+static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
+                       jit_part *parts, unsigned nparts, ptx_jit_key *key, const char **why)
+{
     LLVMValueRef *fns = calloc(f->ncode ? f->ncode : 1, sizeof *fns);
     LLVMMemoryBufferRef bc[JIT_PARTS] = {0};
     size_t total = 0;
@@ -297,6 +426,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
             lo--;
         while (i + 1 < nparts && hi > 0 && hi < f->ncode && !seq[hi].len && f->code[hi].kind == K_PLAIN)
             hi--;
+        parts[i].tier = t;
         parts[i].tsc = LLVMOrcCreateNewThreadSafeContext();
         LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(parts[i].tsc);
         parts[i].mod = LLVMModuleCreateWithNameInContext("vkrr_kernel", ctx);
@@ -314,7 +444,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
     }
     free(fns);
     char env[1024];
-    LLVMTargetMachineRef tm = ok ? host_machine(env, sizeof env) : NULL;
+    LLVMTargetMachineRef tm = ok ? host_machine(t, env, sizeof env) : NULL;
     char *all = ok && tm ? malloc(total ? total : 1) : NULL;
     if (all) {
         size_t at = 0;
@@ -353,7 +483,7 @@ static bool emit_parts(ptx_func *f, ptx_jit_seq *seq, char (*names)[48], jit_par
 static void *codegen_part(void *arg)
 {
     jit_part *p = arg;
-    p->err = codegen(p->mod, &p->obj);
+    p->err = codegen(p->tier, p->mod, &p->obj);
     p->mod = NULL; /* codegen consumed it */
     return NULL;
 }
@@ -424,14 +554,15 @@ static bool unpack_parts(const unsigned char *b, size_t size, jit_part *parts, u
     return at == size;
 }
 
-/* Kernels larger than this many instructions are interpreted: LLVM takes
- * about a millisecond an instruction.  VKRR_PTX_JIT_MAX overrides it. */
+/* Kernels larger than this many instructions are interpreted.
+ * VKRR_PTX_JIT_MAX overrides it. */
 #define JIT_MAX_INSTRUCTIONS 200000u
 
 static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, const char **why)
 {
-    struct timespec tc0;
+    struct timespec tc0, cpu0;
     clock_gettime(CLOCK_MONOTONIC, &tc0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
     const char *env = getenv("VKRR_PTX_JIT_MAX");
     unsigned long max = env && *env ? strtoul(env, NULL, 10) : JIT_MAX_INSTRUCTIONS;
     if (f->ncode > max) {
@@ -454,14 +585,20 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     }
     jit_part parts[JIT_PARTS];
     memset(parts, 0, sizeof parts);
+    const jit_tier tier_ = tier_of(f), *tier = &tier_;
+    uint32_t ncompiled = select_runs(f, tier, seq, names);
+    if (ncompiled == UINT32_MAX) {
+        *why = llvm_why(f, "out of memory", NULL);
+        goto fail;
+    }
     unsigned nparts = vkrr_cores(JIT_PARTS);
-    if (nparts > f->ncode / JIT_PART_MIN)
-        nparts = f->ncode / JIT_PART_MIN ? f->ncode / JIT_PART_MIN : 1;
+    if (nparts > ncompiled / JIT_PART_MIN)
+        nparts = ncompiled / JIT_PART_MIN ? ncompiled / JIT_PART_MIN : 1;
     const char *penv = getenv("VKRR_PTX_JIT_PARTS"); /* tests: kernels of any size split */
     if (penv && atoi(penv) >= 1 && (unsigned)atoi(penv) <= JIT_PARTS)
         nparts = (unsigned)atoi(penv);
     ptx_jit_key key;
-    if (!emit_parts(f, seq, names, parts, nparts, &key, why)) {
+    if (!emit_parts(f, tier, seq, names, parts, nparts, &key, why)) {
         parts_free(parts, nparts);
         goto fail;
     }
@@ -526,10 +663,14 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     s->done[s->ndone++] = (struct ptx_jit_done){key, f};
 done:
     if (getenv("VKRR_PTX_JIT_LOG")) { /* what the JIT did, for timing it */
-        struct timespec t2;
+        struct timespec t2, cpu2; /* the CPU time counts the parts' threads */
         clock_gettime(CLOCK_MONOTONIC, &t2);
-        fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s\n", f->name, f->ncode,
-                how, (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec));
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu2);
+        fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s (%.3f s of CPU; %s tier, %u "
+                "instructions in its runs)\n", f->name, f->ncode, how,
+                (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec),
+                (double)(cpu2.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu2.tv_nsec - cpu0.tv_nsec),
+                tier->name, ncompiled);
     }
     free(names);
     return seq;

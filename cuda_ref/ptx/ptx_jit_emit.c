@@ -32,6 +32,12 @@ static const ptx_jop *jop_of(ptx_fn fn)
     return NULL;
 }
 
+unsigned ptx_jit_emit_weight(const ptx_inst *in)
+{
+    const ptx_jop *j = jop_of(in->fn); /* (emit_jop may still call the handler for a few forms) */
+    return !j ? 0 : j->op == JOP_LD || j->op == JOP_ST ? 4 : 1;
+}
+
 /* Source slot as <32 x iN> (its low N bits). */
 static LLVMValueRef src(jit_emit *e, uint32_t slot, unsigned bits)
 {

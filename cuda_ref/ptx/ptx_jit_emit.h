@@ -36,6 +36,12 @@ typedef struct jit_emit {
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */
 bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const ptx_func *f); /* false: no memory */
 void ptx_jit_emit_done(jit_emit *e);
+/* 0 when ptx_jit_emit_runs emits in as a call of its handler, else what
+ * its inline code costs LLVM's -O0 code generator against an integer
+ * operation's (ld/st, with their address checks and gathers: about 4, on
+ * enc0_bench).  The JIT compiles a large kernel's runs where enough are
+ * inline, within a budget (ptx_jit.c). */
+unsigned ptx_jit_emit_weight(const ptx_inst *in);
 /* Defines a function (type ptx_seq_fn, named names[pc]) for every run of
  * seq that starts in [lo, hi): the operations of ptx_jop's tables as vector
  * code over the 32 lanes, every other instruction a call of its handler,
