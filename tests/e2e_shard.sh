@@ -133,7 +133,8 @@ EOF
     local rc=$? seq how
     read -r seq how <"$WORK/first"
     [ $rc = "$4" ] && grep -Eq "^summary: [0-9]+ launches: [0-9]+ PASS, $5 -> $6\$" "$WORK/m.out" &&
-        grep -q "^first launch that $how: $seq " "$WORK/m.out" ||
+        grep -q "^first launch that $how: $seq " "$WORK/m.out" &&
+        [ "$(grep -c '^first launch that' "$WORK/m.out")" = 1 ] ||
         fail "$1: exit $rc (want $4), want '$5 -> $6' and first $seq $how: $(cat "$WORK/m.out" "$WORK/m.err")"
 }
 rerun_merge "a TIMEOUT and a FAIL" TIMEOUT FAIL 1 "1 FAIL, 0 NO KERNEL, 1 TIMEOUT, 0 ERROR" FAIL
