@@ -118,7 +118,8 @@ HANDLER(x_cvt_f64_f32) /* cvt.f64.f32 */
 const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0},
                                 {x_cvt_sext, JOP_SEXT, 64, 1},
                                 {x_cvt_f16_f32, JOP_F16_F32, 16, 0},
-                                {x_cvt_f64_f32, JOP_F32_F64, 32, 0}};
+                                {x_cvt_f64_f32, JOP_F32_F64, 32, 0},
+                                {x_cvt_rn_f16, JOP_F32_F16, 32, 0}};
 const unsigned ptx_cvt_njops = sizeof ptx_cvt_jops / sizeof ptx_cvt_jops[0];
 
 /* value kinds */

@@ -81,6 +81,12 @@ HANDLER(x_f32_gen)
     return 0;
 }
 
+/* What the JIT emits inline (ptx_jit_float.c) */
+const ptx_jop ptx_float_jops[] = {{x_fadd, JOP_FADD, 32, 0}, {x_fsub, JOP_FSUB, 32, 0},
+                                  {x_fmul, JOP_FMUL, 32, 0}, {x_ffma, JOP_FFMA, 32, 0},
+                                  {x_f32_gen, JOP_F32_GEN, 32, 0}};
+const unsigned ptx_float_njops = sizeof ptx_float_jops / sizeof ptx_float_jops[0];
+
 /* ---- f64 ----------------------------------------------------------------------- */
 HANDLER(x_f64_gen)
 {
