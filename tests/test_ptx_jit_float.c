@@ -7,7 +7,9 @@
  * products that underflow to subnormals, fma's single rounding); and
  * cvt.rn.f16.f32 on those and on 2^20 bit patterns spread over every
  * exponent (ties, the subnormal range, the overflow threshold), its
- * expected codes from testutil's search over every f16 code. */
+ * expected codes from testutil's search over every f16 code; and setp.f32
+ * in all 14 comparisons, with and without .ftz, with bool ops, on the same
+ * operands. */
 #include "ptx_testutil.h"
 
 static const char fl_ptx[] =
@@ -48,6 +50,8 @@ static const char fl_ptx[] =
     " st.global.b16 [%rd2], %h0;\n ret;\n}\n";
 
 enum { NT = 52 * 80, E = 40 };
+
+static void test_setp(const uint32_t *a, const uint32_t *b);
 
 static uint32_t canon(uint32_t u)
 {
@@ -157,6 +161,7 @@ static void test_arith(void)
     CHECK_EQ_U64(wrong[0], 0);
     CHECK_EQ_U64(wrong[1], 0);
     CHECK(memcmp(got[0], got[1], sizeof got[0]) == 0);
+    test_setp(a, b);
 
     /* cvt.rn.f16.f32 of 2^20 patterns */
     enum { NH = 1u << 20 };
@@ -183,6 +188,109 @@ static void test_arith(void)
            hw[1]);
     CHECK_EQ_U64(hw[0], 0);
     CHECK_EQ_U64(hw[1], 0);
+    vkrr_ptx_module_free(m);
+}
+
+/* setp.f32: each of the 14 comparisons plain and .ftz (bits 0..27 of a
+ * word), .and with both outputs under a guard (bits 28, 29: lanes off the
+ * guard keep p2 = p3 = 1), .xor with a negated predicate (30, 31). */
+static const char *const cmps[14] = {"eq", "ne", "lt", "le", "gt", "ge", "equ",
+                                     "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+static bool fcmp_ref(float x, float y, unsigned k)
+{
+    bool un = isnan(x) || isnan(y);
+    switch (k) {
+    case 0: return !un && x == y;
+    case 1: return !un && x != y;
+    case 2: return !un && x < y;
+    case 3: return !un && x <= y;
+    case 4: return !un && x > y;
+    case 5: return !un && x >= y;
+    case 6: return un || x == y;
+    case 7: return un || x != y;
+    case 8: return un || x < y;
+    case 9: return un || x <= y;
+    case 10: return un || x > y;
+    case 11: return un || x >= y;
+    case 12: return !un;
+    default: return un;
+    }
+}
+
+static uint32_t setp_expect(uint32_t t, uint32_t a, uint32_t b)
+{
+    float x = ptxt_f(a), y = ptxt_f(b), fx = ptxt_f(flushed(a)), fy = ptxt_f(flushed(b));
+    uint32_t w = 0;
+    for (unsigned k = 0; k < 14; k++)
+        w |= (uint32_t)fcmp_ref(x, y, k) << k | (uint32_t)fcmp_ref(fx, fy, k) << (14 + k);
+    bool p0 = t % 3 != 0, g = fcmp_ref(fx, fy, 10);
+    if (p0)
+        w |= (uint32_t)(g && p0) << 28 | (uint32_t)(!g && p0) << 29;
+    else
+        w |= 3u << 28;
+    bool n = fcmp_ref(x, y, 12);
+    return w | (uint32_t)(n != !p0) << 30 | (uint32_t)(!n != !p0) << 31;
+}
+
+static void test_setp(const uint32_t *a, const uint32_t *b)
+{
+    static char ptx[16384];
+    size_t n = (size_t)snprintf(ptx, sizeof ptx,
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry sp(.param .u64 pa, .param .u64 pb, .param .u64 pd)\n{\n"
+        " .reg .b32 %%r<8>;\n .reg .f32 %%f<2>;\n .reg .b64 %%rd<10>;\n .reg .pred %%p<40>;\n"
+        " mov.u32 %%r0, %%tid.x;\n mov.u32 %%r1, %%ctaid.x;\n mov.u32 %%r2, %%ntid.x;\n"
+        " mad.lo.u32 %%r3, %%r1, %%r2, %%r0;\n"
+        " ld.param.u64 %%rd0, [pa];\n ld.param.u64 %%rd1, [pb];\n ld.param.u64 %%rd3, [pd];\n"
+        " mul.wide.u32 %%rd4, %%r3, 4;\n add.s64 %%rd6, %%rd0, %%rd4;\n add.s64 %%rd7, %%rd1, %%rd4;\n"
+        " add.s64 %%rd9, %%rd3, %%rd4;\n ld.global.f32 %%f0, [%%rd6];\n ld.global.f32 %%f1, [%%rd7];\n"
+        " rem.u32 %%r4, %%r3, 3;\n setp.ne.u32 %%p0, %%r4, 0;\n mov.u32 %%r5, 0;\n");
+    for (unsigned k = 0; k < 28; k++)
+        n += (size_t)snprintf(ptx + n, sizeof ptx - n,
+                              " setp.%s%s.f32 %%p%u, %%f0, %%f1;\n selp.u32 %%r6, %u, 0, %%p%u;\n"
+                              " or.b32 %%r5, %%r5, %%r6;\n",
+                              cmps[k % 14], k < 14 ? "" : ".ftz", k + 1, 1u << k, k + 1);
+    n += (size_t)snprintf(ptx + n, sizeof ptx - n,
+        " setp.eq.u32 %%p30, %%r3, %%r3;\n setp.eq.u32 %%p31, %%r3, %%r3;\n"
+        " @%%p0 setp.gtu.and.ftz.f32 %%p30|%%p31, %%f0, %%f1, %%p0;\n"
+        " selp.u32 %%r6, 268435456, 0, %%p30;\n or.b32 %%r5, %%r5, %%r6;\n"
+        " selp.u32 %%r6, 536870912, 0, %%p31;\n or.b32 %%r5, %%r5, %%r6;\n"
+        " setp.num.xor.f32 %%p32|%%p33, %%f0, %%f1, !%%p0;\n"
+        " selp.u32 %%r6, 1073741824, 0, %%p32;\n or.b32 %%r5, %%r5, %%r6;\n"
+        " selp.u32 %%r6, -2147483648, 0, %%p33;\n or.b32 %%r5, %%r5, %%r6;\n"
+        " st.global.b32 [%%rd9], %%r5;\n ret;\n}\n");
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(n < sizeof ptx && vkrr_ptx_module_load(&m, ptx, n, "sp.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t d[NT];
+    unsigned wrong[2] = {0, 0};
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        unsigned k = e == VKRR_PTX_ENGINE_JIT;
+        memset(d, 0xa5, sizeof d);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, (void *)a, NT * 4);
+        ptxt_ptr(&args, (void *)b, NT * 4);
+        ptxt_ptr(&args, d, sizeof d);
+        vkrr_ptx_launch l = {.grid = {NT / 52, 1, 1}, .block = {52, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        if (!CHECK(vkrr_ptx_run(m, "sp", &l, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        for (uint32_t t = 0; t < NT; t++) {
+            uint32_t w = setp_expect(t, a[t], b[t]);
+            if (d[t] != w && wrong[k]++ < 8)
+                fprintf(stderr, "  %s: setp thread %u: 0x%08x, want 0x%08x (a 0x%08x b 0x%08x)\n",
+                        k ? "jit" : "interp", t, d[t], w, a[t], b[t]);
+        }
+    }
+    printf("setp.f32, 14 comparisons plain and .ftz, bool ops: %u threads, interpreter %u wrong, "
+           "JIT %u wrong\n", NT, wrong[0], wrong[1]);
+    CHECK_EQ_U64(wrong[0], 0);
+    CHECK_EQ_U64(wrong[1], 0);
     vkrr_ptx_module_free(m);
 }
 

@@ -433,6 +433,7 @@ enum {
     JOP_FADD, JOP_FSUB, JOP_FMUL, JOP_FFMA, /* f32 .rn, no .ftz/.sat (ptx_float.c) */
     JOP_F32_GEN, /* ptx_float.c's x_f32_gen: inline for add/sub/mul/fma .rn (.ftz, .sat) */
     JOP_F32_F16, /* cvt.rn.f16.f32 (vkrr_f32_to_f16_rne) */
+    JOP_FSETP, /* ptx_float.c's x_fsetp: inline for .f32 */
 };
 typedef struct ptx_jop {
     ptx_fn fn;

@@ -67,8 +67,10 @@ void jit_emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
 bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
                   LLVMValueRef mv);
 /* ---- ptx_jit_float.c ---- */
-/* f32 add/sub/mul/fma and cvt.rn.f16.f32 (ptx_float_jops, JOP_F32_F16) for
- * lanes mv; false: not inline (the handler is called). */
-bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef mv);
+/* f32 add/sub/mul/fma, setp.f32 and cvt.rn.f16.f32 (ptx_float_jops,
+ * JOP_F32_F16) for lanes m (mv as <32 x i1>); false: not inline (the
+ * handler is called). */
+bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                    LLVMValueRef mv);
 
 #endif

@@ -12,6 +12,7 @@
  *     rounded by integer adds, subnormal ones by one float add of 0.5 (its
  *     ulp is f16's smallest subnormal, so the host's rounding to nearest
  *     even is the conversion's), NaN -> 0x7fff, past 65520 -> Inf.
+ *   - setp.f32 (x_fsetp), .ftz flushing both sources first.
  * Any other form (another rounding mode, div, sqrt, rcp) returns false: its
  * handler is called. */
 #ifdef VKRR_PTX_JIT_LLVM
@@ -125,7 +126,39 @@ static LLVMValueRef f32_to_f16(jit_emit *e, LLVMValueRef x)
                            jit_splat(e, 32, 0x7fffu), r, "");
 }
 
-bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef mv)
+/* setp.cmp{.bool}{.ftz}.f32 as x_fsetp: the handler compares the values
+ * (exact in double) by in->a's order eq ne lt le gt ge equ neu ltu leu gtu
+ * geu num nan, an LLVM float predicate each; p, and q = !cmp, combined
+ * with the predicate operand by in->b (and, or, xor) as emit_setp does. */
+static void fsetp(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+{
+    static const LLVMRealPredicate cmp[14] = {
+        LLVMRealOEQ, LLVMRealONE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE, LLVMRealUEQ,
+        LLVMRealUNE, LLVMRealULT, LLVMRealULE, LLVMRealUGT, LLVMRealUGE, LLVMRealORD, LLVMRealUNO};
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef x = bits32(e, in->o[4]), y = bits32(e, in->o[5]);
+    if (in->e) {
+        x = ftz(e, x);
+        y = ftz(e, y);
+    }
+    LLVMValueRef c = LLVMBuildFCmp(b, cmp[in->a], as_f(e, x), as_f(e, y), "");
+    LLVMValueRef p = LLVMBuildBitCast(b, c, e->i32, "");
+    LLVMValueRef q = LLVMBuildNot(b, p, "");
+    if (in->b) {
+        LLVMValueRef k = jit_load_pred(e, in->o[3]);
+        if (in->c)
+            k = LLVMBuildNot(b, k, "");
+        LLVMOpcode op = in->b == 1 ? LLVMAnd : in->b == 2 ? LLVMOr : LLVMXor;
+        p = LLVMBuildBinOp(b, op, p, k, "");
+        q = LLVMBuildBinOp(b, op, q, k, "");
+    }
+    jit_store_pred(e, in->o[0], p, m);
+    if (in->o[1] != UINT32_MAX)
+        jit_store_pred(e, in->o[1], q, m);
+}
+
+bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                    LLVMValueRef mv)
 {
     switch (j->op) {
     case JOP_FADD: arith(e, in, OP_ADD, false, false, mv); return true;
@@ -136,6 +169,11 @@ bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValue
         if (in->a > OP_FMA || in->b != RND_RN)
             return false;
         arith(e, in, in->a, in->c != 0, in->d != 0, mv);
+        return true;
+    case JOP_FSETP:
+        if (in->d != 0 || in->a >= 14) /* ptx_float.c's TY_F32 only */
+            return false;
+        fsetp(e, in, m);
         return true;
     case JOP_F32_F16:
         jit_store_slot(e, in->o[0], LLVMBuildZExt(e->b, f32_to_f16(e, bits32(e, in->o[1])), e->v64, ""),
