@@ -8,7 +8,8 @@
  * cvt.rn.f16.f32 on those and on 2^20 bit patterns spread over every
  * exponent (ties, the subnormal range, the overflow threshold), its
  * expected codes from testutil's search over every f16 code; and setp.f32
- * in all 14 comparisons, with and without .ftz, with bool ops, on the same
+ * in all 14 comparisons, with and without .ftz, with bool ops, and min/max
+ * (.ftz, .NaN; -0 below +0) and abs/neg (.f32 .ftz, .f64) on the same
  * operands. */
 #include "ptx_testutil.h"
 
@@ -52,6 +53,7 @@ static const char fl_ptx[] =
 enum { NT = 52 * 80, E = 40 };
 
 static void test_setp(const uint32_t *a, const uint32_t *b);
+static void test_minmax(const uint32_t *a, const uint32_t *b);
 
 static uint32_t canon(uint32_t u)
 {
@@ -162,6 +164,7 @@ static void test_arith(void)
     CHECK_EQ_U64(wrong[1], 0);
     CHECK(memcmp(got[0], got[1], sizeof got[0]) == 0);
     test_setp(a, b);
+    test_minmax(a, b);
 
     /* cvt.rn.f16.f32 of 2^20 patterns */
     enum { NH = 1u << 20 };
@@ -288,6 +291,96 @@ static void test_setp(const uint32_t *a, const uint32_t *b)
         }
     }
     printf("setp.f32, 14 comparisons plain and .ftz, bool ops: %u threads, interpreter %u wrong, "
+           "JIT %u wrong\n", NT, wrong[0], wrong[1]);
+    CHECK_EQ_U64(wrong[0], 0);
+    CHECK_EQ_U64(wrong[1], 0);
+    vkrr_ptx_module_free(m);
+}
+
+/* min/max .f32 (.ftz, .NaN, guarded) and abs/neg .f32 (.ftz) and .f64 */
+static const char mm_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry mm(.param .u64 pa, .param .u64 pb, .param .u64 pd)\n{\n"
+    " .reg .b32 %r<8>;\n .reg .f32 %f<16>;\n .reg .f64 %fd<4>;\n .reg .b64 %rd<12>;\n"
+    " .reg .pred %p<2>;\n"
+    " mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n"
+    " mad.lo.u32 %r3, %r1, %r2, %r0;\n"
+    " ld.param.u64 %rd0, [pa];\n ld.param.u64 %rd1, [pb];\n ld.param.u64 %rd3, [pd];\n"
+    " mul.wide.u32 %rd4, %r3, 4;\n mul.wide.u32 %rd5, %r3, 64;\n add.s64 %rd6, %rd0, %rd4;\n"
+    " add.s64 %rd7, %rd1, %rd4;\n add.s64 %rd9, %rd3, %rd5;\n"
+    " ld.global.f32 %f0, [%rd6];\n ld.global.f32 %f1, [%rd7];\n"
+    " rem.u32 %r4, %r3, 3;\n setp.ne.u32 %p0, %r4, 0;\n"
+    " min.f32 %f2, %f0, %f1;\n max.f32 %f3, %f0, %f1;\n min.ftz.f32 %f4, %f0, %f1;\n"
+    " max.NaN.f32 %f5, %f0, %f1;\n min.ftz.NaN.f32 %f6, %f0, %f1;\n abs.f32 %f7, %f0;\n"
+    " neg.ftz.f32 %f8, %f0;\n abs.ftz.f32 %f9, %f1;\n"
+    " ld.global.u32 %r5, [%rd6];\n ld.global.u32 %r6, [%rd7];\n mov.b64 %fd0, {%r5, %r6};\n"
+    " neg.f64 %fd1, %fd0;\n abs.f64 %fd2, %fd0;\n"
+    " mov.f32 %f10, 0f00000005;\n @%p0 max.ftz.f32 %f10, %f0, %f1;\n neg.f32 %f11, %f1;\n"
+    " st.global.v4.f32 [%rd9], {%f2, %f3, %f4, %f5};\n"
+    " st.global.v4.f32 [%rd9+16], {%f6, %f7, %f8, %f9};\n"
+    " st.global.f64 [%rd9+32], %fd1;\n st.global.f64 [%rd9+40], %fd2;\n"
+    " st.global.v2.f32 [%rd9+48], {%f10, %f11};\n ret;\n}\n";
+
+/* PTX's min/max: a NaN operand ignored (both, or .NaN: canonical NaN), -0 < +0. */
+static uint32_t mm_ref(uint32_t a, uint32_t b, bool max, bool nan, bool ftz)
+{
+    if (ftz) {
+        a = flushed(a);
+        b = flushed(b);
+    }
+    float x = ptxt_f(a), y = ptxt_f(b);
+    if (isnan(x) || isnan(y))
+        return nan || (isnan(x) && isnan(y)) ? 0x7fffffffu : isnan(x) ? b : a;
+    if (x == y && signbit(x) != signbit(y))
+        return (signbit(x) != 0) == max ? b : a;
+    return (max ? x > y : x < y) ? a : (x == y ? a : b);
+}
+
+static void test_minmax(const uint32_t *a, const uint32_t *b)
+{
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, mm_ptx, sizeof mm_ptx - 1, "mm.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t d[NT * 16];
+    unsigned wrong[2] = {0, 0};
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        unsigned k = e == VKRR_PTX_ENGINE_JIT;
+        memset(d, 0xa5, sizeof d);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, (void *)a, NT * 4);
+        ptxt_ptr(&args, (void *)b, NT * 4);
+        ptxt_ptr(&args, d, sizeof d);
+        vkrr_ptx_launch l = {.grid = {NT / 52, 1, 1}, .block = {52, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions,
+                             .nregions = args.nregions, .engine = (vkrr_ptx_engine)e};
+        if (!CHECK(vkrr_ptx_run(m, "mm", &l, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        for (uint32_t t = 0; t < NT; t++) {
+            uint32_t x = a[t], y = b[t], w[14];
+            w[0] = mm_ref(x, y, false, false, false);
+            w[1] = mm_ref(x, y, true, false, false);
+            w[2] = mm_ref(x, y, false, false, true);
+            w[3] = mm_ref(x, y, true, true, false);
+            w[4] = mm_ref(x, y, false, true, true);
+            w[5] = x & 0x7fffffffu;
+            w[6] = flushed(x) ^ 0x80000000u;
+            w[7] = flushed(y) & 0x7fffffffu;
+            w[8] = x;
+            w[9] = y ^ 0x80000000u;
+            w[10] = x;
+            w[11] = y & 0x7fffffffu;
+            w[12] = t % 3 ? mm_ref(x, y, true, false, true) : 5u;
+            w[13] = y ^ 0x80000000u;
+            for (unsigned i = 0; i < 14; i++)
+                if (d[t * 16 + i] != w[i] && wrong[k]++ < 8)
+                    fprintf(stderr, "  %s: min/max/abs/neg thread %u word %u: 0x%08x, want 0x%08x (a 0x%08x b 0x%08x)\n",
+                            k ? "jit" : "interp", t, i, d[t * 16 + i], w[i], x, y);
+        }
+    }
+    printf("min/max .f32 (.ftz, .NaN), abs/neg .f32 (.ftz) and .f64: %u threads, interpreter %u wrong, "
            "JIT %u wrong\n", NT, wrong[0], wrong[1]);
     CHECK_EQ_U64(wrong[0], 0);
     CHECK_EQ_U64(wrong[1], 0);

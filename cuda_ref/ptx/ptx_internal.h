@@ -434,6 +434,7 @@ enum {
     JOP_F32_GEN, /* ptx_float.c's x_f32_gen: inline for add/sub/mul/fma .rn (.ftz, .sat) */
     JOP_F32_F16, /* cvt.rn.f16.f32 (vkrr_f32_to_f16_rne) */
     JOP_FSETP, /* ptx_float.c's x_fsetp: inline for .f32 */
+    JOP_FMINMAX, JOP_FABSNEG, /* x_minmax, x_absneg: inline for .f32 (and abs/neg .f64) */
 };
 typedef struct ptx_jop {
     ptx_fn fn;

@@ -157,7 +157,7 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         return true;
     }
     case JOP_FADD: case JOP_FSUB: case JOP_FMUL: case JOP_FFMA: case JOP_F32_GEN: case JOP_F32_F16:
-    case JOP_FSETP:
+    case JOP_FSETP: case JOP_FMINMAX: case JOP_FABSNEG:
         return jit_emit_float(e, in, j, m, mv);
     case JOP_PACK: { /* as ptx_move.c's x_pack: element k from o[1 + k], masked */
         uint64_t em = in->b >= 64 ? ~0ull : (1ull << in->b) - 1u;

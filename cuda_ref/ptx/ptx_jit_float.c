@@ -12,7 +12,8 @@
  *     rounded by integer adds, subnormal ones by one float add of 0.5 (its
  *     ulp is f16's smallest subnormal, so the host's rounding to nearest
  *     even is the conversion's), NaN -> 0x7fff, past 65520 -> Inf.
- *   - setp.f32 (x_fsetp), .ftz flushing both sources first.
+ *   - setp.f32 (x_fsetp), .ftz flushing both sources first; min/max.f32
+ *     (x_minmax) and abs/neg (x_absneg) .f32 and .f64.
  * Any other form (another rounding mode, div, sqrt, rcp) returns false: its
  * handler is called. */
 #ifdef VKRR_PTX_JIT_LLVM
@@ -157,6 +158,48 @@ static void fsetp(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
         jit_store_pred(e, in->o[1], q, m);
 }
 
+/* min/max{.ftz}{.NaN}.f32 as x_minmax: a NaN operand gives the other one
+ * (both, or .NaN: the canonical NaN); equal values (+0 and -0) by sign;
+ * the result's low 32 bits. */
+static void minmax(jit_emit *e, const ptx_inst *in, LLVMValueRef mv)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef x = bits32(e, in->o[1]), y = bits32(e, in->o[2]);
+    if (in->a & 2) {
+        x = ftz(e, x);
+        y = ftz(e, y);
+    }
+    LLVMValueRef fx = as_f(e, x), fy = as_f(e, y);
+    LLVMValueRef nx = LLVMBuildFCmp(b, LLVMRealUNO, fx, fx, ""), ny = LLVMBuildFCmp(b, LLVMRealUNO, fy, fy, "");
+    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, x, jit_splat(e, 32, 0), ""); /* x's sign bit */
+    LLVMValueRef eqv = in->b ? LLVMBuildSelect(b, neg, y, x, "") : LLVMBuildSelect(b, neg, x, y, "");
+    LLVMValueRef pick = LLVMBuildFCmp(b, in->b ? LLVMRealOGT : LLVMRealOLT, fx, fy, "");
+    LLVMValueRef r = LLVMBuildSelect(b, pick, x, y, "");
+    r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, fx, fy, ""), eqv, r, "");
+    r = LLVMBuildSelect(b, nx, y, LLVMBuildSelect(b, ny, x, r, ""), "");
+    LLVMValueRef canon = in->a & 1 ? LLVMBuildOr(b, nx, ny, "") : LLVMBuildAnd(b, nx, ny, "");
+    r = LLVMBuildSelect(b, canon, jit_splat(e, 32, 0x7fffffffu), r, "");
+    jit_store_slot(e, in->o[0], LLVMBuildZExt(b, r, e->v64, ""), mv);
+}
+
+/* abs/neg{.ftz}.f32 and abs/neg.f64 as x_absneg: the sign bit of the whole
+ * register cleared or flipped; .ftz first flushes an f32 subnormal (not a
+ * zero) to its signed zero, the register's upper bits cleared, as flush does. */
+static void absneg(jit_emit *e, const ptx_inst *in, LLVMValueRef mv)
+{
+    LLVMBuilderRef b = e->b;
+    uint64_t sb = in->d == 0 ? 1ull << 31 : 1ull << 63;
+    LLVMValueRef v = jit_load_slot(e, in->o[1]);
+    if (in->c) {
+        LLVMValueRef low = LLVMBuildAnd(b, v, jit_splat(e, 64, 0x7fffffffu), ""); /* subnormal: 1 .. 0x7fffff */
+        LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, low, jit_splat(e, 64, 1), ""),
+                                          jit_splat(e, 64, 0x7fffffu), "");
+        v = LLVMBuildSelect(b, tiny, LLVMBuildAnd(b, v, jit_splat(e, 64, sb), ""), v, "");
+    }
+    v = in->a ? LLVMBuildXor(b, v, jit_splat(e, 64, sb), "") : LLVMBuildAnd(b, v, jit_splat(e, 64, ~sb), "");
+    jit_store_slot(e, in->o[0], v, mv);
+}
+
 bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
                     LLVMValueRef mv)
 {
@@ -174,6 +217,16 @@ bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValue
         if (in->d != 0 || in->a >= 14) /* ptx_float.c's TY_F32 only */
             return false;
         fsetp(e, in, m);
+        return true;
+    case JOP_FMINMAX:
+        if (in->d != 0 || in->e != 1 || (in->a & 4)) /* .f32 without .xorsign.abs */
+            return false;
+        minmax(e, in, mv);
+        return true;
+    case JOP_FABSNEG:
+        if (in->e != 1 || (in->d != 0 && (in->d != 1 || in->c))) /* .f32, .f64 without .ftz */
+            return false;
+        absneg(e, in, mv);
         return true;
     case JOP_F32_F16:
         jit_store_slot(e, in->o[0], LLVMBuildZExt(e->b, f32_to_f16(e, bits32(e, in->o[1])), e->v64, ""),
