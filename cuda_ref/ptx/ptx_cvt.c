@@ -6,6 +6,7 @@
  * float -> integer saturates to the destination range and NaN -> 0, as PTX
  * specifies; widening keeps NaN payloads. */
 #include <math.h>
+#include <pthread.h>
 
 #include "ptx_internal.h"
 
@@ -118,7 +119,8 @@ HANDLER(x_cvt_f64_f32) /* cvt.f64.f32 */
 const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0},
                                 {x_cvt_sext, JOP_SEXT, 64, 1},
                                 {x_cvt_f16_f32, JOP_F16_F32, 16, 0},
-                                {x_cvt_f64_f32, JOP_F32_F64, 32, 0}};
+                                {x_cvt_f64_f32, JOP_F32_F64, 32, 0},
+                                {x_cvt_rn_f16, JOP_F32_F16, 32, 0}};
 const unsigned ptx_cvt_njops = sizeof ptx_cvt_jops / sizeof ptx_cvt_jops[0];
 
 /* value kinds */
@@ -272,12 +274,49 @@ HANDLER(x_cvt)
 
 /* Packed forms: in->a: 0 (f16x2|bf16x2|e?m?x2).f32 d, a, b -> hi = cvt(a), lo = cvt(b);
  * 1 e?m?x2.f16x2 d, a; 2 f16x2.e?m?x2 d, a. lane width of the halves: c.dbits. */
+/* cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 (x_cvt_pack's form 1) by
+ * table: f8[e5m2][relu][f16 code], each filled on first use by convert1
+ * itself, so a lane's byte is what the general path gives. */
+static uint8_t f8[2][2][65536];
+static pthread_once_t f8_once[2][2] = {{PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT},
+                                       {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT}};
+static void f8_fill(unsigned e5m2, unsigned relu)
+{
+    int flags = CV_SATFINITE | (relu ? CV_RELU : 0);
+    for (uint32_t h = 0; h < 65536; h++) {
+        double s, e;
+        load_value(h, K_F16, 16, false, false, &s, &e);
+        f8[e5m2][relu][h] = (uint8_t)convert1(s, e, e5m2 ? K_E5M2 : K_E4M3, 8, false, RND_RN, flags, NULL);
+    }
+}
+static void f8_fill00(void) { f8_fill(0, 0); }
+static void f8_fill01(void) { f8_fill(0, 1); }
+static void f8_fill10(void) { f8_fill(1, 0); }
+static void f8_fill11(void) { f8_fill(1, 1); }
+
+/* The table for c, NULL when c is not a form it holds. */
+static const uint8_t *f8_table(const ptx_inst *in, cvt_desc c)
+{
+    static void (*const fill[2][2])(void) = {{f8_fill00, f8_fill01}, {f8_fill10, f8_fill11}};
+    if (in->a != 1 || c.sk != K_F16 || (c.dk != K_E4M3 && c.dk != K_E5M2) || c.rnd != RND_RN ||
+        (c.flags & ~CV_RELU) != CV_SATFINITE)
+        return NULL;
+    unsigned e5 = c.dk == K_E5M2, relu = (c.flags & CV_RELU) != 0;
+    pthread_once(&f8_once[e5][relu], fill[e5][relu]);
+    return f8[e5][relu];
+}
+
 HANDLER(x_cvt_pack)
 {
     uint64_t *d = A_(0);
     const uint64_t *A = A_(1), *B = A_(2);
     cvt_desc c = desc_of(in);
     unsigned h = c.dbits;
+    const uint8_t *t = f8_table(in, c);
+    if (t) {
+        PTX_LANES(m, d[l] = (uint64_t)t[(A[l] >> 16) & 0xffffu] << 8 | t[A[l] & 0xffffu]);
+        return 0;
+    }
     PTX_LANES(m, {
         uint64_t hi, lo;
         double s, e;

@@ -92,6 +92,14 @@ static uint32_t lane_mask(ptx_warp *w, const ptx_inst *in, unsigned l)
  * naming them, never a guess). */
 static int sync_check(ptx_warp *w, const ptx_inst *in, uint32_t m)
 {
+    if (!m || in->target == UINT32_MAX)
+        return 0; /* no lanes, or the full mask for every lane */
+    /* the common case, in 32 steps rather than 32 x 32: one mask holding them all */
+    uint32_t m0 = lane_mask(w, in, (unsigned)__builtin_ctz(m)), k1 = m & (m - 1);
+    while (k1 && lane_mask(w, in, (unsigned)__builtin_ctz(k1)) == m0)
+        k1 &= k1 - 1;
+    if (!k1 && (m0 & m) == m)
+        return 0;
     for (uint32_t k = m; k; k &= k - 1) {
         unsigned l = (unsigned)__builtin_ctz(k);
         uint32_t mk = lane_mask(w, in, l);

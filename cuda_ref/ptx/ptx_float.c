@@ -344,6 +344,13 @@ HANDLER(x_fsetp)
     return 0;
 }
 
+/* What the JIT emits inline (ptx_jit_float.c) */
+const ptx_jop ptx_float_jops[] = {{x_fadd, JOP_FADD, 32, 0}, {x_fsub, JOP_FSUB, 32, 0},
+                                  {x_fmul, JOP_FMUL, 32, 0}, {x_ffma, JOP_FFMA, 32, 0},
+                                  {x_f32_gen, JOP_F32_GEN, 32, 0}, {x_fsetp, JOP_FSETP, 32, 0},
+                                  {x_minmax, JOP_FMINMAX, 32, 0}, {x_absneg, JOP_FABSNEG, 32, 0}};
+const unsigned ptx_float_njops = sizeof ptx_float_jops / sizeof ptx_float_jops[0];
+
 /* set.cmp{.bool}{.ftz}.dtype.stype with float sources (cuda_fp16.h's
  * __heq2, __hlt2, ... emit the f16x2 forms): each comparison (per 16-bit
  * half for x2 sources), combined with the predicate operand by the bool op,

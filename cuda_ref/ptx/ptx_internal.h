@@ -429,6 +429,12 @@ enum {
                            * b, c negate o[1], o[2]; pimm: in->imm */
     JOP_LD, JOP_ST, /* ptx_mem.c's fields: in->a element bytes, b count, c sign, d space,
                      * e register bits; o[0] the base, o[1..] the data */
+    JOP_PACK, JOP_UNPACK, /* ptx_move.c's x_pack / x_unpack: in->a elements of in->b bits */
+    JOP_FADD, JOP_FSUB, JOP_FMUL, JOP_FFMA, /* f32 .rn, no .ftz/.sat (ptx_float.c) */
+    JOP_F32_GEN, /* ptx_float.c's x_f32_gen: inline for add/sub/mul/fma .rn (.ftz, .sat) */
+    JOP_F32_F16, /* cvt.rn.f16.f32 (vkrr_f32_to_f16_rne) */
+    JOP_FSETP, /* ptx_float.c's x_fsetp: inline for .f32 */
+    JOP_FMINMAX, JOP_FABSNEG, /* x_minmax, x_absneg: inline for .f32 (and abs/neg .f64) */
 };
 typedef struct ptx_jop {
     ptx_fn fn;
@@ -436,9 +442,11 @@ typedef struct ptx_jop {
     uint8_t bits;   /* operand width (JOP_MULWIDE: the sources') */
     uint8_t sign;   /* signed compare, min/max, shift, widening */
 } ptx_jop;
-extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[], ptx_mem_jops[];
+extern const ptx_jop ptx_int_jops[], ptx_move_jops[], ptx_cvt_jops[], ptx_mem_jops[],
+    ptx_float_jops[];
 extern const ptx_fn ptx_fn_zext; /* ptx_cvt.c: d = a & in->imm (JOP_ZEXT) */
-extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops, ptx_mem_njops;
+extern const unsigned ptx_int_njops, ptx_move_njops, ptx_cvt_njops, ptx_mem_njops,
+    ptx_float_njops;
 
 /* ---- decode context (used by the family decoders) --------------------- */
 typedef struct ptx_dctx {

@@ -24,7 +24,8 @@ static const ptx_jop *jop_of(ptx_fn fn)
     } tabs[] = {{ptx_int_jops, &ptx_int_njops},
                 {ptx_move_jops, &ptx_move_njops},
                 {ptx_cvt_jops, &ptx_cvt_njops},
-                {ptx_mem_jops, &ptx_mem_njops}};
+                {ptx_mem_jops, &ptx_mem_njops},
+                {ptx_float_jops, &ptx_float_njops}};
     for (unsigned k = 0; k < sizeof tabs / sizeof tabs[0]; k++)
         for (unsigned i = 0; i < *tabs[k].n; i++)
             if (tabs[k].t[i].fn == fn)
@@ -159,6 +160,31 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(e->ctx), 32);
         r = LLVMBuildFPExt(b, LLVMBuildBitCast(b, src(e, in->o[1], 32), vf, ""), vd, "");
         jit_store_slot(e, in->o[0], LLVMBuildBitCast(b, r, e->v64, ""), mv);
+        return true;
+    }
+    case JOP_FADD: case JOP_FSUB: case JOP_FMUL: case JOP_FFMA: case JOP_F32_GEN: case JOP_F32_F16:
+    case JOP_FSETP: case JOP_FMINMAX: case JOP_FABSNEG:
+        return jit_emit_float(e, in, j, m, mv);
+    case JOP_PACK: { /* as ptx_move.c's x_pack: element k from o[1 + k], masked */
+        uint64_t em = in->b >= 64 ? ~0ull : (1ull << in->b) - 1u;
+        r = jit_splat(e, 64, 0);
+        for (unsigned k = 0; k < in->a && k < 4; k++)
+            if (in->o[1 + k] != UINT32_MAX) {
+                LLVMValueRef x = LLVMBuildAnd(b, jit_load_slot(e, in->o[1 + k]), jit_splat(e, 64, em), "");
+                r = LLVMBuildOr(b, r, LLVMBuildShl(b, x, jit_splat(e, 64, k * in->b), ""), "");
+            }
+        jit_store_slot(e, in->o[0], r, mv);
+        return true;
+    }
+    case JOP_UNPACK: { /* as x_unpack: o[1 + k] gets element k of o[0] ('_': UINT32_MAX) */
+        uint64_t em = in->b >= 64 ? ~0ull : (1ull << in->b) - 1u;
+        LLVMValueRef v = jit_load_slot(e, in->o[0]);
+        for (unsigned k = 0; k < in->a && k < 4; k++)
+            if (in->o[1 + k] != UINT32_MAX)
+                jit_store_slot(e, in->o[1 + k],
+                               LLVMBuildAnd(b, LLVMBuildLShr(b, v, jit_splat(e, 64, k * in->b), ""),
+                                            jit_splat(e, 64, em), ""),
+                               mv);
         return true;
     }
     case JOP_PIMM:

@@ -1,7 +1,7 @@
 /* ptx_jit_emit.h - LLVM IR for the JIT's runs of instructions (ptx_jit.c
  * drives it; built only with LLVM): ptx_jit_ir.c holds registers and calls
- * handlers, ptx_jit_mem.c emits ld/st, ptx_jit_emit.c the other inline
- * operations and each run with the branch that ends it. */
+ * handlers, ptx_jit_mem.c emits ld/st, ptx_jit_float.c float arithmetic,
+ * ptx_jit_emit.c the other inline operations and each run with the branch that ends it. */
 #ifndef VKRR_PTX_JIT_EMIT_H
 #define VKRR_PTX_JIT_EMIT_H
 
@@ -72,5 +72,11 @@ void jit_emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
 /* ld/st (ptx_mem_jops) for lanes m (mv as <32 x i1>); false: not inline. */
 bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
                   LLVMValueRef mv);
+/* ---- ptx_jit_float.c ---- */
+/* f32 add/sub/mul/fma, setp.f32 and cvt.rn.f16.f32 (ptx_float_jops,
+ * JOP_F32_F16) for lanes m (mv as <32 x i1>); false: not inline (the
+ * handler is called). */
+bool jit_emit_float(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
+                    LLVMValueRef mv);
 
 #endif

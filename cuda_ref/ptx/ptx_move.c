@@ -14,9 +14,6 @@ HANDLER(x_mov)
     PTX_LANES(m, d[l] = A[l]);
     return 0;
 }
-/* What the JIT emits inline (ptx_jit_emit.c). */
-const ptx_jop ptx_move_jops[] = {{x_mov, JOP_MOV, 64, 0}};
-const unsigned ptx_move_njops = 1;
 
 /* mov of a timer (ptx_sreg.c): in->a the timer, in->imm the mask of the type */
 HANDLER(x_timer)
@@ -73,6 +70,11 @@ HANDLER(x_unpack)
     });
     return 0;
 }
+
+/* What the JIT emits inline (ptx_jit_emit.c) */
+const ptx_jop ptx_move_jops[] = {{x_mov, JOP_MOV, 64, 0}, {x_pack, JOP_PACK, 64, 0},
+                                 {x_unpack, JOP_UNPACK, 64, 0}};
+const unsigned ptx_move_njops = sizeof ptx_move_jops / sizeof ptx_move_jops[0];
 
 /* mov.b128: the halves o[0] (low) and o[1] (high; UINT32_MAX for '_') from
  * o[2] and o[3], both read before either is written */
