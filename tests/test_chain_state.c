@@ -21,12 +21,30 @@
  *     launch FAILs (an inferred state makes the FAIL the port's).  The
  *     colour texture's lines gone instead (ambiguous: its reads never tell
  *     point from linear), input#0 failing chained is ERROR saying so: chained
- *     mode has no isolated run to show the port failing under every state. */
+ *     mode has no isolated run to show the port failing under every state.
+ * And a capture the capture writer makes of four launches of kernels this
+ * test ports itself (GLSL in a --ports folder, written below): fill writes
+ * v[i] = (5i mod 11) + 1 into a window of buffer B; surf2 writes v to
+ * surface A and floor(v) to surface B' (equal in the capture: v is whole);
+ * read copies a texture whose array the log does not give (its dump is v:
+ * linked by equal bytes to A, with B' alike); lin copies a texture over B's
+ * window (tex1Dfetch).  Chained:
+ *   - as captured, all PASS (lin reads the chain's B, packed);
+ *   - fill perturbed 1024 ULPs: surf2 writes A and B' differently (v moved,
+ *     and its floor), so read is ERROR, its note naming the 2 surfaces; lin
+ *     FAILs exactly 1024 ULPs off (it reads the chain's B, not the capture's);
+ *   - surf2 perturbed: A and B' moved alike, read FAILs 1024 ULPs off;
+ *   - --mode both, read perturbed: surf2's result is isolated's, so A and
+ *     B' are its dumps, equal: read FAILs (not ERROR);
+ *   - surf2's alloc file missing: surf2 ERROR; read SKIPPED (it needs
+ *     surface A alone), lin SKIPPED (B); its manifest missing instead, the
+ *     same (nothing it wrote is known: every later launch needs it). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "capture_write.h"
 #include "synth.h"
 #include "testutil.h"
 
@@ -145,6 +163,209 @@ static void check_fit(const char *cap)
                                  "'sampler state ambiguous' in x['note'], x"), 0);
 }
 
+/* ---- four launches of the test's own kernels ------------------------------- */
+
+#define W 8u
+#define H 4u
+#define N (W * H)
+#define DELTA 256u                    /* fill's window in B */
+#define B_BYTES (DELTA + N * 4 + 64)
+#define B_BASE 0x7e5000000000ull
+#define O1_BASE 0x7e5100000000ull
+#define O2_BASE 0x7e5200000000ull
+
+static const struct {
+    const char *name, *comp, *port;
+} ports[] = {
+    {"vkrr_cs_fill_kernel",
+     "struct Params { VkrrF32Ptr dst; uint n; uint pad; };\n"
+     "VKRR_PARAMS(Params);\n"
+     "void main()\n{\n    uint i = vkrr_global_id().x;\n"
+     "    VkrrF32Ptr dst = vkrr_p.dst;\n"
+     "    if (i < vkrr_p.n)\n        vkrr_st_f(dst, i, float((i * 5u) % 11u + 1u));\n}\n",
+     "output arg0 f32 width=u32@8\n"},
+    {"vkrr_cs_surf2_kernel",
+     "struct Params { VkrrF32Ptr src; uint64_t a; uint64_t b; uint w; uint h; };\n"
+     "VKRR_PARAMS(Params);\n"
+     "void main()\n{\n    uvec3 g = vkrr_global_id();\n"
+     "    if (g.x >= vkrr_p.w || g.y >= vkrr_p.h)\n        return;\n"
+     "    VkrrF32Ptr src = vkrr_p.src;\n"
+     "    float v = vkrr_ld_f(src, g.y * vkrr_p.w + g.x);\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.a), v, int(g.x) * 4, int(g.y));\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.b), floor(v), int(g.x) * 4, int(g.y));\n}\n",
+     "output arg8 f32\noutput arg16 f32\n"},
+    {"vkrr_cs_read_kernel",
+     "struct Params { uint64_t tex; VkrrF32Ptr dst; uint w; uint h; };\n"
+     "VKRR_PARAMS(Params);\n"
+     "void main()\n{\n    uvec3 g = vkrr_global_id();\n"
+     "    if (g.x >= vkrr_p.w || g.y >= vkrr_p.h)\n        return;\n"
+     "    vec4 t = vkrr_tex2d(vkrr_handle(vkrr_p.tex), float(g.x) + 0.5, float(g.y) + 0.5);\n"
+     "    VkrrF32Ptr dst = vkrr_p.dst;\n"
+     "    vkrr_st_f(dst, g.y * vkrr_p.w + g.x, t.x);\n}\n",
+     "output arg8 f32 width=u32@16 height=u32@20\n"},
+    {"vkrr_cs_lin_kernel",
+     "struct Params { uint64_t lin; VkrrF32Ptr dst; uint n; uint pad; };\n"
+     "VKRR_PARAMS(Params);\n"
+     "void main()\n{\n    uint i = vkrr_global_id().x;\n"
+     "    VkrrF32Ptr dst = vkrr_p.dst;\n"
+     "    if (i < vkrr_p.n)\n"
+     "        vkrr_st_f(dst, i, vkrr_tex1dfetch(vkrr_handle(vkrr_p.lin), int(i)).x);\n}\n",
+     "output arg8 f32 width=u32@16\n"},
+};
+
+static void write_ports(const char *dir)
+{
+    CHECK_EQ_U64(sh("mkdir -p '%s'", dir), 0);
+    for (size_t k = 0; k < sizeof ports / sizeof ports[0]; k++) {
+        char path[4300], text[4096];
+        snprintf(path, sizeof path, "%s/%s.comp", dir, ports[k].name);
+        snprintf(text, sizeof text, "#version 460\n// test_chain_state's port of %s\n"
+                 "#extension GL_GOOGLE_include_directive : require\n#include \"cuda.glsl\"\n"
+                 "#include \"surface.glsl\"\n#include \"tex.glsl\"\n%s", ports[k].name, ports[k].comp);
+        CHECK(test_write_file(path, text, strlen(text)));
+        snprintf(path, sizeof path, "%s/%s.port", dir, ports[k].name);
+        snprintf(text, sizeof text, "# test_chain_state\n%s", ports[k].port);
+        CHECK(test_write_file(path, text, strlen(text)));
+    }
+}
+
+static vkrr_status launch(vkrr_writer *w, const char *kernel, uint32_t gx, uint32_t bx, uint32_t by,
+                          const void *args, uint32_t nargs, const vkrr_alloc_record *a,
+                          const vkrr_pointer_record *p, const vkrr_image_record *im, uint32_t nim,
+                          vkrr_error *err)
+{
+    return vkrr_writer_launch(w, &(vkrr_launch_record){.kernel = kernel, .grid = {gx, 1, 1},
+                                                       .block = {bx, by, 1}, .args = args,
+                                                       .args_bytes = nargs, .allocs = a,
+                                                       .nallocs = 1, .pointers = p,
+                                                       .npointers = 1, .images = im,
+                                                       .nimages = nim},
+                              NULL, err);
+}
+
+static void write_four(const char *dir)
+{
+    vkrr_writer *w = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_writer_open(&w, &(vkrr_writer_desc){.dir = dir, .log_prefix = "[d4r nvcuda] ",
+                                                        .log_surface_arrays = true},
+                                &err) == VKRR_OK))
+        return;
+    uint8_t b0[B_BYTES], b1[B_BYTES], zero[N * 4] = {0};
+    float v[N];
+    for (uint32_t i = 0; i < B_BYTES; i++)
+        b0[i] = (uint8_t)(i * 7 + 3);
+    memcpy(b1, b0, sizeof b1);
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = (float)((i * 5) % 11 + 1);
+    memcpy(b1 + DELTA, v, sizeof v);
+    vkrr_sampler point = {.address = {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}};
+    uint64_t arr_a = vkrr_writer_array_create(w, W, H, 32, 1);
+    uint64_t arr_b = vkrr_writer_array_create(w, W, H, 32, 1);
+    uint64_t arr_t = vkrr_writer_array_create(w, W, H, 32, 1); /* the log loses it (below) */
+    uint64_t sa = vkrr_writer_surface_create(w, arr_a, 0), sb = vkrr_writer_surface_create(w, arr_b, 0);
+    uint64_t tex = vkrr_writer_texture_create(w, arr_t, &point, 0);
+    uint64_t lin = vkrr_writer_texture_create_linear(
+        w, &(vkrr_linear_desc){.resource = VKRR_TEXRES_LINEAR, .devptr = B_BASE + DELTA,
+                               .format = 32, .channels = 1, .bytes = N * 4},
+        &point, 0);
+    vkrr_status s;
+    {   /* fill: B's window */
+        struct { uint64_t dst; uint32_t n, pad; } p = {B_BASE + DELTA, N, 0};
+        s = launch(w, "vkrr_cs_fill_kernel", 1, 64, 1, &p, sizeof p,
+                   &(vkrr_alloc_record){B_BASE, B_BYTES, b0, b1}, &(vkrr_pointer_record){0, 0, DELTA},
+                   NULL, 0, &err);
+    }
+    if (s == VKRR_OK) { /* surf2: A and B' from it */
+        struct { uint64_t src, a, b; uint32_t w, h; } p = {B_BASE + DELTA, sa, sb, W, H};
+        vkrr_image_record im[2] = {
+            {.offset = 8, .kind = VKRR_IMAGE_SURFACE, .handle = sa, .width = W, .height = H,
+             .channels = 1, .format = 32, .post = v},
+            {.offset = 16, .kind = VKRR_IMAGE_SURFACE, .handle = sb, .width = W, .height = H,
+             .channels = 1, .format = 32, .post = v}};
+        s = launch(w, "vkrr_cs_surf2_kernel", 1, W, H, &p, sizeof p,
+                   &(vkrr_alloc_record){B_BASE, B_BYTES, b1, b1}, &(vkrr_pointer_record){0, 0, DELTA},
+                   im, 2, &err);
+    }
+    if (s == VKRR_OK) { /* read: the texture's bytes are v */
+        struct { uint64_t tex, dst; uint32_t w, h; } p = {tex, O1_BASE, W, H};
+        vkrr_image_record im = {.offset = 0, .kind = VKRR_IMAGE_TEXTURE, .handle = tex, .width = W,
+                                .height = H, .channels = 1, .format = 32, .post = v};
+        s = launch(w, "vkrr_cs_read_kernel", 1, W, H, &p, sizeof p,
+                   &(vkrr_alloc_record){O1_BASE, N * 4, zero, v}, &(vkrr_pointer_record){8, 0, 0},
+                   &im, 1, &err);
+    }
+    if (s == VKRR_OK) { /* lin: B's window through a texture over linear memory */
+        struct { uint64_t lin, dst; uint32_t n, pad; } p = {lin, O2_BASE, N, 0};
+        vkrr_image_record im = {.offset = 0, .kind = VKRR_IMAGE_TEXTURE, .handle = lin, .post = b1,
+                                .resource = VKRR_TEXRES_LINEAR, .base = B_BASE, .delta = DELTA,
+                                .buffer_bytes = B_BYTES};
+        s = launch(w, "vkrr_cs_lin_kernel", 1, 64, 1, &p, sizeof p,
+                   &(vkrr_alloc_record){O2_BASE, N * 4, zero, v}, &(vkrr_pointer_record){8, 0, 0},
+                   &im, 1, &err);
+    }
+    if (!CHECK(s == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
+    /* the texture's array unknown: read finds its surface by the bytes */
+    CHECK_EQ_U64(sh("grep -q 'cuTexObjectCreate .* array=0x%llx ' '%s/run/run.log' && "
+                    "sed -i 's/\\(cuTexObjectCreate .*\\) array=0x%llx /\\1 /' '%s/run/run.log'",
+                    (unsigned long long)arr_t, dir, (unsigned long long)arr_t, dir), 0);
+}
+
+static void check_four(void)
+{
+    char cap[4096], dir[4096], pd[4096], args[8192];
+    snprintf(cap, sizeof cap, "%s/four", root);
+    snprintf(pd, sizeof pd, "%s/ports", root);
+    write_four(cap);
+    write_ports(pd);
+#define P(a) (snprintf(args, sizeof args, "--ports '%s' %s", pd, a), args)
+    copy_capture(cap, "four_plain", dir, sizeof dir);
+    VALIDATE(dir, P("--mode chained"), 0);
+    CHECK_EQ_U64(json_check(dir, "assert [l['chained_status'] for l in L.values()] == ['PASS'] * 4, L; "
+                                 "k = L[3]['links']; assert len(k) == 1 and k[0]['from']['launch'] == 2, k"),
+                 0);
+    copy_capture(cap, "four_fill", dir, sizeof dir);
+    VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=1024"), 1);
+    CHECK_EQ_U64(json_check(dir,
+        "x = L[3]; assert x['chained_status'] == 'ERROR', x; "
+        "assert x['note'] == 'chained: a texture reads one of 2 surfaces of #2 vkrr_cs_surf2_kernel whose '"
+        "'dumps are equal, and the port wrote them differently: which one it reads, the capture does '"
+        "'not say, so neither PASS nor FAIL', x['note']; "
+        "x = L[4]; c = x['resources'][0]['chained']; "
+        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x"), 0);
+    copy_capture(cap, "four_surf", dir, sizeof dir);
+    VALIDATE(dir, P("--mode chained --perturb vkrr_cs_surf2_kernel=1024"), 1);
+    CHECK_EQ_U64(json_check(dir,
+        "x = L[3]; c = x['resources'][0]['chained']; "
+        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x; "
+        "assert L[4]['chained_status'] == 'PASS', L[4]"), 0);
+    copy_capture(cap, "four_both", dir, sizeof dir);
+    VALIDATE(dir, P("--mode both --perturb vkrr_cs_read_kernel=1024"), 1);
+    CHECK_EQ_U64(json_check(dir,
+        "assert L[2]['chained'] == 'same as isolated', L[2]; "
+        "x = L[3]; c = x['resources'][0]['chained']; assert x['chained'] == 'dispatched', x; "
+        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x"), 0);
+    copy_capture(cap, "four_broken", dir, sizeof dir);
+    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/alloc-0.bin", dir), 0);
+    VALIDATE(dir, P("--mode chained"), 2);
+    CHECK_EQ_U64(json_check(dir,
+        "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
+        "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
+        "assert all('#2 vkrr_cs_surf2_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
+    /* its manifest gone: what it wrote is not known at all, every later
+     * launch needs it */
+    copy_capture(cap, "four_manifest", dir, sizeof dir);
+    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/manifest.txt", dir), 0);
+    VALIDATE(dir, P("--mode chained"), 2);
+    CHECK_EQ_U64(json_check(dir,
+        "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
+        "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
+        "assert all('#2 vkrr_cs_surf2_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
+#undef P
+}
+
 int main(void)
 {
     root = test_tmpdir("test_chain_state");
@@ -161,6 +382,7 @@ int main(void)
     } else {
         vkrr_error_print(&err, stderr);
     }
+    check_four();
     int rc = test_finish("chain_state");
     if (rc == 0)
         test_rmtree(root);
