@@ -24,21 +24,26 @@
  *     mode has no isolated run to show the port failing under every state.
  * And a capture the capture writer makes of four launches of kernels this
  * test ports itself (GLSL in a --ports folder, written below): fill writes
- * v[i] = (5i mod 11) + 1 into a window of buffer B; surf2 writes v to
- * surface A and floor(v) to surface B' (equal in the capture: v is whole);
- * read copies a texture whose array the log does not give (its dump is v:
- * linked by equal bytes to A, with B' alike); lin copies a texture over B's
- * window (tex1Dfetch).  Chained:
+ * v[i] = (5i mod 11) + 1 into a window of buffer B, and v + 100 to surface
+ * S0; surf3 writes v to surfaces A and C and floor(v) to B' (all three equal
+ * in the capture: v is whole); read copies three textures: B' and S0 by
+ * their arrays, and one whose array the log does not give (its dump is v:
+ * linked by equal bytes to A, with C and B' alike); lin copies a texture over
+ * B's window (tex1Dfetch).  Chained:
  *   - as captured, all PASS (lin reads the chain's B, packed);
- *   - fill perturbed 1024 ULPs: surf2 writes A and B' differently (v moved,
- *     and its floor), so read is ERROR, its note naming the 2 surfaces; lin
- *     FAILs exactly 1024 ULPs off (it reads the chain's B, not the capture's);
- *   - surf2 perturbed: A and B' moved alike, read FAILs 1024 ULPs off;
- *   - --mode both, read perturbed: surf2's result is isolated's, so A and
+ *   - fill perturbed 1024 ULPs: surf3 writes A and C moved, B' not (the
+ *     floor), so read is ERROR, its note naming the 3 surfaces; lin FAILs
+ *     exactly 1024 ULPs off (it reads the chain's B, not the capture's);
+ *     perturbed 4 ULPs, read would PASS: ERROR all the same, lin PASSes;
+ *   - surf3 perturbed: A, C and B' moved alike: read FAILs 1024 ULPs off;
+ *   - --mode both, read perturbed: surf3's result is isolated's, so A, C and
  *     B' are its dumps, equal: read FAILs (not ERROR);
- *   - surf2's alloc file missing: surf2 ERROR; read SKIPPED (it needs
- *     surface A alone), lin SKIPPED (B); its manifest missing instead, the
- *     same (nothing it wrote is known: every later launch needs it). */
+ *   - surf3's alloc file missing: surf3 ERROR; read SKIPPED (it needs its
+ *     surfaces alone), lin SKIPPED (B); its manifest missing instead, the
+ *     same (nothing it wrote is known: every later launch needs it).
+ * (B' is read by its array first, so its entry in the chain's table of
+ * surfaces comes before A's and C's; C, alike and equal to A, comes before
+ * B' among the alike: each alike surface must be looked at.) */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,31 +183,39 @@ static const struct {
     const char *name, *comp, *port;
 } ports[] = {
     {"vkrr_cs_fill_kernel",
-     "struct Params { VkrrF32Ptr dst; uint n; uint pad; };\n"
+     "struct Params { VkrrF32Ptr dst; uint n; uint w; uint64_t s0; };\n"
      "VKRR_PARAMS(Params);\n"
      "void main()\n{\n    uint i = vkrr_global_id().x;\n"
      "    VkrrF32Ptr dst = vkrr_p.dst;\n"
-     "    if (i < vkrr_p.n)\n        vkrr_st_f(dst, i, float((i * 5u) % 11u + 1u));\n}\n",
-     "output arg0 f32 width=u32@8\n"},
-    {"vkrr_cs_surf2_kernel",
-     "struct Params { VkrrF32Ptr src; uint64_t a; uint64_t b; uint w; uint h; };\n"
+     "    if (i >= vkrr_p.n)\n        return;\n"
+     "    float v = float((i * 5u) % 11u + 1u);\n"
+     "    vkrr_st_f(dst, i, v);\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.s0), v + 100.0, int(i % vkrr_p.w) * 4,\n"
+     "                         int(i / vkrr_p.w));\n}\n",
+     "output arg0 f32 width=u32@8\noutput arg16 f32\n"},
+    {"vkrr_cs_surf3_kernel",
+     "struct Params { VkrrF32Ptr src; uint64_t a; uint64_t c; uint64_t b; uint w; uint h; };\n"
      "VKRR_PARAMS(Params);\n"
      "void main()\n{\n    uvec3 g = vkrr_global_id();\n"
      "    if (g.x >= vkrr_p.w || g.y >= vkrr_p.h)\n        return;\n"
      "    VkrrF32Ptr src = vkrr_p.src;\n"
      "    float v = vkrr_ld_f(src, g.y * vkrr_p.w + g.x);\n"
      "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.a), v, int(g.x) * 4, int(g.y));\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.c), v, int(g.x) * 4, int(g.y));\n"
      "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.b), floor(v), int(g.x) * 4, int(g.y));\n}\n",
-     "output arg8 f32\noutput arg16 f32\n"},
+     "output arg8 f32\noutput arg16 f32\noutput arg24 f32\n"},
     {"vkrr_cs_read_kernel",
-     "struct Params { uint64_t tex; VkrrF32Ptr dst; uint w; uint h; };\n"
+     "struct Params { uint64_t texb; uint64_t tex; uint64_t tex0; VkrrF32Ptr dst; uint w; uint h; };\n"
      "VKRR_PARAMS(Params);\n"
      "void main()\n{\n    uvec3 g = vkrr_global_id();\n"
      "    if (g.x >= vkrr_p.w || g.y >= vkrr_p.h)\n        return;\n"
-     "    vec4 t = vkrr_tex2d(vkrr_handle(vkrr_p.tex), float(g.x) + 0.5, float(g.y) + 0.5);\n"
      "    VkrrF32Ptr dst = vkrr_p.dst;\n"
-     "    vkrr_st_f(dst, g.y * vkrr_p.w + g.x, t.x);\n}\n",
-     "output arg8 f32 width=u32@16 height=u32@20\n"},
+     "    float x = float(g.x) + 0.5, y = float(g.y) + 0.5;\n"
+     "    uint i = g.y * vkrr_p.w + g.x, n = vkrr_p.w * vkrr_p.h;\n"
+     "    vkrr_st_f(dst, i, vkrr_tex2d(vkrr_handle(vkrr_p.tex), x, y).x);\n"
+     "    vkrr_st_f(dst, n + i, vkrr_tex2d(vkrr_handle(vkrr_p.tex0), x, y).x);\n"
+     "    vkrr_st_f(dst, 2u * n + i, vkrr_tex2d(vkrr_handle(vkrr_p.texb), x, y).x);\n}\n",
+     "output arg24 f32 width=u32@32 height=u32@36 planes=3\n"},
     {"vkrr_cs_lin_kernel",
      "struct Params { uint64_t lin; VkrrF32Ptr dst; uint n; uint pad; };\n"
      "VKRR_PARAMS(Params);\n"
@@ -243,6 +256,18 @@ static vkrr_status launch(vkrr_writer *w, const char *kernel, uint32_t gx, uint3
                               NULL, err);
 }
 
+static vkrr_image_record surface(uint32_t offset, uint64_t handle, const float *post)
+{
+    return (vkrr_image_record){.offset = offset, .kind = VKRR_IMAGE_SURFACE, .handle = handle,
+                               .width = W, .height = H, .channels = 1, .format = 32, .post = post};
+}
+
+static vkrr_image_record texture(uint32_t offset, uint64_t handle, const float *post)
+{
+    return (vkrr_image_record){.offset = offset, .kind = VKRR_IMAGE_TEXTURE, .handle = handle,
+                               .width = W, .height = H, .channels = 1, .format = 32, .post = post};
+}
+
 static void write_four(const char *dir)
 {
     vkrr_writer *w = NULL;
@@ -251,49 +276,54 @@ static void write_four(const char *dir)
                                                         .log_surface_arrays = true},
                                 &err) == VKRR_OK))
         return;
-    uint8_t b0[B_BYTES], b1[B_BYTES], zero[N * 4] = {0};
-    float v[N];
+    uint8_t b0[B_BYTES], b1[B_BYTES], zero[3 * N * 4] = {0};
+    float v[N], v100[N], o1[3 * N];
     for (uint32_t i = 0; i < B_BYTES; i++)
         b0[i] = (uint8_t)(i * 7 + 3);
     memcpy(b1, b0, sizeof b1);
-    for (uint32_t i = 0; i < N; i++)
+    for (uint32_t i = 0; i < N; i++) {
         v[i] = (float)((i * 5) % 11 + 1);
+        v100[i] = v[i] + 100.0f;
+        o1[i] = o1[2 * N + i] = v[i];
+        o1[N + i] = v100[i];
+    }
     memcpy(b1 + DELTA, v, sizeof v);
     vkrr_sampler point = {.address = {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}};
+    uint64_t arr_s0 = vkrr_writer_array_create(w, W, H, 32, 1);
     uint64_t arr_a = vkrr_writer_array_create(w, W, H, 32, 1);
+    uint64_t arr_c = vkrr_writer_array_create(w, W, H, 32, 1);
     uint64_t arr_b = vkrr_writer_array_create(w, W, H, 32, 1);
     uint64_t arr_t = vkrr_writer_array_create(w, W, H, 32, 1); /* the log loses it (below) */
-    uint64_t sa = vkrr_writer_surface_create(w, arr_a, 0), sb = vkrr_writer_surface_create(w, arr_b, 0);
+    uint64_t s0 = vkrr_writer_surface_create(w, arr_s0, 0), sa = vkrr_writer_surface_create(w, arr_a, 0);
+    uint64_t sc = vkrr_writer_surface_create(w, arr_c, 0), sb = vkrr_writer_surface_create(w, arr_b, 0);
+    uint64_t texb = vkrr_writer_texture_create(w, arr_b, &point, 0);
     uint64_t tex = vkrr_writer_texture_create(w, arr_t, &point, 0);
+    uint64_t tex0 = vkrr_writer_texture_create(w, arr_s0, &point, 0);
     uint64_t lin = vkrr_writer_texture_create_linear(
         w, &(vkrr_linear_desc){.resource = VKRR_TEXRES_LINEAR, .devptr = B_BASE + DELTA,
                                .format = 32, .channels = 1, .bytes = N * 4},
         &point, 0);
     vkrr_status s;
-    {   /* fill: B's window */
-        struct { uint64_t dst; uint32_t n, pad; } p = {B_BASE + DELTA, N, 0};
+    {   /* fill: B's window and S0 */
+        struct { uint64_t dst; uint32_t n, w; uint64_t s0; } p = {B_BASE + DELTA, N, W, s0};
+        vkrr_image_record im = surface(16, s0, v100);
         s = launch(w, "vkrr_cs_fill_kernel", 1, 64, 1, &p, sizeof p,
                    &(vkrr_alloc_record){B_BASE, B_BYTES, b0, b1}, &(vkrr_pointer_record){0, 0, DELTA},
-                   NULL, 0, &err);
-    }
-    if (s == VKRR_OK) { /* surf2: A and B' from it */
-        struct { uint64_t src, a, b; uint32_t w, h; } p = {B_BASE + DELTA, sa, sb, W, H};
-        vkrr_image_record im[2] = {
-            {.offset = 8, .kind = VKRR_IMAGE_SURFACE, .handle = sa, .width = W, .height = H,
-             .channels = 1, .format = 32, .post = v},
-            {.offset = 16, .kind = VKRR_IMAGE_SURFACE, .handle = sb, .width = W, .height = H,
-             .channels = 1, .format = 32, .post = v}};
-        s = launch(w, "vkrr_cs_surf2_kernel", 1, W, H, &p, sizeof p,
-                   &(vkrr_alloc_record){B_BASE, B_BYTES, b1, b1}, &(vkrr_pointer_record){0, 0, DELTA},
-                   im, 2, &err);
-    }
-    if (s == VKRR_OK) { /* read: the texture's bytes are v */
-        struct { uint64_t tex, dst; uint32_t w, h; } p = {tex, O1_BASE, W, H};
-        vkrr_image_record im = {.offset = 0, .kind = VKRR_IMAGE_TEXTURE, .handle = tex, .width = W,
-                                .height = H, .channels = 1, .format = 32, .post = v};
-        s = launch(w, "vkrr_cs_read_kernel", 1, W, H, &p, sizeof p,
-                   &(vkrr_alloc_record){O1_BASE, N * 4, zero, v}, &(vkrr_pointer_record){8, 0, 0},
                    &im, 1, &err);
+    }
+    if (s == VKRR_OK) { /* surf3: A, C and B' from B's window */
+        struct { uint64_t src, a, c, b; uint32_t w, h; } p = {B_BASE + DELTA, sa, sc, sb, W, H};
+        vkrr_image_record im[3] = {surface(8, sa, v), surface(16, sc, v), surface(24, sb, v)};
+        s = launch(w, "vkrr_cs_surf3_kernel", 1, W, H, &p, sizeof p,
+                   &(vkrr_alloc_record){B_BASE, B_BYTES, b1, b1}, &(vkrr_pointer_record){0, 0, DELTA},
+                   im, 3, &err);
+    }
+    if (s == VKRR_OK) { /* read: B' (its array), A or C or B' (the bytes), S0 (its array) */
+        struct { uint64_t texb, tex, tex0, dst; uint32_t w, h; } p = {texb, tex, tex0, O1_BASE, W, H};
+        vkrr_image_record im[3] = {texture(0, texb, v), texture(8, tex, v), texture(16, tex0, v100)};
+        s = launch(w, "vkrr_cs_read_kernel", 1, W, H, &p, sizeof p,
+                   &(vkrr_alloc_record){O1_BASE, 3 * N * 4, zero, o1},
+                   &(vkrr_pointer_record){24, 0, 0}, im, 3, &err);
     }
     if (s == VKRR_OK) { /* lin: B's window through a texture over linear memory */
         struct { uint64_t lin, dst; uint32_t n, pad; } p = {lin, O2_BASE, N, 0};
@@ -321,25 +351,38 @@ static void check_four(void)
     write_four(cap);
     write_ports(pd);
 #define P(a) (snprintf(args, sizeof args, "--ports '%s' %s", pd, a), args)
+    static const char tie[] =
+        "assert x['note'] == 'chained: a texture reads one of 3 surfaces of #2 vkrr_cs_surf3_kernel "
+        "whose dumps are equal, and the port wrote them differently: which one it reads, the capture "
+        "does not say, so neither PASS nor FAIL', x['note']; ";
+    char py[4096];
     copy_capture(cap, "four_plain", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained"), 0);
     CHECK_EQ_U64(json_check(dir, "assert [l['chained_status'] for l in L.values()] == ['PASS'] * 4, L; "
-                                 "k = L[3]['links']; assert len(k) == 1 and k[0]['from']['launch'] == 2, k"),
+                                 "k = [(x['arg'], x['from']['launch'], x['from']['arg'], x.get('alike_args')) "
+                                 "for x in L[3]['links']]; "
+                                 "assert k == [(0, 2, 24, []), (8, 2, 8, [16, 24]), (16, 1, 16, [])], k"),
                  0);
     copy_capture(cap, "four_fill", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=1024"), 1);
-    CHECK_EQ_U64(json_check(dir,
-        "x = L[3]; assert x['chained_status'] == 'ERROR', x; "
-        "assert x['note'] == 'chained: a texture reads one of 2 surfaces of #2 vkrr_cs_surf2_kernel whose '"
-        "'dumps are equal, and the port wrote them differently: which one it reads, the capture does '"
-        "'not say, so neither PASS nor FAIL', x['note']; "
-        "x = L[4]; c = x['resources'][0]['chained']; "
-        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x"), 0);
+    snprintf(py, sizeof py, "x = L[3]; assert x['chained_status'] == 'ERROR', x; %s"
+             "x = L[4]; c = x['resources'][0]['chained']; "
+             "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x",
+             tie);
+    CHECK_EQ_U64(json_check(dir, py), 0);
+    copy_capture(cap, "four_fill4", dir, sizeof dir);
+    /* (exit 1: surf3 leaves B as it found it, 4 ULPs off the capture byte for byte) */
+    VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=4"), 1);
+    snprintf(py, sizeof py, "x = L[3]; assert x['chained_status'] == 'ERROR', x; %s"
+             "x = L[4]; c = x['resources'][0]['chained']; "
+             "assert x['chained_status'] == 'PASS' and c['max_ulp'] == 4 and c['exact_pct'] == 0, x",
+             tie);
+    CHECK_EQ_U64(json_check(dir, py), 0);
     copy_capture(cap, "four_surf", dir, sizeof dir);
-    VALIDATE(dir, P("--mode chained --perturb vkrr_cs_surf2_kernel=1024"), 1);
+    VALIDATE(dir, P("--mode chained --perturb vkrr_cs_surf3_kernel=1024"), 1);
     CHECK_EQ_U64(json_check(dir,
         "x = L[3]; c = x['resources'][0]['chained']; "
-        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x; "
+        "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x; "
         "assert L[4]['chained_status'] == 'PASS', L[4]"), 0);
     copy_capture(cap, "four_both", dir, sizeof dir);
     VALIDATE(dir, P("--mode both --perturb vkrr_cs_read_kernel=1024"), 1);
@@ -347,22 +390,20 @@ static void check_four(void)
         "assert L[2]['chained'] == 'same as isolated', L[2]; "
         "x = L[3]; c = x['resources'][0]['chained']; assert x['chained'] == 'dispatched', x; "
         "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x"), 0);
-    copy_capture(cap, "four_broken", dir, sizeof dir);
-    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/alloc-0.bin", dir), 0);
-    VALIDATE(dir, P("--mode chained"), 2);
-    CHECK_EQ_U64(json_check(dir,
-        "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
-        "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
-        "assert all('#2 vkrr_cs_surf2_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
-    /* its manifest gone: what it wrote is not known at all, every later
-     * launch needs it */
-    copy_capture(cap, "four_manifest", dir, sizeof dir);
-    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/manifest.txt", dir), 0);
-    VALIDATE(dir, P("--mode chained"), 2);
-    CHECK_EQ_U64(json_check(dir,
-        "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
-        "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
-        "assert all('#2 vkrr_cs_surf2_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
+    /* surf3 could not be read: its alloc file, then its manifest gone (what
+     * it wrote is not known at all: every later launch needs it) */
+    static const char *const gone[] = {"alloc-0.bin", "manifest.txt"};
+    for (int g = 0; g < 2; g++) {
+        char name[64];
+        snprintf(name, sizeof name, "four_broken%d", g);
+        copy_capture(cap, name, dir, sizeof dir);
+        CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/%s", dir, gone[g]), 0);
+        VALIDATE(dir, P("--mode chained"), 2);
+        CHECK_EQ_U64(json_check(dir,
+            "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
+            "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
+            "assert all('#2 vkrr_cs_surf3_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
+    }
 #undef P
 }
 
