@@ -22,28 +22,31 @@
  *     colour texture's lines gone instead (ambiguous: its reads never tell
  *     point from linear), input#0 failing chained is ERROR saying so: chained
  *     mode has no isolated run to show the port failing under every state.
- * And a capture the capture writer makes of four launches of kernels this
+ * And a capture the capture writer makes of six launches of kernels this
  * test ports itself (GLSL in a --ports folder, written below): fill writes
  * v[i] = (5i mod 11) + 1 into a window of buffer B, and v + 100 to surface
  * S0; surf3 writes v to surfaces A and C and floor(v) to B' (all three equal
  * in the capture: v is whole); read copies three textures: B' and S0 by
  * their arrays, and one whose array the log does not give (its dump is v:
- * linked by equal bytes to A, with C and B' alike); lin copies a texture over
- * B's window (tex1Dfetch).  Chained:
+ * linked by equal bytes to A, with C and B' alike); surf3 and read again,
+ * the second surf3 told to swap (floor(v) to C, v to B'); lin copies a
+ * texture over B's window (tex1Dfetch).  Chained:
  *   - as captured, all PASS (lin reads the chain's B, packed);
- *   - fill perturbed 1024 ULPs: surf3 writes A and C moved, B' not (the
- *     floor), so read is ERROR, its note naming the 3 surfaces; lin FAILs
- *     exactly 1024 ULPs off (it reads the chain's B, not the capture's);
- *     perturbed 4 ULPs, read would PASS: ERROR all the same, lin PASSes;
- *   - surf3 perturbed: A, C and B' moved alike: read FAILs 1024 ULPs off;
- *   - --mode both, read perturbed: surf3's result is isolated's, so A, C and
- *     B' are its dumps, equal: read FAILs (not ERROR);
- *   - surf3's alloc file missing: surf3 ERROR; read SKIPPED (it needs its
- *     surfaces alone), lin SKIPPED (B); its manifest missing instead, the
- *     same (nothing it wrote is known: every later launch needs it).
- * (B' is read by its array first, so its entry in the chain's table of
- * surfaces comes before A's and C's; C, alike and equal to A, comes before
- * B' among the alike: each alike surface must be looked at.) */
+ *   - fill perturbed 1024 ULPs: each surf3 writes v moved to two surfaces and
+ *     its floor (not moved) to the third, so each read is ERROR, its note
+ *     naming the 3 surfaces; lin FAILs exactly 1024 ULPs off (it reads the
+ *     chain's B, not the capture's);
+ *     perturbed 4 ULPs, the reads would PASS: ERROR all the same, lin PASSes;
+ *   - surf3#0 perturbed: A, C and B' moved alike: read#0 FAILs 1024 ULPs off;
+ *   - --mode both, read#0 perturbed: surf3#0's result is isolated's, so A, C
+ *     and B' are its dumps, equal: read#0 FAILs (not ERROR);
+ *   - surf3#0's alloc file missing: it is ERROR; read#0 SKIPPED (it needs its
+ *     surfaces alone), every later launch SKIPPED (B); its manifest missing
+ *     instead, the same (nothing it wrote is known).
+ * (Every alike surface must be looked at, wherever it stands: among the
+ * first read's alike the one the chain has equal to A comes first, among the
+ * second's last; the first's B' is first in the chain's table of surfaces,
+ * as texture B' is read first; the second surf3's surfaces come after A2.) */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,15 +197,17 @@ static const struct {
      "                         int(i / vkrr_p.w));\n}\n",
      "output arg0 f32 width=u32@8\noutput arg16 f32\n"},
     {"vkrr_cs_surf3_kernel",
-     "struct Params { VkrrF32Ptr src; uint64_t a; uint64_t c; uint64_t b; uint w; uint h; };\n"
+     "struct Params { VkrrF32Ptr src; uint64_t a; uint64_t c; uint64_t b; uint w; uint h;\n"
+     "                uint swap; uint pad; };\n"
      "VKRR_PARAMS(Params);\n"
      "void main()\n{\n    uvec3 g = vkrr_global_id();\n"
      "    if (g.x >= vkrr_p.w || g.y >= vkrr_p.h)\n        return;\n"
      "    VkrrF32Ptr src = vkrr_p.src;\n"
      "    float v = vkrr_ld_f(src, g.y * vkrr_p.w + g.x);\n"
      "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.a), v, int(g.x) * 4, int(g.y));\n"
-     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.c), v, int(g.x) * 4, int(g.y));\n"
-     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.b), floor(v), int(g.x) * 4, int(g.y));\n}\n",
+     "    float f = floor(v);\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.c), vkrr_p.swap != 0u ? f : v, int(g.x) * 4, int(g.y));\n"
+     "    vkrr_surf2d_write_f1(vkrr_surf_handle(vkrr_p.b), vkrr_p.swap != 0u ? v : f, int(g.x) * 4, int(g.y));\n}\n",
      "output arg8 f32\noutput arg16 f32\noutput arg24 f32\n"},
     {"vkrr_cs_read_kernel",
      "struct Params { uint64_t texb; uint64_t tex; uint64_t tex0; VkrrF32Ptr dst; uint w; uint h; };\n"
@@ -296,6 +301,9 @@ static void write_four(const char *dir)
     uint64_t arr_t = vkrr_writer_array_create(w, W, H, 32, 1); /* the log loses it (below) */
     uint64_t s0 = vkrr_writer_surface_create(w, arr_s0, 0), sa = vkrr_writer_surface_create(w, arr_a, 0);
     uint64_t sc = vkrr_writer_surface_create(w, arr_c, 0), sb = vkrr_writer_surface_create(w, arr_b, 0);
+    uint64_t sa2 = vkrr_writer_surface_create(w, vkrr_writer_array_create(w, W, H, 32, 1), 0);
+    uint64_t sc2 = vkrr_writer_surface_create(w, vkrr_writer_array_create(w, W, H, 32, 1), 0);
+    uint64_t sb2 = vkrr_writer_surface_create(w, vkrr_writer_array_create(w, W, H, 32, 1), 0);
     uint64_t texb = vkrr_writer_texture_create(w, arr_b, &point, 0);
     uint64_t tex = vkrr_writer_texture_create(w, arr_t, &point, 0);
     uint64_t tex0 = vkrr_writer_texture_create(w, arr_s0, &point, 0);
@@ -311,19 +319,24 @@ static void write_four(const char *dir)
                    &(vkrr_alloc_record){B_BASE, B_BYTES, b0, b1}, &(vkrr_pointer_record){0, 0, DELTA},
                    &im, 1, &err);
     }
-    if (s == VKRR_OK) { /* surf3: A, C and B' from B's window */
-        struct { uint64_t src, a, c, b; uint32_t w, h; } p = {B_BASE + DELTA, sa, sc, sb, W, H};
-        vkrr_image_record im[3] = {surface(8, sa, v), surface(16, sc, v), surface(24, sb, v)};
+    /* surf3 then read, twice: the second surf3 writes the floor at arg16
+     * and v at arg24 (swap), so its B' comes before its C among the alike,
+     * and no texture reads that B' by its array (its entry comes after A2's) */
+    for (int k = 0; k < 2 && s == VKRR_OK; k++) {
+        uint64_t a = k ? sa2 : sa, c = k ? sc2 : sc, b = k ? sb2 : sb;
+        struct { uint64_t src, a, c, b; uint32_t w, h, swap, pad; } p = {B_BASE + DELTA, a, c, b, W, H,
+                                                                    (uint32_t)k, 0};
+        vkrr_image_record im[3] = {surface(8, a, v), surface(16, c, v), surface(24, b, v)};
         s = launch(w, "vkrr_cs_surf3_kernel", 1, W, H, &p, sizeof p,
                    &(vkrr_alloc_record){B_BASE, B_BYTES, b1, b1}, &(vkrr_pointer_record){0, 0, DELTA},
                    im, 3, &err);
-    }
-    if (s == VKRR_OK) { /* read: B' (its array), A or C or B' (the bytes), S0 (its array) */
-        struct { uint64_t texb, tex, tex0, dst; uint32_t w, h; } p = {texb, tex, tex0, O1_BASE, W, H};
-        vkrr_image_record im[3] = {texture(0, texb, v), texture(8, tex, v), texture(16, tex0, v100)};
-        s = launch(w, "vkrr_cs_read_kernel", 1, W, H, &p, sizeof p,
-                   &(vkrr_alloc_record){O1_BASE, 3 * N * 4, zero, o1},
-                   &(vkrr_pointer_record){24, 0, 0}, im, 3, &err);
+        /* read: B' (its array), A or C or B' (the bytes), S0 (its array) */
+        struct { uint64_t texb, tex, tex0, dst; uint32_t w, h; } q = {texb, tex, tex0, O1_BASE, W, H};
+        vkrr_image_record it[3] = {texture(0, texb, v), texture(8, tex, v), texture(16, tex0, v100)};
+        if (s == VKRR_OK)
+            s = launch(w, "vkrr_cs_read_kernel", 1, W, H, &q, sizeof q,
+                       &(vkrr_alloc_record){O1_BASE, 3 * N * 4, zero, o1},
+                       &(vkrr_pointer_record){24, 0, 0}, it, 3, &err);
     }
     if (s == VKRR_OK) { /* lin: B's window through a texture over linear memory */
         struct { uint64_t lin, dst; uint32_t n, pad; } p = {lin, O2_BASE, N, 0};
@@ -343,55 +356,62 @@ static void write_four(const char *dir)
                     (unsigned long long)arr_t, dir, (unsigned long long)arr_t, dir), 0);
 }
 
+/* The read of sequence `seq` is a tie: ERROR, its note naming surf3 `from`. */
+static const char *tie(char *py, size_t len, unsigned seq, unsigned from)
+{
+    snprintf(py, len, "x = L[%u]; assert x['chained_status'] == 'ERROR', x; "
+             "assert x['note'] == 'chained: a texture reads one of 3 surfaces of #%u "
+             "vkrr_cs_surf3_kernel whose dumps are equal, and the port wrote them differently: which "
+             "one it reads, the capture does not say, so neither PASS nor FAIL', x['note']; ",
+             seq, from);
+    return py;
+}
+
 static void check_four(void)
 {
-    char cap[4096], dir[4096], pd[4096], args[8192];
+    char cap[4096], dir[4096], pd[4096], args[8192], py[4096], t3[1024], t5[1024];
     snprintf(cap, sizeof cap, "%s/four", root);
     snprintf(pd, sizeof pd, "%s/ports", root);
     write_four(cap);
     write_ports(pd);
+    tie(t3, sizeof t3, 3, 2);
+    tie(t5, sizeof t5, 5, 4);
 #define P(a) (snprintf(args, sizeof args, "--ports '%s' %s", pd, a), args)
-    static const char tie[] =
-        "assert x['note'] == 'chained: a texture reads one of 3 surfaces of #2 vkrr_cs_surf3_kernel "
-        "whose dumps are equal, and the port wrote them differently: which one it reads, the capture "
-        "does not say, so neither PASS nor FAIL', x['note']; ";
-    char py[4096];
     copy_capture(cap, "four_plain", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained"), 0);
-    CHECK_EQ_U64(json_check(dir, "assert [l['chained_status'] for l in L.values()] == ['PASS'] * 4, L; "
-                                 "k = [(x['arg'], x['from']['launch'], x['from']['arg'], x.get('alike_args')) "
-                                 "for x in L[3]['links']]; "
-                                 "assert k == [(0, 2, 24, []), (8, 2, 8, [16, 24]), (16, 1, 16, [])], k"),
+    CHECK_EQ_U64(json_check(dir, "assert [l['chained_status'] for l in L.values()] == ['PASS'] * 6, L; "
+                                 "k = [[(x['arg'], x['from']['launch'], x['from']['arg'], x['alike_args']) "
+                                 "for x in L[s]['links']] for s in (3, 5)]; "
+                                 "assert k == [[(0, 2, 24, []), (8, 2, 8, [16, 24]), (16, 1, 16, [])], "
+                                 "[(0, 2, 24, []), (8, 4, 8, [16, 24]), (16, 1, 16, [])]], k"),
                  0);
     copy_capture(cap, "four_fill", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=1024"), 1);
-    snprintf(py, sizeof py, "x = L[3]; assert x['chained_status'] == 'ERROR', x; %s"
-             "x = L[4]; c = x['resources'][0]['chained']; "
+    snprintf(py, sizeof py, "%s%sx = L[6]; c = x['resources'][0]['chained']; "
              "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x",
-             tie);
+             t3, t5);
     CHECK_EQ_U64(json_check(dir, py), 0);
     copy_capture(cap, "four_fill4", dir, sizeof dir);
     /* (exit 1: surf3 leaves B as it found it, 4 ULPs off the capture byte for byte) */
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=4"), 1);
-    snprintf(py, sizeof py, "x = L[3]; assert x['chained_status'] == 'ERROR', x; %s"
-             "x = L[4]; c = x['resources'][0]['chained']; "
+    snprintf(py, sizeof py, "%s%sx = L[6]; c = x['resources'][0]['chained']; "
              "assert x['chained_status'] == 'PASS' and c['max_ulp'] == 4 and c['exact_pct'] == 0, x",
-             tie);
+             t3, t5);
     CHECK_EQ_U64(json_check(dir, py), 0);
     copy_capture(cap, "four_surf", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_surf3_kernel=1024"), 1);
     CHECK_EQ_U64(json_check(dir,
         "x = L[3]; c = x['resources'][0]['chained']; "
         "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x; "
-        "assert L[4]['chained_status'] == 'PASS', L[4]"), 0);
+        "assert L[6]['chained_status'] == 'PASS', L[6]"), 0);
     copy_capture(cap, "four_both", dir, sizeof dir);
     VALIDATE(dir, P("--mode both --perturb vkrr_cs_read_kernel=1024"), 1);
     CHECK_EQ_U64(json_check(dir,
         "assert L[2]['chained'] == 'same as isolated', L[2]; "
         "x = L[3]; c = x['resources'][0]['chained']; assert x['chained'] == 'dispatched', x; "
         "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x"), 0);
-    /* surf3 could not be read: its alloc file, then its manifest gone (what
-     * it wrote is not known at all: every later launch needs it) */
+    /* the first surf3 could not be read: its alloc file, then its manifest
+     * gone (what it wrote is not known at all: every later launch needs it) */
     static const char *const gone[] = {"alloc-0.bin", "manifest.txt"};
     for (int g = 0; g < 2; g++) {
         char name[64];
@@ -400,9 +420,10 @@ static void check_four(void)
         CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/%s", dir, gone[g]), 0);
         VALIDATE(dir, P("--mode chained"), 2);
         CHECK_EQ_U64(json_check(dir,
-            "s = [L[q]['chained_status'] for q in (1, 2, 3, 4)]; "
-            "assert s == ['PASS', 'ERROR', 'SKIPPED', 'SKIPPED'], s; "
-            "assert all('#2 vkrr_cs_surf3_kernel' in L[q]['note'] for q in (3, 4)), L[3]['note']"), 0);
+            "s = [L[q]['chained_status'] for q in range(1, 7)]; "
+            "assert s == ['PASS', 'ERROR'] + ['SKIPPED'] * 4, s; "
+            "assert all('#2 vkrr_cs_surf3_kernel' in L[q]['note'] for q in range(3, 7)), L[3]['note']"),
+                     0);
     }
 #undef P
 }
