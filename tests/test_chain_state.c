@@ -171,7 +171,7 @@ static void check_fit(const char *cap)
                                  "'sampler state ambiguous' in x['note'], x"), 0);
 }
 
-/* ---- four launches of the test's own kernels ------------------------------- */
+/* ---- six launches of kernels the test ports itself ------------------------ */
 
 #define W 8u
 #define H 4u
@@ -273,7 +273,7 @@ static vkrr_image_record texture(uint32_t offset, uint64_t handle, const float *
                                .width = W, .height = H, .channels = 1, .format = 32, .post = post};
 }
 
-static void write_four(const char *dir)
+static void write_own(const char *dir)
 {
     vkrr_writer *w = NULL;
     vkrr_error err = {0};
@@ -367,17 +367,17 @@ static const char *tie(char *py, size_t len, unsigned seq, unsigned from)
     return py;
 }
 
-static void check_four(void)
+static void check_own(void)
 {
     char cap[4096], dir[4096], pd[4096], args[8192], py[4096], t3[1024], t5[1024];
-    snprintf(cap, sizeof cap, "%s/four", root);
+    snprintf(cap, sizeof cap, "%s/own", root);
     snprintf(pd, sizeof pd, "%s/ports", root);
-    write_four(cap);
+    write_own(cap);
     write_ports(pd);
     tie(t3, sizeof t3, 3, 2);
     tie(t5, sizeof t5, 5, 4);
 #define P(a) (snprintf(args, sizeof args, "--ports '%s' %s", pd, a), args)
-    copy_capture(cap, "four_plain", dir, sizeof dir);
+    copy_capture(cap, "own_plain", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained"), 0);
     CHECK_EQ_U64(json_check(dir, "assert [l['chained_status'] for l in L.values()] == ['PASS'] * 6, L; "
                                  "k = [[(x['arg'], x['from']['launch'], x['from']['arg'], x['alike_args']) "
@@ -385,26 +385,26 @@ static void check_four(void)
                                  "assert k == [[(0, 2, 24, []), (8, 2, 8, [16, 24]), (16, 1, 16, [])], "
                                  "[(0, 2, 24, []), (8, 4, 8, [16, 24]), (16, 1, 16, [])]], k"),
                  0);
-    copy_capture(cap, "four_fill", dir, sizeof dir);
+    copy_capture(cap, "own_fill", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=1024"), 1);
     snprintf(py, sizeof py, "%s%sx = L[6]; c = x['resources'][0]['chained']; "
              "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024 and c['exact_pct'] == 0, x",
              t3, t5);
     CHECK_EQ_U64(json_check(dir, py), 0);
-    copy_capture(cap, "four_fill4", dir, sizeof dir);
+    copy_capture(cap, "own_fill4", dir, sizeof dir);
     /* (exit 1: surf3 leaves B as it found it, 4 ULPs off the capture byte for byte) */
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_fill_kernel=4"), 1);
     snprintf(py, sizeof py, "%s%sx = L[6]; c = x['resources'][0]['chained']; "
              "assert x['chained_status'] == 'PASS' and c['max_ulp'] == 4 and c['exact_pct'] == 0, x",
              t3, t5);
     CHECK_EQ_U64(json_check(dir, py), 0);
-    copy_capture(cap, "four_surf", dir, sizeof dir);
+    copy_capture(cap, "own_surf", dir, sizeof dir);
     VALIDATE(dir, P("--mode chained --perturb vkrr_cs_surf3_kernel=1024"), 1);
     CHECK_EQ_U64(json_check(dir,
         "x = L[3]; c = x['resources'][0]['chained']; "
         "assert x['chained_status'] == 'FAIL' and c['max_ulp'] == 1024, x; "
         "assert L[6]['chained_status'] == 'PASS', L[6]"), 0);
-    copy_capture(cap, "four_both", dir, sizeof dir);
+    copy_capture(cap, "own_both", dir, sizeof dir);
     VALIDATE(dir, P("--mode both --perturb vkrr_cs_read_kernel=1024"), 1);
     CHECK_EQ_U64(json_check(dir,
         "assert L[2]['chained'] == 'same as isolated', L[2]; "
@@ -415,7 +415,7 @@ static void check_four(void)
     static const char *const gone[] = {"alloc-0.bin", "manifest.txt"};
     for (int g = 0; g < 2; g++) {
         char name[64];
-        snprintf(name, sizeof name, "four_broken%d", g);
+        snprintf(name, sizeof name, "own_broken%d", g);
         copy_capture(cap, name, dir, sizeof dir);
         CHECK_EQ_U64(sh("rm '%s'/replay/replay-000002-*/%s", dir, gone[g]), 0);
         VALIDATE(dir, P("--mode chained"), 2);
@@ -444,7 +444,7 @@ int main(void)
     } else {
         vkrr_error_print(&err, stderr);
     }
-    check_four();
+    check_own();
     int rc = test_finish("chain_state");
     if (rc == 0)
         test_rmtree(root);
