@@ -478,6 +478,18 @@ static vkrr_status chained_inputs(vkrr_chain *c, uint32_t index, vkrr_replay *rp
     return VKRR_OK;
 }
 
+/* Drops the held copies of the bases that only launch `index`'s linear
+ * textures read, once it is their last reader. */
+static void drop_linear_bases(vkrr_chain *c, uint32_t index)
+{
+    const vkrr_launch *l = &c->cap->launches[index];
+    for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
+        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, index, l->images[i].source_base) : NULL;
+        if (e && e->last_use <= index)
+            drop(c, &e->bytes, e->size);
+    }
+}
+
 /* True when the launch's isolated result can stand for its chained one and
  * its dumps for the chain's state: it ran, every compared resource is
  * bit-identical to the capture, and every allocation a later launch reads
@@ -519,11 +531,7 @@ static void reuse_isolated(vkrr_chain *c, uint32_t index, vkrr_launch_result *r)
         e->size = l->allocs[a].size;
         e->broken = NONE;
     }
-    for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
-        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, index, l->images[i].source_base) : NULL;
-        if (e && e->last_use <= index)
-            drop(c, &e->bytes, e->size);
-    }
+    drop_linear_bases(c, index);
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
         if (se->launch == index) {
@@ -694,11 +702,7 @@ vkrr_status vkrr_chain_run(vkrr_chain *c, const vkrr_validate_opts *o, uint32_t 
         e->dump_launch = NONE;
         e->broken = NONE;
     }
-    for (uint32_t i = 0; i < l->nimages; i++) { /* bases only its linear textures read */
-        alloc_entry *e = linear_texture(&l->images[i]) ? find_alloc(c, index, l->images[i].source_base) : NULL;
-        if (e && e->last_use <= index)
-            drop(c, &e->bytes, e->size);
-    }
+    drop_linear_bases(c, index);
     for (uint32_t e = 0; e < c->nsurfs; e++) {
         surf_entry *se = &c->surfs[e];
         if (se->launch == index)
