@@ -12,15 +12,9 @@
 # a VKRR_MEM_LIMIT that is not a size is exit 2 naming it.
 # Usage: e2e_stream.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK/scratch"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh"
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
+mkdir -p "$WORK/scratch"
 cap=$WORK/cap
 vkrr synth "$cap" --size 96x64 --frames 2 >/dev/null 2>&1 || fail "synth"
 # 128 KiB: most launches are over it; slices of 16 KiB, so

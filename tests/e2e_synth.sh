@@ -3,15 +3,8 @@
 # every launch of every frame, byte-identical from run to run.
 # Usage: e2e_synth.sh VKRR_BIN WORKDIR
 set -u
-VKRR=$1
-WORK=$2
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-rm -rf "$WORK"
-mkdir -p "$WORK"
 # shellcheck source=e2e-lib.sh
-. "$(dirname "$0")/e2e-lib.sh" # vkrr: "$VKRR" that reports a sanitizer report as such
+. "$(dirname "$0")/e2e-lib.sh" "$@" # VKRR, WORK (emptied), fail, e2e_end
 
 for size in 64x48 37x23; do
     a=$WORK/a-$size b=$WORK/b-$size

@@ -25,6 +25,28 @@ static const vkrr_cli_opt table2[] = {
 /* One parse of the words (NULL-terminated): each result as "ID=VALUE" or
  * "ARG=VALUE", space-separated, into got; what the parser printed on stderr
  * into err.  Returns the last id (VKRR_OPT_END or VKRR_OPT_ERROR). */
+/* stderr into a temporary file (what the parser prints), and back: the
+ * text into err[ecap]. */
+static FILE *stderr_begin(int *saved)
+{
+    fflush(stderr);
+    *saved = dup(2);
+    FILE *tmp = tmpfile();
+    dup2(fileno(tmp), 2);
+    return tmp;
+}
+
+static void stderr_end(FILE *tmp, int saved, char *err, size_t ecap)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(err, 1, ecap - 1, tmp);
+    err[n] = 0;
+    fclose(tmp);
+}
+
 static int parse(const char *const *words, char *got, size_t cap, char *err, size_t ecap,
                  int *rc)
 {
@@ -34,10 +56,8 @@ static int parse(const char *const *words, char *got, size_t cap, char *err, siz
     while (*words)
         argv[argc++] = (char *)*words++;
     argv[argc] = NULL;
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *tmp = tmpfile();
-    dup2(fileno(tmp), 2);
+    int saved;
+    FILE *tmp = stderr_begin(&saved);
     vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
     const char *v;
     int id;
@@ -47,13 +67,7 @@ static int parse(const char *const *words, char *got, size_t cap, char *err, siz
         at += (size_t)snprintf(got + at, cap - at, "%s%s%d=%s", at ? " " : "",
                                id == VKRR_OPT_ARG ? "ARG" : id == VKRR_OPT_HELP ? "HELP" : "",
                                id < 0 ? 0 : id, v ? v : "-");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(err, 1, ecap - 1, tmp);
-    err[n] = 0;
-    fclose(tmp);
+    stderr_end(tmp, saved, err, ecap);
     *rc = id == VKRR_OPT_ERROR ? p.rc : 0;
     return id;
 }
@@ -212,19 +226,11 @@ static int one_arg(const char *const *words, one_ctx *c, const char **arg, char 
     while (*words)
         argv[argc++] = (char *)*words++;
     argv[argc] = NULL;
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *tmp = tmpfile();
-    dup2(fileno(tmp), 2);
+    int saved;
+    FILE *tmp = stderr_begin(&saved);
     vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
     int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", arg, one_take, one_help, c);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(err, 1, ecap - 1, tmp);
-    err[n] = 0;
-    fclose(tmp);
+    stderr_end(tmp, saved, err, ecap);
     return rc;
 }
 

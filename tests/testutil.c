@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,4 +184,15 @@ int test_run_vkrr_at(const char *file, int line, const char *args, char **out, c
     else
         free(e);
     return rc;
+}
+
+int test_sh(const char *fmt, ...)
+{
+    char cmd[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
 }

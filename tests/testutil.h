@@ -62,6 +62,9 @@ void test_rmtree(const char *path);
  * /dev/null, capturing stdout and stderr into malloc'd strings (NULL to
  * discard).  Returns the exit code, -1 when it did not exit (a signal). */
 int test_run(const char *prog, const char *args, char **out, char **err);
+/* A shell command (printf-formatted, up to 16 KiB): its exit status, -1 when
+ * it did not exit. */
+int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The exit code every sanitizer runtime is told to use in the test
  * environment (tests/CMakeLists.txt, VKRR_SANITIZER_EXIT), so that a report
