@@ -16,35 +16,6 @@
 #include "cores.h"
 #include "ptx_internal.h"
 
-/* ---- faults --------------------------------------------------------------- */
-int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
-{
-    ptx_cta *cta = w->cta;
-    ptx_rt *rt = cta->rt;
-    char msg[600], who[160] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (lane >= 0) {
-        const uint32_t *b = rt->l->block;
-        uint32_t t = w->index * 32u + (uint32_t)lane;
-        snprintf(who, sizeof who, " (thread (%u,%u,%u) of block (%u,%u,%u))", t % b[0],
-                 (t / b[0]) % b[1], t / (b[0] * b[1]), cta->ctaid[0], cta->ctaid[1], cta->ctaid[2]);
-    }
-    pthread_mutex_lock(&rt->lock);
-    if (!atomic_load(&rt->failed)) {
-        const ptx_func *f = rt->f;
-        uint32_t pc = in ? (uint32_t)(in - f->code) : f->ncode;
-        const char *text = pc < f->nraw ? f->raw[pc].text : "(end of function)";
-        long line = pc < f->nraw ? (long)f->raw[pc].line : (long)f->line;
-        vkrr_fail(&rt->err, st, rt->m->name, line, -1, "%s: %s%s", text, msg, who);
-        atomic_store(&rt->failed, 1);
-    }
-    pthread_mutex_unlock(&rt->lock);
-    return -1;
-}
-
 /* ---- scheduling within a warp --------------------------------------------------- */
 /* Chooses the next group: 1, or 0 when no lane of the warp can run now. */
 static int pick(ptx_warp *w)
@@ -79,60 +50,6 @@ static void save_group(ptx_warp *w, uint32_t pc)
 static uint32_t first_value(ptx_warp *w, uint32_t slot, uint32_t m)
 {
     return (uint32_t)PTX_R(w, slot)[__builtin_ctz(m)];
-}
-
-/* Lane l's membermask of a .sync instruction. */
-static uint32_t lane_mask(ptx_warp *w, const ptx_inst *in, unsigned l)
-{
-    return in->target == UINT32_MAX ? 0xffffffffu : (uint32_t)PTX_R(w, in->target)[l];
-}
-
-/* Lanes m at a .sync instruction: every one in its own membermask, and the
- * lanes of one mask all naming it (else undefined in the PTX ISA: an error
- * naming them, never a guess). */
-static int sync_check(ptx_warp *w, const ptx_inst *in, uint32_t m)
-{
-    if (!m || in->target == UINT32_MAX)
-        return 0; /* no lanes, or the full mask for every lane */
-    /* the common case, in 32 steps rather than 32 x 32: one mask holding them all */
-    uint32_t m0 = lane_mask(w, in, (unsigned)__builtin_ctz(m)), k1 = m & (m - 1);
-    while (k1 && lane_mask(w, in, (unsigned)__builtin_ctz(k1)) == m0)
-        k1 &= k1 - 1;
-    if (!k1 && (m0 & m) == m)
-        return 0;
-    for (uint32_t k = m; k; k &= k - 1) {
-        unsigned l = (unsigned)__builtin_ctz(k);
-        uint32_t mk = lane_mask(w, in, l);
-        if (!((mk >> l) & 1u))
-            return ptx_fault(w, in, (int)l, VKRR_ERR_FAULT,
-                             "membermask 0x%08x omits the lane itself (undefined in the PTX ISA)",
-                             mk);
-    }
-    for (uint32_t k = m; k; k &= k - 1) {
-        unsigned l = (unsigned)__builtin_ctz(k);
-        uint32_t mk = lane_mask(w, in, l);
-        for (uint32_t q = mk & m; q; q &= q - 1) {
-            unsigned j = (unsigned)__builtin_ctz(q);
-            if (lane_mask(w, in, j) != mk)
-                return ptx_fault(w, in, (int)j, VKRR_ERR_FAULT,
-                                 "lanes %u and %u meet here with different membermasks "
-                                 "(0x%08x, 0x%08x): undefined in the PTX ISA",
-                                 l, j, mk, lane_mask(w, in, j));
-        }
-    }
-    return 0;
-}
-
-/* Runs a .sync instruction once per group of lanes m that name one mask. */
-static int sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m)
-{
-    for (uint32_t todo = m; todo;) {
-        uint32_t g = lane_mask(w, in, (unsigned)__builtin_ctz(todo)) & m;
-        if (in->fn(w, in, g))
-            return -1;
-        todo &= ~g;
-    }
-    return 0;
 }
 
 /* Arrival of lanes m at barrier instruction in. */
@@ -374,11 +291,11 @@ static int run_warp(ptx_warp *w)
             }
             /* each lane names its own membermask (cooperative groups pass a
              * tile's): a lane waits until every live lane of its mask is here */
-            if (sync_check(w, in, m))
+            if (ptx_sync_check(w, in, m))
                 goto fault;
             uint32_t wait = 0;
             for (uint32_t k = m; k; k &= k - 1)
-                if (lane_mask(w, in, (unsigned)__builtin_ctz(k)) & w->live & ~w->active)
+                if (ptx_lane_mask(w, in, (unsigned)__builtin_ctz(k)) & w->live & ~w->active)
                     wait |= 1u << __builtin_ctz(k);
             if (wait && !(m & ~wait)) { /* nobody can go: the whole group waits */
                 save_group(w, pc);
@@ -395,7 +312,7 @@ static int run_warp(ptx_warp *w)
                 w->active &= ~wait;
                 m &= ~wait;
             }
-            if (m && sync_groups(w, in, m))
+            if (m && ptx_sync_groups(w, in, m))
                 goto fault;
             w->pc = pc + 1;
             continue;

@@ -699,6 +699,12 @@ struct ptx_cta {
 int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* .sync instructions (ptx_sync.c), lanes m there: every one in its own
+ * membermask and the lanes of one mask all naming it, else a fault naming
+ * them (-1); then the instruction run once a group of lanes of one mask. */
+int ptx_sync_check(ptx_warp *w, const ptx_inst *in, uint32_t m);
+int ptx_sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m);
+
 /* Calls (ptx_call.c): lanes m enter the call at pc, each lane's lpc set to
  * its callee (-1, or the lane that cannot make the call, why saying why:
  * its stack is full, its function pointer is not a function's); lanes m
@@ -724,6 +730,13 @@ void *ptx_addr(ptx_warp *w, const ptx_inst *in, int l, unsigned sp, uint64_t a, 
                unsigned align, bool write);
 
 #define PTX_R(w, s) ((w)->R + (size_t)(s) * 32u)
+
+/* Lane l's membermask of a .sync instruction. */
+static inline uint32_t ptx_lane_mask(ptx_warp *w, const ptx_inst *in, unsigned l)
+{
+    return in->target == UINT32_MAX ? 0xffffffffu : (uint32_t)PTX_R(w, in->target)[l];
+}
+
 /* Runs body for each lane l in m. */
 #define PTX_LANES(m, ...)                                                           \
     do {                                                                            \
