@@ -47,18 +47,25 @@ static void stderr_end(FILE *tmp, int saved, char *err, size_t ecap)
     fclose(tmp);
 }
 
+/* "cmd" and words (NULL-terminated, at most 30) as argv[32], parsed by the
+ * test's tables. */
+static vkrr_cli_opts begin(const char *const *words, char **argv)
+{
+    int argc = 0;
+    argv[argc++] = "cmd";
+    while (*words && argc < 31)
+        argv[argc++] = (char *)*words++;
+    argv[argc] = NULL;
+    return vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
+}
+
 static int parse(const char *const *words, char *got, size_t cap, char *err, size_t ecap,
                  int *rc)
 {
     char *argv[32];
-    int argc = 0;
-    argv[argc++] = "cmd";
-    while (*words)
-        argv[argc++] = (char *)*words++;
-    argv[argc] = NULL;
     int saved;
     FILE *tmp = stderr_begin(&saved);
-    vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
+    vkrr_cli_opts p = begin(words, argv);
     const char *v;
     int id;
     size_t at = 0;
@@ -220,15 +227,10 @@ static void one_help(void *ctx)
 
 static int one_arg(const char *const *words, one_ctx *c, const char **arg, char *err, size_t ecap)
 {
-    char *argv[16];
-    int argc = 0;
-    argv[argc++] = "cmd";
-    while (*words)
-        argv[argc++] = (char *)*words++;
-    argv[argc] = NULL;
+    char *argv[32];
     int saved;
     FILE *tmp = stderr_begin(&saved);
-    vkrr_cli_opts p = vkrr_cli_opts_begin("cmd", argc, argv, 1, table, table2);
+    vkrr_cli_opts p = begin(words, argv);
     int rc = vkrr_cli_opts_one_arg(&p, "CAPDIR", arg, one_take, one_help, c);
     stderr_end(tmp, saved, err, ecap);
     return rc;
