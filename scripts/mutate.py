@@ -49,7 +49,7 @@ TESTS = {
     "src/validate/validate_left.c": "e2e_left|test_validate",
     "src/validate/validate_hwnote.c": "test_validate|test_ptx_validate$",
     "src/validate/validate_inputs.c": "test_validate|test_chain_frames",
-    "src/capture/capture_links.c": "test_chain_frames|test_chain_state|test_capture$|test_validate|test_damage$|e2e_bridge",
+    "src/capture/capture_links.c": "test_capture_links|test_chain_frames|test_chain_state|test_capture$|test_validate|test_damage$|e2e_bridge",
     "src/validate/bisect.c": "test_bisect_rule|test_bisect$|test_chain_ref",
     "src/validate/chain_ref.c": "test_chain_ref|test_bisect$",
     "src/validate/launch_result.c": "test_validate|test_chain_frames|test_damage$",
