@@ -63,7 +63,7 @@ TESTS = {
     "src/compare/compare_tol.c": "test_compare|test_hw_cli|test_validate",
     "src/base/textlist.c": "test_textlist|test_hw_cli",
     "src/cli/cmd_merge.c": "e2e_shard",
-    "src/cli/cli_summary.c": "e2e_shard|e2e_synth|e2e_left",
+    "src/cli/cli_summary.c": "e2e_shard|e2e_synth|e2e_left|test_chain_state",
     "src/hw/approx.c": "test_hw_model|test_ptx_float$|test_ports_common|test_hw_cli",
     "src/hw/hw_model.c": "test_hw_model|test_hw_cli|test_ptx_float$",
     "src/hw/hw_tables.c": "test_hw_model|test_hw_cli|fuzz_regress_hwtables",

@@ -22,6 +22,8 @@
  *     colour texture's lines gone instead (ambiguous: its reads never tell
  *     point from linear), input#0 failing chained is ERROR saying so: chained
  *     mode has no isolated run to show the port failing under every state.
+ *   - a broken frame: output#0 unreadable, input#1 alone shown (--only):
+ *     the summary's line for frame 1 counts it, the first and only result;
  * And a capture the capture writer makes of six launches of kernels this
  * test ports itself (GLSL in a --ports folder, written below): fill writes
  * v[i] = (5i mod 11) + 1 into a window of buffer B, and v + 100 to surface
@@ -126,6 +128,25 @@ static void check_dump_state(const char *cap)
         "assert L[8]['chained'] == 'same as isolated', L[8]['chained']; "
         "assert all(l['chained_status'] == 'PASS' for l in L.values()), "
         "[(s, l['chained_status']) for s, l in L.items()]"), 0);
+}
+
+/* output#0 (frame 0) could not be read and only input#1 is shown: frame 0
+ * runs unshown, so the one launch shown is the first result and the frame's
+ * only one skipped for an earlier frame; the summary names the frame whole. */
+static void check_broken_frame(const char *cap)
+{
+    char dir[4096], a[4300], *out = NULL, *err = NULL;
+    copy_capture(cap, "brokenframe", dir, sizeof dir);
+    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000008-cuda_dldn_rrref_output_kernel/manifest.txt", dir), 0);
+    snprintf(a, sizeof a, "validate '%s' --heatmaps none --mode chained "
+             "--only 'cuda_dldn_rrref_input_kernel#1'", dir);
+    CHECK_EQ_U64(test_run_vkrr(a, &out, &err), 2);
+    const char *want = "\nchained: frame 1: 1 launches not validated: they need what frame 0 could "
+                       "not produce (#8 cuda_dldn_rrref_output_kernel could not be read)\n";
+    if (!CHECK(out && strstr(out, want)))
+        fprintf(stderr, "--- vkrr %s printed:\n%s%s", a, out ? out : "", err ? err : "");
+    free(out);
+    free(err);
 }
 
 /* The capture with the cuTexObjectCreate lines matching `pattern` (a sed
@@ -431,6 +452,7 @@ int main(void)
         check_held(cap);
         check_dump_state(cap);
         check_fit(cap);
+        check_broken_frame(cap);
     } else {
         vkrr_error_print(&err, stderr);
     }
