@@ -1,4 +1,4 @@
-/* mma_sum_bench: the tensor-core sum's time (cuda_ref/ptx/ptx_mma_sum.c),
+/* mma_sum_bench: the tensor-core sum's time (cuda_ref/ptx/isa/ptx_mma_sum.c),
  * in ns a product, against the model as first written in doubles
  * (tests/mma_sum_ref.c, test_mma_sum_simd's oracle), for the form that made
  * it matter: mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16, 128

@@ -5,7 +5,7 @@ set -euo pipefail
 # nothing else pulls it in under --no-install-recommends.  liblzma-dev: the
 # hardware tables (src/hw) ship xz-compressed and are decompressed with it.
 # liblz4-dev, libzstd-dev: compressed entries of CUDA fatbins (src/base/fatbin.c).
-# llvm-15-dev: the PTX JIT (cuda_ref/ptx/ptx_jit.c), LLVM's ORC JIT through its
+# llvm-15-dev: the PTX JIT (cuda_ref/ptx/jit/ptx_jit.c), LLVM's ORC JIT through its
 # C API; lavapipe already loads the same libLLVM-15.  lintian: the package's
 # check (tests/e2e_package.sh); man-db: the manual pages opened and checked
 # (tests/e2e_cli_docs.sh, which also parses the zsh completion with zsh).

@@ -70,7 +70,7 @@ TESTS = {
     "src/hw/measure.c": "test_hw_cli|test_hw_model",
     "src/hw/texfilter.c": "test_texfilter|test_ptx_tex$|test_ptx_texgeo$",
     "src/base/fpformat.c": "test_fpformat|test_compare|test_ptx_cvt$",
-    "cuda_ref/ptx/ptx_mma_sum.c": "test_mma_sum$|test_mma_sum_simd$|test_mma_sum_portable$|test_ptx_mma$|test_ptx_mma_sp8$|test_ptx_wmma$",
+    "cuda_ref/ptx/isa/ptx_mma_sum.c": "test_mma_sum$|test_mma_sum_simd$|test_mma_sum_portable$|test_ptx_mma$|test_ptx_mma_sp8$|test_ptx_wmma$",
 }
 # The bugs a mutation audit found the suite blind to (issue "The tests catch
 # what they claim"), written out: each must be killed by its file's tests.

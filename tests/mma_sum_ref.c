@@ -1,6 +1,6 @@
 /* mma_sum_ref.c - the pre-SIMD tensor-core sum, kept as the oracle.
  *
- * This is cuda_ref/ptx/ptx_mma_sum.c's ptx_dot_sum as it was before the
+ * This is cuda_ref/ptx/isa/ptx_mma_sum.c's ptx_dot_sum as it was before the
  * model was rewritten in integers for speed (decoding each input through
  * vkrr_decode_bits, aligning with ldexp/ilogb/trunc in doubles, reading the
  * hardware model per element), with only its entry renamed.  It is slow and

@@ -1,4 +1,4 @@
-/* test_mma_sum: the tensor-core sum (cuda_ref/ptx/ptx_mma_sum.c, ptx_dot_sum)
+/* test_mma_sum: the tensor-core sum (cuda_ref/ptx/isa/ptx_mma_sum.c, ptx_dot_sum)
  * called directly, on what the mma tests' kernels do not reach: Inf and NaN
  * among the products with f32 and f16 results, and the `rounded` model's
  * exact fp8 sum for .e5m2 (its codes, its Inf and NaN, and a cancellation a

@@ -1,4 +1,4 @@
-/* test_mma_sum_simd: the tensor-core sum in integers (cuda_ref/ptx/
+/* test_mma_sum_simd: the tensor-core sum in integers (cuda_ref/ptx/isa/
  * ptx_mma_sum.c: ptx_dot_sum, ptx_dot_sum_in and the whole-tile
  * ptx_dot_tile_sum) against the model as first written in doubles, kept in
  * tests/mma_sum_ref.c as the oracle: the same bits for every input.

@@ -4,7 +4,7 @@
  * the exact products summed exactly (in long double, exact for these
  * inputs: as rrref sums a 32-term slice), c added, rounded once to the type
  * of D (the PTX ISA: products exact, accumulation in at least single
- * precision; see cuda_ref/ptx/ptx_mma.c).  One case is built so that
+ * precision; see cuda_ref/ptx/isa/ptx_mma.c).  One case is built so that
  * rounding the slice to f16 before adding c (two roundings, rrref's own
  * accumulator) gives a different f16 than the one rounding mma makes. */
 #include <fenv.h>

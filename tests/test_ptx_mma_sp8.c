@@ -197,7 +197,7 @@ static void check_fp8(vkrr_ptx_module *m)
     }
 }
 
-/* The tensor cores' sum (cuda_ref/ptx/ptx_mma_sum.c's model: c and every
+/* The tensor cores' sum (cuda_ref/ptx/isa/ptx_mma_sum.c's model: c and every
  * product aligned to the largest exponent among them, each truncated toward
  * zero to F fraction bits of it, summed exactly, rounded toward zero to f32;
  * F 25 on sm_90, 13 for sm_89's fp8 with the sum kept to 13 bits too) on

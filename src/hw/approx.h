@@ -68,7 +68,7 @@ enum {
     VKRR_STANDIN_F64 = 1u << 3,  /* rcp.approx.ftz.f64, rsqrt.approx{.ftz}.f64 */
     VKRR_STANDIN_DMMA = 1u << 4, /* mma.m8n8k4.f64: a model of its sums, no ISA bound */
     VKRR_STANDIN_TCSUM = 1u << 5, /* f16/bf16/tf32/fp8 mma: a model of the tensor cores' sums
-                                     (cuda_ref/ptx/ptx_mma_sum.c), not measured here */
+                                     (cuda_ref/ptx/isa/ptx_mma_sum.c), not measured here */
     VKRR_STANDIN_ALL = 0x3fu,
     VKRR_STANDIN_COUNT = 6
 };

@@ -61,7 +61,7 @@ vkrr_hw_tables *vkrr_hw_model_tables(const vkrr_hw_model *m);
 bool vkrr_hw_model_rounded(const vkrr_hw_model *m);
 /* The architecture the model stands for ("sm_86"): the capture's or
  * --approx's even where its tables are sm_90's ("" when rounded).  What the
- * tensor cores' sums follow (cuda_ref/ptx/ptx_mma_sum.c). */
+ * tensor cores' sums follow (cuda_ref/ptx/isa/ptx_mma_sum.c). */
 const char *vkrr_hw_model_arch(const vkrr_hw_model *m);
 
 /* The process's current model (NULL: back to the default). */
