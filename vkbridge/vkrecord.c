@@ -126,8 +126,21 @@ static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *
                             const vkrr_vk_launch *L, VkPipeline pipe)
 {
     uint32_t info[VKRR_VK_MAX_TEXTURES];
-    texinfo(r, L, info);
     vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    if (L->own) { /* the shader's own sets, its push constants, its grid */
+        const vkrr_port_iface_run *run = &L->own_run;
+        uint8_t push[VKRR_PORT_PUSH_MAX] = {0};
+        memcpy(push, run->push, run->push_bytes);
+        if (L->own->nsets)
+            vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, L->own->layout, 0,
+                                           L->own->nsets, L->own_sets, 0, NULL);
+        if (L->own->push_size) /* bytes no push line gives are zero */
+            vk->fn.vkCmdPushConstants(d->cmd, L->own->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                      L->own->push_size, push);
+        vk->fn.vkCmdDispatch(d->cmd, run->dispatch[0], run->dispatch[1], run->dispatch[2]);
+        return;
+    }
+    texinfo(r, L, info);
     vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
                                    0, NULL);
     vk->fn.vkCmdPushConstants(d->cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof info, info);
