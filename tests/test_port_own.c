@@ -18,6 +18,8 @@
  *   - the shader wrong by one at i = 5: FAIL (exit 1);
  *   - no specialize line (OFFSET stays 100): FAIL;
  *   - dispatch 1 1 1 (64 of the 1000 written): FAIL;
+ *   - a uniform buffer at set 1 over src's first 16 bytes, added as
+ *     (v.x + 3) = 0: PASS; over bytes 16..31 (src[4] = -2): FAIL;
  *   - each descriptor the shader does not match refused before any launch
  *     runs, exit 2, naming the .port file, its line and the binding: a
  *     binding the shader declares left empty, one it lacks, a uniform buffer
@@ -70,7 +72,8 @@ static const char *const port_lines[] = {
 };
 #define NLINES (sizeof port_lines / sizeof port_lines[0])
 
-/* A ports folder `name`: the shader with BUG defined as bug, and the
+/* A ports folder `name`: the shader with BUG defined as bug (its first line;
+ * lines after it are declarations added before main), and the
  * descriptor with line `replace` (1-based; 0: none) replaced by `with`
  * (NULL: dropped) and `extra` (NULL: none) appended. */
 static void write_port(const char *name, const char *bug, unsigned replace, const char *with,
@@ -204,6 +207,14 @@ int main(void)
     VALIDATE(cap, dir, 1, "FAIL");
     write_port("nospec", "0.0", 9, NULL, NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
+    /* a uniform buffer in set 1: src's first 16 bytes (src[0] = -3), so
+     * the result is right only if it holds them */
+    write_port("uniform", "(u.v.x + 3.0)\nlayout(set = 1, binding = 0, std140) uniform U { vec4 v; } u;",
+               0, NULL, "binding 1.0 uniform-buffer arg0 size=16", dir, sizeof dir);
+    VALIDATE(cap, dir, 0, "PASS");
+    write_port("uniform_off", "(u.v.x + 3.0)\nlayout(set = 1, binding = 0, std140) uniform U { vec4 v; } u;",
+               0, NULL, "binding 1.0 uniform-buffer arg0 offset=16 size=16", dir, sizeof dir);
+    VALIDATE(cap, dir, 1, "FAIL"); /* src[4] = -2 */
     /* the port's grid is what runs: one workgroup writes 64 of the 1000 */
     write_port("grid", "0.0", 4, "dispatch 1 1 1", NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
