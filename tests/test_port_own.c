@@ -18,6 +18,9 @@
  *   - the shader wrong by one at i = 5: FAIL (exit 1);
  *   - no specialize line (OFFSET stays 100): FAIL;
  *   - dispatch 1 1 1 (64 of the 1000 written): FAIL;
+ *   - the shader's local size from local_size_x_id / _y_id: workgroup 64 1 1
+ *     PASSes, workgroup 16 1 1 (a quarter written) FAILs, and a specialize
+ *     line for that constant is refused;
  *   - a uniform buffer at set 1 over src's first 16 bytes, added as
  *     (v.x + 3) = 0: PASS; over bytes 16..31 (src[4] = -2): FAIL;
  *   - each descriptor the shader does not match refused before any launch
@@ -76,6 +79,8 @@ static const char *const port_lines[] = {
  * lines after it are declarations added before main), and the
  * descriptor with line `replace` (1-based; 0: none) replaced by `with`
  * (NULL: dropped) and `extra` (NULL: none) appended. */
+static const char *local_size; /* NULL: the shader's literal local size; else its layout line */
+
 static void write_port(const char *name, const char *bug, unsigned replace, const char *with,
                        const char *extra, char *dir, size_t cap)
 {
@@ -84,9 +89,14 @@ static void write_port(const char *name, const char *bug, unsigned replace, cons
     char path[4400], text[4096];
     size_t n = 0;
     snprintf(path, sizeof path, "%s/%s.comp", dir, KERNEL);
-    const char *at = strstr(shader, "void main");
-    n = (size_t)snprintf(text, sizeof text, "%.*s#define BUG %s\n%s", (int)(at - shader), shader,
-                         bug, at);
+    const char *at = strstr(shader, "void main"), *ls = strstr(shader, "layout(local_size_x = 64");
+    const char *after = strchr(ls, '\n') + 1;
+    if (local_size)
+        n = (size_t)snprintf(text, sizeof text, "%.*s%s\n%.*s#define BUG %s\n%s", (int)(ls - shader),
+                             shader, local_size, (int)(at - after), after, bug, at);
+    else
+        n = (size_t)snprintf(text, sizeof text, "%.*s#define BUG %s\n%s", (int)(at - shader), shader,
+                             bug, at);
     CHECK(test_write_file(path, text, n));
     n = 0;
     for (unsigned k = 1; k <= NLINES; k++) {
@@ -218,6 +228,16 @@ int main(void)
     /* the port's grid is what runs: one workgroup writes 64 of the 1000 */
     write_port("grid", "0.0", 4, "dispatch 1 1 1", NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
+
+    /* a local size from specialisation constants: the workgroup line sets it */
+    local_size = "layout(local_size_x_id = 0, local_size_y_id = 1) in;";
+    write_port("local_id", "0.0", 0, NULL, NULL, dir, sizeof dir);
+    VALIDATE(cap, dir, 0, "PASS");
+    write_port("local_id_short", "0.0", 3, "workgroup 16 1 1", NULL, dir, sizeof dir);
+    VALIDATE(cap, dir, 1, "FAIL"); /* 16 wide over (n+63)/64 groups: a quarter written */
+    REFUSED("local_id_spec", 0, NULL, "specialize 0 u32 64", 11,
+            "specialize 0: that constant is the shader's local size (local_size_x_id): give it with 'workgroup'");
+    local_size = NULL;
 
     REFUSED("empty", 6, NULL, NULL, 2,
             "binding 0.1: the shader declares a storage buffer there (Dst) and the port leaves it empty");

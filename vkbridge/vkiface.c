@@ -123,6 +123,13 @@ static vkrr_status check_constants(spvc_compiler c, spvc_resources res, const vk
                                                        0, 0);
         }
     }
+    for (uint32_t k = 0; k < f->nspec; k++)
+        for (int i = 0; i < 3; i++)
+            if (o->local_spec[i] == f->spec[k].where)
+                return vkrr_fail(err, VKRR_ERR_PARSE, port, f->spec[k].line, -1,
+                                 "specialize %u: that constant is the shader's local size "
+                                 "(local_size_%c_id): give it with 'workgroup'", f->spec[k].where,
+                                 "xyz"[i]);
     if (!f->workgroup_line)
         return VKRR_OK;
     for (int i = 0; i < 3; i++) {

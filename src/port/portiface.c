@@ -83,12 +83,14 @@ static vkrr_status parse_binding(vkrr_port_iface *f, char **tok, int nt, const c
     vkrr_port_bind b = {.line = line};
     const char *dot = nt > 1 ? strchr(tok[1], '.') : NULL;
     char set[16];
-    if (nt < 4 || !dot || dot - tok[1] >= (long)sizeof set)
+    if (nt < 4)
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "a line is 'binding SET.BINDING storage-buffer|uniform-buffer argOFF "
                          "[offset=EXPR] [size=EXPR]'");
-    snprintf(set, sizeof set, "%.*s", (int)(dot - tok[1]), tok[1]);
-    if (!number(set, 32, &b.set) || !number(dot + 1, 1u << 16, &b.binding))
+    if (dot && dot - tok[1] < (long)sizeof set)
+        snprintf(set, sizeof set, "%.*s", (int)(dot - tok[1]), tok[1]);
+    if (!dot || dot - tok[1] >= (long)sizeof set || !number(set, 32, &b.set) ||
+        !number(dot + 1, 1u << 16, &b.binding))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "'%s': expected SET.BINDING, two decimals (set below 32)", tok[1]);
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
