@@ -18,6 +18,8 @@
  *   - the shader wrong by one at i = 5: FAIL (exit 1);
  *   - no specialize line (OFFSET stays 100): FAIL;
  *   - dispatch 1 1 1 (64 of the 1000 written): FAIL;
+ *   - the shader as stripped SPIR-V (.spv, no names): PASS, and a binding
+ *     left empty refused all the same;
  *   - the shader's local size from local_size_x_id / _y_id: workgroup 64 1 1
  *     PASSes, workgroup 16 1 1 (a quarter written) FAILs, and a specialize
  *     line for that constant is refused;
@@ -229,6 +231,16 @@ int main(void)
     write_port("grid", "0.0", 4, "dispatch 1 1 1", NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
 
+    /* SPIR-V as shipped, not GLSL: the .comp compiled by glslangValidator,
+     * its names stripped by spirv-opt (both build dependencies) */
+    write_port("spv", "0.0", 0, NULL, NULL, dir, sizeof dir);
+    CHECK_EQ_U64(test_sh("cd '%s' && glslangValidator -V --target-env vulkan1.2 -o k.spv " KERNEL
+                         ".comp >/dev/null && spirv-opt --strip-debug k.spv -o " KERNEL ".spv && "
+                         "rm k.spv " KERNEL ".comp", dir), 0);
+    VALIDATE(cap, dir, 0, "PASS");
+    CHECK_EQ_U64(test_sh("cd '%s' && grep -v '^binding 0.1' " KERNEL ".port > p && mv p " KERNEL ".port",
+                         dir), 0);
+    VALIDATE(cap, dir, 2, "vkrr_own_scale_kernel.port:2: binding 0.1: the shader declares a storage buffer there");
     /* a local size from specialisation constants: the workgroup line sets it */
     local_size = "layout(local_size_x_id = 0, local_size_y_id = 1) in;";
     write_port("local_id", "0.0", 0, NULL, NULL, dir, sizeof dir);
