@@ -2,7 +2,7 @@
  * expressions over the parameter block, layouts, surfaces, the --ports folder
  * over the built-in descriptors, the tolerance order (type default <
  * descriptor < --tolerance rules < flags), and errors naming file, line and
- * field.  The user's whole path is tests/test_port_user.c. */
+ * field; a shader's own interface (`interface own`): its values and errors.  The user's whole path is tests/test_port_user.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,11 +271,151 @@ static void check_readme_example(void)
     free(text);
 }
 
+/* `interface own` (portiface.h) on the fixture, with CUDA's grid 7x2x1 and
+ * block 32x4x1: every value as the lines say; each error naming line 2 and
+ * the field (line 1 is `interface own`). */
+static void check_iface(void)
+{
+    fixture f;
+    fixture_init(&f);
+    f.l.grid[0] = 7, f.l.grid[1] = 2, f.l.grid[2] = 1;
+    f.l.block[0] = 32, f.l.block[1] = 4, f.l.block[2] = 1;
+    const char *text =
+        "interface own\n"
+        "workgroup 8 8 1\n"
+        "dispatch (u32@32+7)/8 grid.y*block.y 1\n"
+        "binding 0.0 storage-buffer arg0 size=u32@32*4\n"
+        "binding 1.2 uniform-buffer arg8 offset=256\n"
+        "push 0 u32 u32@36\n"
+        "push 4 f32 f32@40\n"
+        "push 8 f32 2.5\n"
+        "push 12 i32 i32@56\n"
+        "push 16 u64 u64@48\n"
+        "push 24 f32 u32@32\n"
+        "specialize 5 u32 block.x*block.y\n"
+        "specialize 6 f32 -0.5\n"
+        "output arg8 f32 width=grid.x*block.x\n";
+    vkrr_portdesc *d = NULL;
+    vkrr_error err = {0};
+    vkrr_port_iface_run run;
+    if (!CHECK(vkrr_portdesc_parse(&d, text, strlen(text), "k.port", &err) == VKRR_OK) ||
+        !CHECK(vkrr_portdesc_iface(d) != NULL) ||
+        !CHECK(vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), "k.port", &f.l, &run, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        vkrr_portdesc_destroy(d);
+        return;
+    }
+    const vkrr_port_iface *fi = vkrr_portdesc_iface(d);
+    CHECK(fi->line == 1 && fi->workgroup[0] == 8 && fi->workgroup[1] == 8 && fi->workgroup[2] == 1);
+    CHECK_EQ_U64(run.nbuf, 2);
+    /* arg0 points 64 bytes in: n = 20 floats from there; arg8 at 0, from 256 to the end */
+    CHECK(run.buf[0].set == 0 && run.buf[0].binding == 0 && run.buf[0].kind == VKRR_PORT_STORAGE_BUFFER &&
+          run.buf[0].alloc == 0 && run.buf[0].offset == 64 && run.buf[0].size == 80 && run.buf[0].line == 4);
+    CHECK(run.buf[1].set == 1 && run.buf[1].binding == 2 && run.buf[1].kind == VKRR_PORT_UNIFORM_BUFFER &&
+          run.buf[1].offset == 256 && run.buf[1].size == 8192 - 256);
+    uint8_t want[28] = {6, 0, 0, 0, 3, 0, 0, 0};
+    float f25 = 2.5f, f20 = 20.0f, fm = -0.5f;
+    int32_t m8 = -8;
+    uint64_t u100 = 100;
+    memcpy(want + 8, &f25, 4);
+    memcpy(want + 12, &m8, 4);
+    memcpy(want + 16, &u100, 8);
+    memcpy(want + 24, &f20, 4);
+    CHECK_EQ_U64(run.push_bytes, 28);
+    CHECK(!memcmp(run.push, want, sizeof want));
+    uint32_t fmbits;
+    memcpy(&fmbits, &fm, 4);
+    CHECK(run.nspec == 2 && run.spec_id[0] == 5 && run.spec_value[0] == 128 && run.spec_id[1] == 6 &&
+          run.spec_value[1] == fmbits);
+    /* (20 + 7) / 8 = 3; 2 * 4 = 8 */
+    CHECK(run.dispatch[0] == 3 && run.dispatch[1] == 8 && run.dispatch[2] == 1);
+    vkrr_port_output o[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n = 0;
+    CHECK(vkrr_portdesc_eval(d, &f.l, o, VKRR_PORT_MAX_OUTPUTS, &n, &err) == VKRR_OK && n == 1 &&
+          o[0].view.width == 224);
+    vkrr_portdesc_destroy(d);
+
+    static const struct { const char *line; vkrr_status st; const char *says; } cases[] = {
+        {"binding 0.0 storage-image arg0", VKRR_ERR_PARSE, "binding 0.0: storage-image bindings are not yet supported"},
+        {"binding 0.0 sampler arg0", VKRR_ERR_PARSE, "sampler bindings are not yet supported"},
+        {"binding 0 storage-buffer arg0", VKRR_ERR_PARSE, "'0': expected SET.BINDING"},
+        {"binding 32.0 storage-buffer arg0", VKRR_ERR_PARSE, "set below 32"},
+        {"binding 0.0 texel arg0", VKRR_ERR_PARSE, "'texel': expected storage-buffer or uniform-buffer"},
+        {"binding 0.0 storage-buffer ptr", VKRR_ERR_PARSE, "'ptr': expected the pointer argument"},
+        {"binding 0.0 storage-buffer arg0 stride=4", VKRR_ERR_PARSE, "'stride=4': expected offset= or size="},
+        {"binding 0.0 storage-buffer arg0 size=u32@", VKRR_ERR_PARSE, "'size=u32@': expected a decimal"},
+        {"push 2 u32 1", VKRR_ERR_PARSE, "multiple of 4"},
+        {"push 0 f64 1", VKRR_ERR_PARSE, "'f64': expected a type"},
+        {"push 0 f32 1.5x", VKRR_ERR_PARSE, "'1.5x': unexpected characters"},
+        {"push 0 f32 1e99", VKRR_ERR_PARSE, "'1e99': not a finite f32 constant"},
+        {"push 252 u64 1", VKRR_ERR_PARSE, "ends past byte 256"},
+        {"specialize 1 u64 1", VKRR_ERR_PARSE, "expected a type (u32 i32 f32)"},
+        {"specialize x u32 1", VKRR_ERR_PARSE, "a line is 'specialize ID"},
+        {"workgroup 8 8", VKRR_ERR_PARSE, "a line is 'workgroup X Y Z'"},
+        {"workgroup 0 1 1", VKRR_ERR_PARSE, "workgroup '0': 1..65535"},
+        {"workgroup u32@0 1 1", VKRR_ERR_PARSE, "a decimal constant"},
+        {"dispatch grid.w 1 1", VKRR_ERR_PARSE, "expected grid.x"},
+        {"interface own", VKRR_ERR_PARSE, "interface is given twice (first on line 1)"},
+        {"interface mine", VKRR_ERR_PARSE, "a line is 'interface own'"},
+        {"binding 0.0 storage-buffer arg16", VKRR_ERR_RANGE, "binding 0.0: arg16 is not a pointer"},
+        {"binding 0.0 storage-buffer arg0 size=8129", VKRR_ERR_RANGE,
+         "binding 0.0: 8129 bytes from byte 64 are not inside arg0's 8192-byte allocation (launch #42 k)"},
+        {"binding 0.0 storage-buffer arg0 offset=-65", VKRR_ERR_RANGE, "starts at byte -1"},
+        {"binding 0.0 storage-buffer arg0 size=0", VKRR_ERR_RANGE, "0 bytes from byte 64"},
+        {"binding 0.0 storage-buffer arg0 size=u32@62", VKRR_ERR_RANGE, "bytes 62..65 are past"},
+        {"push 0 u32 i32@56", VKRR_ERR_RANGE, "push 0: 'i32@56' is -8, outside its type's range"},
+        {"push 0 f32 f32@62", VKRR_ERR_RANGE, "'f32@62' is past the 64-byte parameter block"},
+        {"specialize 0 i32 u64@48*0x100000000", VKRR_ERR_RANGE, "outside its type's range"},
+        {"dispatch 0 1 1", VKRR_ERR_RANGE, "dispatch '0' is 0 workgroups"},
+        {"dispatch 1 1 1/(u32@32-20)", VKRR_ERR_RANGE, "division by zero"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char t[300];
+        snprintf(t, sizeof t, "interface own\n%s\n", cases[i].line);
+        d = NULL;
+        err = (vkrr_error){0};
+        vkrr_status st = vkrr_portdesc_parse(&d, t, strlen(t), "k.port", &err);
+        if (st == VKRR_OK)
+            st = vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), "k.port", &f.l, &run, &err);
+        vkrr_portdesc_destroy(d);
+        bool ok = st == cases[i].st && !strcmp(err.file, "k.port") && err.line == 2 &&
+                  strstr(err.msg, cases[i].says);
+        if (!CHECK(ok))
+            fprintf(stderr, "    '%s': status %s, %s:%ld: %s\n", cases[i].line, vkrr_status_name(st),
+                    err.file, err.line, err.msg);
+    }
+    /* lines that need another: interface own above; no binding or push twice */
+    static const struct { const char *text; long line; const char *says; } more[] = {
+        {"binding 0.0 storage-buffer arg0\n", 1, "'binding' describes a shader's own interface: it needs 'interface own' above it"},
+        {"interface own\nbinding 0.1 storage-buffer arg0\nbinding 0.1 storage-buffer arg8\n", 3,
+         "binding 0.1 is given twice (first on line 2)"},
+        {"interface own\npush 0 u64 1\npush 4 u32 1\n", 3, "push 4: its bytes overlap the push of line 2"},
+        {"interface own\nspecialize 3 u32 1\nspecialize 3 f32 1.0\n", 3, "specialize 3 is given twice"},
+        {"interface own\ndispatch 1 1 1\ndispatch 1 1 1\n", 3, "dispatch is given twice (first on line 2)"},
+        {"interface builtin\nbinding 0.0 storage-buffer arg0\n", 2, "needs 'interface own' above it"},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        d = NULL;
+        err = (vkrr_error){0};
+        vkrr_status st = vkrr_portdesc_parse(&d, more[i].text, strlen(more[i].text), "k.port", &err);
+        vkrr_portdesc_destroy(d);
+        if (!CHECK(st == VKRR_ERR_PARSE && err.line == more[i].line && strstr(err.msg, more[i].says)))
+            fprintf(stderr, "    case %zu: status %s, line %ld: %s\n", i, vkrr_status_name(st), err.line,
+                    err.msg);
+    }
+    /* interface builtin alone: bindings.glsl's, as without the line */
+    d = NULL;
+    CHECK(vkrr_portdesc_parse(&d, "interface builtin\n", 18, "k.port", &err) == VKRR_OK && d &&
+          vkrr_portdesc_iface(d) == NULL);
+    vkrr_portdesc_destroy(d);
+}
+
 int main(void)
 {
     check_readme_example();
     check_views();
     check_errors();
+    check_iface();
     check_set();
     check_tolerance_order();
     return test_finish("portdesc");

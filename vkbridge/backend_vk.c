@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "portdesc.h"
 #include "ports.h"
 #include "vkdev.h"
 
@@ -13,11 +14,18 @@
 typedef struct vk_module {
     char *kernel;
     VkShaderModule mod;
+    bool has_own;     /* its descriptor says `interface own` */
+    vkrr_vk_own own;
 } vk_module;
 
+#define VK_SPEC_MAX (VKRR_PORT_MAX_SPECS + 5)
+
+/* A pipeline is its module and its specialisation constants (bindings.glsl:
+ * CUDA's block and the tables' address; own: the port's and the workgroup). */
 typedef struct vk_pipe {
     uint32_t module; /* index into modules */
-    uint32_t block[3];
+    uint32_t nspec;
+    uint32_t spec_id[VK_SPEC_MAX], spec[VK_SPEC_MAX];
     VkPipeline pipe;
 } vk_pipe;
 
@@ -27,6 +35,7 @@ typedef struct vk_backend {
     double timeout_s;
     char *ports_dir;
     bool no_builtin;       /* only the ports folder's ports run */
+    vkrr_portdesc_set *descs; /* the ports' descriptors: which say `interface own` */
     vk_module *modules;
     uint32_t nmodules, cap_modules;
     vk_pipe *pipes;
@@ -43,6 +52,7 @@ static void drop_cache(vk_backend *b)
     for (uint32_t i = 0; i < b->npipes; i++)
         b->vk->fn.vkDestroyPipeline(b->vk->device, b->pipes[i].pipe, NULL);
     for (uint32_t i = 0; i < b->nmodules; i++) {
+        vkrr_vk_own_destroy(b->vk, &b->modules[i].own);
         b->vk->fn.vkDestroyShaderModule(b->vk->device, b->modules[i].mod, NULL);
         free(b->modules[i].kernel);
     }
@@ -112,33 +122,75 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
         b->modules = m;
         b->cap_modules = cap;
     }
+    /* a shader with its own interface is held against its descriptor now,
+     * before any of its launches runs */
+    vk_module m = {0};
+    const vkrr_portdesc *desc = NULL;
+    if ((st = vkrr_portdesc_set_get(b->descs, kernel, &desc, err)) != VKRR_OK ||
+        (vkrr_portdesc_iface(desc) &&
+         (st = vkrr_vk_own_create(b->vk, vkrr_portdesc_iface(desc), vkrr_portdesc_name(desc), code,
+                                  bytes, &m.own, err)) != VKRR_OK)) {
+        free(loaded);
+        return st;
+    }
+    m.has_own = vkrr_portdesc_iface(desc) != NULL;
     VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = bytes, .pCode = code};
-    VkShaderModule mod;
-    VkResult r = b->vk->fn.vkCreateShaderModule(b->vk->device, &ci, NULL, &mod);
+    VkResult r = b->vk->fn.vkCreateShaderModule(b->vk->device, &ci, NULL, &m.mod);
     free(loaded);
-    if (r != VK_SUCCESS)
+    if (r != VK_SUCCESS) {
+        vkrr_vk_own_destroy(b->vk, &m.own);
         return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateShaderModule(%s): %s", kernel,
                          vkrr_vk_result_name(r));
-    char *name = strdup(kernel);
-    if (!name) {
-        b->vk->fn.vkDestroyShaderModule(b->vk->device, mod, NULL);
+    }
+    if (!(m.kernel = strdup(kernel))) {
+        vkrr_vk_own_destroy(b->vk, &m.own);
+        b->vk->fn.vkDestroyShaderModule(b->vk->device, m.mod, NULL);
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
     }
-    b->modules[b->nmodules] = (vk_module){name, mod};
+    b->modules[b->nmodules] = m;
     *out = b->nmodules++;
     return VKRR_OK;
 }
 
-static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline *out, vkrr_error *err)
+/* The specialisation constants of r's pipeline: bindings.glsl's (0..2:
+ * CUDA's block as the local size; 3, 4: the address of the
+ * approximate-instruction tables, math.glsl, low and high word), or an own
+ * interface's (the port's, and the workgroup where the shader's local size
+ * is local_size_*_id). */
+static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_module *m,
+                        const vkrr_port_iface_run *run, uint32_t *id, uint32_t *val)
+{
+    uint32_t n = 0;
+    if (!m->has_own) {
+        uint32_t v[5] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
+                         (uint32_t)(b->dev.approx.addr >> 32)};
+        for (; n < 5; n++)
+            id[n] = n, val[n] = v[n];
+        return n;
+    }
+    for (uint32_t i = 0; i < run->nspec; i++)
+        id[n] = run->spec_id[i], val[n++] = run->spec_value[i];
+    for (int i = 0; i < 3; i++)
+        if (m->own.local_spec[i] != UINT32_MAX)
+            id[n] = m->own.local_spec[i], val[n++] = m->own.local[i];
+    return n;
+}
+
+static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, const vkrr_port_iface_run *run,
+                                VkPipeline *out, vkrr_error *err)
 {
     vkrr_status st;
     uint32_t m = 0;
     if ((st = vkrr_vk_dev_approx_refresh(&b->dev, err)) != VKRR_OK ||
         (st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
         return st;
+    vk_pipe key = {.module = m};
+    key.nspec = spec_of(b, r, &b->modules[m], run, key.spec_id, key.spec);
     for (uint32_t i = 0; i < b->npipes; i++)
-        if (b->pipes[i].module == m && !memcmp(b->pipes[i].block, r->block, sizeof r->block)) {
+        if (b->pipes[i].module == m && b->pipes[i].nspec == key.nspec &&
+            !memcmp(b->pipes[i].spec_id, key.spec_id, key.nspec * sizeof *key.spec_id) &&
+            !memcmp(b->pipes[i].spec, key.spec, key.nspec * sizeof *key.spec)) {
             b->stats.pipeline_hits++;
             *out = b->pipes[i].pipe;
             return VKRR_OK;
@@ -151,13 +203,11 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline 
         b->pipes = p;
         b->cap_pipes = cap;
     }
-    /* 0..2: CUDA's block as the local size; 3, 4: the address of the
-     * approximate-instruction tables (math.glsl), low and high word. */
-    uint32_t spec[5] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
-                        (uint32_t)(b->dev.approx.addr >> 32)};
-    VkSpecializationMapEntry me[5] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}, {4, 16, 4}};
-    VkSpecializationInfo si = {.mapEntryCount = 5, .pMapEntries = me, .dataSize = sizeof spec,
-                               .pData = spec};
+    VkSpecializationMapEntry me[VK_SPEC_MAX];
+    for (uint32_t i = 0; i < key.nspec; i++)
+        me[i] = (VkSpecializationMapEntry){key.spec_id[i], 4 * i, 4};
+    VkSpecializationInfo si = {.mapEntryCount = key.nspec, .pMapEntries = me,
+                               .dataSize = 4 * key.nspec, .pData = key.spec};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -165,31 +215,51 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, VkPipeline 
                   .module = b->modules[m].mod,
                   .pName = "main",
                   .pSpecializationInfo = &si},
-        .layout = b->dev.layout,
+        .layout = b->modules[m].has_own ? b->modules[m].own.layout : b->dev.layout,
     };
     VkPipeline pipe = VK_NULL_HANDLE;
     VkResult res = b->vk->fn.vkCreateComputePipelines(b->vk->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipe);
     if (res != VK_SUCCESS)
         return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateComputePipelines(%s): %s",
                          r->kernel, vkrr_vk_result_name(res));
-    b->pipes[b->npipes++] = (vk_pipe){m, {r->block[0], r->block[1], r->block[2]}, pipe};
+    key.pipe = pipe;
+    b->pipes[b->npipes++] = key;
     b->stats.pipelines_created++;
     *out = pipe;
     return VKRR_OK;
 }
 
-static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, vkrr_error *err)
+/* r's own interface, evaluated (*own NULL: bindings.glsl's), its module
+ * loaded. */
+static vkrr_status own_of(vk_backend *b, const vkrr_replay *r, const vkrr_vk_own **own,
+                          vkrr_port_iface_run *run, vkrr_error *err)
+{
+    uint32_t m;
+    vkrr_status st = get_module(b, r->kernel, &m, err);
+    *own = st == VKRR_OK && b->modules[m].has_own ? &b->modules[m].own : NULL;
+    if (st != VKRR_OK || !*own)
+        return st;
+    return vkrr_port_iface_eval_replay((*own)->f, (*own)->port, r, run, err);
+}
+
+/* The workgroup and grid the dispatch uses against the device's limits:
+ * CUDA's block and grid, or an own interface's. */
+static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, const vkrr_vk_own *own,
+                              const vkrr_port_iface_run *run, vkrr_error *err)
 {
     const VkPhysicalDeviceLimits *lim = &b->vk->props.limits;
-    uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
+    const uint32_t *block = own ? own->local : r->block, *grid = own ? run->dispatch : r->grid;
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     for (int i = 0; i < 3; i++) {
-        if (r->block[i] == 0 || r->block[i] > lim->maxComputeWorkGroupSize[i])
+        if (block[i] == 0 || block[i] > lim->maxComputeWorkGroupSize[i])
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1,
-                             "%s: block[%d] = %u is outside 1..%u on %s", r->kernel, i, r->block[i],
+                             "%s: %s[%d] = %u is outside 1..%u on %s", r->kernel,
+                             own ? "workgroup" : "block", i, block[i],
                              lim->maxComputeWorkGroupSize[i], b->vk->props.deviceName);
-        if (r->grid[i] == 0 || r->grid[i] > lim->maxComputeWorkGroupCount[i])
+        if (grid[i] == 0 || grid[i] > lim->maxComputeWorkGroupCount[i])
             return vkrr_fail(err, VKRR_ERR_RANGE, NULL, 0, -1,
-                             "%s: grid[%d] = %u is outside 1..%u on %s", r->kernel, i, r->grid[i],
+                             "%s: %s[%d] = %u is outside 1..%u on %s", r->kernel,
+                             own ? "dispatch" : "grid", i, grid[i],
                              lim->maxComputeWorkGroupCount[i], b->vk->props.deviceName);
     }
     if (threads > lim->maxComputeWorkGroupInvocations)
@@ -260,13 +330,15 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
     uint64_t timeout_ns = (uint64_t)(b->timeout_s * 1e9);
     if ((st = settle(b, timeout_ns, err)) != VKRR_OK)
         return st;
-    if ((st = check_dims(b, r, err)) != VKRR_OK)
+    const vkrr_vk_own *own = NULL;
+    vkrr_port_iface_run run;
+    if ((st = own_of(b, r, &own, &run, err)) != VKRR_OK || (st = check_dims(b, r, own, &run, err)) != VKRR_OK)
         return st;
     b->last_gpu_ms = NAN;
     VkPipeline pipe = VK_NULL_HANDLE;
-    if ((st = get_pipeline(b, r, &pipe, err)) != VKRR_OK)
+    if ((st = get_pipeline(b, r, &run, &pipe, err)) != VKRR_OK)
         return st;
-    if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, &L, err)) != VKRR_OK)
+    if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, own, &run, &L, err)) != VKRR_OK)
         return st;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
                        .pCommandBuffers = &b->dev.cmd};
@@ -317,15 +389,20 @@ static vkrr_status vk_run_frame(void *self, vkrr_replay *const *r, uint32_t n, d
         return st;
     VkPipeline *pipes = calloc(n ? n : 1, sizeof *pipes);
     vkrr_vk_launch *L = calloc(n ? n : 1, sizeof *L);
+    const vkrr_vk_own **own = calloc(n ? n : 1, sizeof *own);
+    vkrr_port_iface_run *run = calloc(n ? n : 1, sizeof *run);
     VkDescriptorPool pool = VK_NULL_HANDLE;
-    if (!pipes || !L) {
+    if (!pipes || !L || !own || !run) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a frame");
         goto done;
     }
     for (uint32_t k = 0; k < n; k++)
-        if ((st = check_dims(b, r[k], err)) != VKRR_OK || (st = get_pipeline(b, r[k], &pipes[k], err)) != VKRR_OK)
+        if ((st = own_of(b, r[k], &own[k], &run[k], err)) != VKRR_OK ||
+            (st = check_dims(b, r[k], own[k], &run[k], err)) != VKRR_OK ||
+            (st = get_pipeline(b, r[k], &run[k], &pipes[k], err)) != VKRR_OK)
             goto done;
-    if ((st = vkrr_vk_frame_prepare(b->vk, &b->dev, r, pipes, n, L, &pool, barriers, err)) != VKRR_OK)
+    if ((st = vkrr_vk_frame_prepare(b->vk, &b->dev, r, pipes, own, run, n, L, &pool, barriers, err)) !=
+        VKRR_OK)
         goto done;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
                        .pCommandBuffers = &b->dev.cmd};
@@ -348,6 +425,8 @@ done:
         b->vk->fn.vkDestroyDescriptorPool(b->vk->device, pool, NULL);
     free(L);
     free(pipes);
+    free(own);
+    free(run);
     return st;
 }
 
@@ -369,6 +448,7 @@ static void vk_destroy(void *self)
             /* Destroying a device that still runs work is undefined; leaking it is not. */
             vkrr_warn("vulkan: a timed-out launch is still running; the device is left to the process exit");
             free(b->ports_dir);
+            vkrr_portdesc_set_destroy(b->descs);
             free(b->modules);
             free(b->pipes);
             free(b);
@@ -379,6 +459,7 @@ static void vk_destroy(void *self)
         vkrr_vk_dev_fini(b->vk, &b->dev);
     }
     vkrr_vk_ctx_destroy(b->vk);
+    vkrr_portdesc_set_destroy(b->descs);
     free(b->ports_dir);
     free(b->modules);
     free(b->pipes);
@@ -402,6 +483,8 @@ vkrr_status vkrr_vk_backend_create(vkrr_backend *out, const vkrr_vk_desc *desc, 
         goto fail;
     }
     b->no_builtin = d.no_builtin;
+    if ((st = vkrr_portdesc_set_create(&b->descs, d.ports_dir, err)) != VKRR_OK)
+        goto fail;
     vkrr_vk_ctx_desc cd = {.device = d.device, .validation = d.validation};
     if ((st = vkrr_vk_ctx_create(&b->vk, &cd, err)) != VKRR_OK)
         goto fail;

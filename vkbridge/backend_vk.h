@@ -28,6 +28,11 @@
  * memory is bounded by one launch (a launch that timed out keeps its
  * resources until the device finishes it).  Dynamic shared memory
  * size is not passed to the shader: a port declares its shared arrays itself.
+ * A port whose KERNEL.port says `interface own` (portiface.h) gets none of
+ * the above bindings: its shader is reflected when its module is made
+ * (prepare) and refused where it does not match the descriptor, and each
+ * launch binds the descriptor's views of its allocations, pushes its
+ * constants, specialises and dispatches its grid (vkiface.c).
  *
  * Errors: VKRR_ERR_NO_LIBRARY (no libvulkan.so.1), VKRR_ERR_NO_DEVICE (selector
  * or missing feature, named), VKRR_ERR_NO_PORT, VKRR_ERR_FORMAT,

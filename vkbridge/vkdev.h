@@ -5,6 +5,7 @@
  *   vkrecord.c command recording: barriers, upload, dispatch, read-back, frames
  *   vklaunch.c one launch's resources (vkrr_vk_launch), prepare, finish, free
  *   vkstream.c a streamed launch's data through staging, a slice at a time
+ *   vkiface.c  a port with its own interface (portiface.h): reflection, layouts, sets
  *
  * Internal to vkbridge.  vkrr_vk_dev holds what outlives a launch: the
  * descriptor set layout of bindings.glsl, the pipeline layout, one descriptor
@@ -18,6 +19,7 @@
 #ifndef VKRR_VKDEV_H
 #define VKRR_VKDEV_H
 
+#include "portiface.h"
 #include "replay.h"
 #include "vkmem.h"
 
@@ -50,6 +52,20 @@ typedef struct vkrr_vk_dev {
     const uint32_t *approx_src; /* the model's tables approx holds a copy of */
 } vkrr_vk_dev;
 
+/* A port with its own interface, held against its shader (vkiface.c): made
+ * once per shader module. */
+#define VKRR_VK_OWN_SETS 4u
+typedef struct vkrr_vk_own {
+    const vkrr_port_iface *f;          /* the descriptor's lines (the backend's set owns them) */
+    char port[512];                    /* the descriptor's file, for errors */
+    uint32_t nsets;                    /* descriptor sets 0..nsets-1 */
+    VkDescriptorSetLayout dsl[VKRR_VK_OWN_SETS];
+    VkPipelineLayout layout;
+    uint32_t push_size;                /* the shader's push-constant block */
+    uint32_t local[3];                 /* the workgroup size it runs with */
+    uint32_t local_spec[3];            /* local_size_*_id's constant, UINT32_MAX: a literal */
+} vkrr_vk_own;
+
 typedef struct vkrr_vk_launch {
     /* Buffers live in mapped device memory where the device has it
      * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
@@ -78,6 +94,12 @@ typedef struct vkrr_vk_launch {
      * for, in bulk memory */
     bool streamed;
     void **outs;
+    /* an own interface: its layouts, this launch's values, its sets (from
+     * own_pool, the launch's); own NULL: bindings.glsl's set above */
+    const vkrr_vk_own *own;
+    vkrr_port_iface_run own_run;
+    VkDescriptorPool own_pool;
+    VkDescriptorSet own_sets[VKRR_VK_OWN_SETS];
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -91,7 +113,9 @@ vkrr_status vkrr_vk_dev_approx_refresh(vkrr_vk_dev *d, vkrr_error *err);
  * block, and records the command buffer (upload, dispatch with pipe, read
  * back).  On failure everything made so far is freed. */
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
-                                   VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err);
+                                   VkPipeline pipe, const vkrr_vk_own *own,
+                                   const vkrr_port_iface_run *run, vkrr_vk_launch *L,
+                                   vkrr_error *err);
 /* Points every output's post_view at the launch's copy (mapped buffer or
  * staging region) and copies it into every wanted post.  The views stay
  * valid until vkrr_vk_launch_free(L).  A streamed launch: reads its outputs
@@ -108,7 +132,8 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L);
  * (last first); *pool: the frame's descriptor pool, destroyed by the caller
  * (also on failure). */
 vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
-                                  const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
+                                  const VkPipeline *pipes, const vkrr_vk_own *const *own,
+                                  const vkrr_port_iface_run *run, uint32_t n, vkrr_vk_launch *L,
                                   VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err);
 /* Milliseconds between the two timestamps of the last finished launch; NAN
  * when the device has no timestamps or the results cannot be read. */
@@ -131,6 +156,21 @@ vkrr_status vkrr_vk_make_sampler(vkrr_vk_ctx *vk, const vkrr_sampler *s, VkForma
 /* Every table slot: L's images where bound, the dummies elsewhere. */
 void vkrr_vk_write_descriptors(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_launch *L,
                                VkDescriptorSet set);
+
+/* vkiface.c */
+/* Reflects code (SPIR-V, bytes long) and holds it against f: every buffer
+ * binding the shader declares given, of its kind, none it lacks, pushes
+ * inside its push-constant block, specialisation constants it has, the
+ * workgroup its local size; images and samplers refused (not yet
+ * supported).  VKRR_ERR_PARSE naming port, the line and the binding.  Then
+ * the set and pipeline layouts. */
+vkrr_status vkrr_vk_own_create(vkrr_vk_ctx *vk, const vkrr_port_iface *f, const char *port,
+                               const uint32_t *code, size_t bytes, vkrr_vk_own *o, vkrr_error *err);
+void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o); /* accepts a zeroed one */
+/* L's sets (L->own, L->own_run, L->bufs made): a pool of its own, each
+ * binding a view of its allocation's buffer (device alignment and range
+ * checked, VKRR_ERR_RANGE naming the line). */
+vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err);
 
 /* vkrecord.c */
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,

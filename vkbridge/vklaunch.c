@@ -79,6 +79,7 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     uint64_t up = 0, tex_up = 0, row_max = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | /* own interfaces */
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     for (uint32_t a = 0; a < r->nallocs; a++) {
         if (find_buf(prev, nprev, &r->allocs[a], &L->bufs[a])) {
@@ -151,12 +152,16 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
  * descriptor set from pool. */
 static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                          const vkrr_vk_launch *prev, uint32_t nprev, VkDescriptorPool pool,
-                         bool streamed, vkrr_vk_launch *L, vkrr_error *err)
+                         bool streamed, const vkrr_vk_own *own, const vkrr_port_iface_run *run,
+                         vkrr_vk_launch *L, vkrr_error *err)
 {
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
     L->streamed = streamed;
+    L->own = own;
+    if (own)
+        L->own_run = *run;
     uint64_t stage_bytes = 0, upload_bytes = 0;
     if (streamed && !(L->outs = zalloc(r->nallocs + r->nimages, sizeof *L->outs))) {
         st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
@@ -210,13 +215,18 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
     memset(L->params.map, 0, L->params.size);
     if ((st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
         goto fail;
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = pool, .descriptorSetCount = 1,
-                                      .pSetLayouts = &d->dsl};
-    if ((st = vkrr_vk_check(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, &L->set),
-                            "vkAllocateDescriptorSets", err)) != VKRR_OK)
-        goto fail;
-    vkrr_vk_write_descriptors(vk, d, L, L->set);
+    if (own) { /* the shader's own sets: views of the allocations */
+        if ((st = vkrr_vk_own_sets(vk, L, err)) != VKRR_OK)
+            goto fail;
+    } else {
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = pool, .descriptorSetCount = 1,
+                                          .pSetLayouts = &d->dsl};
+        if ((st = vkrr_vk_check(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, &L->set),
+                                "vkAllocateDescriptorSets", err)) != VKRR_OK)
+            goto fail;
+        vkrr_vk_write_descriptors(vk, d, L, L->set);
+    }
     if (streamed && (st = vkrr_vk_stream_upload(vk, d, r, L, err)) != VKRR_OK)
         goto fail;
     free(addr);
@@ -230,14 +240,16 @@ fail:
 }
 
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
-                                   VkPipeline pipe, vkrr_vk_launch *L, vkrr_error *err)
+                                   VkPipeline pipe, const vkrr_vk_own *own,
+                                   const vkrr_port_iface_run *run, vkrr_vk_launch *L,
+                                   vkrr_error *err)
 {
     vkrr_status st;
     memset(L, 0, sizeof *L);
     if ((st = vkrr_vk_check(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK)
         return st;
-    if ((st = setup(vk, d, r, NULL, 0, d->pool, vkrr_mem_streamed(vkrr_replay_bytes(r)), L, err)) !=
-        VKRR_OK)
+    if ((st = setup(vk, d, r, NULL, 0, d->pool, vkrr_mem_streamed(vkrr_replay_bytes(r)), own, run,
+                    L, err)) != VKRR_OK)
         return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         goto fail;
@@ -251,7 +263,8 @@ fail:
 }
 
 vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *const *r,
-                                  const VkPipeline *pipes, uint32_t n, vkrr_vk_launch *L,
+                                  const VkPipeline *pipes, const vkrr_vk_own *const *own,
+                                  const vkrr_port_iface_run *run, uint32_t n, vkrr_vk_launch *L,
                                   VkDescriptorPool *pool, uint32_t *barriers, vkrr_error *err)
 {
     vkrr_status st;
@@ -267,7 +280,7 @@ vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
                             "vkCreateDescriptorPool", err)) != VKRR_OK)
         return st;
     for (uint32_t k = 0; k < n; k++)
-        if ((st = setup(vk, d, r[k], L, k, *pool, false, &L[k], err)) != VKRR_OK)
+        if ((st = setup(vk, d, r[k], L, k, *pool, false, own[k], &run[k], &L[k], err)) != VKRR_OK)
             return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         return st;
@@ -312,6 +325,8 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
         if (L->samplers && L->samplers[i])
             vk->fn.vkDestroySampler(vk->device, L->samplers[i], NULL);
     }
+    if (L->own_pool)
+        vk->fn.vkDestroyDescriptorPool(vk->device, L->own_pool, NULL);
     vkrr_vk_buffer_destroy(vk, &L->params);
     vkrr_vk_buffer_destroy(vk, &L->stage);
     vkrr_vk_buffer_destroy(vk, &L->upload);

@@ -92,8 +92,9 @@ static void record_upload(vkrr_vk_ctx *vk, VkCommandBuffer cmd, const vkrr_repla
 
 static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
 {
+    /* UNIFORM_READ: an own interface may read an allocation as a uniform buffer */
     vkrr_vk_memory_barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
-                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT,
                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 }
@@ -126,8 +127,19 @@ static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *
                             const vkrr_vk_launch *L, VkPipeline pipe)
 {
     uint32_t info[VKRR_VK_MAX_TEXTURES];
-    texinfo(r, L, info);
     vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    if (L->own) { /* the shader's own sets, its push constants, its grid */
+        const vkrr_port_iface_run *run = &L->own_run;
+        if (L->own->nsets)
+            vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, L->own->layout, 0,
+                                           L->own->nsets, L->own_sets, 0, NULL);
+        if (L->own->push_size) /* bytes no push line gives are zero (push_size <= its size) */
+            vk->fn.vkCmdPushConstants(d->cmd, L->own->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                      L->own->push_size, run->push);
+        vk->fn.vkCmdDispatch(d->cmd, run->dispatch[0], run->dispatch[1], run->dispatch[2]);
+        return;
+    }
+    texinfo(r, L, info);
     vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
                                    0, NULL);
     vk->fn.vkCmdPushConstants(d->cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof info, info);
@@ -208,7 +220,8 @@ uint32_t vkrr_vk_record_frame(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *cons
     for (uint32_t k = 0; k < n; k++) {
         if (touches_earlier(L, since, k)) {
             vkrr_vk_memory_barrier(vk, d->cmd, VK_ACCESS_SHADER_WRITE_BIT,
-                                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                       VK_ACCESS_UNIFORM_READ_BIT,
                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
             ++barriers;
             since = k;

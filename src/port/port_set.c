@@ -124,6 +124,14 @@ vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *ca
         vkrr_status st = vkrr_portdesc_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
         if (st != VKRR_OK)
             return st;
+        const vkrr_portdesc *d = NULL;
+        if (s && (st = vkrr_portdesc_set_get(s, cap->launches[i].kernel, &d, err)) != VKRR_OK)
+            return st;
+        vkrr_port_iface_run run;
+        if (vkrr_portdesc_iface(d) &&
+            (st = vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), vkrr_portdesc_name(d),
+                                              &cap->launches[i], &run, err)) != VKRR_OK)
+            return st;
     }
     return VKRR_OK;
 }

@@ -9,27 +9,9 @@
 
 #include "cuformat.h"
 #include "mapfile.h"
+#include "portexpr.h"
 
 #define PD_FILE_MAX (1u << 20)
-#define PD_EXPR_MAX 32
-#define PD_TEXT 120
-
-/* An expression in postfix order: constants, parameter words, operators. */
-typedef enum { PD_CONST, PD_WORD, PD_ADD, PD_SUB, PD_MUL, PD_DIV, PD_MOD } pd_op;
-
-typedef struct pd_item {
-    pd_op op;
-    int64_t value;       /* PD_CONST */
-    uint32_t at;         /* PD_WORD: byte offset */
-    uint8_t bytes;       /* PD_WORD: 1, 2, 4 or 8 */
-    bool is_signed;      /* PD_WORD */
-} pd_item;
-
-typedef struct pd_expr {
-    pd_item it[PD_EXPR_MAX];
-    unsigned n;
-    char text[PD_TEXT];  /* "width=u32@24", for messages */
-} pd_expr;
 
 enum { F_OFFSET, F_WIDTH, F_HEIGHT, F_CHANNELS, F_PLANES, F_COUNT };
 static const char *const field_name[F_COUNT] = {"offset", "width", "height", "channels", "planes"};
@@ -39,7 +21,7 @@ typedef struct pd_output {
     uint32_t arg;
     vkrr_dtype dtype;
     bool has[F_COUNT];
-    pd_expr f[F_COUNT];
+    vkrr_port_expr f[F_COUNT];
     bool planar;
     bool has_layout;
     vkrr_tol_override tol;
@@ -52,7 +34,13 @@ struct vkrr_portdesc {
     uint32_t n;
     vkrr_port_input *in;   /* input lines (vkrr stress's bounds) */
     uint32_t nin;
+    vkrr_port_iface *iface; /* `interface own` (portiface.h); NULL: bindings.glsl's */
 };
+
+const vkrr_port_iface *vkrr_portdesc_iface(const vkrr_portdesc *d)
+{
+    return d ? d->iface : NULL;
+}
 
 uint32_t vkrr_portdesc_inputs(const vkrr_portdesc *d, vkrr_port_input *out, uint32_t cap)
 {
@@ -85,6 +73,7 @@ void vkrr_portdesc_destroy(vkrr_portdesc *d)
     free(d->name);
     free(d->out);
     free(d->in);
+    free(d->iface);
     free(d);
 }
 
@@ -94,189 +83,6 @@ uint32_t vkrr_portdesc_args(const vkrr_portdesc *d, uint32_t *args, uint32_t cap
     for (uint32_t i = 0; i < d->n && n < cap; i++)
         args[n++] = d->out[i].arg;
     return n;
-}
-
-/* ---- expressions -------------------------------------------------------- */
-
-typedef struct pd_parser {
-    const char *s;
-    pd_expr *e;
-    const char *why;
-} pd_parser;
-
-static bool emit(pd_parser *p, pd_item it)
-{
-    if (p->e->n == PD_EXPR_MAX) {
-        p->why = "too long (32 terms at most)";
-        return false;
-    }
-    p->e->it[p->e->n++] = it;
-    return true;
-}
-
-static bool parse_sum(pd_parser *p, int depth);
-
-/* NUMBER, TYPE@BYTE or (SUM) */
-static bool parse_atom(pd_parser *p, int depth)
-{
-    static const struct { const char *name; uint8_t bytes; bool is_signed; } words[] = {
-        {"u8", 1, false}, {"u16", 2, false}, {"u32", 4, false}, {"u64", 8, false},
-        {"i32", 4, true}, {"i64", 8, true}};
-    if (*p->s == '(') {
-        if (depth > 8) {
-            p->why = "parentheses nest too deep";
-            return false;
-        }
-        p->s++;
-        if (!parse_sum(p, depth + 1))
-            return false;
-        if (*p->s != ')') {
-            p->why = "a '(' is not closed";
-            return false;
-        }
-        p->s++;
-        return true;
-    }
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t n = strlen(words[i].name);
-        if (strncmp(p->s, words[i].name, n) || p->s[n] != '@')
-            continue;
-        const char *d = p->s + n + 1;
-        if (*d < '0' || *d > '9') {
-            p->why = "expected a decimal byte offset after '@' (u32@24)";
-            return false;
-        }
-        char *end;
-        errno = 0;
-        unsigned long long at = strtoull(d, &end, 10);
-        if (errno || at >= VKRR_ARGS_MAX_BYTES) {
-            p->why = "the byte offset is past any parameter block (4096 bytes)";
-            return false;
-        }
-        p->s = end;
-        return emit(p, (pd_item){.op = PD_WORD, .at = (uint32_t)at, .bytes = words[i].bytes,
-                                 .is_signed = words[i].is_signed});
-    }
-    if (*p->s >= '0' && *p->s <= '9') {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p->s, &end, 0);
-        if (errno || v > (unsigned long long)INT64_MAX) {
-            p->why = "the number is too large";
-            return false;
-        }
-        p->s = end;
-        return emit(p, (pd_item){.op = PD_CONST, .value = (int64_t)v});
-    }
-    p->why = *p->s ? "expected a number, a parameter word (u32@24) or '('"
-                   : "the value ends where a number was expected";
-    return false;
-}
-
-static bool parse_product(pd_parser *p, int depth)
-{
-    if (!parse_atom(p, depth))
-        return false;
-    while (*p->s == '*' || *p->s == '/' || *p->s == '%') {
-        pd_op op = *p->s == '*' ? PD_MUL : *p->s == '/' ? PD_DIV : PD_MOD;
-        p->s++;
-        if (!parse_atom(p, depth) || !emit(p, (pd_item){.op = op}))
-            return false;
-    }
-    return true;
-}
-
-static bool parse_sum(pd_parser *p, int depth)
-{
-    bool neg = *p->s == '-';
-    if (neg) {
-        p->s++;
-        if (!emit(p, (pd_item){.op = PD_CONST, .value = 0}))
-            return false;
-    }
-    if (!parse_product(p, depth) || (neg && !emit(p, (pd_item){.op = PD_SUB})))
-        return false;
-    while (*p->s == '+' || *p->s == '-') {
-        pd_op op = *p->s == '+' ? PD_ADD : PD_SUB;
-        p->s++;
-        if (!parse_product(p, depth) || !emit(p, (pd_item){.op = op}))
-            return false;
-    }
-    return true;
-}
-
-static bool parse_expr(const char *text, pd_expr *e, const char **why)
-{
-    pd_parser p = {text, e, NULL};
-    e->n = 0;
-    if (!parse_sum(&p, 0)) {
-        *why = p.why;
-        return false;
-    }
-    if (*p.s) {
-        *why = "unexpected characters after the value";
-        return false;
-    }
-    return true;
-}
-
-/* Evaluates against args; false with a reason in why (buf). */
-static bool eval_expr(const pd_expr *e, const uint8_t *args, uint32_t args_bytes, int64_t *out,
-                      char *why, size_t cap)
-{
-    int64_t st[PD_EXPR_MAX];
-    unsigned sp = 0;
-    for (unsigned i = 0; i < e->n; i++) {
-        const pd_item *it = &e->it[i];
-        if (it->op == PD_CONST) {
-            st[sp++] = it->value;
-            continue;
-        }
-        if (it->op == PD_WORD) {
-            if ((uint64_t)it->at + it->bytes > args_bytes) {
-                snprintf(why, cap, "bytes %u..%u are past the %u-byte parameter block", it->at,
-                         it->at + it->bytes - 1, args_bytes);
-                return false;
-            }
-            uint64_t v = 0;
-            for (unsigned b = 0; b < it->bytes; b++)
-                v |= (uint64_t)args[it->at + b] << (8 * b);
-            if (it->is_signed && it->bytes == 4)
-                st[sp++] = (int32_t)(uint32_t)v;
-            else if (!it->is_signed && v > (uint64_t)INT64_MAX) {
-                snprintf(why, cap, "the u64 at byte %u is too large (%llu)", it->at,
-                         (unsigned long long)v);
-                return false;
-            } else {
-                st[sp++] = (int64_t)v;
-            }
-            continue;
-        }
-        int64_t b = st[--sp], a = st[--sp], r = 0;
-        bool ok = true;
-        switch (it->op) {
-        case PD_ADD: ok = !__builtin_add_overflow(a, b, &r); break;
-        case PD_SUB: ok = !__builtin_sub_overflow(a, b, &r); break;
-        case PD_MUL: ok = !__builtin_mul_overflow(a, b, &r); break;
-        case PD_DIV:
-        case PD_MOD:
-            if (b == 0) {
-                snprintf(why, cap, "division by zero");
-                return false;
-            }
-            ok = !(a == INT64_MIN && b == -1);
-            r = ok ? (it->op == PD_DIV ? a / b : a % b) : 0;
-            break;
-        default: break;
-        }
-        if (!ok) {
-            snprintf(why, cap, "the value overflows 64 bits");
-            return false;
-        }
-        st[sp++] = r;
-    }
-    *out = st[0];
-    return true;
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -295,7 +101,7 @@ static vkrr_status parse_field(pd_output *o, const char *tok, const char *name, 
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "'%s': %s is given twice", tok,
                              field_name[f]);
         const char *why = NULL;
-        if (!parse_expr(eq + 1, &o->f[f], &why))
+        if (!vkrr_port_expr_parse(eq + 1, &o->f[f], &why))
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "'%s': %s", tok, why);
         snprintf(o->f[f].text, sizeof o->f[f].text, "%s", tok);
         o->has[f] = true;
@@ -422,7 +228,11 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
     const char *s = line + strspn(line, " \t");
     if (!strncmp(s, "# GUESS", 7) && d->n && !d->out[d->n - 1].guess_line)
         d->out[d->n - 1].guess_line = lineno; /* the output above it rests on a guess */
-    if (!strncmp(s, "input", 5) && (s[5] == ' ' || s[5] == '\t')) {
+    size_t kw = strcspn(s, " \t\r#");
+    char first[16];
+    snprintf(first, sizeof first, "%.*s", (int)(kw < sizeof first ? kw : sizeof first - 1), s);
+    bool iface = vkrr_port_iface_keyword(first);
+    if (iface || !strcmp(first, "input")) {
         char *tok[32];
         int nt = 0;
         char *hash = strchr(line, '#');
@@ -431,7 +241,8 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
         for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t && nt < 32;
              t = strtok_r(NULL, " \t\r", &save))
             tok[nt++] = t;
-        return parse_input(d, tok, nt, lineno, err);
+        return iface ? vkrr_port_iface_line(&d->iface, tok, nt, d->name, lineno, err)
+                     : parse_input(d, tok, nt, lineno, err);
     }
     vkrr_status st = parse_line(line, &o, &empty, d->name, lineno, err);
     if (st != VKRR_OK || empty)
@@ -491,7 +302,9 @@ static vkrr_status eval_field(const vkrr_portdesc *d, const pd_output *o, int f,
         *v = dflt;
         return VKRR_OK;
     }
-    if (!eval_expr(&o->f[f], l->args, l->args_bytes, v, why, sizeof why))
+    vkrr_port_env env = {l->args, l->args_bytes, {l->grid[0], l->grid[1], l->grid[2]},
+                         {l->block[0], l->block[1], l->block[2]}};
+    if (!vkrr_port_expr_eval(&o->f[f], &env, v, why, sizeof why))
         return vkrr_fail(err, VKRR_ERR_RANGE, d->name, o->line, -1, "'%s': %s (launch #%llu %s)",
                          o->f[f].text, why, (unsigned long long)l->sequence, l->kernel);
     if (f != F_OFFSET && (*v < 1 || *v > UINT32_MAX))

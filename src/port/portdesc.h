@@ -44,6 +44,9 @@
  *     input arg0 f32 finite range -4 4
  *     input arg8 fixed
  *
+ * and, for a shader that declares its own bindings instead of including
+ * bindings.glsl, `interface own` and its lines (portiface.h).
+ *
  * Errors (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2) name the file, the line
  * and the field: a line that does not parse; at evaluation against a launch,
  * a word or argument past the parameter block, an argument that is neither a
@@ -69,6 +72,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "embed.h"
+#include "portiface.h"
 #include "status.h"
 #include "view.h"
 
@@ -124,6 +128,10 @@ typedef struct vkrr_port_input {
 } vkrr_port_input;
 /* The input lines, in file order: at most cap into out; returns how many. */
 uint32_t vkrr_portdesc_inputs(const vkrr_portdesc *d, vkrr_port_input *out, uint32_t cap);
+
+/* The shader's own interface (`interface own`, portiface.h); NULL for a
+ * port of bindings.glsl's (d NULL included). */
+const vkrr_port_iface *vkrr_portdesc_iface(const vkrr_portdesc *d);
 
 /* The argument offsets a descriptor names, in file order (no launch needed). */
 uint32_t vkrr_portdesc_args(const vkrr_portdesc *d, uint32_t *args, uint32_t cap);
