@@ -233,5 +233,11 @@ rc=$?
 vkrr validate "$cap" --shard 4/3 >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q "\-\-shard takes K/N" "$WORK/m.err" || fail "--shard 4/3: exit $rc, $(cat "$WORK/m.err")"
+# one shard of one is the whole run (the least K and N accepted)
+n=$(ls "$cap/replay" | wc -l)
+vkrr validate "$cap" --mode isolated --shard 1/1 --heatmaps none >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 0 ] && grep -q "^summary: $n launches: $n PASS," "$WORK/m.out" ||
+    fail "--shard 1/1: exit $rc, $(grep summary "$WORK/m.out") $(cat "$WORK/m.err")"
 
 e2e_end
