@@ -1,6 +1,7 @@
 // cpu_coop.cpp - a block's threads as fibers (see cpu_coop.h).
 #include "cpu_coop.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -21,7 +22,82 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+// Switching stacks.  swapcontext saves and restores the signal mask, a
+// system call each switch, which cost more than the kernel's arithmetic; on
+// x86-64 the switch is the callee-saved registers, the SSE and x87 control
+// words and the stack pointer (coop_switch), and ucontext elsewhere.
+#if defined(__x86_64__) && !defined(VKRR_COOP_UCONTEXT)
+#define COOP_ASM 1
+// coop_switch(&save_sp, to_sp): pushes what the callee must keep, saves rsp
+// in *save_sp, takes to_sp and pops the other context's (its `ret` goes on
+// where that context called coop_switch, or into a new fiber's entry).
+extern "C" void vkrr_coop_switch(void **save_sp, void *to_sp);
+asm(".text\n"
+    ".globl vkrr_coop_switch\n"
+    ".hidden vkrr_coop_switch\n"
+    ".type vkrr_coop_switch, @function\n"
+    "vkrr_coop_switch:\n"
+    "    pushq %rbp\n"
+    "    pushq %rbx\n"
+    "    pushq %r12\n"
+    "    pushq %r13\n"
+    "    pushq %r14\n"
+    "    pushq %r15\n"
+    "    subq $8, %rsp\n"
+    "    stmxcsr (%rsp)\n"
+    "    fnstcw 4(%rsp)\n"
+    "    movq %rsp, (%rdi)\n"
+    "    movq %rsi, %rsp\n"
+    "    ldmxcsr (%rsp)\n"
+    "    fldcw 4(%rsp)\n"
+    "    addq $8, %rsp\n"
+    "    popq %r15\n"
+    "    popq %r14\n"
+    "    popq %r13\n"
+    "    popq %r12\n"
+    "    popq %rbx\n"
+    "    popq %rbp\n"
+    "    ret\n"
+    ".size vkrr_coop_switch, .-vkrr_coop_switch\n");
+#endif
+
 namespace {
+
+#ifdef COOP_ASM
+struct coop_ctx {
+    void *sp;
+};
+// A new fiber's stack as coop_switch leaves one: the control words of this
+// thread, zeroed registers, and entry as the return address, 16-aligned so
+// that entry starts as if called.
+void ctx_make(coop_ctx *c, void *stack, size_t size, void (*entry)())
+{
+    uintptr_t a = ((uintptr_t)stack + size - 16) & ~(uintptr_t)15;
+    uint64_t *top = (uint64_t *)a;
+    top[1] = 0; // entry's own return address: it never returns
+    top[0] = (uint64_t)(uintptr_t)entry;
+    for (int i = 1; i <= 6; i++)
+        top[-i] = 0;
+    uint32_t ctl[2] = {0, 0};
+    asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(ctl[0]), "=m"(ctl[1]));
+    memcpy(&top[-7], ctl, 8);
+    c->sp = &top[-7];
+}
+void ctx_swap(coop_ctx *from, coop_ctx *to) { vkrr_coop_switch(&from->sp, to->sp); }
+#else
+struct coop_ctx {
+    ucontext_t uc;
+};
+void ctx_make(coop_ctx *c, void *stack, size_t size, void (*entry)())
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = stack;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = nullptr;
+    makecontext(&c->uc, entry, 0);
+}
+void ctx_swap(coop_ctx *from, coop_ctx *to) { swapcontext(&from->uc, &to->uc); }
+#endif
 
 // A thread's stack: room for a kernel's frames and, in the lane that runs a
 // collective, the model it calls (the tensor-core sum keeps its tiles on the
@@ -36,7 +112,7 @@ const size_t stack_bytes = 256u << 10;
 enum { RUNNABLE, WAIT_BAR, WAIT_WARP, DONE };
 
 struct fiber {
-    ucontext_t ctx;
+    coop_ctx ctx;
     uint3 tid;
     int state;
 };
@@ -50,7 +126,7 @@ struct warp_slot {
 };
 
 struct block {
-    ucontext_t sched;
+    coop_ctx sched;
     fiber *f;
     unsigned n, cur, live, bar_arrived;
     warp_slot *warps;
@@ -80,24 +156,18 @@ struct host_state {
 };
 thread_local host_state hs;
 
-// Switches from fiber `from` (NULL: the scheduler) to `to_ctx`.
-void switch_to(ucontext_t *from_ctx, ucontext_t *to_ctx, const void *to_bottom, size_t to_size, bool dying)
+// Switches from the context from_ctx to to_ctx, whose stack is to_bottom;
+// dying: from_ctx's fiber never runs again (ASan forgets its stack).
+void switch_to(coop_ctx *from_ctx, coop_ctx *to_ctx, const void *to_bottom, size_t to_size, bool dying)
 {
 #ifdef COOP_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(dying ? nullptr : &fake, to_bottom, to_size);
-    if (dying) {
-        setcontext(to_ctx);
-        return;
-    }
-    swapcontext(from_ctx, to_ctx);
+    ctx_swap(from_ctx, to_ctx);
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #else
-    (void)to_bottom, (void)to_size;
-    if (dying)
-        setcontext(to_ctx);
-    else
-        swapcontext(from_ctx, to_ctx);
+    (void)to_bottom, (void)to_size, (void)dying;
+    ctx_swap(from_ctx, to_ctx);
 #endif
 }
 
@@ -185,11 +255,7 @@ bool cpu_coop_run_block(unsigned bx, unsigned by, unsigned bz, unsigned shared_b
         fiber &f = b.f[i];
         f.tid = uint3{i % bx, (i / bx) % by, i / (bx * by)};
         f.state = RUNNABLE;
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = hs.stacks[i];
-        f.ctx.uc_stack.ss_size = stack_bytes;
-        f.ctx.uc_link = nullptr;
-        makecontext(&f.ctx, fiber_main, 0);
+        ctx_make(&f.ctx, hs.stacks[i], stack_bytes, fiber_main);
     }
     block *outer = hs.cur;
     hs.cur = &b;

@@ -4,9 +4,10 @@
  *
  *     cpu_coop_run_block(block, shared_bytes, body, ctx);   // body(ctx) once a thread
  *
- * Each CUDA thread of the block runs body(ctx) on its own stack (ucontext);
- * threadIdx is set to the fiber's before each switch into it, so a kernel
- * reads its own.  A thread runs until it waits:
+ * Each CUDA thread of the block runs body(ctx) on its own stack (switched by
+ * hand on x86-64, by ucontext elsewhere); threadIdx is set to the fiber's
+ * before each switch into it, so a kernel reads its own.  A thread runs
+ * until it waits:
  *   - cpu_coop_syncthreads: bar.sync 0, the block's barrier: it opens when
  *     every thread that has not returned has arrived (as the PTX interpreter
  *     counts, so a thread that returned early does not hang the block);
