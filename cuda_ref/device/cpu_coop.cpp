@@ -19,6 +19,7 @@
 #endif
 #endif
 #ifdef COOP_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -277,6 +278,12 @@ bool cpu_coop_run_block(unsigned bx, unsigned by, unsigned bz, unsigned shared_b
             b.failed = true; // every thread left waits: nothing can release them
     }
     hs.cur = outer;
+#ifdef COOP_ASAN
+    // The frames of fibers left waiting never returned: their redzones
+    // would poison the next block's frames on the same stacks.
+    for (unsigned i = 0; b.failed && i < n; i++)
+        __asan_unpoison_memory_region((char *)hs.stacks[i] + 4096, stack_bytes - 4096);
+#endif
     return !b.failed;
 }
 
