@@ -19,8 +19,8 @@
 #include "rrref.h"
 #include "testutil.h"
 
-#define W 20 /* 3 x 3 windows, the last column and row partly outside */
-#define H 10
+#define W 12 /* 2 x 2 windows, one block: the right column and bottom row partly outside */
+#define H 6
 #define TW (W * 8) /* texels across: 8 HALF x4 texels a pixel */
 #define NTEX ((size_t)TW * H)
 static const char *const kernel = "cuda_dldn_rrref_attn0_kernel";
@@ -249,13 +249,14 @@ static bool run(vkrr_backend *be, run_out *ro)
     return true;
 }
 
-/* The first differing texel of two runs' surfaces, for the log; 0 if none. */
+/* How many texels of two runs' surfaces differ; the first one in the log
+ * unless what is NULL. */
 static size_t differ(const run_out *a, const run_out *b, const char *what)
 {
     size_t n = 0;
     for (size_t i = 0; i < NTEX * 4; i++)
         if (a->out[i] != b->out[i] || a->branch[i] != b->branch[i]) {
-            if (!n++)
+            if (!n++ && what)
                 fprintf(stderr, "  %s: first difference at pixel (%zu, %zu) channel %zu: out %04x/%04x "
                         "branch %04x/%04x\n", what, (i / 4 % TW) / 8, i / 4 / TW, (i / 4 % 8) * 4 + i % 4,
                         a->out[i], b->out[i], a->branch[i], b->branch[i]);
@@ -380,7 +381,7 @@ int main(int argc, char **argv)
             check_reference(&c[i]);
     }
     /* the hardware model reaches the sums: sm_89's fp8 (13 bits) is not sm_90's (25) */
-    CHECK(differ(&c[0], &c[1], "sm_90 against sm_89 (expected to differ)") > 0);
+    CHECK(differ(&c[0], &c[1], NULL) > 0);
     cpu.destroy(cpu.self);
     ptx.destroy(ptx.self);
     return test_finish(mode ? "rrref_attn jit" : "rrref_attn");
