@@ -27,6 +27,8 @@
  *           max subtraction) -> weights of a 5x5 neighbourhood of the noisy
  *           colour plus the reprojected history sample; writes the output and
  *           history surfaces (HALF x4) with byte x.
+ *   attn0   window attention on fp8 tensor cores (rrref_attn.cu,
+ *           docs/rrref-attention.md): its own kernel, not yet in synth's frame
  *
  *
  * Numerics (the Vulkan port must reproduce each step; the device helpers are in
