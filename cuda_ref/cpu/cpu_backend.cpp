@@ -42,12 +42,13 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
         return vkrr_fail(err, VKRR_ERR_SIZE, r->kernel, 0, -1,
                          "%u bytes of parameters, the kernel takes %u", r->args_bytes,
                          k->params_bytes);
-    /* rrref's approximate instructions: their tables now, so a table that
-     * cannot be read is this launch's error, not NaNs in its outputs */
-    r->standins = 0;
-    if ((st = vkrr_approx_require(VKRR_APPROX_EX2, false, err)) != VKRR_OK ||
-        (st = vkrr_approx_require(VKRR_APPROX_RSQRT, false, err)) != VKRR_OK)
-        return st;
+    /* the kernel's approximate instructions: their tables now, so a table
+     * that cannot be read is this launch's error, not NaNs in its outputs */
+    r->standins = k->standins;
+    for (unsigned op = 0; op < VKRR_APPROX_COUNT; op++)
+        if ((k->approx_ops >> op & 1u) &&
+            (st = vkrr_approx_require((vkrr_approx_op)op, false, err)) != VKRR_OK)
+            return st;
     vkrr_host_launch l;
     if ((st = vkrr_host_launch_prepare(r, &l, err)) != VKRR_OK)
         return st;
@@ -69,13 +70,15 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
     // Interleaved chunks of blocks, so the threads share the cost of uneven rows.
     const size_t chunk = 16;
     std::atomic<size_t> next{0};
+    std::atomic<bool> stuck{false};
     auto worker = [&]() {
         for (;;) {
             size_t b0 = next.fetch_add(chunk);
-            if (b0 >= nblocks)
+            if (b0 >= nblocks || stuck.load(std::memory_order_relaxed))
                 break;
             size_t b1 = b0 + chunk < nblocks ? b0 + chunk : nblocks;
-            k->run(params, grid, block, b0, b1);
+            if (!k->run(params, grid, block, r->shared_bytes, b0, b1))
+                stuck.store(true, std::memory_order_relaxed);
         }
     };
     std::vector<std::thread> extra;
@@ -91,6 +94,11 @@ vkrr_status cpu_run(void *self, vkrr_replay *r, vkrr_error *err)
     vkrr_host_launch_current(NULL);
     int fault = __atomic_load_n(&l.fault, __ATOMIC_RELAXED);
     vkrr_host_launch_free(&l);
+    if (stuck.load())
+        return vkrr_fail(err, VKRR_ERR_FAULT, r->kernel, 0, -1, /* this launch's ERROR */
+                         "the kernel's threads never met: a __syncthreads or a warp collective "
+                         "(mma, movmatrix, shfl) some threads of its block or warp never reached, "
+                         "or lanes of one warp at different ones");
     if (fault & VKRR_HOST_FAULT_HANDLE)
         return vkrr_fail(err, VKRR_ERR_FAULT, r->kernel, 0, -1, /* this launch's ERROR */
                          "the kernel used a texture or surface handle word the capture's manifest "

@@ -19,7 +19,8 @@
  * bit for bit (see cuda_cpu.h for what is exact and what is not).
  * Errors: VKRR_ERR_NO_PORT (unknown kernel), VKRR_ERR_SIZE (args size),
  * VKRR_ERR_FORMAT, VKRR_ERR_NOMEM, VKRR_ERR_DEVICE (a kernel wrote a surface
- * out of range).
+ * out of range), VKRR_ERR_FAULT (a handle word that names no texture or
+ * surface; threads of a block that never met: cpu_coop.h).
  */
 #ifndef VKRR_CPU_BACKEND_H
 #define VKRR_CPU_BACKEND_H

@@ -1,11 +1,13 @@
 // cpu_kernels.cpp - the rrref .cu files compiled as C++ against cuda_cpu.h,
-// and the name -> launcher table (cpu_run_range in cpu_kernels.h: the kernels
-// have no inter-thread communication, so any thread order gives the same
-// bytes), plus the kernels registered at run time.
+// and the name -> launcher table (cpu_run_range in cpu_kernels.h: kernels
+// with no inter-thread communication, so any thread order gives the same
+// bytes; cpu_run_range_coop: the attention block, whose threads meet, as
+// fibers), plus the kernels registered at run time.
 #include "cpu_kernels.h"
 
 #include <string.h>
 
+#include "rrref_attn.cu"
 #include "rrref_conv.cu"
 #include "rrref_expo.cu"
 #include "rrref_input.cu"
@@ -23,6 +25,10 @@ static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_enc1_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_dec0_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_output_kernel, rrref_output_params),
+    /* its threads meet; rcp.approx too; the tensor-core sum is a model and
+     * div.approx a stand-in (approx.h), as its PTX's launches report */
+    CPU_KERNEL_COOP(cuda_dldn_rrref_attn0_kernel, rrref_attn_params,
+                    CPU_APPROX_RRREF | (1u << VKRR_APPROX_RCP), VKRR_STANDIN_DIV | VKRR_STANDIN_TCSUM),
 #ifdef VKRR_TEST_KERNELS
     CPU_KERNEL(vkrr_test_linear_kernel, vkrr_test_linear_params),
 #endif

@@ -10,6 +10,13 @@
  *   addressing rules, tex1Dfetch<T> on linear memory, surf2Dwrite with byte
  *   x, and the approximate PTX instructions ex2.approx.ftz.f32 and
  *   rsqrt.approx.ftz.f32 as the hardware model has them.
+ * For kernels whose threads meet (cpu_coop.h runs their blocks as fibers):
+ *   __syncthreads, __shfl_xor_sync, and the warp instructions rrref's
+ *   attention block names in inline PTX (cpu_mma_m16n8k32_e4m3_f16,
+ *   cpu_movmatrix_trans, cpu_cvt_e4m3x2_f16x2), each through the one
+ *   definition the PTX interpreter uses (cuda_ref/device/ptx_models.h: the
+ *   tensor-core sum is the hardware model's); tex.2d with s32 coordinates,
+ *   sust.b.2d.v4.b16.zero, and rcp.approx.ftz.f32 / div.approx.ftz.f32.
  *
  * Exact (bit for bit what CUDA does): f16 and e4m3 conversions, __hadd
  * (f32 add then RNE to f16 is exact: 24 >= 2*11+2 bits, so double rounding is
@@ -35,9 +42,11 @@
 #include <atomic>
 
 #include "approx.h"
+#include "cpu_coop.h"
 #include "cuda_texture.h"
 #include "host_launch.h"
 #include "fpformat.h"
+#include "ptx_models.h"
 
 #define __global__
 #define __device__
@@ -95,6 +104,18 @@ static inline float cpu_ex2_approx_ftz(float x)
 static inline float cpu_rsqrt_approx_ftz(float x)
 {
     return vkrr_approx_rsqrt(x);
+}
+/* rcp.approx.ftz.f32, the hardware model's (approx.h). */
+static inline float cpu_rcp_approx_ftz(float x)
+{
+    return vkrr_approx_f32(VKRR_APPROX_RCP, x, 1);
+}
+/* div.approx.ftz.f32: approx.h's stand-in, the correctly rounded quotient
+ * with subnormal inputs and result flushed (what the PTX interpreter
+ * computes; exact on the GPU too where b is a power of two). */
+static inline float cpu_div_approx_ftz(float a, float b)
+{
+    return cpu_ftz(cpu_ftz(a) / cpu_ftz(b));
 }
 
 /* ---- f16 --------------------------------------------------------------- */
@@ -209,6 +230,102 @@ template <typename T> inline void surf2Dwrite(T v, cudaSurfaceObject_t obj, int 
     if (vkrr_host_surf_ok(obj))
         vkrr_cusurf_write((const cpu_surface *)(uintptr_t)obj, &v, (unsigned)sizeof(T), x, y,
                           VKRR_CUSURF_TRAP);
+}
+
+/* tex.2d.v4.f32.s32 (with or without .base: one mip level): the texel at
+ * integer (x, y), never filtered, whatever the sampler's filter and
+ * coordinate mode (cuda_texture.h), addressed with its modes. */
+static inline float4 cpu_tex2d_texel(cudaTextureObject_t obj, int x, int y)
+{
+    uint32_t r[4];
+    if (!vkrr_host_tex_ok(obj))
+        return float4{0, 0, 0, 0};
+    vkrr_cutex_at at = {};
+    at.geom = VKRR_GEOM_2D;
+    at.icoords = true;
+    at.ic[0] = x;
+    at.ic[1] = y;
+    vkrr_cutex_lookup((const cpu_texture *)(uintptr_t)obj, &at, false, r);
+    return float4{__uint_as_float(r[0]), __uint_as_float(r[1]), __uint_as_float(r[2]),
+                  __uint_as_float(r[3])};
+}
+
+/* sust.b.2d.v4.b16.zero: four b16 at byte x; out of range the store is
+ * dropped (.zero), any other bad access faults as surf2Dwrite's. */
+static inline void cpu_sust_b16x4_zero(cudaSurfaceObject_t obj, int x_bytes, int y, ushort4 v)
+{
+    if (vkrr_host_surf_ok(obj))
+        vkrr_cusurf_write((const cpu_surface *)(uintptr_t)obj, &v, 8u, x_bytes, y, VKRR_CUSURF_ZERO);
+}
+
+/* ---- threads that meet (cpu_coop.h) ------------------------------------- */
+static inline void __syncthreads() { cpu_coop_syncthreads(); }
+
+/* cvt.rn.satfinite{.relu}.e4m3x2.f16x2: a lane's own, no collective. */
+static inline unsigned short cpu_cvt_e4m3x2_f16x2(unsigned a, bool relu)
+{
+    return vkrr_ptx_cvt_f8x2_f16x2(a, false, relu);
+}
+
+/* shfl.sync.bfly.b32 d, v, lane_mask, c, 0xffffffff (every lane takes part;
+ * c as nvcc makes it from width: ((32 - width) << 8) | 31). */
+struct cpu_shfl_in {
+    uint32_t v, b, c;
+};
+static void cpu_shfl_bfly_all(const void *in, void *out, void *)
+{
+    const cpu_shfl_in *x = (const cpu_shfl_in *)in;
+    uint32_t *d = (uint32_t *)out;
+    for (uint32_t l = 0; l < 32; l++) {
+        bool ok;
+        d[l] = x[vkrr_ptx_shfl_source(2, l, x[l].b, x[l].c, &ok)].v;
+    }
+}
+static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int lane_mask, int width = 32)
+{
+    cpu_shfl_in in = {v, (uint32_t)lane_mask, ((32u - (uint32_t)width) << 8) | 31u};
+    unsigned d;
+    cpu_coop_warp(&in, sizeof in, &d, sizeof d, cpu_shfl_bfly_all, nullptr);
+    return d;
+}
+static inline float __shfl_xor_sync(unsigned mask, float v, int lane_mask, int width = 32)
+{
+    return __uint_as_float(__shfl_xor_sync(mask, __float_as_uint(v), lane_mask, width));
+}
+
+/* movmatrix.sync.aligned.m8n8.trans.b16 */
+static void cpu_movmatrix_all(const void *in, void *out, void *)
+{
+    vkrr_ptx_movmatrix_trans((const uint32_t *)in, (uint32_t *)out);
+}
+static inline unsigned cpu_movmatrix_trans(unsigned a)
+{
+    unsigned d;
+    cpu_coop_warp(&a, sizeof a, &d, sizeof d, cpu_movmatrix_all, nullptr);
+    return d;
+}
+
+/* mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {d0, d1}, {a0..a3},
+ * {b0, b1}, {c0, c1}: the tensor-core sum of the current hardware model. */
+struct cpu_mma_in {
+    uint32_t a[4], b[2], c[2];
+};
+static void cpu_mma_e4m3_all(const void *in, void *out, void *)
+{
+    const cpu_mma_in *x = (const cpu_mma_in *)in;
+    uint32_t a[32][4], b[32][2], c[32][2];
+    for (unsigned l = 0; l < 32; l++) {
+        memcpy(a[l], x[l].a, sizeof a[l]);
+        memcpy(b[l], x[l].b, sizeof b[l]);
+        memcpy(c[l], x[l].c, sizeof c[l]);
+    }
+    vkrr_ptx_mma_e4m3_f16(a, b, c, (uint32_t(*)[2])out);
+}
+static inline void cpu_mma_m16n8k32_e4m3_f16(unsigned d[2], const unsigned a[4], const unsigned b[2],
+                                             const unsigned c[2])
+{
+    cpu_mma_in in = {{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1]}};
+    cpu_coop_warp(&in, sizeof in, d, 2 * sizeof(unsigned), cpu_mma_e4m3_all, nullptr);
 }
 
 #endif

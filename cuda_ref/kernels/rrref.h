@@ -27,6 +27,8 @@
  *           max subtraction) -> weights of a 5x5 neighbourhood of the noisy
  *           colour plus the reprojected history sample; writes the output and
  *           history surfaces (HALF x4) with byte x.
+ *   attn0   window attention on fp8 tensor cores (rrref_attn.cu,
+ *           docs/rrref-attention.md): its own kernel, not yet in synth's frame
  *
  *
  * Numerics (the Vulkan port must reproduce each step; the device helpers are in
@@ -178,6 +180,44 @@ typedef struct rrref_output_params {
     uint32_t height;      /* 60 */
 } rrref_output_params;
 
+/* ---- the window-attention block (rrref_attn.cu; docs/rrref-attention.md) --
+ * cuda_dldn_rrref_attn0_kernel: a window of 8 x 4 pixels is 32 tokens of
+ * RRREF_ATTN_C channels; one warp a window, blocks of 32 x 1 x 4 threads
+ * (threadIdx.z the warp: 2 x 2 windows), grid ceil(windows_x / 2) x
+ * ceil(windows_y / 2), RRREF_ATTN_SHARED bytes of dynamic shared memory. */
+#define RRREF_ATTN_C 32
+#define RRREF_ATTN_WIN_W 8
+#define RRREF_ATTN_WIN_H 4
+#define RRREF_ATTN_SHARED 9600u
+/* The attention weight image (e4m3 bytes): Wq, Wk, Wv, Wo, each C x C (row
+ * o = output channel, C bytes of input channels), then bq, bk, bv, bo (C
+ * each; the f16 accumulators start at the bias). */
+#define RRREF_ATTN_W_Q 0u
+#define RRREF_ATTN_W_K 1024u
+#define RRREF_ATTN_W_V 2048u
+#define RRREF_ATTN_W_O 3072u
+#define RRREF_ATTN_W_BIAS 4096u /* + 32 * (0 q, 1 k, 2 v, 3 o) */
+#define RRREF_ATTN_W_BYTES 4224u
+
+/* Tokens in and out: HALF x 4 images of (width * 8) x height texels, pixel
+ * (x, y)'s channels 4c..4c+3 in texel (8x + c, y). */
+typedef struct rrref_attn_params {
+    uint64_t src;         /*   0 texture HALF x4 tokens: LINEAR, normalized coordinates, clamp;
+                           *     read at integer coordinates (tex.base.2d.v4.f32.s32), exact texels */
+    uint64_t out;         /*   8 surface HALF x4: tokens + attention (the residual sum) */
+    uint64_t branch;      /*  16 surface HALF x4: the attention branch alone */
+    uint32_t width;       /*  24 pixels (tokens) across */
+    uint32_t height;      /*  28 */
+    uint32_t windows_x;   /*  32 ceil(width / 8) */
+    uint32_t windows_y;   /*  36 ceil(height / 4) */
+    uint64_t weights;     /*  40 pointer: the attention weight image */
+    uint16_t log2_tau;    /*  48 f16: scores scale 2^log2_tau (ex2.approx) */
+    uint16_t channels;    /*  50 f16: the RMS norm's divisor, 32.0 (div.approx) */
+    uint16_t eps;         /*  52 f16: the RMS norm's epsilon */
+    uint16_t pad;         /*  54 zero */
+    uint32_t reserved[22]; /* 56 zero (the block is the 144 bytes of the notes' enc2) */
+} rrref_attn_params;
+
 #define RRREF_OFF(T, f) offsetof(T, f)
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_expo0_params, partials) == 8, "expo0.partials");
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_expo0_params, tiles_y) == 28, "expo0.tiles_y");
@@ -202,5 +242,9 @@ RRREF_STATIC_ASSERT(RRREF_OFF(rrref_output_params, weights) == 40, "output.weigh
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_output_params, history_out) == 48, "output.history_out");
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_output_params, height) == 60, "output.height");
 RRREF_STATIC_ASSERT(sizeof(rrref_output_params) == 64, "output size");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, windows_y) == 36, "attn.windows_y");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, weights) == 40, "attn.weights at +40");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, eps) == 52, "attn.eps");
+RRREF_STATIC_ASSERT(sizeof(rrref_attn_params) == 144, "attn size");
 
 #endif

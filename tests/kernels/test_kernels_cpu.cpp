@@ -3,10 +3,12 @@
 // (the binary, its tables) never knows them.
 #include "cpu_kernels.h"
 
+#include "vkrr_test_meet.cu"
 #include "vkrr_test_planes.cu"
 
 static const cpu_kernel_entry test_kernels[] = {
     CPU_KERNEL(vkrr_test_planes_kernel, vkrr_test_planes_params),
+    CPU_KERNEL_COOP(vkrr_test_meet_kernel, vkrr_test_meet_params, 0u, 0u),
 };
 
 extern "C" bool vkrr_test_kernels_register(void)

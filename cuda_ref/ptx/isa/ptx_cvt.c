@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "ptx_internal.h"
+#include "ptx_models.h"
 
 #define A_(i) PTX_R(w, in->o[i])
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
@@ -306,6 +307,14 @@ static const uint8_t *f8_table(const ptx_inst *in, cvt_desc c)
     return f8[e5][relu];
 }
 
+uint16_t vkrr_ptx_cvt_f8x2_f16x2(uint32_t a, bool e5m2, bool relu)
+{
+    static void (*const fill[2][2])(void) = {{f8_fill00, f8_fill01}, {f8_fill10, f8_fill11}};
+    pthread_once(&f8_once[e5m2][relu], fill[e5m2][relu]);
+    const uint8_t *t = f8[e5m2][relu];
+    return (uint16_t)(t[(a >> 16) & 0xffffu] << 8 | t[a & 0xffffu]);
+}
+
 HANDLER(x_cvt_pack)
 {
     uint64_t *d = A_(0);
@@ -313,7 +322,7 @@ HANDLER(x_cvt_pack)
     cvt_desc c = desc_of(in);
     unsigned h = c.dbits;
     const uint8_t *t = f8_table(in, c);
-    if (t) {
+    if (t) { /* the same as vkrr_ptx_cvt_f8x2_f16x2 (ptx_models.h), without its once a lane */
         PTX_LANES(m, d[l] = (uint64_t)t[(A[l] >> 16) & 0xffffu] << 8 | t[A[l] & 0xffffu]);
         return 0;
     }

@@ -8,6 +8,7 @@
  * inverse; movmatrix.sync.aligned.m8n8.trans.b16 transposes in registers.
  */
 #include "ptx_internal.h"
+#include "ptx_models.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
@@ -79,21 +80,29 @@ HANDLER(x_stmatrix)
 
 /* movmatrix.sync.aligned.m8n8.trans.b16 d, a: an 8 x 8 matrix of b16 held as
  * ldmatrix leaves one (lane t: row t/4, columns 2(t%4) and 2(t%4)+1, lower half
- * the lower column) becomes its transpose in the same layout.  o[0] d, o[1] a. */
+ * the lower column) becomes its transpose in the same layout (ptx_models.h). */
+void vkrr_ptx_movmatrix_trans(const uint32_t a[32], uint32_t d[32])
+{
+    for (unsigned t = 0; t < 32; t++) {
+        d[t] = 0;
+        for (unsigned i = 0; i < 2; i++) { /* T[t/4][2(t%4)+i] = M[2(t%4)+i][t/4] */
+            unsigned r = 2 * (t % 4) + i, c = t / 4;
+            uint16_t v = (uint16_t)(a[r * 4 + c / 2] >> (16 * (c % 2)));
+            d[t] |= (uint32_t)v << (16 * i);
+        }
+    }
+}
+
+/* o[0] d, o[1] a. */
 HANDLER(x_movmatrix)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "movmatrix needs all 32 lanes (active 0x%08x)", m);
     const uint64_t *S = PTX_R(w, in->o[1]);
-    uint32_t out[32];
-    for (unsigned t = 0; t < 32; t++) {
-        out[t] = 0;
-        for (unsigned i = 0; i < 2; i++) { /* T[t/4][2(t%4)+i] = M[2(t%4)+i][t/4] */
-            unsigned r = 2 * (t % 4) + i, c = t / 4;
-            uint16_t v = (uint16_t)(S[r * 4 + c / 2] >> (16 * (c % 2)));
-            out[t] |= (uint32_t)v << (16 * i);
-        }
-    }
+    uint32_t a[32], out[32];
+    for (unsigned t = 0; t < 32; t++)
+        a[t] = (uint32_t)S[t];
+    vkrr_ptx_movmatrix_trans(a, out);
     uint64_t *D = PTX_R(w, in->o[0]);
     for (unsigned t = 0; t < 32; t++)
         D[t] = out[t];

@@ -36,6 +36,7 @@
 #include "approx.h"
 #include "ptx_internal.h"
 #include "ptx_mma_sum.h"
+#include "ptx_models.h"
 
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
@@ -157,13 +158,55 @@ static void d_store(ptx_warp *w, const uint32_t *ox, unsigned nd, bool d32, cons
     }
 }
 
+/* The floating-point forms' D (out[lane][idx], idx as C's c0..c3): as the
+ * tensor cores sum (ptx_mma_sum.c), the whole tile at once. */
+static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K, bool c32, bool d32,
+                           uint64_t (*out)[4])
+{
+    bool fp8 = ka == MK_E4M3 || ka == MK_E5M2;
+    uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
+    tile_gather(f, kind_bits(ka), M, K, A, B);
+    for (unsigned row = 0; row < M; row++)
+        for (unsigned col = 0; col < 8; col++)
+            C[row * 8 + col] = c_elem(f, c32, row, col);
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = K,
+                      .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
+                      .split = K == (fp8 ? 32u : ka == MK_TF32 ? 8u : 16u)};
+    ptx_dot_tile_sum(&t, &ar);
+    for (unsigned row = 0; row < M; row++)
+        for (unsigned col = 0; col < 8; col++)
+            out[(row % 8) * 4 + col / 2][(row / 8) * 2 + col % 2] = D[row * 8 + col];
+}
+
+/* ptx_models.h: the CPU backend's mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16,
+ * this handler's own path */
+void vkrr_ptx_mma_e4m3_f16(const uint32_t a[32][4], const uint32_t b[32][2], const uint32_t c[32][2],
+                           uint32_t d[32][2])
+{
+    frag f;
+    for (unsigned l = 0; l < 32; l++) {
+        for (unsigned r = 0; r < 4; r++)
+            f.a[l][r] = a[l][r];
+        for (unsigned r = 0; r < 2; r++) {
+            f.b[l][r] = b[l][r];
+            f.c[l][r] = c[l][r];
+        }
+    }
+    uint64_t out[32][4];
+    mma_float_tile(&f, MK_E4M3, MK_E4M3, 16, 32, false, false, out);
+    for (unsigned l = 0; l < 32; l++)
+        for (unsigned r = 0; r < 2; r++)
+            d[l][r] = (uint32_t)(out[l][2 * r] | out[l][2 * r + 1] << 16);
+}
+
 HANDLER(x_mma)
 {
     if (m != 0xffffffffu)
         return ptx_fault(w, in, -1, VKRR_ERR_FAULT, "mma needs all 32 lanes (active 0x%08x)", m);
     int K = 4 << in->e, ka = in->a, kb = in->b;
     unsigned ea = kind_bits(ka), eb = kind_bits(kb);
-    bool fp8 = ka == MK_E4M3 || ka == MK_E5M2, integer = ka == MK_S8 || ka == MK_U8 || ka >= MK_S4;
+    bool integer = ka == MK_S8 || ka == MK_U8 || ka >= MK_S4;
     bool d32 = in->c, c32 = in->d;
     const unsigned M = in->imm & 4u ? 8 : 16;
     unsigned na = a_regs(ka, M, (unsigned)K), nb = b_regs(kb, (unsigned)K);
@@ -172,21 +215,8 @@ HANDLER(x_mma)
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
-    if (!integer) { /* as the tensor cores sum (ptx_mma_sum.c), the whole tile at once */
-        uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
-        tile_gather(&f, ea, M, (unsigned)K, A, B);
-        for (unsigned row = 0; row < M; row++)
-            for (unsigned col = 0; col < 8; col++)
-                C[row * 8 + col] = c_elem(&f, c32, row, col);
-        ptx_dot_arith ar = ptx_dot_arith_current();
-        ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = (unsigned)K,
-                          .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
-                          .split = K == (fp8 ? 32 : ka == MK_TF32 ? 8 : 16)};
-        ptx_dot_tile_sum(&t, &ar);
-        for (unsigned row = 0; row < M; row++)
-            for (unsigned col = 0; col < 8; col++)
-                out[(row % 8) * 4 + col / 2][(row / 8) * 2 + col % 2] = D[row * 8 + col];
-    }
+    if (!integer)
+        mma_float_tile(&f, ka, kb, M, (unsigned)K, c32, d32, out);
     for (unsigned row = 0; row < M && integer; row++) {
         for (unsigned col = 0; col < 8; col++) { /* exact; s32 wraps, or clamps with .satfinite */
             int64_t s = (int32_t)c_elem(&f, c32, row, col);

@@ -492,9 +492,12 @@ int ptx_dec_tex(ptx_dctx *c)
     ptx_inst *in = c->in;
     if (!strcmp(op, "tex") || !strcmp(op, "tld4")) {
         bool g4 = op[1] == 'l';
-        static const char *const comps[] = {".r", ".g", ".b", ".a"}, *const mips[] = {".base", ".level", ".grad"};
-        if (ptx_take_any(c, mips, 3) >= 0)
-            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.base/.level/.grad (mipmaps)", op);
+        static const char *const comps[] = {".r", ".g", ".b", ".a"}, *const mips[] = {".level", ".grad"};
+        /* .base: mip level 0, which is all a texture here has (what tex without it reads) */
+        if (!g4)
+            ptx_take(c, ".base");
+        if (ptx_take_any(c, mips, 2) >= 0)
+            return ptx_dec_fail(c, VKRR_ERR_UNSUPPORTED, "%s.level/.grad (mipmaps)", op);
         int comp = g4 ? ptx_take_any(c, comps, 4) : 0;
         int g = ptx_take_any(c, geom_names, 7);
         if (g < 0 && (ptx_take(c, ".2dms") || ptx_take(c, ".a2dms")))

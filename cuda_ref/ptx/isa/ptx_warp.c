@@ -7,12 +7,28 @@
  * exactly the group.  The pre-.sync forms group the lanes running.  Sources are read for all lanes before any destination is written
  * (d and a may be the same register). */
 #include "ptx_internal.h"
+#include "ptx_models.h"
 
 #define A_(i) PTX_R(w, in->o[i])
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
 
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask: o[0] d, o[1] p (P, UINT32_MAX none),
  * o[2] a, o[3] b, o[4] c; in->a mode 0 up 1 down 2 bfly 3 idx */
+uint32_t vkrr_ptx_shfl_source(unsigned mode, uint32_t l, uint32_t b, uint32_t c, bool *ok)
+{
+    uint32_t clamp = c & 31u, seg = (c >> 8) & 31u;
+    uint32_t maxl = (l & seg) | (clamp & ~seg), minl = l & seg;
+    int32_t j;
+    b &= 31u;
+    switch (mode) {
+    case 0: j = (int32_t)l - (int32_t)b; *ok = j >= (int32_t)maxl; break;
+    case 1: j = (int32_t)(l + b); *ok = j <= (int32_t)maxl; break;
+    case 2: j = (int32_t)(l ^ b); *ok = j <= (int32_t)maxl; break;
+    default: j = (int32_t)(minl | (b & ~seg)); *ok = j <= (int32_t)maxl; break;
+    }
+    return !*ok || j < 0 || j > 31 ? l : (uint32_t)j;
+}
+
 HANDLER(x_shfl)
 {
     uint64_t src[32];
@@ -21,19 +37,8 @@ HANDLER(x_shfl)
     uint64_t *d = A_(0);
     uint32_t pbits = 0;
     PTX_LANES(m, {
-        uint32_t b = (uint32_t)B[l] & 31u, cv = (uint32_t)C[l];
-        uint32_t clamp = cv & 31u, seg = (cv >> 8) & 31u;
-        uint32_t maxl = (l & seg) | (clamp & ~seg), minl = l & seg;
-        int32_t j;
         bool ok;
-        switch (in->a) {
-        case 0: j = (int32_t)l - (int32_t)b; ok = j >= (int32_t)maxl; break;
-        case 1: j = (int32_t)(l + b); ok = j <= (int32_t)maxl; break;
-        case 2: j = (int32_t)(l ^ b); ok = j <= (int32_t)maxl; break;
-        default: j = (int32_t)(minl | (b & ~seg)); ok = j <= (int32_t)maxl; break;
-        }
-        if (!ok || j < 0 || j > 31)
-            j = (int32_t)l;
+        uint32_t j = vkrr_ptx_shfl_source(in->a, l, (uint32_t)B[l], (uint32_t)C[l], &ok);
         d[l] = (uint32_t)src[j];
         pbits |= (uint32_t)ok << l;
     });
