@@ -7,8 +7,9 @@
  * predicates, moves, ld/st) as vector code over the warp's 32 lanes, every
  * other instruction a call of its interpreter handler with its decoded
  * instruction.  A run goes on into the next where the interpreter would
- * without regrouping the warp; divergent branches, barriers, warp
- * collectives and calls stay with the interpreter's scheduler (ptx_exec.c),
+ * without regrouping the warp, through a warp collective (.sync: mma,
+ * shfl, ...) where the warp is converged; divergent branches, barriers,
+ * the other collectives and calls stay with the interpreter's scheduler (ptx_exec.c),
  * which calls a run's function where it would have stepped through the
  * run.  The code holds no addresses, so it is cached on disk
  * (ptx_jit_cache.c), keyed by its IR and the code generator.
@@ -192,7 +193,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
-#define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
+#define JIT_VERSION "vkrr-ptx-jit 6" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs */
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u
