@@ -59,6 +59,25 @@ static void test_f16_inputs(void)
                standins ? " (a stand-in answered)" : "");
         CHECK_EQ_U64(bad, 0);
         CHECK_EQ_U64(standins, 0);
+        /* the many-value entry (the PTX engines' lanes), in batches of 32
+         * and of 7 (a partial warp), against the same H200 values */
+        bad = 0;
+        for (uint32_t h0 = 0; h0 < 65536;) {
+            float x[32], y[32];
+            unsigned n = h0 % 3 ? 7 : 32;
+            if (n > 65536 - h0)
+                n = 65536 - h0;
+            for (unsigned k = 0; k < n; k++)
+                x[k] = vkrr_f16_to_f32((uint16_t)(h0 + k));
+            vkrr_approx_f32_many(rows[r].op, x, y, n, rows[r].ftz, &standins);
+            for (unsigned k = 0; k < n; k++)
+                if (fb(y[k]) != hwraw_u32(hw, (size_t)r * 65536 + h0 + k) && bad++ < 5)
+                    fprintf(stderr, "  %s many(%a) [f16 %04x]: %08x, the H200 %08x\n", rows[r].name,
+                            x[k], h0 + k, fb(y[k]), hwraw_u32(hw, (size_t)r * 65536 + h0 + k));
+            h0 += n;
+        }
+        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(standins, 0);
     }
     free(hw);
 }
@@ -287,6 +306,10 @@ static void test_models(void)
     vkrr_hw_use(r);
     CHECK(vkrr_approx_f32(VKRR_APPROX_SIN, 0.5f, 0) == (float)sin(0.5));
     CHECK(vkrr_approx_f32(VKRR_APPROX_EX2, 0.3f, 1) == (float)exp2(0.3f));
+    float xs[2] = {0.5f, 0.3f}, ys[2];
+    unsigned si = 0;
+    vkrr_approx_f32_many(VKRR_APPROX_RCP, xs, ys, 2, 1, &si);
+    CHECK(ys[0] == 2.0f && ys[1] == (float)(1.0 / (double)0.3f) && si == 0);
     vkrr_hw_use(NULL);
     vkrr_hw_model_close(r);
     CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.capture_arch = "sm_90"}, &m, &err) == VKRR_OK);

@@ -38,12 +38,28 @@ static float apply_delta(float ref, int8_t d)
     return bitsf(vkrr_hw_unord(vkrr_hw_ord(fbits(ref)) + d));
 }
 
-/* A table of the current model; NULL when it cannot be had (the value is
+/* A table of model t (the caller's vkrr_hw_current_tables, read once for
+ * all the values it computes); NULL when it cannot be had (the value is
  * then a NaN; vkrr_approx_require reported why beforehand). */
-static const void *table(vkrr_hw_table_id id)
+static const void *table(vkrr_hw_tables *t, vkrr_hw_table_id id)
 {
-    vkrr_hw_tables *t = vkrr_hw_current_tables();
     return t ? vkrr_hw_tables_get(t, id, NULL) : NULL;
+}
+
+/* 2^k, k in [-126, 127], exactly: scaling by it is ldexpf's where the
+ * result is normal (and Inf past the range, as ldexpf). */
+static float pow2f(int k)
+{
+    return bitsf((uint32_t)(127 + k) << 23);
+}
+
+/* 2^k, k in [-1022, 1023], exactly. */
+static double pow2(int k)
+{
+    uint64_t b = (uint64_t)(1023 + k) << 52;
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
 }
 
 /* A value rounded toward the exact one, then flushed: hw = flush(v) where v
@@ -56,10 +72,9 @@ static float flush_exact(double v)
 /* ---- the measured laws --------------------------------------------------- */
 
 /* The hardware's bits at j from an exceptions list (sorted (j, bits) pairs). */
-static bool exception_at(vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
+static bool exception_at(vkrr_hw_tables *t, vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
 {
     size_t bytes = 0;
-    vkrr_hw_tables *t = vkrr_hw_current_tables();
     const uint32_t *e = t ? vkrr_hw_tables_get(t, id, &bytes) : NULL;
     size_t lo = 0, hi = bytes / 8;
     while (e && lo < hi) {
@@ -81,27 +96,35 @@ static bool exception_at(vkrr_hw_table_id id, uint32_t j, uint32_t *bits)
  * value; a saturated entry without one in a set that says it cut entries
  * (hw_tables.h) is a stand-in: *cut then true.  False when the table
  * cannot be had. */
-static bool grid_value(vkrr_hw_table_id id, uint32_t j, float *v, bool *cut)
+static bool grid_value(vkrr_hw_tables *t, vkrr_hw_table_id id, uint32_t j, float *v, bool *cut)
 {
-    const int8_t *d = table(id);
+    const int8_t *d = table(t, id);
     if (!d)
         return false;
     uint32_t eb;
     bool sat = d[j] == 127 || d[j] == -127;
-    if (sat && exception_at(vkrr_hw_table_exceptions(id), j, &eb)) {
+    if (sat && exception_at(t, vkrr_hw_table_exceptions(id), j, &eb)) {
         *v = bitsf(eb);
         return true;
     }
     if (sat && cut)
-        *cut = vkrr_hw_tables_cut(vkrr_hw_current_tables(), id) > 0;
+        *cut = vkrr_hw_tables_cut(t, id) > 0;
     *v = apply_delta(vkrr_hw_grid_ref(id, j), d[j]);
     return true;
 }
 
 
-/* ex2.approx.ftz.f32: q = floor(|x| 2^23), i = q >> 23, j = q mod 2^23;
- * x >= 0: 2^i E+[j]; x < 0: flush(2^-i E-[j]). */
-static float ex2_ftz(float x)
+/* ex2.approx.ftz.f32's grid index of x, |x| < 128: q = floor(|x| 2^23)
+ * (the conversion truncates: exact), i = q >> 23, j = q mod 2^23. */
+static uint32_t ex2_grid(float x, int *i)
+{
+    uint64_t q = (uint64_t)(fabs((double)x) * 8388608.0);
+    *i = (int)(q >> 23);
+    return (uint32_t)(q & 0x7fffffu);
+}
+
+/* ex2.approx.ftz.f32: x >= 0: 2^i E+[j]; x < 0: flush(2^-i E-[j]). */
+static float ex2_ftz(vkrr_hw_tables *t, float x)
 {
     x = ftz(x);
     if (isnan(x))
@@ -110,24 +133,24 @@ static float ex2_ftz(float x)
         return INFINITY;
     if (x <= -127.0f)
         return 0.0f;
-    uint64_t q = (uint64_t)floor(fabs((double)x) * 8388608.0); /* exact */
-    int i = (int)(q >> 23);
-    uint32_t j = (uint32_t)(q & 0x7fffffu);
+    int i;
+    uint32_t j = ex2_grid(x, &i);
     bool neg = x < 0.0f;
     float e;
-    if (!grid_value(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j, &e, NULL))
+    if (!grid_value(t, neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j, &e, NULL))
         return canon_nan();
-    return neg ? flush_exact(ldexp((double)e, -i)) : ldexpf(e, i);
+    /* i <= 127, E+ in [1, 2]: 2^i E+ is normal or Inf; 2^-i E- in double, exact */
+    return neg ? flush_exact((double)e * pow2(-i)) : e * pow2f(i);
 }
 
 /* ex2.approx.f32: nvcc's x < -126 ? MUFU.EX2(x/2)^2 : MUFU.EX2(x). */
-static float ex2_full(float x)
+static float ex2_full(vkrr_hw_tables *t, float x)
 {
     if (x < -126.0f) {
-        float t = ex2_ftz(x * 0.5f);
-        return t * t; /* rounded to nearest, subnormal kept */
+        float h = ex2_ftz(t, x * 0.5f);
+        return h * h; /* rounded to nearest, subnormal kept */
     }
-    return ex2_ftz(x);
+    return ex2_ftz(t, x);
 }
 
 /* x = xr 4^k with xr in [1, 4): the grid index of xr in the rsqrt/sqrt tables. */
@@ -170,7 +193,7 @@ float vkrr_hw_grid_ref(vkrr_hw_table_id id, uint32_t j)
 }
 
 /* rsqrt.approx.ftz.f32: 2^-k R[xr]; sqrt.approx.ftz.f32: 2^k S[xr]. */
-static float root_ftz(bool rsq, float x)
+static float root_ftz(vkrr_hw_tables *t, bool rsq, float x)
 {
     x = ftz(x);
     if (isnan(x) || x < 0.0f)
@@ -182,22 +205,27 @@ static float root_ftz(bool rsq, float x)
     int k;
     uint32_t j = quarter_grid(x, &k);
     float r;
-    if (!grid_value(rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT, j, &r, NULL))
+    if (!grid_value(t, rsq ? VKRR_HWT_RSQRT : VKRR_HWT_SQRT, j, &r, NULL))
         return canon_nan();
-    return ldexpf(r, rsq ? -k : k);
+    return r * pow2f(rsq ? -k : k); /* |k| <= 64: normal, exact */
 }
 
 /* rsqrt/sqrt.approx.f32: a subnormal x is scaled by 2^24 first, the result
  * by 2^12 (rsqrt) or 2^-12 (sqrt). */
-static float root_full(bool rsq, float x)
+static float root_full(vkrr_hw_tables *t, bool rsq, float x)
 {
     if (subnormal(x))
-        return root_ftz(rsq, x * 16777216.0f) * (rsq ? 4096.0f : 0x1p-12f);
-    return root_ftz(rsq, x);
+        return root_ftz(t, rsq, x * 16777216.0f) * (rsq ? 4096.0f : 0x1p-12f);
+    return root_ftz(t, rsq, x);
 }
 
 /* rcp.approx.ftz.f32: |x| = xr 2^(e-1), xr in [1, 2): flush(+-2^(1-e) C[xr]). */
-static float rcp_ftz(float x)
+static uint32_t rcp_grid(float x)
+{
+    return fbits(x) & 0x7fffffu;
+}
+
+static float rcp_ftz(vkrr_hw_tables *t, float x)
 {
     x = ftz(x);
     if (isnan(x))
@@ -206,20 +234,20 @@ static float rcp_ftz(float x)
         return copysignf(INFINITY, x);
     if (isinf(x))
         return copysignf(0.0f, x);
-    uint32_t b = fbits(x), j = b & 0x7fffffu;
+    uint32_t b = fbits(x), j = rcp_grid(x);
     int e = (int)((b >> 23) & 0xffu) - 127;
     float c;
-    if (!grid_value(VKRR_HWT_RCP, j, &c, NULL))
+    if (!grid_value(t, VKRR_HWT_RCP, j, &c, NULL))
         return canon_nan();
-    return flush_exact(copysign(ldexp((double)c, -e), (double)x));
+    return flush_exact(copysign((double)c * pow2(-e), (double)x)); /* exact in double */
 }
 
 /* rcp.approx.f32: s * rcp.approx.ftz(x * s), s = 2^24 for a subnormal x,
  * 1/4 above 2^126, else 1. */
-static float rcp_full(float x)
+static float rcp_full(vkrr_hw_tables *t, float x)
 {
     float s = subnormal(x) ? 16777216.0f : fabsf(x) > 0x1p126f ? 0.25f : 1.0f;
-    float r = s * rcp_ftz(x * s);
+    float r = s * rcp_ftz(t, x * s);
     return isnan(r) ? canon_nan() : r;
 }
 
@@ -255,7 +283,7 @@ static uint32_t turn_index(float t)
     return sh <= -25 ? 0 : (uint32_t)(m24 >> -sh);
 }
 
-static float turn(bool is_sin, float x, int flush)
+static float turn(vkrr_hw_tables *t, bool is_sin, float x, int flush)
 {
     if (flush)
         x = ftz(x);
@@ -265,7 +293,7 @@ static float turn(bool is_sin, float x, int flush)
     bool neg = is_sin && (fbits(x) & 0x80000000u);
     float v;
     uint32_t eb;
-    const int8_t *d = table(is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS);
+    const int8_t *d = table(t, is_sin ? VKRR_HWT_SIN : VKRR_HWT_COS);
     if (!d)
         return canon_nan();
     /* the zeros at quarter turns carry the hardware's signs */
@@ -273,7 +301,7 @@ static float turn(bool is_sin, float x, int flush)
         v = j ? -0.0f : 0.0f;
     } else if (!is_sin && (j == 1u << 23 || j == 3u << 23)) {
         v = j == 1u << 23 ? -0.0f : 0.0f;
-    } else if (exception_at(is_sin ? VKRR_HWT_SIN_EXC : VKRR_HWT_COS_EXC, j, &eb)) {
+    } else if (exception_at(t, is_sin ? VKRR_HWT_SIN_EXC : VKRR_HWT_COS_EXC, j, &eb)) {
         /* searched every time: besides the saturated entries (+-127) the list
          * holds a near-tie of the reference whose delta looks ordinary */
         v = bitsf(eb);
@@ -300,26 +328,26 @@ static bool f16_code(float x, uint16_t *h)
     return fbits(vkrr_f16_to_f32(*h)) == fbits(x);
 }
 
-static bool from_f16_table(int row, float x, float *y)
+static bool from_f16_table(vkrr_hw_tables *t, int row, float x, float *y)
 {
     uint16_t h;
     if (!f16_code(x, &h))
         return false;
-    const uint32_t *t = table(VKRR_HWT_F16_INPUTS);
-    *y = t ? bitsf(t[(size_t)row * 65536u + h]) : canon_nan();
+    const uint32_t *v = table(t, VKRR_HWT_F16_INPUTS);
+    *y = v ? bitsf(v[(size_t)row * 65536u + h]) : canon_nan();
     return true;
 }
 
 /* lg2 of a positive normal x: [1, 2) from the table (exact but where the
  * set cut entries: sm_90 near 1), elsewhere the stand-in RZ(e + L(m)) (the
  * law that holds for 99.4 % of inputs). */
-static float lg2_normal(float x, unsigned *standins)
+static float lg2_normal(vkrr_hw_tables *t, float x, unsigned *standins)
 {
     uint32_t b = fbits(x), j = b & 0x7fffffu;
     int e = (int)((b >> 23) & 0xffu) - 127;
     float l;
     bool cut = false;
-    if (!grid_value(VKRR_HWT_LG2, j, &l, &cut))
+    if (!grid_value(t, VKRR_HWT_LG2, j, &l, &cut))
         return canon_nan();
     if (cut)
         *standins |= VKRR_STANDIN_LG2;
@@ -333,10 +361,10 @@ static float lg2_normal(float x, unsigned *standins)
     return r;
 }
 
-static float lg2(float x, int flush, unsigned *standins)
+static float lg2(vkrr_hw_tables *t, float x, int flush, unsigned *standins)
 {
     float y;
-    if (from_f16_table(flush ? ROW_LG2_FTZ : ROW_LG2, x, &y))
+    if (from_f16_table(t, flush ? ROW_LG2_FTZ : ROW_LG2, x, &y))
         return y;
     if (flush)
         x = ftz(x);
@@ -347,14 +375,14 @@ static float lg2(float x, int flush, unsigned *standins)
     if (isinf(x))
         return x;
     if (subnormal(x)) /* nvcc: lg2(x 2^24) - 24 */
-        return lg2_normal(x * 16777216.0f, standins) + -24.0f;
-    return lg2_normal(x, standins);
+        return lg2_normal(t, x * 16777216.0f, standins) + -24.0f;
+    return lg2_normal(t, x, standins);
 }
 
-static float tanh_f32(float x, unsigned *standins)
+static float tanh_f32(vkrr_hw_tables *t, float x, unsigned *standins)
 {
     float y;
-    if (from_f16_table(ROW_TANH, x, &y))
+    if (from_f16_table(t, ROW_TANH, x, &y))
         return y;
     if (isnan(x))
         return canon_nan();
@@ -403,24 +431,67 @@ static unsigned form_of(vkrr_approx_op op, int flush)
     return o == ROW_TANH || flush ? o : o + 1;
 }
 
-float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)
+/* One value under model t (non-NULL). */
+static float law_f32(vkrr_hw_tables *t, vkrr_approx_op op, float x, int flush, unsigned *standins)
 {
-    if (rounded_model())
-        return rounded_f32(op, x, flush);
     uint32_t dev; /* a simulated GPU's value off its laws (hw_tables.h) */
-    if (vkrr_hw_tables_deviation(vkrr_hw_current_tables(), form_of(op, flush), fbits(x), &dev))
+    if (vkrr_hw_tables_deviation(t, form_of(op, flush), fbits(x), &dev))
         return bitsf(dev);
     switch (op) {
-    case VKRR_APPROX_EX2: return flush ? ex2_ftz(x) : ex2_full(x);
-    case VKRR_APPROX_RSQRT: return flush ? root_ftz(true, x) : root_full(true, x);
-    case VKRR_APPROX_SQRT: return flush ? root_ftz(false, x) : root_full(false, x);
-    case VKRR_APPROX_RCP: return flush ? rcp_ftz(x) : rcp_full(x);
-    case VKRR_APPROX_SIN: return turn(true, x, flush);
-    case VKRR_APPROX_COS: return turn(false, x, flush);
-    case VKRR_APPROX_LG2: return lg2(x, flush, standins);
-    case VKRR_APPROX_TANH: return tanh_f32(x, standins);
+    case VKRR_APPROX_EX2: return flush ? ex2_ftz(t, x) : ex2_full(t, x);
+    case VKRR_APPROX_RSQRT: return flush ? root_ftz(t, true, x) : root_full(t, true, x);
+    case VKRR_APPROX_SQRT: return flush ? root_ftz(t, false, x) : root_full(t, false, x);
+    case VKRR_APPROX_RCP: return flush ? rcp_ftz(t, x) : rcp_full(t, x);
+    case VKRR_APPROX_SIN: return turn(t, true, x, flush);
+    case VKRR_APPROX_COS: return turn(t, false, x, flush);
+    case VKRR_APPROX_LG2: return lg2(t, x, flush, standins);
+    case VKRR_APPROX_TANH: return tanh_f32(t, x, standins);
     default: return canon_nan();
     }
+}
+
+/* Brings the delta-table bytes that ex2 and rcp (the forms a warp's lanes
+ * look up at scattered grid points: 8 MiB tables) will read for x[0..n)
+ * into the cache before any is read, so the misses overlap. */
+static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, unsigned n)
+{
+    const int8_t *pos = NULL, *neg = NULL;
+    if (op == VKRR_APPROX_EX2) {
+        pos = table(t, VKRR_HWT_EX2_POS);
+        neg = table(t, VKRR_HWT_EX2_NEG);
+    } else if (op == VKRR_APPROX_RCP) {
+        pos = neg = table(t, VKRR_HWT_RCP);
+    }
+    if (!pos || !neg)
+        return;
+    for (unsigned k = 0; k < n; k++) {
+        float v = x[k];
+        if (isnan(v) || isinf(v) || (op == VKRR_APPROX_EX2 && !(v < 128.0f && v > -127.0f)))
+            continue; /* no look-up */
+        int i;
+        uint32_t j = op == VKRR_APPROX_EX2 ? ex2_grid(v, &i) : rcp_grid(v);
+        __builtin_prefetch((v < 0.0f ? neg : pos) + j);
+    }
+}
+
+void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned n, int flush,
+                          unsigned *standins)
+{
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    if (!t) {
+        for (unsigned k = 0; k < n; k++)
+            y[k] = rounded_f32(op, x[k], flush);
+        return;
+    }
+    prefetch_grid(t, op, x, n);
+    for (unsigned k = 0; k < n; k++)
+        y[k] = law_f32(t, op, x[k], flush, standins);
+}
+
+float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)
+{
+    vkrr_hw_tables *t = vkrr_hw_current_tables();
+    return t ? law_f32(t, op, x, flush, standins) : rounded_f32(op, x, flush);
 }
 
 float vkrr_approx_f32(vkrr_approx_op op, float x, int flush)
@@ -450,9 +521,9 @@ uint16_t vkrr_approx_16(vkrr_approx_op op, uint16_t h, bool bf16)
             y = ftz(y);
         return bf16 ? vkrr_f32_to_bf16_rne(y) : vkrr_f32_to_f16_rne(y);
     }
-    const uint16_t *t = table(VKRR_HWT_NATIVE16);
+    const uint16_t *v = table(vkrr_hw_current_tables(), VKRR_HWT_NATIVE16);
     unsigned row = (op == VKRR_APPROX_TANH ? 1u : 0u) + (bf16 ? 2u : 0u);
-    return t ? t[row * 65536u + h] : 0x7fffu;
+    return v ? v[row * 65536u + h] : 0x7fffu;
 }
 
 /* rcp.approx.ftz.f64 as the ISA describes it: the upper word (20 mantissa

@@ -77,6 +77,11 @@ enum {
 float vkrr_approx_f32(vkrr_approx_op op, float x, int ftz);
 /* The same, or-ing into *standins the bit of a stand-in that answered. */
 float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int ftz, unsigned *standins);
+/* The same for n values at once (a warp's lanes): y[k] is
+ * vkrr_approx_f32_noted(op, x[k], ftz, standins), with the model read once
+ * and the table lines all n need fetched before the first is used. */
+void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned n, int ftz,
+                          unsigned *standins);
 /* ex2.approx.ftz.f32 and rsqrt.approx.ftz.f32, rrref's two. */
 float vkrr_approx_ex2(float x);
 float vkrr_approx_rsqrt(float x);

@@ -607,6 +607,7 @@ struct ptx_warp {
     uint32_t ylanes;              /* lanes that waited this turn: the others run first */
     uint64_t jbudget;             /* compiled runs: steps a chain of them may still take */
     uint32_t jchain;              /* and how many more runs it may go on to */
+    int (*jsync)(ptx_warp *, const ptx_inst *); /* ptx_sync_converged, for compiled code */
 };
 
 /* A region as the kernel sees it: device addresses [lo, hi), at host
@@ -704,6 +705,9 @@ int ptx_fault(ptx_warp *w, const ptx_inst *in, int lane, vkrr_status st, const c
  * them (-1); then the instruction run once a group of lanes of one mask. */
 int ptx_sync_check(ptx_warp *w, const ptx_inst *in, uint32_t m);
 int ptx_sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m);
+/* The whole K_SYNC step where the warp is converged: 1 when it ran, 0 when
+ * it is not (nothing done: the scheduler's), -1 after a fault. */
+int ptx_sync_converged(ptx_warp *w, const ptx_inst *in);
 
 /* Calls (ptx_call.c): lanes m enter the call at pc, each lane's lpc set to
  * its callee (-1, or the lane that cannot make the call, why saying why:

@@ -273,6 +273,13 @@ static int run_warp(ptx_warp *w)
             }
             continue;
         case K_SYNC: {
+            int conv = ptx_sync_converged(w, in); /* as compiled runs take it */
+            if (conv < 0)
+                goto fault;
+            if (conv) {
+                w->pc = pc + 1;
+                continue;
+            }
             /* lanes parked here join the group first */
             for (uint32_t k = w->parked; k; k &= k - 1)
                 if (w->lpc[__builtin_ctz(k)] == pc)
@@ -510,6 +517,7 @@ static void *worker_main(void *arg)
         w->local = local + (size_t)i * 32u * rt->local_bytes;
         w->cta = &cta;
         w->index = i;
+        w->jsync = ptx_sync_converged;
         for (uint32_t k = 0; k < f->nconst; k++) {
             uint64_t *s = PTX_R(w, f->nsreg + k);
             for (unsigned lane = 0; lane < 32; lane++)

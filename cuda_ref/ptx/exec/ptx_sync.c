@@ -1,7 +1,8 @@
 /* ptx_sync.c - the membermask of a .sync instruction (shfl.sync, vote.sync,
  * mma.sync, ...): which lanes meet there, checked as the PTX ISA requires,
  * and the instruction run once a group of lanes naming one mask
- * (ptx_exec.c's scheduler calls both). */
+ * (ptx_exec.c's scheduler calls both); and the whole step where the warp
+ * is converged, which the scheduler and the JIT's code both take. */
 #include "ptx_internal.h"
 
 /* Lanes m at a .sync instruction: every one in its own membermask, and the
@@ -50,4 +51,24 @@ int ptx_sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m)
         todo &= ~g;
     }
     return 0;
+}
+
+/* Where every live lane is running and none is parked, no lane can wait
+ * for another: the scheduler's K_SYNC step (ptx_exec.c) is then the
+ * instruction run for the running lanes under its guard, and nothing else.
+ * Compiled runs take it without going back to the scheduler (ptx_warp.jsync). */
+int ptx_sync_converged(ptx_warp *w, const ptx_inst *in)
+{
+    if (w->parked || (w->live & ~w->active))
+        return 0;
+    uint32_t m = w->active;
+    if (in->guard >= 0) {
+        uint32_t p = w->P[in->guard];
+        m &= in->gneg ? ~p : p;
+    }
+    if (in->target == PTX_MASK_ACTIVE) /* pre-.sync forms: the lanes here */
+        return m && in->fn(w, in, m) ? -1 : 1;
+    if (ptx_sync_check(w, in, m))
+        return -1;
+    return m && ptx_sync_groups(w, in, m) ? -1 : 1;
 }

@@ -278,18 +278,23 @@ HANDLER(x_approx)
     const uint64_t *A = A_(1);
     vkrr_approx_op op = (vkrr_approx_op)in->a;
     unsigned si = 0;
-    PTX_LANES(m, {
-        if (in->d == 0) {
-            d[l] = ptx_fb(vkrr_approx_f32_noted(op, ptx_f(A[l]), in->c, &si));
-        } else if (in->d == 3) {
-            d[l] = ptx_db(vkrr_approx_f64(op, ptx_d(A[l]), in->c, &si));
-        } else {
+    if (in->d == 0) { /* f32: the running lanes' values in one call */
+        float x[32] = {0}, y[32];
+        unsigned n = 0;
+        PTX_LANES(m, { x[n++] = ptx_f(A[l]); });
+        vkrr_approx_f32_many(op, x, y, n, in->c, &si);
+        n = 0;
+        PTX_LANES(m, { d[l] = ptx_fb(y[n++]); });
+    } else if (in->d == 3) {
+        PTX_LANES(m, { d[l] = ptx_db(vkrr_approx_f64(op, ptx_d(A[l]), in->c, &si)); });
+    } else {
+        PTX_LANES(m, {
             uint64_t r = 0;
             for (unsigned h = 0; h < in->d; h++)
                 r |= (uint64_t)vkrr_approx_16(op, (uint16_t)(A[l] >> (16 * h)), in->e) << (16 * h);
             d[l] = r;
-        }
-    });
+        });
+    }
     if (si)
         atomic_fetch_or(&w->cta->rt->standins, si);
     return 0;

@@ -7,8 +7,9 @@
  * predicates, moves, ld/st) as vector code over the warp's 32 lanes, every
  * other instruction a call of its interpreter handler with its decoded
  * instruction.  A run goes on into the next where the interpreter would
- * without regrouping the warp; divergent branches, barriers, warp
- * collectives and calls stay with the interpreter's scheduler (ptx_exec.c),
+ * without regrouping the warp, through a warp collective (.sync: mma,
+ * shfl, ...) where the warp is converged; divergent branches, barriers,
+ * the other collectives and calls stay with the interpreter's scheduler (ptx_exec.c),
  * which calls a run's function where it would have stepped through the
  * run.  The code holds no addresses, so it is cached on disk
  * (ptx_jit_cache.c), keyed by its IR and the code generator.
@@ -168,10 +169,11 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *   through any instruction the JIT left; and runs costing at most
  *   JIT_QUICK_BUDGET a kernel are compiled (an instruction costs 1, an
  *   inline ld/st 4: its address checks and gathers took about 1.5 ms of
- *   CPU each, against 0.36 ms), the runs with the largest share of inline
- *   instructions first, so that no kernel's cold compile takes much over
- *   6.5 s of CPU, whatever its size or however much of it is inline (more
- *   of it will be as the JIT inlines more).  Cold compiles of enc0_bench's
+ *   CPU each, against 0.36 ms), the runs with the most inline instructions
+ *   a unit of cost first (float runs before ld/st runs, which cost 4
+ *   times as much to compile and save no more), so that no kernel's cold
+ *   compile takes much over 6.5 s of CPU, whatever its size or however
+ *   much of it is inline (more of it will be as the JIT inlines more).  Cold compiles of enc0_bench's
  *   kernels (2 cores, load 6 to 8; CPU seconds, wall seconds, peak RSS):
  *
  *       instructions     -O2 (before)            quick tier (after)
@@ -181,8 +183,12 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *       80k             (~75 s, extrapolated)    6.5 s  13.0 s  242 MB
  *
  *   (80k: 4,096 of its instructions compiled, its ld/st runs, cut by the
- *   budget.)  Every run in the quick tier without the budget
- *   (VKRR_PTX_JIT_INLINE_PCT=0 VKRR_PTX_JIT_BUDGET=0): 4.1, 8.7, 17.2,
+ *   budget, when the runs with the largest share of inline instructions
+ *   came first; by inline instructions a unit of cost, 10,951, its fma
+ *   runs, in 9.9 s of CPU against 12.6, and a warp 19.5 ms against 28.0
+ *   in the JIT, 24-26 ms interpreted: CPU times, load 5 to 7.)  Every
+ *   run in the quick tier without the budget (VKRR_PTX_JIT_INLINE_PCT=0
+ *   VKRR_PTX_JIT_BUDGET=0): 4.1, 8.7, 17.2,
  *   35.3 s of CPU, 142 to 851 MB; with it, 40k 5.0 s, 80k 6.5 s.  A warp
  *   took as long in the JIT as in the interpreter before and after (10k:
  *   3.14 against 3.27 ms before, 4.04 against 4.12 after, under a varying
@@ -192,7 +198,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
-#define JIT_VERSION "vkrr-ptx-jit 5" /* 4: regions at device addresses; 5: tiers */
+#define JIT_VERSION "vkrr-ptx-jit 6" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs */
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u
@@ -349,11 +355,11 @@ typedef struct jit_cand { /* a run select_runs may compile */
     uint32_t pc, n, inl, cost;
 } jit_cand;
 
-/* The larger share of inline instructions first; then the earlier run. */
+/* The more inline instructions a unit of cost first; then the earlier run. */
 static int cand_cmp(const void *pa, const void *pb)
 {
     const jit_cand *a = pa, *b = pb;
-    uint64_t x = (uint64_t)a->inl * b->n, y = (uint64_t)b->inl * a->n;
+    uint64_t x = (uint64_t)a->inl * b->cost, y = (uint64_t)b->inl * a->cost;
     return x != y ? (x < y ? 1 : -1) : (a->pc > b->pc) - (a->pc < b->pc);
 }
 

@@ -312,11 +312,53 @@ static LLVMValueRef all_here(jit_emit *e)
     return LLVMBuildICmp(e->b, LLVMIntEQ, away, LLVMConstInt(e->i32, 0, 0), "");
 }
 
+/* A .sync instruction at pc, after a run (mma, shfl, ldmatrix, ...): run
+ * here, as the scheduler would, through ptx_sync_converged (ptx_warp.jsync)
+ * where the warp is converged and the chain's budgets allow it (one step)
+ * and the run after it, which it goes on into; else (lanes parked or
+ * elsewhere, budgets spent) the scheduler's. */
+static void sync_end(jit_emit *e, uint32_t pc)
+{
+    LLVMBuilderRef b = e->b;
+    const ptx_func *f = e->f;
+    uint32_t next = pc + 1;
+    bool to_next = next < f->ncode && f->code[next].kind == K_PLAIN && e->seq[next].len;
+    uint64_t cost = 1u + (to_next ? e->seq[next].len : 0u);
+    LLVMValueRef bp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jbudget));
+    LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, "");
+    LLVMValueRef runs = jit_field(e, e->w, offsetof(ptx_warp, jchain), e->i32);
+    LLVMValueRef go = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), ""),
+                                   LLVMBuildICmp(b, LLVMIntNE, runs, LLVMConstInt(e->i32, 0, 0), ""), "");
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "sync");
+    LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncsched");
+    LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "synced");
+    LLVMBuildCondBr(b, go, yes, no);
+    LLVMPositionBuilderAtEnd(b, yes);
+    LLVMTypeRef params[2] = {e->ptr, e->ptr};
+    LLVMTypeRef st = LLVMFunctionType(e->i32, params, 2, 0);
+    LLVMValueRef fp = jit_field(e, e->w, offsetof(ptx_warp, jsync), e->ptr);
+    LLVMValueRef args[2] = {e->w, jit_field_ptr(e, e->code, e->i8, (uint64_t)pc * sizeof *f->code)};
+    LLVMValueRef r = LLVMBuildCall2(b, st, fp, args, 2, "");
+    LLVMBasicBlockRef notfault = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncok");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstInt(e->i32, 0, 0), ""), e->fail, notfault);
+    LLVMPositionBuilderAtEnd(b, notfault);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, r, LLVMConstInt(e->i32, 0, 0), ""), no, ran);
+    LLVMPositionBuilderAtEnd(b, ran);
+    LLVMBuildStore(b, LLVMBuildSub(b, budget, LLVMConstInt(e->i64, 1, 0), ""), bp);
+    if (to_next)
+        chain(e, next, e->seq[next].len, next);
+    else
+        stop_at(e, next);
+    LLVMPositionBuilderAtEnd(b, no);
+    stop_at(e, pc);
+}
+
 /* At pc, the first instruction after a run: what ptx_exec.c's run_warp
  * would do there, where that is to go on without regrouping the warp.  A
  * branch target with every lane here runs on; a branch that the running
  * lanes take together (and no lane waits elsewhere) or none takes runs on
- * at its target or after it.  Anything else (a divergent branch, lanes to
+ * at its target or after it; a .sync instruction of a converged warp runs
+ * here too (sync_end).  Anything else (a divergent branch, lanes to
  * regroup, any other kind of instruction) is the scheduler's. */
 static void run_end(jit_emit *e, uint32_t pc)
 {
@@ -331,6 +373,10 @@ static void run_end(jit_emit *e, uint32_t pc)
         chain(e, pc, e->seq[pc].len, pc);
         LLVMPositionBuilderAtEnd(b, no);
         stop_at(e, pc);
+        return;
+    }
+    if (in && in->kind == K_SYNC) {
+        sync_end(e, pc);
         return;
     }
     if (!in || in->kind != K_BRA) {
