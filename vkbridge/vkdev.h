@@ -100,6 +100,7 @@ typedef struct vkrr_vk_launch {
     vkrr_port_iface_run own_run;
     VkDescriptorPool own_pool;
     VkDescriptorSet own_sets[VKRR_VK_OWN_SETS];
+    VkSampler own_samplers[VKRR_PORT_MAX_BINDINGS]; /* per own_run.img, where it has one */
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -171,6 +172,13 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o); /* accepts a zeroed o
  * binding a view of its allocation's buffer (device alignment and range
  * checked, VKRR_ERR_RANGE naming the line). */
 vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err);
+/* Image i of L (L->own_run set) as its own bindings need it: *bound false
+ * when none names it; else the view format (the port's format=, which must
+ * be bit-compatible: imgformat.h) and the usage they add, checked against
+ * the device's format features. */
+vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
+                              const vkrr_replay_image *im, bool *bound, VkFormat *view,
+                              VkImageUsageFlags *usage, vkrr_error *err);
 
 /* vkrecord.c */
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,

@@ -119,13 +119,16 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
                              im->width, im->height);
         L->binding[i] = binding;
         L->slot[i] = used[binding]++;
-        if (find_img(prev, nprev, im, &L->imgs[i], &L->samplers[i])) {
-            L->borrowed[r->nallocs + i] = 1;
-            continue;
-        }
         VkImageUsageFlags u = VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                               (tex ? VK_IMAGE_USAGE_SAMPLED_BIT
                                    : VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        bool own_bound = false; /* an own interface's view of it, in the port's format */
+        if (L->own && (st = vkrr_vk_own_image(vk, L, i, im, &own_bound, &view, &u, err)) != VKRR_OK)
+            return st;
+        if (!own_bound && find_img(prev, nprev, im, &L->imgs[i], &L->samplers[i])) {
+            L->borrowed[r->nallocs + i] = 1;
+            continue;
+        }
         if ((st = vkrr_vk_image_create(vk, im->width, im->height, fmt, view, u, &L->imgs[i], err)) != VKRR_OK)
             return st;
         if (tex && (st = vkrr_vk_make_sampler(vk, &im->sampler, fmt, im->sampler.read_as_integer,
@@ -327,6 +330,9 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     }
     if (L->own_pool)
         vk->fn.vkDestroyDescriptorPool(vk->device, L->own_pool, NULL);
+    for (uint32_t k = 0; k < VKRR_PORT_MAX_BINDINGS; k++)
+        if (L->own_samplers[k])
+            vk->fn.vkDestroySampler(vk->device, L->own_samplers[k], NULL);
     vkrr_vk_buffer_destroy(vk, &L->params);
     vkrr_vk_buffer_destroy(vk, &L->stage);
     vkrr_vk_buffer_destroy(vk, &L->upload);
