@@ -136,8 +136,53 @@ static void test_every_array(void)
     CHECK(vkrr_imgformat_map(16, 4, NULL) == VKRR_IMGMAP_NONE);
 }
 
+/* Conversions, expected values worked out by hand from the formats' bits. */
+static void test_convert(void)
+{
+    const vkrr_imgformat *rgba32f = vkrr_imgformat_find("rgba32f"), *rgba16f = vkrr_imgformat_find("rgba16f");
+    const vkrr_imgformat *r16f = vkrr_imgformat_find("r16f"), *r32f = vkrr_imgformat_find("r32f");
+    /* HALF x4 -> rgba32f: 1.0, -0.0, a NaN with payload 0x201, 65504 */
+    uint16_t h[4] = {0x3c00, 0x8000, 0x7e01, 0x7bff}, hb[4];
+    uint32_t f[4];
+    CHECK(vkrr_imgformat_convert_in(16, 4, rgba32f, h, f, 1));
+    CHECK(f[0] == 0x3f800000u && f[1] == 0x80000000u && f[2] == 0x7fc02000u && f[3] == 0x477fe000u);
+    /* and back: exact, but the NaN: the f16 store's canonical 0x7fff */
+    CHECK(vkrr_imgformat_convert_out(16, 4, rgba32f, f, hb, 1));
+    CHECK(hb[0] == 0x3c00 && hb[1] == 0x8000 && hb[2] == 0x7fff && hb[3] == 0x7bff);
+    /* FLOAT x1 -> r16f: 1/3 (0x3eaaaaab) rounds to 0x3555, which widens to 0x3eaaa000 */
+    uint32_t third = 0x3eaaaaabu, back = 0;
+    uint16_t t16 = 0;
+    CHECK(vkrr_imgformat_convert_in(32, 1, r16f, &third, &t16, 1) && t16 == 0x3555);
+    CHECK(vkrr_imgformat_convert_out(32, 1, r16f, &t16, &back, 1) && back == 0x3eaaa000u);
+    /* FLOAT x1 -> r16f, a NaN with payload and -0.0: 0x7fff (canonical), 0x8000;
+     * back: the f16 NaN widened (payload 0x3ff << 13), -0.0 */
+    uint32_t in2[2] = {0x7f800123u, 0x80000000u}, out2[2];
+    uint16_t h2[2];
+    CHECK(vkrr_imgformat_convert_in(32, 1, r16f, in2, h2, 2) && h2[0] == 0x7fff && h2[1] == 0x8000);
+    CHECK(vkrr_imgformat_convert_out(32, 1, r16f, h2, out2, 2) && out2[0] == 0x7fffe000u &&
+          out2[1] == 0x80000000u);
+    /* UNSIGNED_INT8 x1 (normalized) -> r16f: 255 is 1.0, 0 is 0; every code comes back */
+    uint8_t u8[256], u8b[256];
+    uint16_t u16[256];
+    for (int i = 0; i < 256; i++)
+        u8[i] = (uint8_t)i;
+    CHECK(vkrr_imgformat_convert_in(1, 1, r16f, u8, u16, 256) && u16[255] == 0x3c00 && u16[0] == 0);
+    CHECK(vkrr_imgformat_convert_out(1, 1, r16f, u16, u8b, 256) && !memcmp(u8, u8b, 256));
+    /* SNORM_INT8X1 -> r32f: -128 reads -1.0 (clamped), which stores back as -127 (0x81) */
+    uint8_t s8 = 0x80, s8b = 0;
+    uint32_t sf = 0;
+    CHECK(vkrr_imgformat_convert_in(198, 1, r32f, &s8, &sf, 1) && sf == 0xbf800000u);
+    CHECK(vkrr_imgformat_convert_out(198, 1, r32f, &sf, &s8b, 1) && s8b == 0x81);
+    /* not CONVERT pairings: nothing written */
+    uint32_t untouched = 0x12345678u;
+    CHECK(!vkrr_imgformat_convert_in(16, 4, rgba16f, h, &untouched, 1) && untouched == 0x12345678u);
+    CHECK(!vkrr_imgformat_convert_in(3, 1, r32f, &third, &untouched, 1));
+    CHECK(!vkrr_imgformat_convert_out(80, 4, rgba16f, h, &untouched, 1) && untouched == 0x12345678u);
+}
+
 int main(void)
 {
+    test_convert();
     test_table_itself();
     test_every_array();
     return test_finish("imgformat");

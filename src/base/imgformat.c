@@ -97,3 +97,71 @@ const char *vkrr_imgmap_name(vkrr_imgmap m)
 {
     return m == VKRR_IMGMAP_BITCOPY ? "bitcopy" : m == VKRR_IMGMAP_CONVERT ? "convert" : "none";
 }
+
+/* The normalized-read code of an 8/16-bit integer array (cuformat's
+ * formatted load and store read codes 1..10 as integers; a texture read as
+ * float, and a float image, see them normalized). */
+static unsigned normalized_code(unsigned code, unsigned channels)
+{
+    unsigned k = channels == 1 ? 0 : channels == 2 ? 1 : 2;
+    switch (code) {
+    case 1: return 192 + k;
+    case 2: return 195 + k;
+    case 8: return 198 + k;
+    case 9: return 201 + k;
+    default: return code;
+    }
+}
+
+static bool convertible(unsigned code, unsigned channels, const vkrr_imgformat *f)
+{
+    return vkrr_imgformat_map(code, channels, f) == VKRR_IMGMAP_CONVERT && code != 80 &&
+           (f->dtype == VKRR_DT_F16 || f->dtype == VKRR_DT_F32);
+}
+
+bool vkrr_imgformat_convert_in(unsigned code, unsigned channels, const vkrr_imgformat *f,
+                               const void *array_texels, void *image_texels, uint64_t n)
+{
+    if (!convertible(code, channels, f))
+        return false;
+    unsigned eq = normalized_code(code, channels), tb = vkrr_cuformat_texel_bytes(code, channels);
+    const unsigned char *src = array_texels;
+    unsigned char *dst = image_texels;
+    for (uint64_t t = 0; t < n; t++, src += tb, dst += f->texel_bytes) {
+        uint32_t v[4];
+        vkrr_cuformat_load_formatted(eq, channels, src, v);
+        for (unsigned c = 0; c < channels; c++) {
+            if (f->dtype == VKRR_DT_F32) {
+                memcpy(dst + 4 * c, &v[c], 4);
+            } else {
+                uint16_t h = vkrr_f32_to_f16_rne(vkrr_f32_from_bits(v[c]));
+                memcpy(dst + 2 * c, &h, 2);
+            }
+        }
+    }
+    return true;
+}
+
+bool vkrr_imgformat_convert_out(unsigned code, unsigned channels, const vkrr_imgformat *f,
+                                const void *image_texels, void *array_texels, uint64_t n)
+{
+    if (!convertible(code, channels, f))
+        return false;
+    unsigned eq = normalized_code(code, channels), tb = vkrr_cuformat_texel_bytes(code, channels);
+    const unsigned char *src = image_texels;
+    unsigned char *dst = array_texels;
+    for (uint64_t t = 0; t < n; t++, src += f->texel_bytes, dst += tb) {
+        uint32_t v[4] = {0, 0, 0, 0};
+        for (unsigned c = 0; c < channels; c++) {
+            if (f->dtype == VKRR_DT_F32) {
+                memcpy(&v[c], src + 4 * c, 4);
+            } else {
+                uint16_t h;
+                memcpy(&h, src + 2 * c, 2);
+                v[c] = vkrr_f32_bits(vkrr_f16_to_f32(h));
+            }
+        }
+        vkrr_cuformat_store_formatted(eq, channels, v, channels, dst);
+    }
+    return true;
+}

@@ -54,4 +54,19 @@ const vkrr_imgformat *vkrr_imgformat_of_spv(unsigned spv);
 vkrr_imgmap vkrr_imgformat_map(unsigned code, unsigned channels, const vkrr_imgformat *f);
 const char *vkrr_imgmap_name(vkrr_imgmap m); /* "bitcopy", "convert", "none" */
 
+/* A CONVERT pairing's texels, n of them, from the array's bytes into f's
+ * (in) and back (out).  In: each channel as CUDA reads it as float (f16
+ * widened, unorm v/(2^b-1), snorm max(v/(2^(b-1)-1), -1), each one IEEE f32
+ * division), then f32 kept or rounded to f16 (nearest even).  Out: f16
+ * widened, then stored as vkrr_cuformat_store_formatted stores a formatted
+ * surface write (f16 rounded to nearest even; unorm/snorm clamped and
+ * rounded, NaN 0).  -0.0 stays -0.0 where the type has it; a NaN keeps its
+ * payload going wider (f16 -> f32) and becomes 0x7fff going narrower (what
+ * the f16 store gives).  False, writing nothing, for a pairing that is not
+ * CONVERT or an array of code 80. */
+bool vkrr_imgformat_convert_in(unsigned code, unsigned channels, const vkrr_imgformat *f,
+                               const void *array_texels, void *image_texels, uint64_t n);
+bool vkrr_imgformat_convert_out(unsigned code, unsigned channels, const vkrr_imgformat *f,
+                                const void *image_texels, void *array_texels, uint64_t n);
+
 #endif
