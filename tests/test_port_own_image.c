@@ -17,6 +17,9 @@
  *     port samples with `sampler=captured` (a linear VkSampler), PASS
  *     within the output's declared atol, with the note;
  *   - the shader wrong at one texel: FAIL (exit 1);
+ *   - formats that convert: the HALF x4 arrays bound as rgba32f (texture
+ *     and surface; the shader declares rgba32f): PASS, exact, the values
+ *     rounded back to f16 on read-back; off by 0.1 at one texel (over the atol): FAIL;
  *   - refused, exit 2, naming the .port file, its line and the binding:
  *     format=rgba32f where the shader declares rgba16f (the array maps onto
  *     both, the shader disagrees); format=rgba8ui (no mapping from HALF x4);
@@ -50,6 +53,9 @@ static const char shader_nearest[] =
     "    vec4 v = READ;\n"
     "    imageStore(dst, p, v * pc.gain + BUG);\n"
     "}\n";
+
+/* The storage image's declared format (the shader's layout qualifier). */
+static const char *shader_format = "rgba16f";
 
 static const char read_nearest[] = "texelFetch(src, p, 0)";
 static const char read_linear[] = "textureLod(src, (vec2(p) + vec2(0.75, 0.5)) / vec2(pc.w, pc.h), 0.0)";
@@ -121,9 +127,10 @@ static void write_port(const char *name, const char *read, const char *bug, unsi
     snprintf(dir, cap, "%s/%s", root, name);
     CHECK_EQ_U64(test_sh("mkdir -p '%s'", dir), 0);
     char path[4400], text[4096];
-    const char *main_at = strstr(shader_nearest, "void main");
-    size_t n = (size_t)snprintf(text, sizeof text, "%.*s#define READ %s\n#define BUG %s\n%s",
-                                (int)(main_at - shader_nearest), shader_nearest, read, bug, main_at);
+    const char *main_at = strstr(shader_nearest, "void main"), *fmt_at = strstr(shader_nearest, "rgba16f)");
+    size_t n = (size_t)snprintf(text, sizeof text, "%.*s%s%.*s#define READ %s\n#define BUG %s\n%s",
+                                (int)(fmt_at - shader_nearest), shader_nearest, shader_format,
+                                (int)(main_at - fmt_at - 7), fmt_at + 7, read, bug, main_at);
     snprintf(path, sizeof path, "%s/%s.comp", dir, KERNEL);
     CHECK(test_write_file(path, text, n));
     n = 0;
@@ -204,6 +211,24 @@ int main(void)
     write_port("linear_as_nearest", read_linear, "0.0", 5,
                "binding 0.0 combined-image-sampler arg0 format=rgba16f sampler=nearest", dir, sizeof dir);
     VALIDATE(capl, dir, 1, "FAIL");
+
+    /* formats that convert: the HALF x4 arrays as rgba32f, texture and
+     * surface; each value goes in widened and comes back rounded to f16,
+     * exact here, -0.0 included */
+    shader_format = "rgba32f";
+    write_port("convert", read_nearest, "0.0", 5,
+               "binding 0.0 combined-image-sampler arg0 format=rgba32f sampler=nearest", dir, sizeof dir);
+    CHECK_EQ_U64(test_sh("sed -i 's/^binding 0.1 storage-image arg8 format=rgba16f/binding 0.1 "
+                         "storage-image arg8 format=rgba32f/' '%s/" KERNEL ".port'", dir), 0);
+    VALIDATE(cap, dir, 0, "PASS");
+    CHECK_EQ_U64(test_sh("python3 -c \"import json, sys; d = json.load(open(sys.argv[1])); "
+                         "l = d['launches'][0]; r = {x['offset']: x for x in l['resources']}; "
+                         "o = r[8]; assert o['exact_pct'] == 100 and o['max_ulp'] == 0, o\" '%s/out.json'",
+                         dir), 0);
+    write_port("convert_wrong", read_nearest, "(p == ivec2(9, 7) ? 0.1 : 0.0)", 6,
+               "binding 0.1 storage-image arg8 format=rgba32f", dir, sizeof dir);
+    VALIDATE(cap, dir, 1, "FAIL");
+    shader_format = "rgba16f";
 
     REFUSED("format_shader", 6, "binding 0.1 storage-image arg8 format=rgba32f", 6,
             "binding 0.1: the port gives format=rgba32f, the shader declares rgba16f (dst)");

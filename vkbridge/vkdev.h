@@ -101,6 +101,11 @@ typedef struct vkrr_vk_launch {
     VkDescriptorPool own_pool;
     VkDescriptorSet own_sets[VKRR_VK_OWN_SETS];
     VkSampler own_samplers[VKRR_PORT_MAX_BINDINGS]; /* per own_run.img, where it has one */
+    /* per image: the own format its texels are converted into (NULL: the
+     * capture's bytes as they are), and a surface's read-back converted
+     * back to its array's type */
+    const vkrr_imgformat **own_conv;
+    void **own_conv_post;
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -173,12 +178,14 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o); /* accepts a zeroed o
  * checked, VKRR_ERR_RANGE naming the line). */
 vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err);
 /* Image i of L (L->own_run set) as its own bindings need it: *bound false
- * when none names it; else the view format (the port's format=, which must
- * be bit-compatible: imgformat.h) and the usage they add, checked against
- * the device's format features. */
+ * when none names it; else the view format (the port's format=) and the
+ * usage they add, checked against the device's format features, and *conv
+ * the format its texels are converted into where the pairing converts
+ * (imgformat.h; the image is then made in that format), else NULL. */
 vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
                               const vkrr_replay_image *im, bool *bound, VkFormat *view,
-                              VkImageUsageFlags *usage, vkrr_error *err);
+                              VkImageUsageFlags *usage, const vkrr_imgformat **conv,
+                              vkrr_error *err);
 
 /* vkrecord.c */
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,

@@ -277,20 +277,28 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o)
 
 vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
                               const vkrr_replay_image *im, bool *bound, VkFormat *view,
-                              VkImageUsageFlags *usage, vkrr_error *err)
+                              VkImageUsageFlags *usage, const vkrr_imgformat **conv,
+                              vkrr_error *err)
 {
     const vkrr_port_iface_run *run = &L->own_run;
     const char *port = L->own->port;
     *bound = false;
+    *conv = NULL;
     for (uint32_t k = 0; k < run->nimg; k++) {
         const vkrr_port_image_use *u = &run->img[k];
         if (u->image != i || u->kind == VKRR_PORT_SAMPLER)
             continue;
-        if (u->map != VKRR_IMGMAP_BITCOPY)
-            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                             "binding %u.%u: format=%s converts the CUDA array's texels; the "
-                             "Vulkan replay binds bit-compatible formats only so far "
-                             "(docs/own-interface.md)", u->set, u->binding, u->format->name);
+        if (u->map == VKRR_IMGMAP_CONVERT) {
+            uint8_t probe[64] = {0}, out[64];
+            if (L->streamed || !vkrr_imgformat_convert_in(im->format, im->channels, u->format, probe, out, 1))
+                return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                 "binding %u.%u: format=%s converts the CUDA array's texels, which "
+                                 "the Vulkan replay does not do %s (docs/own-interface.md)", u->set,
+                                 u->binding, u->format->name,
+                                 L->streamed ? "for a launch past the memory limit (streamed)"
+                                             : "for this array's format");
+            *conv = u->format;
+        }
         if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE)
             return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
                              "binding %u.%u: a texture as a storage image is not yet supported "
