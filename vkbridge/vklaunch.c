@@ -37,15 +37,18 @@ static bool find_buf(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_repl
     return false;
 }
 
+/* ... made in the same image and view formats (an own interface's image,
+ * in its port's format, is not one a built-in launch can bind). */
 static bool find_img(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_replay_image *im,
-                     vkrr_vk_image *out, VkSampler *sampler)
+                     VkFormat fmt, VkFormat view, vkrr_vk_image *out, VkSampler *sampler)
 {
     for (uint32_t j = 0; j < nprev; j++)
         for (uint32_t k = 0; k < prev[j].nimgs; k++) {
             const vkrr_replay_image *b = &prev[j].r->images[k];
             if (b->handle == im->handle && b->kind == im->kind && b->width == im->width &&
                 b->height == im->height && b->format == im->format && b->channels == im->channels &&
-                !memcmp(&b->sampler, &im->sampler, sizeof b->sampler)) {
+                !memcmp(&b->sampler, &im->sampler, sizeof b->sampler) &&
+                prev[j].imgs[k].format == fmt && prev[j].imgs[k].view_format == view) {
                 *out = prev[j].imgs[k];
                 *sampler = prev[j].samplers[k];
                 return true;
@@ -130,7 +133,7 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
             return st;
         if (L->own_conv[i]) /* converted: the image is in the port's format, texels and all */
             fmt = view;
-        if (!own_bound && find_img(prev, nprev, im, &L->imgs[i], &L->samplers[i])) {
+        if (!own_bound && find_img(prev, nprev, im, fmt, view, &L->imgs[i], &L->samplers[i])) {
             L->borrowed[r->nallocs + i] = 1;
             continue;
         }
