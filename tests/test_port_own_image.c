@@ -20,6 +20,8 @@
  *   - formats that convert: the HALF x4 arrays bound as rgba32f (texture
  *     and surface; the shader declares rgba32f): PASS, exact, the values
  *     rounded back to f16 on read-back; off by 0.1 at one texel (over the atol): FAIL;
+ *   - a separate sampled image and a sampler stated alone ('-'), combined
+ *     in the shader: PASS; without the sampler line: refused;
  *   - refused, exit 2, naming the .port file, its line and the binding:
  *     format=rgba32f where the shader declares rgba16f (the array maps onto
  *     both, the shader disagrees); format=rgba8ui (no mapping from HALF x4);
@@ -54,8 +56,10 @@ static const char shader_nearest[] =
     "    imageStore(dst, p, v * pc.gain + BUG);\n"
     "}\n";
 
-/* The storage image's declared format (the shader's layout qualifier). */
+/* The storage image's declared format (the shader's layout qualifier), and
+ * the texture's declaration (NULL: binding 0's combined sampler2D). */
 static const char *shader_format = "rgba16f";
+static const char *src_decl;
 
 static const char read_nearest[] = "texelFetch(src, p, 0)";
 static const char read_linear[] = "textureLod(src, (vec2(p) + vec2(0.75, 0.5)) / vec2(pc.w, pc.h), 0.0)";
@@ -128,8 +132,11 @@ static void write_port(const char *name, const char *read, const char *bug, unsi
     CHECK_EQ_U64(test_sh("mkdir -p '%s'", dir), 0);
     char path[4400], text[4096];
     const char *main_at = strstr(shader_nearest, "void main"), *fmt_at = strstr(shader_nearest, "rgba16f)");
-    size_t n = (size_t)snprintf(text, sizeof text, "%.*s%s%.*s#define READ %s\n#define BUG %s\n%s",
-                                (int)(fmt_at - shader_nearest), shader_nearest, shader_format,
+    const char *src_at = strstr(shader_nearest, "layout(set = 0, binding = 0)"), *src_end = strchr(src_at, '\n') + 1;
+    size_t n = (size_t)snprintf(text, sizeof text, "%.*s%s\n%.*s%s%.*s#define READ %s\n#define BUG %s\n%s",
+                                (int)(src_at - shader_nearest), shader_nearest,
+                                src_decl ? src_decl : "layout(set = 0, binding = 0) uniform sampler2D src;",
+                                (int)(fmt_at - src_end), src_end, shader_format,
                                 (int)(main_at - fmt_at - 7), fmt_at + 7, read, bug, main_at);
     snprintf(path, sizeof path, "%s/%s.comp", dir, KERNEL);
     CHECK(test_write_file(path, text, n));
@@ -229,6 +236,19 @@ int main(void)
                "binding 0.1 storage-image arg8 format=rgba32f", dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
     shader_format = "rgba16f";
+
+    /* a separate sampled image and a sampler of no texture ('-'), combined
+     * in the shader */
+    src_decl = "layout(set = 0, binding = 0) uniform texture2D srcT;\n"
+               "layout(set = 0, binding = 2) uniform sampler smp;";
+    write_port("separate", "texelFetch(sampler2D(srcT, smp), p, 0)", "0.0", 5,
+               "binding 0.0 sampled-image arg0 format=rgba16f\n"
+               "binding 0.2 sampler - sampler=nearest address=clamp normalized=0", dir, sizeof dir);
+    VALIDATE(cap, dir, 0, "PASS", "sampler: the device's, not NVIDIA's (binding 0.2");
+    write_port("separate_empty", "texelFetch(sampler2D(srcT, smp), p, 0)", "0.0", 5,
+               "binding 0.0 sampled-image arg0 format=rgba16f", dir, sizeof dir);
+    VALIDATE(cap, dir, 2, KERNEL ".port:2: binding 0.2: the shader declares a sampler there (smp)");
+    src_decl = NULL;
 
     REFUSED("format_shader", 6, "binding 0.1 storage-image arg8 format=rgba32f", 6,
             "binding 0.1: the port gives format=rgba32f, the shader declares rgba16f (dst)");
