@@ -22,6 +22,8 @@
  *     rounded back to f16 on read-back; off by 0.1 at one texel (over the atol): FAIL;
  *   - a separate sampled image and a sampler stated alone ('-'), combined
  *     in the shader: PASS; without the sampler line: refused;
+ *   - the texture as an rgba16f storage image read with imageLoad: PASS;
+ *     wrong at one texel: FAIL;
  *   - refused, exit 2, naming the .port file, its line and the binding:
  *     format=rgba32f where the shader declares rgba16f (the array maps onto
  *     both, the shader disagrees); format=rgba8ui (no mapping from HALF x4);
@@ -248,6 +250,16 @@ int main(void)
     write_port("separate_empty", "texelFetch(sampler2D(srcT, smp), p, 0)", "0.0", 5,
                "binding 0.0 sampled-image arg0 format=rgba16f", dir, sizeof dir);
     VALIDATE(cap, dir, 2, KERNEL ".port:2: binding 0.2: the shader declares a sampler there (smp)");
+    src_decl = NULL;
+
+    /* the texture as a storage image, read with imageLoad */
+    src_decl = "layout(set = 0, binding = 0, rgba16f) readonly uniform image2D srcI;";
+    write_port("tex_storage", "imageLoad(srcI, p)", "0.0", 5,
+               "binding 0.0 storage-image arg0 format=rgba16f", dir, sizeof dir);
+    VALIDATE(cap, dir, 0, "PASS");
+    write_port("tex_storage_wrong", "imageLoad(srcI, p)", "(p == ivec2(0, 0) ? 1.0 : 0.0)", 5,
+               "binding 0.0 storage-image arg0 format=rgba16f", dir, sizeof dir);
+    VALIDATE(cap, dir, 1, "FAIL");
     src_decl = NULL;
 
     REFUSED("format_shader", 6, "binding 0.1 storage-image arg8 format=rgba32f", 6,

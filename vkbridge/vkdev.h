@@ -106,6 +106,8 @@ typedef struct vkrr_vk_launch {
      * back to its array's type */
     const vkrr_imgformat **own_conv;
     void **own_conv_post;
+    uint8_t *own_general;              /* per image: 1 for a texture an own binding uses as a
+                                        * storage image (GENERAL layout, as surfaces are) */
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -185,7 +187,15 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
 vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
                               const vkrr_replay_image *im, bool *bound, VkFormat *view,
                               VkImageUsageFlags *usage, const vkrr_imgformat **conv,
-                              vkrr_error *err);
+                              uint8_t *general, vkrr_error *err);
+/* The layout image i of L is bound in: GENERAL for surfaces and
+ * L->own_general images, SHADER_READ_ONLY_OPTIMAL for textures. */
+static inline VkImageLayout vkrr_vk_bound_layout(const vkrr_vk_launch *L, uint32_t i)
+{
+    return L->r->images[i].kind == VKRR_IMAGE_SURFACE || (L->own_general && L->own_general[i])
+               ? VK_IMAGE_LAYOUT_GENERAL
+               : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+}
 
 /* vkrecord.c */
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,

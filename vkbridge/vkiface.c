@@ -278,12 +278,13 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o)
 vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
                               const vkrr_replay_image *im, bool *bound, VkFormat *view,
                               VkImageUsageFlags *usage, const vkrr_imgformat **conv,
-                              vkrr_error *err)
+                              uint8_t *general, vkrr_error *err)
 {
     const vkrr_port_iface_run *run = &L->own_run;
     const char *port = L->own->port;
     *bound = false;
     *conv = NULL;
+    *general = 0;
     for (uint32_t k = 0; k < run->nimg; k++) {
         const vkrr_port_image_use *u = &run->img[k];
         if (u->image != i || u->kind == VKRR_PORT_SAMPLER)
@@ -299,11 +300,13 @@ vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t
                                              : "for this array's format");
             *conv = u->format;
         }
-        if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE)
-            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                             "binding %u.%u: a texture as a storage image is not yet supported "
-                             "(bind it as sampled-image or combined-image-sampler)", u->set,
-                             u->binding);
+        if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE) {
+            if (L->streamed) /* vkstream.c lays textures out read-only */
+                return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                 "binding %u.%u: a texture as a storage image in a launch past "
+                                 "the memory limit (streamed) is not supported", u->set, u->binding);
+            *general = 1; /* a texture read through imageLoad: GENERAL, never read back */
+        }
         if (*bound && *view != u->format->vk)
             return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
                              "binding %u.%u: the same CUDA array in two formats is not supported",
@@ -405,11 +408,10 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
     for (uint32_t k = 0; k < run->nimg; k++) {
         const vkrr_port_image_use *u = &run->img[k];
         bool img = u->image != UINT32_MAX && u->kind != VKRR_PORT_SAMPLER;
-        bool surf = img && L->r->images[u->image].kind == VKRR_IMAGE_SURFACE;
         ii[k] = (VkDescriptorImageInfo){
             .sampler = L->own_samplers[k],
             .imageView = img ? L->imgs[u->image].view : VK_NULL_HANDLE,
-            .imageLayout = surf ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+            .imageLayout = img ? vkrr_vk_bound_layout(L, u->image) : VK_IMAGE_LAYOUT_UNDEFINED};
         w[run->nbuf + k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                                   .dstSet = L->own_sets[u->set], .dstBinding = u->binding,
                                                   .descriptorCount = 1,

@@ -48,7 +48,8 @@ static bool find_img(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_repl
             if (b->handle == im->handle && b->kind == im->kind && b->width == im->width &&
                 b->height == im->height && b->format == im->format && b->channels == im->channels &&
                 !memcmp(&b->sampler, &im->sampler, sizeof b->sampler) &&
-                prev[j].imgs[k].format == fmt && prev[j].imgs[k].view_format == view) {
+                prev[j].imgs[k].format == fmt && prev[j].imgs[k].view_format == view &&
+                !prev[j].own_general[k]) {
                 *out = prev[j].imgs[k];
                 *sampler = prev[j].samplers[k];
                 return true;
@@ -78,8 +79,9 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     L->img_off = zalloc(r->nimages, sizeof *L->img_off);
     L->own_conv = zalloc(r->nimages, sizeof *L->own_conv);
     L->own_conv_post = zalloc(r->nimages, sizeof *L->own_conv_post);
+    L->own_general = zalloc(r->nimages, 1);
     if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
-        !L->img_off || !L->borrowed || !L->own_conv || !L->own_conv_post)
+        !L->img_off || !L->borrowed || !L->own_conv || !L->own_conv_post || !L->own_general)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
     uint64_t up = 0, tex_up = 0, row_max = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
@@ -129,7 +131,7 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
                                    : VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
         bool own_bound = false; /* an own interface's view of it, in the port's format */
         if (L->own && (st = vkrr_vk_own_image(vk, L, i, im, &own_bound, &view, &u, &L->own_conv[i],
-                                              err)) != VKRR_OK)
+                                              &L->own_general[i], err)) != VKRR_OK)
             return st;
         if (L->own_conv[i]) /* converted: the image is in the port's format, texels and all */
             fmt = view;
@@ -367,6 +369,7 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
         free(L->own_conv_post[i]);
     free(L->own_conv_post);
     free(L->own_conv);
+    free(L->own_general);
     free(L->buf_off);
     free(L->borrowed);
     for (uint32_t k = 0; L->outs && k < L->nbufs + L->nimgs; k++)
