@@ -55,7 +55,7 @@ static const char shader_nearest[] =
     "    if (p.x >= int(pc.w) || p.y >= int(pc.h))\n"
     "        return;\n"
     "    vec4 v = READ;\n"
-    "    imageStore(dst, p, v * pc.gain + BUG);\n"
+    "    imageStore(dst, p, v * pc.gain BUG);\n"
     "}\n";
 
 /* The storage image's declared format (the shader's layout qualifier), and
@@ -125,7 +125,8 @@ static void write_capture(const char *dir, bool linear)
     CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
 }
 
-/* A ports folder `name`: the shader with READ and BUG, the descriptor with
+/* A ports folder `name`: the shader with READ and BUG (empty, or "+ EXPR":
+ * nothing is added by default, so the -0.0 texel stays -0.0), the descriptor with
  * line `replace` (1-based; 0 none) replaced by `with` (NULL: dropped). */
 static void write_port(const char *name, const char *read, const char *bug, unsigned replace,
                        const char *with, char *dir, size_t cap)
@@ -176,7 +177,7 @@ static void refused(const char *cap, const char *name, unsigned replace, const c
                     unsigned line, const char *what, int caller)
 {
     char dir[4096], where[4300];
-    write_port(name, read_nearest, "0.0", replace, with, dir, sizeof dir);
+    write_port(name, read_nearest, "", replace, with, dir, sizeof dir);
     snprintf(where, sizeof where, "%s/%s.port:%u: ", dir, KERNEL, line);
     validate(cap, dir, 2, (const char *const[]){where, what, NULL}, caller);
 }
@@ -200,24 +201,24 @@ int main(void)
     write_capture(cap, false);
     write_capture(capl, true);
 
-    write_port("nearest", read_nearest, "0.0", 0, NULL, dir, sizeof dir);
+    write_port("nearest", read_nearest, "", 0, NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 0, "PASS");
     check_json(dir, "PASS");
     CHECK_EQ_U64(test_sh("python3 -c \"import json, sys; d = json.load(open(sys.argv[1])); "
                          "l = d['launches'][0]; r = {x['offset']: x for x in l['resources']}; "
                          "o = r[8]; assert o['output'] and o['type'] == 'f16', o; "
                          "assert o['exact_pct'] == 100 and o['max_ulp'] == 0, o\" '%s/out.json'", dir), 0);
-    write_port("wrong", read_nearest, "(p == ivec2(3, 2) ? 1.0 : 0.0)", 0, NULL, dir, sizeof dir);
+    write_port("wrong", read_nearest, "+ (p == ivec2(3, 2) ? 1.0 : 0.0)", 0, NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
 
-    write_port("linear", read_linear, "0.0", 5,
+    write_port("linear", read_linear, "", 5,
                "binding 0.0 combined-image-sampler arg0 format=rgba16f sampler=captured", dir, sizeof dir);
     VALIDATE(capl, dir, 0, "PASS");
     check_json(dir, "PASS");
     /* the same port without the output's atol: the device's filtering is
      * still within f16's default tolerance or exact; a nearest sampler where
      * CUDA filtered linearly is not */
-    write_port("linear_as_nearest", read_linear, "0.0", 5,
+    write_port("linear_as_nearest", read_linear, "", 5,
                "binding 0.0 combined-image-sampler arg0 format=rgba16f sampler=nearest", dir, sizeof dir);
     VALIDATE(capl, dir, 1, "FAIL");
 
@@ -225,7 +226,7 @@ int main(void)
      * surface; each value goes in widened and comes back rounded to f16,
      * exact here, -0.0 included */
     shader_format = "rgba32f";
-    write_port("convert", read_nearest, "0.0", 5,
+    write_port("convert", read_nearest, "", 5,
                "binding 0.0 combined-image-sampler arg0 format=rgba32f sampler=nearest", dir, sizeof dir);
     CHECK_EQ_U64(test_sh("sed -i 's/^binding 0.1 storage-image arg8 format=rgba16f/binding 0.1 "
                          "storage-image arg8 format=rgba32f/' '%s/" KERNEL ".port'", dir), 0);
@@ -234,7 +235,7 @@ int main(void)
                          "l = d['launches'][0]; r = {x['offset']: x for x in l['resources']}; "
                          "o = r[8]; assert o['exact_pct'] == 100 and o['max_ulp'] == 0, o\" '%s/out.json'",
                          dir), 0);
-    write_port("convert_wrong", read_nearest, "(p == ivec2(9, 7) ? 0.1 : 0.0)", 6,
+    write_port("convert_wrong", read_nearest, "+ (p == ivec2(9, 7) ? 0.1 : 0.0)", 6,
                "binding 0.1 storage-image arg8 format=rgba32f", dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
     shader_format = "rgba16f";
@@ -243,21 +244,21 @@ int main(void)
      * in the shader */
     src_decl = "layout(set = 0, binding = 0) uniform texture2D srcT;\n"
                "layout(set = 0, binding = 2) uniform sampler smp;";
-    write_port("separate", "texelFetch(sampler2D(srcT, smp), p, 0)", "0.0", 5,
+    write_port("separate", "texelFetch(sampler2D(srcT, smp), p, 0)", "", 5,
                "binding 0.0 sampled-image arg0 format=rgba16f\n"
                "binding 0.2 sampler - sampler=nearest address=clamp normalized=0", dir, sizeof dir);
     VALIDATE(cap, dir, 0, "PASS", "sampler: the device's, not NVIDIA's (binding 0.2");
-    write_port("separate_empty", "texelFetch(sampler2D(srcT, smp), p, 0)", "0.0", 5,
+    write_port("separate_empty", "texelFetch(sampler2D(srcT, smp), p, 0)", "", 5,
                "binding 0.0 sampled-image arg0 format=rgba16f", dir, sizeof dir);
     VALIDATE(cap, dir, 2, KERNEL ".port:2: binding 0.2: the shader declares a sampler there (smp)");
     src_decl = NULL;
 
     /* the texture as a storage image, read with imageLoad */
     src_decl = "layout(set = 0, binding = 0, rgba16f) readonly uniform image2D srcI;";
-    write_port("tex_storage", "imageLoad(srcI, p)", "0.0", 5,
+    write_port("tex_storage", "imageLoad(srcI, p)", "", 5,
                "binding 0.0 storage-image arg0 format=rgba16f", dir, sizeof dir);
     VALIDATE(cap, dir, 0, "PASS");
-    write_port("tex_storage_wrong", "imageLoad(srcI, p)", "(p == ivec2(0, 0) ? 1.0 : 0.0)", 5,
+    write_port("tex_storage_wrong", "imageLoad(srcI, p)", "+ (p == ivec2(0, 0) ? 1.0 : 0.0)", 5,
                "binding 0.0 storage-image arg0 format=rgba16f", dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
     src_decl = NULL;
