@@ -30,7 +30,7 @@
  *     binding the shader declares left empty, one it lacks, a uniform buffer
  *     where it has a storage buffer, a push past its block, a workgroup not
  *     its local size, a specialisation constant it lacks; and a window
- *     outside the allocation, a storage image line (not yet supported), a
+ *     outside the allocation, a texel buffer line (not yet supported), a
  *     binding line without `interface own`.
  * SPIRV-Cross is a build dependency (scripts/deps.sh), so nothing here skips. */
 #include <stdlib.h>
@@ -265,8 +265,8 @@ int main(void)
             "specialize 4: the shader has no specialisation constant 4");
     REFUSED("window", 6, "binding 0.1 storage-buffer arg8 size=u32@16*5", NULL, 6,
             "binding 0.1: 5000 bytes from byte 256 are not inside arg8's 4352-byte allocation");
-    REFUSED("image", 0, NULL, "binding 0.2 storage-image arg8", 11,
-            "binding 0.2: storage-image bindings are not yet supported");
+    REFUSED("image", 0, NULL, "binding 0.2 storage-texel-buffer arg8", 11,
+            "binding 0.2: storage-texel-buffer bindings are not yet supported");
     REFUSED("noiface", 2, "# (no interface line)", NULL, 3,
             "'workgroup' describes a shader's own interface: it needs 'interface own' above it");
 

@@ -335,12 +335,58 @@ static void check_iface(void)
           o[0].view.width == 224);
     vkrr_portdesc_destroy(d);
 
+    /* images: the surface at arg16 (HALF x 4), the texture at arg24 (FLOAT x 1,
+     * point, wrap, unnormalized as captured) */
+    const char *itext = "interface own\n"
+                        "binding 0.0 storage-image arg16 format=rgba16f\n"
+                        "binding 0.1 combined-image-sampler arg24 format=r32f sampler=captured\n"
+                        "binding 0.2 sampled-image arg16 format=rgba32f\n"
+                        "binding 1.0 sampler arg24 sampler=linear address=clamp\n"
+                        "binding 1.1 sampler - sampler=nearest address=border normalized=1\n";
+    d = NULL;
+    if (CHECK(vkrr_portdesc_parse(&d, itext, strlen(itext), "k.port", &err) == VKRR_OK) &&
+        CHECK(vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), "k.port", &f.l, &run, &err) == VKRR_OK)) {
+        CHECK(run.nbuf == 0 && run.nimg == 5);
+        CHECK(run.img[0].kind == VKRR_PORT_STORAGE_IMAGE && run.img[0].image == 0 &&
+              run.img[0].format->vk == VK_FORMAT_R16G16B16A16_SFLOAT && run.img[0].map == VKRR_IMGMAP_BITCOPY &&
+              run.img[0].line == 2);
+        CHECK(run.img[1].kind == VKRR_PORT_COMBINED_IMAGE_SAMPLER && run.img[1].image == 1 &&
+              run.img[1].map == VKRR_IMGMAP_BITCOPY && run.img[1].sampler.filter == VKRR_FILTER_POINT &&
+              run.img[1].sampler.address[0] == VKRR_ADDRESS_WRAP && !run.img[1].sampler.normalized);
+        CHECK(run.img[2].kind == VKRR_PORT_SAMPLED_IMAGE && run.img[2].map == VKRR_IMGMAP_CONVERT);
+        CHECK(run.img[3].kind == VKRR_PORT_SAMPLER && run.img[3].image == 1 &&
+              run.img[3].sampler.filter == VKRR_FILTER_LINEAR && run.img[3].sampler.address[1] == VKRR_ADDRESS_CLAMP &&
+              !run.img[3].sampler.normalized);
+        CHECK(run.img[4].kind == VKRR_PORT_SAMPLER && run.img[4].image == UINT32_MAX &&
+              run.img[4].sampler.filter == VKRR_FILTER_POINT && run.img[4].sampler.address[0] == VKRR_ADDRESS_BORDER &&
+              run.img[4].sampler.normalized && run.img[4].set == 1 && run.img[4].binding == 1);
+    } else
+        vkrr_error_print(&err, stderr);
+    vkrr_portdesc_destroy(d);
+
     static const struct { const char *line; vkrr_status st; const char *says; } cases[] = {
-        {"binding 0.0 storage-image arg0", VKRR_ERR_PARSE, "binding 0.0: storage-image bindings are not yet supported"},
-        {"binding 0.0 sampler arg0", VKRR_ERR_PARSE, "sampler bindings are not yet supported"},
+        {"binding 0.0 storage-texel-buffer arg0", VKRR_ERR_PARSE, "binding 0.0: storage-texel-buffer bindings are not yet supported"},
+        {"binding 0.0 storage-image arg16", VKRR_ERR_PARSE, "binding 0.0: a storage-image needs format=FMT"},
+        {"binding 0.0 storage-image arg16 format=rgb16f", VKRR_ERR_PARSE, "'format=rgb16f': not an image format"},
+        {"binding 0.0 storage-image arg16 format=rgba16f sampler=linear", VKRR_ERR_PARSE,
+         "'sampler=linear': expected format= (a sampler's keys are for samplers)"},
+        {"binding 0.0 combined-image-sampler arg24 format=r32f", VKRR_ERR_PARSE,
+         "a combined-image-sampler needs sampler=captured|linear|nearest"},
+        {"binding 0.0 combined-image-sampler arg24 format=r32f sampler=cubic", VKRR_ERR_PARSE,
+         "'sampler=cubic': expected sampler=captured, linear or nearest"},
+        {"binding 0.0 sampler arg24 sampler=linear address=wrap", VKRR_ERR_PARSE, "expected address=clamp, repeat"},
+        {"binding 0.0 sampler arg24 sampler=linear normalized=2", VKRR_ERR_PARSE, "expected normalized=0 or 1"},
+        {"binding 0.0 sampler - sampler=linear", VKRR_ERR_PARSE, "a sampler of no texture ('-') states"},
+        {"binding 0.0 storage-image - format=r32f", VKRR_ERR_PARSE, "'-': expected the texture or surface argument"},
+        {"binding 0.0 storage-image arg0 format=rgba16f", VKRR_ERR_RANGE,
+         "binding 0.0: arg0 is not a texture or surface in launch #42 k"},
+        {"binding 0.0 storage-image arg16 format=r32f", VKRR_ERR_RANGE,
+         "binding 0.0: format=r32f does not fit arg16's CUDA array (HALF x 4;"},
+        {"binding 0.0 sampled-image arg24 format=rgba32f", VKRR_ERR_RANGE,
+         "format=rgba32f does not fit arg24's CUDA array (FLOAT x 1;"},
         {"binding 0 storage-buffer arg0", VKRR_ERR_PARSE, "'0': expected SET.BINDING"},
         {"binding 32.0 storage-buffer arg0", VKRR_ERR_PARSE, "set below 32"},
-        {"binding 0.0 texel arg0", VKRR_ERR_PARSE, "'texel': expected storage-buffer or uniform-buffer"},
+        {"binding 0.0 texel arg0", VKRR_ERR_PARSE, "'texel': expected storage-buffer, uniform-buffer, storage-image, sampled-image"},
         {"binding 0.0 storage-buffer ptr", VKRR_ERR_PARSE, "'ptr': expected the pointer argument"},
         {"binding 0.0 storage-buffer arg0 stride=4", VKRR_ERR_PARSE, "'stride=4': expected offset= or size="},
         {"binding 0.0 storage-buffer arg0 size=u32@", VKRR_ERR_PARSE, "'size=u32@': expected a decimal"},

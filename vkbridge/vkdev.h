@@ -100,6 +100,14 @@ typedef struct vkrr_vk_launch {
     vkrr_port_iface_run own_run;
     VkDescriptorPool own_pool;
     VkDescriptorSet own_sets[VKRR_VK_OWN_SETS];
+    VkSampler own_samplers[VKRR_PORT_MAX_BINDINGS]; /* per own_run.img, where it has one */
+    /* per image: the own format its texels are converted into (NULL: the
+     * capture's bytes as they are), and a surface's read-back converted
+     * back to its array's type */
+    const vkrr_imgformat **own_conv;
+    void **own_conv_post;
+    uint8_t *own_general;              /* per image: 1 for a texture an own binding uses as a
+                                        * storage image (GENERAL layout, as surfaces are) */
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -171,6 +179,23 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o); /* accepts a zeroed o
  * binding a view of its allocation's buffer (device alignment and range
  * checked, VKRR_ERR_RANGE naming the line). */
 vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err);
+/* Image i of L (L->own_run set) as its own bindings need it: *bound false
+ * when none names it; else the view format (the port's format=) and the
+ * usage they add, checked against the device's format features, and *conv
+ * the format its texels are converted into where the pairing converts
+ * (imgformat.h; the image is then made in that format), else NULL. */
+vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
+                              const vkrr_replay_image *im, bool *bound, VkFormat *view,
+                              VkImageUsageFlags *usage, const vkrr_imgformat **conv,
+                              uint8_t *general, vkrr_error *err);
+/* The layout image i of L is bound in: GENERAL for surfaces and
+ * L->own_general images, SHADER_READ_ONLY_OPTIMAL for textures. */
+static inline VkImageLayout vkrr_vk_bound_layout(const vkrr_vk_launch *L, uint32_t i)
+{
+    return L->r->images[i].kind == VKRR_IMAGE_SURFACE || (L->own_general && L->own_general[i])
+               ? VK_IMAGE_LAYOUT_GENERAL
+               : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+}
 
 /* vkrecord.c */
 void vkrr_vk_image_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd, VkImage img, VkImageLayout from,

@@ -9,9 +9,49 @@
 
 #include <spirv_cross_c.h>
 
+/* In messages: "storage buffer", "combined image sampler", ... */
 static const char *kind_name(vkrr_port_bind_kind k)
 {
-    return k == VKRR_PORT_UNIFORM_BUFFER ? "uniform buffer" : "storage buffer";
+    static const char *const names[] = {"storage buffer", "uniform buffer", "storage image",
+                                        "sampled image", "combined image sampler", "sampler"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+/* The SPIRV-Cross resource list of each binding kind, and its descriptor type. */
+static const struct {
+    spvc_resource_type t;
+    VkDescriptorType d;
+} kinds[] = {
+    [VKRR_PORT_STORAGE_BUFFER] = {SPVC_RESOURCE_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+    [VKRR_PORT_UNIFORM_BUFFER] = {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+    [VKRR_PORT_STORAGE_IMAGE] = {SPVC_RESOURCE_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+    [VKRR_PORT_SAMPLED_IMAGE] = {SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE},
+    [VKRR_PORT_COMBINED_IMAGE_SAMPLER] = {SPVC_RESOURCE_TYPE_SAMPLED_IMAGE,
+                                          VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
+    [VKRR_PORT_SAMPLER] = {SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS, VK_DESCRIPTOR_TYPE_SAMPLER},
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* A storage image's declared format against the port's format= (a shader
+ * without one, Unknown, takes the port's). */
+static vkrr_status check_format(spvc_compiler c, const spvc_reflected_resource *r,
+                                const vkrr_port_bind *b, const char *port, vkrr_error *err)
+{
+    spvc_type t = spvc_compiler_get_type_handle(c, r->type_id);
+    if (spvc_type_get_image_dimension(t) == SpvDimBuffer)
+        return vkrr_fail(err, VKRR_ERR_PARSE, port, b->line, -1,
+                         "binding %u.%u: the shader declares a texel buffer (%s): not yet supported "
+                         "in an own interface", b->set, b->binding, r->name);
+    if (b->kind != VKRR_PORT_STORAGE_IMAGE)
+        return VKRR_OK;
+    SpvImageFormat sf = spvc_type_get_image_storage_format(t);
+    const vkrr_imgformat *want = vkrr_imgformat_of_spv((unsigned)sf);
+    if (sf != SpvImageFormatUnknown && want != b->format)
+        return vkrr_fail(err, VKRR_ERR_PARSE, port, b->line, -1,
+                         "binding %u.%u: the port gives format=%s, the shader declares %s (%s)",
+                         b->set, b->binding, b->format->name,
+                         want ? want->name : "a format vkrr does not map CUDA arrays to", r->name);
+    return VKRR_OK;
 }
 
 /* The reflected resources of one kind, checked against the port's lines. */
@@ -21,10 +61,7 @@ static vkrr_status check_buffers(spvc_compiler c, spvc_resources res, vkrr_port_
 {
     const spvc_reflected_resource *list = NULL;
     size_t n = 0;
-    spvc_resources_get_resource_list_for_type(res, kind == VKRR_PORT_UNIFORM_BUFFER
-                                                       ? SPVC_RESOURCE_TYPE_UNIFORM_BUFFER
-                                                       : SPVC_RESOURCE_TYPE_STORAGE_BUFFER,
-                                              &list, &n);
+    spvc_resources_get_resource_list_for_type(res, kinds[kind].t, &list, &n);
     for (size_t i = 0; i < n; i++) {
         unsigned set = spvc_compiler_get_decoration(c, list[i].id, SpvDecorationDescriptorSet);
         unsigned binding = spvc_compiler_get_decoration(c, list[i].id, SpvDecorationBinding);
@@ -43,6 +80,10 @@ static vkrr_status check_buffers(spvc_compiler c, spvc_resources res, vkrr_port_
                              "binding %u.%u: the port binds a %s, the shader declares a %s (%s)",
                              set, binding, kind_name(b->kind), kind_name(kind), list[i].name);
         seen[k - 1] = true;
+        vkrr_status st = kind >= VKRR_PORT_STORAGE_IMAGE && kind != VKRR_PORT_SAMPLER
+                             ? check_format(c, &list[i], b, port, err) : VKRR_OK;
+        if (st != VKRR_OK)
+            return st;
         if (set >= VKRR_VK_OWN_SETS)
             return vkrr_fail(err, VKRR_ERR_PARSE, port, b->line, -1,
                              "binding %u.%u: sets 0..%u are supported", set, binding,
@@ -53,15 +94,11 @@ static vkrr_status check_buffers(spvc_compiler c, spvc_resources res, vkrr_port_
     return VKRR_OK;
 }
 
-/* Bindings of kinds an own interface cannot fill yet. */
+/* Bindings of kinds an own interface cannot fill (yet). */
 static vkrr_status refuse_later(spvc_compiler c, spvc_resources res, const vkrr_port_iface *f,
                                 const char *port, vkrr_error *err)
 {
     static const struct { spvc_resource_type t; const char *name; } later[] = {
-        {SPVC_RESOURCE_TYPE_STORAGE_IMAGE, "storage image"},
-        {SPVC_RESOURCE_TYPE_SAMPLED_IMAGE, "combined image sampler"},
-        {SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, "sampled image"},
-        {SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS, "sampler"},
         {SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE, "acceleration structure"}};
     for (size_t t = 0; t < sizeof later / sizeof later[0]; t++) {
         const spvc_reflected_resource *list = NULL;
@@ -69,8 +106,8 @@ static vkrr_status refuse_later(spvc_compiler c, spvc_resources res, const vkrr_
         spvc_resources_get_resource_list_for_type(res, later[t].t, &list, &n);
         if (n)
             return vkrr_fail(err, VKRR_ERR_PARSE, port, f->line, -1,
-                             "binding %u.%u: the shader declares a %s (%s): images and samplers "
-                             "in an own interface are not yet supported",
+                             "binding %u.%u: the shader declares a %s (%s): not supported in an "
+                             "own interface",
                              spvc_compiler_get_decoration(c, list[0].id, SpvDecorationDescriptorSet),
                              spvc_compiler_get_decoration(c, list[0].id, SpvDecorationBinding),
                              later[t].name, list[0].name);
@@ -166,10 +203,11 @@ static vkrr_status reflect(const vkrr_port_iface *f, const char *port, const uin
         goto done;
     }
     bool seen[VKRR_PORT_MAX_BINDINGS] = {false};
-    if ((st = refuse_later(c, res, f, port, err)) != VKRR_OK ||
-        (st = check_buffers(c, res, VKRR_PORT_STORAGE_BUFFER, f, port, o, seen, err)) != VKRR_OK ||
-        (st = check_buffers(c, res, VKRR_PORT_UNIFORM_BUFFER, f, port, o, seen, err)) != VKRR_OK)
+    if ((st = refuse_later(c, res, f, port, err)) != VKRR_OK)
         goto done;
+    for (size_t k = 0; k < NKINDS; k++)
+        if ((st = check_buffers(c, res, (vkrr_port_bind_kind)k, f, port, o, seen, err)) != VKRR_OK)
+            goto done;
     for (uint32_t k = 0; k < f->nbind; k++)
         if (!seen[k]) {
             st = vkrr_fail(err, VKRR_ERR_PARSE, port, f->bind[k].line, -1,
@@ -205,9 +243,7 @@ vkrr_status vkrr_vk_own_create(vkrr_vk_ctx *vk, const vkrr_port_iface *f, const 
             if (f->bind[k].set == s)
                 lb[n++] = (VkDescriptorSetLayoutBinding){
                     .binding = f->bind[k].binding, .descriptorCount = 1,
-                    .descriptorType = f->bind[k].kind == VKRR_PORT_UNIFORM_BUFFER
-                                          ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                    .descriptorType = kinds[f->bind[k].kind].d,
                     .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
         VkDescriptorSetLayoutCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                               .bindingCount = n, .pBindings = lb};
@@ -239,6 +275,77 @@ void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o)
     memset(o, 0, sizeof *o);
 }
 
+vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t i,
+                              const vkrr_replay_image *im, bool *bound, VkFormat *view,
+                              VkImageUsageFlags *usage, const vkrr_imgformat **conv,
+                              uint8_t *general, vkrr_error *err)
+{
+    const vkrr_port_iface_run *run = &L->own_run;
+    const char *port = L->own->port;
+    *bound = false;
+    *conv = NULL;
+    *general = 0;
+    for (uint32_t k = 0; k < run->nimg; k++) {
+        const vkrr_port_image_use *u = &run->img[k];
+        if (u->image != i || u->kind == VKRR_PORT_SAMPLER)
+            continue;
+        if (u->map == VKRR_IMGMAP_CONVERT) {
+            uint8_t probe[64] = {0}, out[64];
+            if (L->streamed || !vkrr_imgformat_convert_in(im->format, im->channels, u->format, probe, out, 1))
+                return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                 "binding %u.%u: format=%s converts the CUDA array's texels, which "
+                                 "the Vulkan replay does not do %s (docs/own-interface.md)", u->set,
+                                 u->binding, u->format->name,
+                                 L->streamed ? "for a launch past the memory limit (streamed)"
+                                             : "for this array's format");
+            *conv = u->format;
+        }
+        if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE) {
+            if (L->streamed) /* vkstream.c lays textures out read-only */
+                return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                 "binding %u.%u: a texture as a storage image in a launch past "
+                                 "the memory limit (streamed) is not supported", u->set, u->binding);
+            *general = 1; /* a texture read through imageLoad: GENERAL, never read back */
+        }
+        if (*bound && *view != u->format->vk)
+            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                             "binding %u.%u: the same CUDA array in two formats is not supported",
+                             u->set, u->binding);
+        bool storage = u->kind == VKRR_PORT_STORAGE_IMAGE;
+        VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT
+                                            : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(vk->phys, u->format->vk, &fp);
+        if ((fp.optimalTilingFeatures & need) != need)
+            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                             "binding %u.%u: format=%s cannot be a %s on %s", u->set, u->binding,
+                             u->format->name, kind_name(u->kind), vk->props.deviceName);
+        *bound = true;
+        *view = u->format->vk;
+        *usage |= storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
+    }
+    return VKRR_OK;
+}
+
+/* The samplers of L's combined-image-sampler and sampler bindings. */
+static vkrr_status own_samplers(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
+{
+    const vkrr_port_iface_run *run = &L->own_run;
+    for (uint32_t k = 0; k < run->nimg; k++) {
+        const vkrr_port_image_use *u = &run->img[k];
+        if (u->kind != VKRR_PORT_COMBINED_IMAGE_SAMPLER && u->kind != VKRR_PORT_SAMPLER)
+            continue;
+        VkFormat f = u->format ? u->format->vk : VK_FORMAT_R16G16B16A16_SFLOAT;
+        vkrr_dtype t = u->format ? u->format->dtype : VKRR_DT_F16;
+        bool integer = t == VKRR_DT_U8 || t == VKRR_DT_S8 || t == VKRR_DT_U16 || t == VKRR_DT_S16 ||
+                       t == VKRR_DT_U32 || t == VKRR_DT_S32;
+        vkrr_status st = vkrr_vk_make_sampler(vk, &u->sampler, f, integer, &L->own_samplers[k], err);
+        if (st != VKRR_OK)
+            return st;
+    }
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
 {
     const vkrr_vk_own *o = L->own;
@@ -264,11 +371,15 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
                              u->set, u->binding, (unsigned long long)u->size, vk->props.deviceName,
                              uni ? "Uniform" : "Storage", (unsigned long long)range);
     }
-    VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, run->nbuf - nuni ? run->nbuf - nuni : 1},
-                                  {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nuni ? nuni : 1}};
+    (void)nuni;
+    VkDescriptorPoolSize ps[NKINDS];
+    for (size_t k = 0; k < NKINDS; k++) /* at most every binding of each type: simple, and small */
+        ps[k] = (VkDescriptorPoolSize){kinds[k].d, run->nbuf + run->nimg ? run->nbuf + run->nimg : 1};
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                     .maxSets = o->nsets ? o->nsets : 1, .poolSizeCount = 2,
+                                     .maxSets = o->nsets ? o->nsets : 1, .poolSizeCount = NKINDS,
                                      .pPoolSizes = ps};
+    if ((st = own_samplers(vk, L, err)) != VKRR_OK)
+        return st;
     if ((st = vkrr_vk_check(vk->fn.vkCreateDescriptorPool(vk->device, &pi, NULL, &L->own_pool),
                             "vkCreateDescriptorPool", err)) != VKRR_OK)
         return st;
@@ -281,7 +392,8 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
                             "vkAllocateDescriptorSets", err)) != VKRR_OK)
         return st;
     VkDescriptorBufferInfo bi[VKRR_PORT_MAX_BINDINGS];
-    VkWriteDescriptorSet w[VKRR_PORT_MAX_BINDINGS];
+    VkDescriptorImageInfo ii[VKRR_PORT_MAX_BINDINGS];
+    VkWriteDescriptorSet w[2 * VKRR_PORT_MAX_BINDINGS];
     for (uint32_t k = 0; k < run->nbuf; k++) {
         const vkrr_port_buffer_use *u = &run->buf[k];
         bi[k] = (VkDescriptorBufferInfo){L->bufs[u->alloc].buf, u->offset, u->size};
@@ -293,6 +405,19 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
                                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &bi[k]};
     }
-    vk->fn.vkUpdateDescriptorSets(vk->device, run->nbuf, w, 0, NULL);
+    for (uint32_t k = 0; k < run->nimg; k++) {
+        const vkrr_port_image_use *u = &run->img[k];
+        bool img = u->image != UINT32_MAX && u->kind != VKRR_PORT_SAMPLER;
+        ii[k] = (VkDescriptorImageInfo){
+            .sampler = L->own_samplers[k],
+            .imageView = img ? L->imgs[u->image].view : VK_NULL_HANDLE,
+            .imageLayout = img ? vkrr_vk_bound_layout(L, u->image) : VK_IMAGE_LAYOUT_UNDEFINED};
+        w[run->nbuf + k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                                  .dstSet = L->own_sets[u->set], .dstBinding = u->binding,
+                                                  .descriptorCount = 1,
+                                                  .descriptorType = kinds[u->kind].d,
+                                                  .pImageInfo = &ii[k]};
+    }
+    vk->fn.vkUpdateDescriptorSets(vk->device, run->nbuf + run->nimg, w, 0, NULL);
     return VKRR_OK;
 }

@@ -37,15 +37,19 @@ static bool find_buf(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_repl
     return false;
 }
 
+/* ... made in the same image and view formats (an own interface's image,
+ * in its port's format, is not one a built-in launch can bind). */
 static bool find_img(const vkrr_vk_launch *prev, uint32_t nprev, const vkrr_replay_image *im,
-                     vkrr_vk_image *out, VkSampler *sampler)
+                     VkFormat fmt, VkFormat view, vkrr_vk_image *out, VkSampler *sampler)
 {
     for (uint32_t j = 0; j < nprev; j++)
         for (uint32_t k = 0; k < prev[j].nimgs; k++) {
             const vkrr_replay_image *b = &prev[j].r->images[k];
             if (b->handle == im->handle && b->kind == im->kind && b->width == im->width &&
                 b->height == im->height && b->format == im->format && b->channels == im->channels &&
-                !memcmp(&b->sampler, &im->sampler, sizeof b->sampler)) {
+                !memcmp(&b->sampler, &im->sampler, sizeof b->sampler) &&
+                prev[j].imgs[k].format == fmt && prev[j].imgs[k].view_format == view &&
+                !prev[j].own_general[k]) {
                 *out = prev[j].imgs[k];
                 *sampler = prev[j].samplers[k];
                 return true;
@@ -73,8 +77,11 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     L->binding = zalloc(r->nimages, sizeof *L->binding);
     L->slot = zalloc(r->nimages, sizeof *L->slot);
     L->img_off = zalloc(r->nimages, sizeof *L->img_off);
+    L->own_conv = zalloc(r->nimages, sizeof *L->own_conv);
+    L->own_conv_post = zalloc(r->nimages, sizeof *L->own_conv_post);
+    L->own_general = zalloc(r->nimages, 1);
     if (!L->bufs || !L->buf_off || !L->imgs || !L->samplers || !L->binding || !L->slot ||
-        !L->img_off || !L->borrowed)
+        !L->img_off || !L->borrowed || !L->own_conv || !L->own_conv_post || !L->own_general)
         return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
     uint64_t up = 0, tex_up = 0, row_max = 0;
     const VkBufferUsageFlags busage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
@@ -119,19 +126,28 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
                              im->width, im->height);
         L->binding[i] = binding;
         L->slot[i] = used[binding]++;
-        if (find_img(prev, nprev, im, &L->imgs[i], &L->samplers[i])) {
-            L->borrowed[r->nallocs + i] = 1;
-            continue;
-        }
         VkImageUsageFlags u = VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                               (tex ? VK_IMAGE_USAGE_SAMPLED_BIT
                                    : VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        bool own_bound = false; /* an own interface's view of it, in the port's format */
+        if (L->own && (st = vkrr_vk_own_image(vk, L, i, im, &own_bound, &view, &u, &L->own_conv[i],
+                                              &L->own_general[i], err)) != VKRR_OK)
+            return st;
+        if (L->own_conv[i]) /* converted: the image is in the port's format, texels and all */
+            fmt = view;
+        if (!own_bound && find_img(prev, nprev, im, fmt, view, &L->imgs[i], &L->samplers[i])) {
+            L->borrowed[r->nallocs + i] = 1;
+            continue;
+        }
         if ((st = vkrr_vk_image_create(vk, im->width, im->height, fmt, view, u, &L->imgs[i], err)) != VKRR_OK)
             return st;
         if (tex && (st = vkrr_vk_make_sampler(vk, &im->sampler, fmt, im->sampler.read_as_integer,
                                               &L->samplers[i], err)) != VKRR_OK)
             return st;
-        uint64_t bytes = vkrr_replay_image_bytes(im);
+        uint64_t bytes = L->own_conv[i] ? (uint64_t)im->width * im->height * L->own_conv[i]->texel_bytes
+                                        : vkrr_replay_image_bytes(im);
+        if (L->own_conv[i] && !tex && !(L->own_conv_post[i] = malloc(vkrr_replay_image_bytes(im))))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory for a launch");
         if (bytes / im->height > row_max)
             row_max = bytes / im->height;
         L->img_off[i] = tex ? tex_up : up;
@@ -205,10 +221,15 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
             continue;
         uint64_t bytes = vkrr_replay_image_bytes(im);
         uint8_t *dst = (im->kind == VKRR_IMAGE_TEXTURE ? (uint8_t *)L->upload.map : up) + L->img_off[i];
-        if (im->pre)
+        const vkrr_imgformat *cf = L->own_conv[i];
+        if (cf && im->pre)
+            vkrr_imgformat_convert_in(im->format, im->channels, cf, im->pre, dst,
+                                      (uint64_t)im->width * im->height);
+        else if (im->pre)
             memcpy(dst, im->pre, bytes);
         else
-            memset(dst, im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0, bytes);
+            memset(dst, im->kind == VKRR_IMAGE_SURFACE ? VKRR_SENTINEL_BYTE : 0,
+                   cf ? (uint64_t)im->width * im->height * cf->texel_bytes : bytes);
         if (r->pre_done && im->pre)
             r->pre_done(r->pre_done_ctx, im->pre);
     }
@@ -305,6 +326,11 @@ vkrr_status vkrr_vk_launch_finish(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
         if (im->kind != VKRR_IMAGE_SURFACE)
             continue;
         im->post_view = stage + L->img_off[i];
+        if (L->own_conv[i]) { /* back into the array's own type */
+            vkrr_imgformat_convert_out(im->format, im->channels, L->own_conv[i], im->post_view,
+                                       L->own_conv_post[i], (uint64_t)im->width * im->height);
+            im->post_view = L->own_conv_post[i];
+        }
         if (im->post)
             memcpy(im->post, im->post_view, vkrr_replay_image_bytes(im));
     }
@@ -327,6 +353,9 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     }
     if (L->own_pool)
         vk->fn.vkDestroyDescriptorPool(vk->device, L->own_pool, NULL);
+    for (uint32_t k = 0; k < VKRR_PORT_MAX_BINDINGS; k++)
+        if (L->own_samplers[k])
+            vk->fn.vkDestroySampler(vk->device, L->own_samplers[k], NULL);
     vkrr_vk_buffer_destroy(vk, &L->params);
     vkrr_vk_buffer_destroy(vk, &L->stage);
     vkrr_vk_buffer_destroy(vk, &L->upload);
@@ -336,6 +365,11 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     free(L->binding);
     free(L->slot);
     free(L->img_off);
+    for (uint32_t i = 0; L->own_conv_post && i < L->nimgs; i++)
+        free(L->own_conv_post[i]);
+    free(L->own_conv_post);
+    free(L->own_conv);
+    free(L->own_general);
     free(L->buf_off);
     free(L->borrowed);
     for (uint32_t k = 0; L->outs && k < L->nbufs + L->nimgs; k++)

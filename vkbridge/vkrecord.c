@@ -84,8 +84,7 @@ static void record_upload(vkrr_vk_ctx *vk, VkCommandBuffer cmd, const vkrr_repla
         vk->fn.vkCmdCopyBufferToImage(cmd, tex ? L->upload.buf : L->stage.buf, L->imgs[i].img,
                                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
         vkrr_vk_image_barrier(vk, cmd, L->imgs[i].img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                              tex ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL,
-                              VK_ACCESS_TRANSFER_WRITE_BIT,
+                              vkrr_vk_bound_layout(L, i), VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_ACCESS_SHADER_READ_BIT | (tex ? 0 : VK_ACCESS_SHADER_WRITE_BIT), T, C);
     }
 }

@@ -75,18 +75,113 @@ static vkrr_status parse_const(vkrr_port_const *c, const char *type, const char 
     return VKRR_OK;
 }
 
+static const char *const kind_names[] = {"storage-buffer", "uniform-buffer", "storage-image",
+                                         "sampled-image", "combined-image-sampler", "sampler"};
+
+const char *vkrr_port_kind_name(vkrr_port_bind_kind k)
+{
+    return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "?";
+}
+
+/* sampler= address= normalized= of an image or sampler binding. */
+static bool sampler_key(vkrr_port_bind *b, const char *t, bool *has_filter, const char **why)
+{
+    static const char *const filters[] = {"captured", "linear", "nearest"};
+    static const char *const addr[] = {"repeat", "clamp", "mirror", "border"}; /* VKRR_ADDRESS_* order */
+    if (!strncmp(t, "sampler=", 8)) {
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(t + 8, filters[i])) {
+                b->sampler.filter = (vkrr_port_filter)i;
+                return *has_filter = true;
+            }
+        return *why = "expected sampler=captured, linear or nearest", false;
+    }
+    if (!strncmp(t, "address=", 8)) {
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(t + 8, addr[i]))
+                return b->sampler.address = i, true;
+        return *why = "expected address=clamp, repeat, mirror or border", false;
+    }
+    if (!strcmp(t, "normalized=0") || !strcmp(t, "normalized=1"))
+        return b->sampler.normalized = t[11] - '0', true;
+    return *why = !strncmp(t, "normalized=", 11) ? "expected normalized=0 or 1"
+                                                 : "expected format=, sampler=, address= or normalized=",
+           false;
+}
+
+/* The keys of an image or sampler binding (tok[4..]). */
+static vkrr_status image_keys(vkrr_port_bind *b, char **tok, int nt, const char *name, long line,
+                              vkrr_error *err)
+{
+    bool has_filter = false, sampled = b->kind == VKRR_PORT_COMBINED_IMAGE_SAMPLER || b->kind == VKRR_PORT_SAMPLER;
+    b->sampler = (vkrr_port_sampler){VKRR_PORT_SAMPLER_CAPTURED, -1, -1};
+    for (int i = 4; i < nt; i++) {
+        const char *why = NULL;
+        if (!strncmp(tok[i], "format=", 7) && b->kind != VKRR_PORT_SAMPLER) {
+            if (!(b->format = vkrr_imgformat_find(tok[i] + 7)))
+                return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                                 "binding %u.%u: '%s': not an image format vkrr maps CUDA arrays "
+                                 "to (rgba32f rgba16f r32f rgba8 rgba8ui ...: docs/own-interface.md)",
+                                 b->set, b->binding, tok[i]);
+            continue;
+        }
+        if (!sampled || !sampler_key(b, tok[i], &has_filter, &why))
+            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "binding %u.%u: '%s': %s", b->set,
+                             b->binding, tok[i],
+                             sampled ? why : "expected format= (a sampler's keys are for samplers)");
+    }
+    if (b->kind != VKRR_PORT_SAMPLER && !b->format)
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                         "binding %u.%u: a %s needs format=FMT (the Vulkan format of the CUDA array)",
+                         b->set, b->binding, kind_names[b->kind]);
+    if (sampled && !has_filter)
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                         "binding %u.%u: a %s needs sampler=captured|linear|nearest", b->set,
+                         b->binding, kind_names[b->kind]);
+    if (b->no_arg && (b->sampler.filter == VKRR_PORT_SAMPLER_CAPTURED || b->sampler.address < 0 ||
+                      b->sampler.normalized < 0))
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                         "binding %u.%u: a sampler of no texture ('-') states sampler=linear|nearest, "
+                         "address= and normalized=", b->set, b->binding);
+    return VKRR_OK;
+}
+
+/* offset= size= of a buffer binding (tok[4..]). */
+static vkrr_status buffer_keys(vkrr_port_bind *b, char **tok, int nt, const char *name, long line,
+                               vkrr_error *err)
+{
+    for (int i = 4; i < nt; i++) {
+        bool off = !strncmp(tok[i], "offset=", 7), size = !strncmp(tok[i], "size=", 5);
+        const char *why = NULL;
+        if (!off && !size)
+            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                             "binding %u.%u: '%s': expected offset= or size=", b->set, b->binding, tok[i]);
+        vkrr_port_expr *e = off ? &b->offset : &b->size;
+        if ((off && b->has_offset) || (size && b->has_size))
+            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "binding %u.%u: '%s' is given twice",
+                             b->set, b->binding, tok[i]);
+        if (!vkrr_port_expr_parse(strchr(tok[i], '=') + 1, e, &why))
+            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "binding %u.%u: '%s': %s", b->set,
+                             b->binding, tok[i], why);
+        snprintf(e->text, sizeof e->text, "%s", tok[i]);
+        b->has_offset |= off;
+        b->has_size |= size;
+    }
+    return VKRR_OK;
+}
+
 static vkrr_status parse_binding(vkrr_port_iface *f, char **tok, int nt, const char *name, long line,
                                  vkrr_error *err)
 {
-    static const char *const later[] = {"storage-image", "sampled-image", "combined-image-sampler",
-                                        "sampler", "uniform-texel-buffer", "storage-texel-buffer"};
+    static const char *const later[] = {"uniform-texel-buffer", "storage-texel-buffer"};
     vkrr_port_bind b = {.line = line};
     const char *dot = nt > 1 ? strchr(tok[1], '.') : NULL;
     char set[16];
     if (nt < 4)
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                         "a line is 'binding SET.BINDING storage-buffer|uniform-buffer argOFF "
-                         "[offset=EXPR] [size=EXPR]'");
+                         "a line is 'binding SET.BINDING KIND argOFF [key=VALUE ...]' (KIND "
+                         "storage-buffer uniform-buffer storage-image sampled-image "
+                         "combined-image-sampler sampler)");
     if (dot && dot - tok[1] < (long)sizeof set)
         snprintf(set, sizeof set, "%.*s", (int)(dot - tok[1]), tok[1]);
     if (!dot || dot - tok[1] >= (long)sizeof set || !number(set, 32, &b.set) ||
@@ -97,37 +192,26 @@ static vkrr_status parse_binding(vkrr_port_iface *f, char **tok, int nt, const c
         if (!strcmp(tok[2], later[i]))
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                              "binding %u.%u: %s bindings are not yet supported in an own "
-                             "interface (storage-buffer and uniform-buffer are)",
-                             b.set, b.binding, tok[2]);
-    if (!strcmp(tok[2], "storage-buffer"))
-        b.kind = VKRR_PORT_STORAGE_BUFFER;
-    else if (!strcmp(tok[2], "uniform-buffer"))
-        b.kind = VKRR_PORT_UNIFORM_BUFFER;
-    else
+                             "interface", b.set, b.binding, tok[2]);
+    size_t k = 0;
+    while (k < sizeof kind_names / sizeof kind_names[0] && strcmp(tok[2], kind_names[k]))
+        k++;
+    if (k == sizeof kind_names / sizeof kind_names[0])
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                         "binding %u.%u: '%s': expected storage-buffer or uniform-buffer", b.set,
+                         "binding %u.%u: '%s': expected storage-buffer, uniform-buffer, "
+                         "storage-image, sampled-image, combined-image-sampler or sampler", b.set,
                          b.binding, tok[2]);
-    if (strncmp(tok[3], "arg", 3) || !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg))
+    b.kind = (vkrr_port_bind_kind)k;
+    b.no_arg = b.kind == VKRR_PORT_SAMPLER && !strcmp(tok[3], "-");
+    if (!b.no_arg && (strncmp(tok[3], "arg", 3) || !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg)))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                         "binding %u.%u: '%s': expected the pointer argument as argOFF (arg8: "
-                         "the word at byte 8)", b.set, b.binding, tok[3]);
-    for (int i = 4; i < nt; i++) {
-        bool off = !strncmp(tok[i], "offset=", 7), size = !strncmp(tok[i], "size=", 5);
-        const char *why = NULL;
-        if (!off && !size)
-            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
-                             "binding %u.%u: '%s': expected offset= or size=", b.set, b.binding, tok[i]);
-        vkrr_port_expr *e = off ? &b.offset : &b.size;
-        if ((off && b.has_offset) || (size && b.has_size))
-            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "binding %u.%u: '%s' is given twice",
-                             b.set, b.binding, tok[i]);
-        if (!vkrr_port_expr_parse(strchr(tok[i], '=') + 1, e, &why))
-            return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "binding %u.%u: '%s': %s", b.set,
-                             b.binding, tok[i], why);
-        snprintf(e->text, sizeof e->text, "%s", tok[i]);
-        b.has_offset |= off;
-        b.has_size |= size;
-    }
+                         "binding %u.%u: '%s': expected the %s argument as argOFF (arg8: "
+                         "the word at byte 8)", b.set, b.binding, tok[3],
+                         b.kind <= VKRR_PORT_UNIFORM_BUFFER ? "pointer" : "texture or surface");
+    vkrr_status st = b.kind <= VKRR_PORT_UNIFORM_BUFFER ? buffer_keys(&b, tok, nt, name, line, err)
+                                                        : image_keys(&b, tok, nt, name, line, err);
+    if (st != VKRR_OK)
+        return st;
     for (uint32_t i = 0; i < f->nbind; i++)
         if (f->bind[i].set == b.set && f->bind[i].binding == b.binding)
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
@@ -252,13 +336,23 @@ vkrr_status vkrr_port_iface_line(vkrr_port_iface **fp, char **tok, int nt, const
 /* ---- evaluation --------------------------------------------------------- */
 
 /* What the evaluation reads of a launch, whichever kind it is. */
+struct pi_image;
 typedef struct pi_site {
     vkrr_port_env env;
     const vkrr_pointer *pointers;
     uint32_t npointers;
     const uint64_t *alloc_size;
+    const struct pi_image *images;
+    uint32_t nimages;
     char what[300];          /* "launch #3 my_kernel" */
 } pi_site;
+
+/* What it reads of a texture or surface (vkrr_image or vkrr_replay_image). */
+typedef struct pi_image {
+    uint32_t offset, format, channels;
+    vkrr_image_kind kind;
+    vkrr_sampler sampler;
+} pi_image;
 
 static vkrr_status eval_value(const vkrr_port_const *c, const char *kind, const char *name,
                               const pi_site *s, uint8_t out[8], vkrr_error *err)
@@ -335,13 +429,54 @@ static vkrr_status eval_binding(const vkrr_port_bind *b, const char *name, const
     return VKRR_OK;
 }
 
+static vkrr_status eval_image(const vkrr_port_bind *b, const char *name, const pi_site *s,
+                              vkrr_port_image_use *u, vkrr_error *err)
+{
+    *u = (vkrr_port_image_use){b->set, b->binding, b->kind, UINT32_MAX, b->format, VKRR_IMGMAP_NONE,
+                               {0}, b->line};
+    const pi_image *im = NULL;
+    if (!b->no_arg) {
+        for (uint32_t i = 0; i < s->nimages && !im; i++)
+            if (s->images[i].offset == b->arg)
+                im = &s->images[i], u->image = i;
+        if (!im)
+            return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1,
+                             "binding %u.%u: arg%u is not a texture or surface in %s", b->set,
+                             b->binding, b->arg, s->what);
+        u->sampler = im->sampler;
+    }
+    if (b->kind != VKRR_PORT_SAMPLER) {
+        const vkrr_cuformat_info *fi = vkrr_cuformat_find(im->format);
+        u->map = vkrr_imgformat_map(im->format, im->channels, b->format);
+        if (u->map == VKRR_IMGMAP_NONE)
+            return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1,
+                             "binding %u.%u: format=%s does not fit arg%u's CUDA array (%s x %u; "
+                             "docs/own-interface.md lists the formats that do) in %s", b->set,
+                             b->binding, b->format->name, b->arg, fi ? fi->name : "unknown format",
+                             im->channels, s->what);
+    }
+    if (b->kind == VKRR_PORT_COMBINED_IMAGE_SAMPLER || b->kind == VKRR_PORT_SAMPLER) {
+        if (b->sampler.filter != VKRR_PORT_SAMPLER_CAPTURED)
+            u->sampler.filter = b->sampler.filter == VKRR_PORT_SAMPLER_LINEAR ? VKRR_FILTER_LINEAR
+                                                                              : VKRR_FILTER_POINT;
+        if (b->sampler.address >= 0)
+            for (int a = 0; a < 3; a++)
+                u->sampler.address[a] = b->sampler.address;
+        if (b->sampler.normalized >= 0)
+            u->sampler.normalized = b->sampler.normalized;
+    }
+    return VKRR_OK;
+}
+
 static vkrr_status eval_site(const vkrr_port_iface *f, const char *name, const pi_site *s,
                              vkrr_port_iface_run *out, vkrr_error *err)
 {
     vkrr_status st;
     memset(out, 0, sizeof *out);
     for (uint32_t i = 0; i < f->nbind; i++)
-        if ((st = eval_binding(&f->bind[i], name, s, &out->buf[out->nbuf++], err)) != VKRR_OK)
+        if ((st = f->bind[i].kind <= VKRR_PORT_UNIFORM_BUFFER
+                      ? eval_binding(&f->bind[i], name, s, &out->buf[out->nbuf++], err)
+                      : eval_image(&f->bind[i], name, s, &out->img[out->nimg++], err)) != VKRR_OK)
             return st;
     for (uint32_t i = 0; i < f->npush; i++) {
         uint8_t v[8];
@@ -379,15 +514,26 @@ vkrr_status vkrr_port_iface_eval_launch(const vkrr_port_iface *f, const char *na
                                         vkrr_error *err)
 {
     pi_site s = {{l->args, l->args_bytes, {l->grid[0], l->grid[1], l->grid[2]},
-                  {l->block[0], l->block[1], l->block[2]}}, l->pointers, l->npointers, NULL, ""};
+                  {l->block[0], l->block[1], l->block[2]}}, l->pointers, l->npointers, NULL, NULL, 0, ""};
     uint64_t *sizes = calloc(l->nallocs ? l->nallocs : 1, sizeof *sizes);
     if (!sizes)
         return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    pi_image *ims = calloc(l->nimages ? l->nimages : 1, sizeof *ims);
+    if (!ims) {
+        free(sizes);
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    }
     for (uint32_t a = 0; a < l->nallocs; a++)
         sizes[a] = l->allocs[a].size;
+    for (uint32_t i = 0; i < l->nimages; i++)
+        ims[i] = (pi_image){l->images[i].offset, l->images[i].format, l->images[i].channels,
+                            l->images[i].kind, l->images[i].sampler};
     s.alloc_size = sizes;
+    s.images = ims;
+    s.nimages = l->nimages;
     snprintf(s.what, sizeof s.what, "launch #%llu %s", (unsigned long long)l->sequence, l->kernel);
     vkrr_status st = eval_site(f, name, &s, out, err);
+    free(ims);
     free(sizes);
     return st;
 }
@@ -397,15 +543,26 @@ vkrr_status vkrr_port_iface_eval_replay(const vkrr_port_iface *f, const char *na
                                         vkrr_error *err)
 {
     pi_site s = {{r->args, r->args_bytes, {r->grid[0], r->grid[1], r->grid[2]},
-                  {r->block[0], r->block[1], r->block[2]}}, r->pointers, r->npointers, NULL, ""};
+                  {r->block[0], r->block[1], r->block[2]}}, r->pointers, r->npointers, NULL, NULL, 0, ""};
     uint64_t *sizes = calloc(r->nallocs ? r->nallocs : 1, sizeof *sizes);
     if (!sizes)
         return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    pi_image *ims = calloc(r->nimages ? r->nimages : 1, sizeof *ims);
+    if (!ims) {
+        free(sizes);
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    }
     for (uint32_t a = 0; a < r->nallocs; a++)
         sizes[a] = r->allocs[a].size;
+    for (uint32_t i = 0; i < r->nimages; i++)
+        ims[i] = (pi_image){r->images[i].offset, r->images[i].format, r->images[i].channels,
+                            r->images[i].kind, r->images[i].sampler};
     s.alloc_size = sizes;
+    s.images = ims;
+    s.nimages = r->nimages;
     snprintf(s.what, sizeof s.what, "a launch of %s", r->kernel);
     vkrr_status st = eval_site(f, name, &s, out, err);
+    free(ims);
     free(sizes);
     return st;
 }

@@ -22,8 +22,19 @@
  *       KIND storage-buffer or uniform-buffer: a view of the allocation the
  *       pointer at argOFF points into, from offset bytes past where it
  *       points (default 0; may be negative while inside the allocation), size
- *       bytes (default: to the allocation's end).  Image, sampler and texel
- *       buffer kinds are not yet supported (a parse error says so).
+ *       bytes (default: to the allocation's end).  Texel buffer kinds are not
+ *       yet supported (a parse error says so).
+ *   binding SET.BINDING storage-image|sampled-image argOFF format=FMT
+ *   binding SET.BINDING combined-image-sampler argOFF format=FMT SAMPLER
+ *   binding SET.BINDING sampler argOFF|- SAMPLER
+ *       the CUDA array of the texture or surface whose handle is at argOFF,
+ *       as an image in FMT, a GLSL image format (imgformat.h: rgba16f r32f
+ *       rgba8 rgba8ui ...) that the array's CUarray format maps onto
+ *       (checked per launch); SAMPLER is sampler=captured|linear|nearest
+ *       [address=clamp|repeat|mirror|border] [normalized=0|1]: the texture's
+ *       captured sampler state, or a hardware sampler the port states
+ *       (address and normalized default to the captured texture's; a
+ *       sampler binding with '-' has no texture: it states all three).
  *   push OFFSET TYPE VALUE      push-constant bytes OFFSET.. (a multiple of 4)
  *   specialize ID TYPE VALUE    specialisation constant ID
  *       TYPE u32 i32 f32 (push also u64 i64); VALUE an expression
@@ -45,6 +56,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "imgformat.h"
 #include "portexpr.h"
 #include "replay.h"
 #include "status.h"
@@ -55,8 +67,30 @@
 
 typedef enum vkrr_port_bind_kind {
     VKRR_PORT_STORAGE_BUFFER = 0,
-    VKRR_PORT_UNIFORM_BUFFER = 1
+    VKRR_PORT_UNIFORM_BUFFER = 1,
+    VKRR_PORT_STORAGE_IMAGE = 2,          /* a texture's or surface's CUDA array */
+    VKRR_PORT_SAMPLED_IMAGE = 3,
+    VKRR_PORT_COMBINED_IMAGE_SAMPLER = 4,
+    VKRR_PORT_SAMPLER = 5
 } vkrr_port_bind_kind;
+
+/* Is k one of the image kinds (a CUDA array behind it)? */
+static inline bool vkrr_port_kind_is_image(vkrr_port_bind_kind k)
+{
+    return k == VKRR_PORT_STORAGE_IMAGE || k == VKRR_PORT_SAMPLED_IMAGE ||
+           k == VKRR_PORT_COMBINED_IMAGE_SAMPLER;
+}
+const char *vkrr_port_kind_name(vkrr_port_bind_kind k); /* "storage-image", ... */
+
+/* The sampler of a combined-image-sampler or sampler binding: the
+ * captured texture's (filter, addressing, coordinates), or one the port
+ * states; address and normalized left at -1 keep the captured ones. */
+typedef enum { VKRR_PORT_SAMPLER_CAPTURED = 0, VKRR_PORT_SAMPLER_LINEAR, VKRR_PORT_SAMPLER_NEAREST } vkrr_port_filter;
+typedef struct vkrr_port_sampler {
+    vkrr_port_filter filter;
+    int address;             /* VKRR_ADDRESS_* (capture.h), -1: captured */
+    int normalized;          /* 0, 1, -1: captured */
+} vkrr_port_sampler;
 
 typedef enum vkrr_port_scalar { VKRR_PORT_U32, VKRR_PORT_I32, VKRR_PORT_F32, VKRR_PORT_U64, VKRR_PORT_I64 } vkrr_port_scalar;
 
@@ -66,6 +100,9 @@ typedef struct vkrr_port_bind {
     uint32_t arg;
     bool has_offset, has_size;
     vkrr_port_expr offset, size;
+    const vkrr_imgformat *format; /* image kinds: format= (imgformat.h) */
+    vkrr_port_sampler sampler;    /* combined-image-sampler, sampler */
+    bool no_arg;                  /* a sampler the port states alone ('-') */
     long line;
 } vkrr_port_bind;
 
@@ -111,9 +148,22 @@ typedef struct vkrr_port_buffer_use {
     long line;
 } vkrr_port_buffer_use;
 
+/* An image or sampler binding, evaluated: the launch's image behind it. */
+typedef struct vkrr_port_image_use {
+    uint32_t set, binding;
+    vkrr_port_bind_kind kind;
+    uint32_t image;          /* into the launch's images; UINT32_MAX: a stated sampler alone */
+    const vkrr_imgformat *format; /* NULL for a sampler */
+    vkrr_imgmap map;         /* how the array's texels go into format */
+    vkrr_sampler sampler;    /* combined-image-sampler, sampler: the one to create */
+    long line;
+} vkrr_port_image_use;
+
 typedef struct vkrr_port_iface_run {
     vkrr_port_buffer_use buf[VKRR_PORT_MAX_BINDINGS];
     uint32_t nbuf;
+    vkrr_port_image_use img[VKRR_PORT_MAX_BINDINGS];
+    uint32_t nimg;
     uint8_t push[VKRR_PORT_PUSH_MAX];
     uint32_t push_bytes;     /* past the last constant pushed */
     uint32_t spec_id[VKRR_PORT_MAX_SPECS], spec_value[VKRR_PORT_MAX_SPECS];
