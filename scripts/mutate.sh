@@ -14,11 +14,13 @@ for a in "$@"; do
 done
 mkdir -p "$work/src"
 # Only files whose bytes differ are written (a new time): an unchanged file is
-# not rebuilt, and a changed one always is, whatever its time.
+# not rebuilt, and a changed one always is, whatever its time; untracked ones
+# are removed.
 (cd "$root" && git ls-files -z) | python3 -c '
 import os, shutil, sys
 root, dst = sys.argv[1], sys.argv[2]
-for rel in sys.stdin.buffer.read().decode().split("\0"):
+tracked = set(r for r in sys.stdin.buffer.read().decode().split("\0") if r)
+for rel in tracked:
     if not rel or not os.path.isfile(os.path.join(root, rel)):
         continue
     a, b = os.path.join(root, rel), os.path.join(dst, rel)
@@ -28,6 +30,13 @@ for rel in sys.stdin.buffer.read().decode().split("\0"):
     os.makedirs(os.path.dirname(b), exist_ok=True)
     open(b, "wb").write(data)
     shutil.copymode(a, b)
+# a file no longer tracked (moved or deleted since the last run) goes too: a
+# source folder globbed by CMake must not build a stale copy beside the new
+for d, _, files in os.walk(dst):
+    for f in files:
+        rel = os.path.relpath(os.path.join(d, f), dst)
+        if rel not in tracked:
+            os.remove(os.path.join(d, f))
 ' "$root" "$work/src"
 # configured each time: new test files join the ctest list the script reads
 cmake -S "$work/src" -B "$work/obj" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
