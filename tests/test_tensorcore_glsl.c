@@ -14,11 +14,17 @@
  * either sign, subnormal, large, Inf, NaN); products that overflow f16.
  *
  * Then that the comparison can fail: the port given F - 1 (sm_90 with 24
- * bits), or sm_80's sum in one piece, must disagree somewhere. */
+ * bits), or sm_80's sum in one piece, must disagree somewhere.
+ *
+ * And the model vkbridge specialises a port's pipeline for (constants 5-8,
+ * src/hw/tensorcore.h): the port calling vkrr_tc_model() under the hardware
+ * models sm_90, sm_89, sm_80 and rounded gives what ptx_dot_sum gives under
+ * each (the PTX path's model, read from the same current model). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend_vk.h"
+#include "hw_model.h"
 #include "ptx_mma_sum.h"
 #include "testutil.h"
 
@@ -219,7 +225,7 @@ static bool run_port(vkrr_backend *be, const tcase *t, const int32_t cfg[4], boo
     return true;
 }
 
-/* The C sum's d of case t under ar */
+/* The C sum's d of case t under ar (NULL: the current hardware model's) */
 static uint32_t c_sum(const tcase *t, const ptx_dot_arith *ar, bool c16)
 {
     ptx_dot d;
@@ -233,7 +239,7 @@ static uint32_t c_sum(const tcase *t, const ptx_dot_arith *ar, bool c16)
     d.c = t->c;
     d.c16 = d.d16 = c16;
     d.split = true; /* the k32 fp8 shape is one sm_80-sm_89 split */
-    return ptx_dot_sum_in(&d, ar);
+    return ar ? ptx_dot_sum_in(&d, ar) : ptx_dot_sum(&d);
 }
 
 /* Cases where the port under cfg and C under ar differ (the first shown) */
@@ -298,6 +304,34 @@ int main(void)
            short_f, N, unsplit, N);
     CHECK(short_f > 0);
     CHECK(unsplit > 0);
+    /* the pipeline's model, from the current hardware model */
+    static const struct { const char *approx, *arch; const model *m; } hw[] = {
+        {NULL, NULL, &models[0]}, {NULL, "sm_89", &models[1]}, {NULL, "sm_80", &models[2]},
+        {"rounded", NULL, &models[3]}};
+    for (size_t i = 0; i < sizeof hw / sizeof *hw; i++) {
+        vkrr_hw_model *h = NULL;
+        if (hw[i].approx || hw[i].arch) {
+            vkrr_hw_choice hc = {.approx = hw[i].approx, .capture_arch = hw[i].arch};
+            if (!CHECK(vkrr_hw_model_open(&hc, &h, &err) == VKRR_OK)) {
+                vkrr_error_print(&err, stderr);
+                continue;
+            }
+        }
+        vkrr_hw_use(h);
+        int32_t spec[4] = {0, 0, 0, 0}; /* frac 0: vkrr_tc_model() */
+        unsigned bad = compare(&be, t16, hw[i].m, spec, true, true);
+        static uint32_t out[N];
+        unsigned bad_current = 0; /* and ptx_dot_sum's own reading of the model agrees */
+        if (run_port(&be, t16, spec, true, out))
+            for (int k = 0; k < N; k++)
+                bad_current += out[k] != c_sum(&t16[k], NULL, true);
+        printf("hardware model %s: the port's specialised model, %d outputs: %u differ from %s's sum, "
+               "%u from ptx_dot_sum\n", hw[i].m->name, N, bad, hw[i].m->name, bad_current);
+        CHECK_EQ_U64(bad, 0);
+        CHECK_EQ_U64(bad_current, 0);
+        vkrr_hw_use(NULL);
+        vkrr_hw_model_close(h);
+    }
     be.destroy(be.self);
     return test_finish("tensorcore_glsl");
 }
