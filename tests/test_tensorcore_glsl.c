@@ -3,13 +3,13 @@
  * against cuda_ref/ptx/isa/ptx_mma_sum.c (ptx_dot_sum_in: the sum the PTX
  * interpreter, the JIT and the CPU backend compute), bit for bit, for one
  * output of mma.sync.aligned.m16n8k32.row.col.{f16,f32}.e4m3.e4m3.{f16,f32}
- * under each model (sm_90, sm_89, sm_80, rounded; the f32 form under the
- * three truncating ones).  The C sum is the oracle: test_mma_sum and
+ * under each model (sm_90, sm_89, sm_80, rounded), the f16 and the f32 form.  The C sum is the oracle: test_mma_sum and
  * test_mma_sum_simd check it against hand-worked values and a sum in doubles.
  *
  * The inputs: every e4m3 code in a and in b (each at several k); random
  * codes; exponent spreads whose small terms the truncation drops; final
- * roundings on ties (a product of exactly half c's ULP); cancellations of
+ * roundings on ties (a product of exactly half c's ULP; for f32, products on
+ * an f32 tie beside a tiny c that breaks it only in the exact sum); cancellations of
  * large products; NaN codes in either half of k; c of every class (zero of
  * either sign, subnormal, large, Inf, NaN); products that overflow f16.
  *
@@ -132,6 +132,14 @@ static void make_cases(tcase *t, bool c16)
             x->c = c16 ? cs << 15 | (uint32_t)(e + 15) << 10 | (rnd() & 0x3ffu)
                        : cs << 31 | (uint32_t)(e + 127) << 23 | (rnd() & 0x7fe000u);
             int k = (int)(rnd() % 32);
+            if (!c16 && rnd() % 2) { /* f32: products 2^t + 2^(t-24), an f32 tie; c tiny or 0 */
+                int t = 6 + (int)(rnd() % 11), k2 = (k + 1 + (int)(rnd() % 31)) % 32;
+                bool neg = rnd() & 1u;
+                set8(x, 0, k, pow2(t / 2, neg)), set8(x, 1, k, pow2(t - t / 2, false));
+                set8(x, 0, k2, pow2((t - 24) / 2, neg)), set8(x, 1, k2, pow2(t - 24 - (t - 24) / 2, false));
+                x->c = cbits(rnd() % 3 ? 5 : rnd() % 2, false);
+                break;
+            }
             set8(x, 0, k, pow2(ea, rnd() & 1u));
             set8(x, 1, k, pow2(eb, false));
             if (rnd() % 4) { /* a term at 2^(e-29)..2^(e-22): the truncation cuts it or part of it */
@@ -273,11 +281,9 @@ int main(void)
         const model *m = &models[i];
         int32_t cfg[4] = {m->frac, m->halves, m->rounded, m->d32_frac};
         unsigned b16 = compare(&be, t16, m, cfg, true, true);
-        /* the f32 form: the truncating models (the port's `rounded` is f16's) */
-        unsigned b32 = m->rounded ? 0 : compare(&be, t32, m, cfg, false, true);
-        unsigned n = N * (m->rounded ? 1u : 2u);
-        total += n;
-        printf("%-8s %u outputs (f16 %d, f32 %d): %u differ\n", m->name, n, N, m->rounded ? 0 : N, b16 + b32);
+        unsigned b32 = compare(&be, t32, m, cfg, false, true);
+        total += 2 * N;
+        printf("%-8s %d outputs (f16 %d, f32 %d): %u differ\n", m->name, 2 * N, N, N, b16 + b32);
         CHECK_EQ_U64(b16, 0);
         CHECK_EQ_U64(b32, 0);
     }

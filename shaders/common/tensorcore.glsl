@@ -44,7 +44,7 @@
 // (fp8 mma exists from sm_89; the other rows are the model's arithmetic for
 // a capture whose hardware model names that architecture.)  `rounded` is
 // vkrr's reference sum without a tensor core: the exact sum of the products
-// plus c, rounded once to nearest even (f16 c and d only here).
+// plus c, rounded once to nearest even.
 //
 // Which row a port follows is fixed when its pipeline is built: the
 // specialisation constants below (ids 5-8) are set from the capture's
@@ -141,8 +141,9 @@ uint64_t vkrr_tc_shift_rne(uint64_t m, int sh)
 }
 
 // d's bits of s 2^E: f16 to nearest even (Inf past 65504), f32 toward zero
-// to d32_frac fraction bits (Inf from 2^128); zero is +0.
-uint vkrr_tc_round(int64_t s, int E, bool d16, int d32_frac)
+// to d32_frac fraction bits (Inf from 2^128), or to nearest even when rne32
+// (the `rounded` model); zero is +0.
+uint vkrr_tc_round(int64_t s, int E, bool d16, int d32_frac, bool rne32)
 {
     if (s == int64_t(0))
         return 0u;
@@ -160,9 +161,11 @@ uint vkrr_tc_round(int64_t s, int E, bool d16, int d32_frac)
     if (ve >= 128)
         return sign << 31 | 0x7f800000u;
     int ue = max(ve, -126) - d32_frac, sh = ue - E;
-    uint64_t q = sh <= 0 ? m << uint(-sh) : sh >= 64 ? uint64_t(0) : m >> uint(sh);
+    uint64_t q = rne32 ? vkrr_tc_shift_rne(m, sh)
+                       : sh <= 0 ? m << uint(-sh) : sh >= 64 ? uint64_t(0) : m >> uint(sh);
     q <<= uint(23 - d32_frac);
     ue -= 23 - d32_frac;
+    // a round-up past the largest f32 carries into 0x7f800000: Inf, as it must
     uint bits = (uint(ue + 149) << 23) + uint(q);
     return bits != 0u ? sign << 31 | bits : 0u;
 }
@@ -197,34 +200,66 @@ uint vkrr_tc_fused(VkrrTcVal fa[32], VkrrTcVal fb[32], int k0, int n, VkrrTcVal 
         int64_t v = sh >= 0 ? int64_t(c.m) << uint(sh) : -sh > 62 ? int64_t(0) : int64_t(c.m) >> uint(-sh);
         s += c.neg ? -v : v;
     }
-    return vkrr_tc_round(s, maxe - md.frac, d16, md.d32_frac);
+    return vkrr_tc_round(s, maxe - md.frac, d16, md.d32_frac, false);
 }
 
-// d of the `rounded` model (f16 c and d): the exact sum rounded once to
-// nearest even; -0 only when c is -0 and the products sum to exactly 0.
-uint vkrr_tc_rounded(VkrrTcVal fa[32], VkrrTcVal fb[32], uint cbits)
+// x 2^ex + y 2^ey (|x|, |y| < 2^48) as s 2^E, |s| < 2^63: exact, or with
+// the bits of the smaller operand that fall below 2^(E+1) kept as one sticky
+// unit at 2^E (they can only break a tie or an exact result: they lie more
+// than 13 bits below the larger operand's top, so no cancellation reaches them)
+void vkrr_tc_add2(int64_t x, int ex, int64_t y, int ey, out int64_t s, out int E)
 {
-    VkrrTcVal c = vkrr_tc_c(cbits, true);
+    if (y == int64_t(0) || x == int64_t(0)) {
+        s = x != int64_t(0) ? x : y;
+        E = x != int64_t(0) ? ex : ey;
+        return;
+    }
+    uint64_t ax = uint64_t(abs(x)), ay = uint64_t(abs(y));
+    int tx = vkrr_tc_msb64(ax) + ex, ty = vkrr_tc_msb64(ay) + ey;
+    if (ty > tx) { // x the larger
+        int64_t t = x; x = y; y = t;
+        int te = ex; ex = ey; ey = te;
+        uint64_t ta = ax; ax = ay; ay = ta;
+        tx = ty;
+    }
+    E = min(ex, max(ey, tx - 60)) - 1; // x at most 61 bits, one more for the sticky unit
+    int64_t big = x << uint(ex - E);
+    int sh = E - ey;                   // y's shift to 2^E (> 0: bits may drop)
+    uint64_t ys = sh <= 0 ? ay << uint(-sh) : sh >= 63 ? uint64_t(0) : ay >> uint(sh);
+    bool sticky = sh > 0 && (sh >= 63 || (ay & ((uint64_t(1) << uint(sh)) - uint64_t(1))) != uint64_t(0));
+    ys |= sticky ? uint64_t(1) : uint64_t(0); // below 2^(E+1): a unit stands for them
+    s = big + (y < int64_t(0) ? -int64_t(ys) : int64_t(ys));
+}
+
+// d of the `rounded` model: the exact sum rounded once to nearest even; -0
+// only when c is -0 and the products sum to exactly 0.
+uint vkrr_tc_rounded(VkrrTcVal fa[32], VkrrTcVal fb[32], uint cbits, bool c16, bool d16)
+{
+    VkrrTcVal c = vkrr_tc_c(cbits, c16);
     bool nan = c.nan;
     for (int k = 0; k < 32; k++)
         nan = nan || fa[k].nan || fb[k].nan;
     if (nan)
-        return VKRR_H_NAN;
+        return d16 ? VKRR_H_NAN : 0x7fffffffu;
     if (c.inf)
-        return c.neg ? 0xfc00u : VKRR_H_INF;
-    // units of 2^-24 (f16's least subnormal): a product ma mb 2^(ea + eb - 6)
-    // is ma mb << (ea + eb + 18), below 2^42; c is c.m << (c.e + 14)
+        return d16 ? (c.neg ? 0xfc00u : VKRR_H_INF) : (c.neg ? 0xff800000u : 0x7f800000u);
+    // the products in units of 2^-24: ma mb 2^(ea + eb - 6) is
+    // ma mb << (ea + eb + 18), below 2^42 each, 2^47 all
     int64_t p = int64_t(0);
     for (int k = 0; k < 32; k++)
         if (fa[k].m != 0 && fb[k].m != 0) {
             int64_t t = int64_t(fa[k].m * fb[k].m) << uint(fa[k].e + fb[k].e + 18);
             p += fa[k].neg != fb[k].neg ? -t : t;
         }
-    int64_t cv = c.m != 0 ? int64_t(c.m) << uint(c.e + 14) : int64_t(0);
-    int64_t s = p + (c.neg ? -cv : cv);
-    if (s == int64_t(0))
-        return p == int64_t(0) && cbits == 0x8000u ? 0x8000u : 0u;
-    return vkrr_tc_round(s, -24, true, 23);
+    int64_t cm = c.neg ? -int64_t(c.m) : int64_t(c.m);
+    int64_t s;
+    int E;
+    vkrr_tc_add2(p, -24, cm, c.m != 0 ? c.e - c.mb : 0, s, E);
+    if (s == int64_t(0)) {
+        uint negz = c16 ? 0x8000u : 0x80000000u;
+        return p == int64_t(0) && cbits == negz ? (d16 ? 0x8000u : 0x80000000u) : 0u;
+    }
+    return vkrr_tc_round(s, E, d16, 23, true);
 }
 
 // One output of mma.sync.aligned.m16n8k32.row.col.{d}.e4m3.e4m3.{c}: a's row
@@ -240,7 +275,7 @@ uint vkrr_tc_dot_e4m3(uint a[8], uint b[8], uint cbits, bool c16, bool d16, Vkrr
         fb[k] = vkrr_tc_e4m3((b[k >> 2] >> (8 * (k & 3))) & 0xffu);
     }
     if (md.rounded)
-        return vkrr_tc_rounded(fa, fb, cbits);
+        return vkrr_tc_rounded(fa, fb, cbits, c16, d16);
     VkrrTcVal c = vkrr_tc_c(cbits, c16);
     int step = 32 / md.halves;
     uint bits = 0u;
