@@ -24,11 +24,11 @@
 //     (rounded to d's type) as the c.
 //  7. A NaN among the inputs (e4m3 0x7f/0xff, or c) gives the canonical NaN
 //     (f16 0x7fff, f32 0x7fffffff); an infinite c (e4m3 has no Inf) gives
-//     that infinity.  A half whose d overflowed to Inf makes the second half
-//     give that Inf.
+//     that infinity.  A first half whose d overflowed to Inf makes the
+//     second half give that Inf (NaN with a NaN code in the second half).
 // A port that sums in f32 (or in f16, or exactly) differs from the GPU by a
-// few ULP wherever the terms span more than F bits or cancel: the example in
-// vkrr's examples/ shows by how much.
+// few ULP wherever the terms span more than F bits or cancel, and vkrr's
+// validate reports exactly that at the launch.
 //
 // The constants per architecture (MMA-Sim's model, the one vkrr's PTX
 // interpreter, JIT and CPU backend use: cuda_ref/ptx/isa/ptx_mma_sum.c):
@@ -36,7 +36,7 @@
 //   model      VKRR_TC_FRAC  VKRR_TC_HALVES  VKRR_TC_ROUNDED  VKRR_TC_D32_FRAC
 //   sm_90          25             1               0                23
 //   sm_89          13             2               0                13
-//   sm_80/86       24             2               0                23
+//   sm_80-sm_88    24             2               0                23
 //   sm_75          24             1               0                23
 //   before sm_75   23             1               0                23
 //   rounded        (any)          (any)           1                (any)
@@ -48,8 +48,11 @@
 //
 // Which row a port follows is fixed when its pipeline is built: the
 // specialisation constants below (ids 5-8) are set from the capture's
-// hardware model, so one SPIR-V serves every GPU and the driver folds the
-// branches away.  A port may also build a VkrrTcModel itself (a test does).
+// hardware model (vkbridge does it for every port that includes
+// bindings.glsl: src/hw/tensorcore.h), so one SPIR-V serves every GPU and the
+// driver folds the branches away.  A port may also build a VkrrTcModel
+// itself (the test port does; a port with its own interface sets the ids in
+// its .port file).
 //
 // How it is computed: in integers.  An e4m3 factor is m 2^(e - 3), m < 16;
 // a product's term at 2^(maxe - F) is (ma mb << (F - 6)) >> (maxe - ea - eb),
