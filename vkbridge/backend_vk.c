@@ -7,6 +7,7 @@
 
 #include "portdesc.h"
 #include "ports.h"
+#include "tensorcore.h"
 #include "vkdev.h"
 
 #define VKRR_VK_DEFAULT_TIMEOUT_S 60.0
@@ -18,7 +19,7 @@ typedef struct vk_module {
     vkrr_vk_own own;
 } vk_module;
 
-#define VK_SPEC_MAX (VKRR_PORT_MAX_SPECS + 5)
+#define VK_SPEC_MAX (VKRR_PORT_MAX_SPECS + 9)
 
 /* A pipeline is its module and its specialisation constants (bindings.glsl:
  * CUDA's block and the tables' address; own: the port's and the workgroup). */
@@ -155,17 +156,20 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
 
 /* The specialisation constants of r's pipeline: bindings.glsl's (0..2:
  * CUDA's block as the local size; 3, 4: the address of the
- * approximate-instruction tables, math.glsl, low and high word), or an own
- * interface's (the port's, and the workgroup where the shader's local size
- * is local_size_*_id). */
+ * approximate-instruction tables, math.glsl, low and high word; 5..8: the
+ * hardware model's tensor core for tensorcore.glsl, src/hw/tensorcore.h),
+ * or an own interface's (the port's, and the workgroup where the shader's
+ * local size is local_size_*_id). */
 static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_module *m,
                         const vkrr_port_iface_run *run, uint32_t *id, uint32_t *val)
 {
     uint32_t n = 0;
     if (!m->has_own) {
-        uint32_t v[5] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
+        uint32_t v[9] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
                          (uint32_t)(b->dev.approx.addr >> 32)};
-        for (; n < 5; n++)
+        vkrr_tensorcore tc = vkrr_tensorcore_current();
+        vkrr_tensorcore_glsl_fp8(&tc, v + 5);
+        for (; n < 9; n++)
             id[n] = n, val[n] = v[n];
         return n;
     }

@@ -38,7 +38,9 @@
 //
 // Every table slot is always bound (slots without a resource get a 1x1 dummy),
 // because lavapipe has no descriptor indexing / partially bound descriptors.
-// Local size comes from specialization constants 0, 1, 2 = CUDA's block.
+// Local size comes from specialization constants 0, 1, 2 = CUDA's block;
+// 3, 4 are math.glsl's tables, 5-8 tensorcore.glsl's model (the capture's
+// hardware model's tensor core).
 #ifndef VKRR_BINDINGS_GLSL
 #define VKRR_BINDINGS_GLSL
 

@@ -36,12 +36,10 @@
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "hw_model.h"
 #include "ptx_internal.h"
 #include "ptx_mma_sum.h"
+#include "tensorcore.h"
 
 /* The entries that run the loops, built twice on x86-64 (AVX2 and the
  * baseline) and chosen once by the CPU (an ifunc: glibc); the code is the
@@ -63,22 +61,8 @@
 
 ptx_dot_arith ptx_dot_arith_current(void)
 {
-    ptx_dot_arith a = {25, false, false, false};
-    const vkrr_hw_model *m = vkrr_hw_current();
-    if (m && vkrr_hw_model_rounded(m)) {
-        a.rounded = true;
-        return a;
-    }
-    const char *arch = m ? vkrr_hw_model_arch(m) : "";
-    int sm = !strncmp(arch, "sm_", 3) ? atoi(arch + 3) : 90;
-    if (sm < 75)
-        a.frac = 23;
-    else if (sm < 90) {
-        a.frac = 24;
-        a.split = sm >= 80;
-        a.ada = sm == 89;
-    }
-    return a;
+    vkrr_tensorcore t = vkrr_tensorcore_current(); /* the architecture's, src/hw/tensorcore.c */
+    return (ptx_dot_arith){t.frac, t.split, t.ada, t.rounded};
 }
 
 /* ---- factors ------------------------------------------------------------------- */
