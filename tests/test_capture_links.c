@@ -82,6 +82,34 @@ static vkrr_texture_link **links_of(const char *dir, vkrr_capture **cap)
     return links;
 }
 
+/* One launch of the capture: its kernel and images. */
+typedef struct step {
+    const char *kernel;
+    const vkrr_image_record *im;
+    uint32_t nim;
+} step;
+
+/* Writes the launches in order, closes the writer and returns the links of
+ * the capture made (NULL after failing a check). */
+static vkrr_texture_link **write_and_link(vkrr_writer *w, const char *dir, const step *steps,
+                                          uint32_t n, vkrr_capture **cap)
+{
+    vkrr_error err = {0};
+    vkrr_status s = VKRR_OK;
+    for (uint32_t i = 0; i < n && s == VKRR_OK; i++)
+        s = launch(w, steps[i].kernel, steps[i].im, steps[i].nim, &err);
+    if (!CHECK(s == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
+    return links_of(dir, cap);
+}
+
+static void done(vkrr_capture *cap, vkrr_texture_link **l)
+{
+    vkrr_capture_links_free(cap, l);
+    vkrr_capture_close(cap);
+}
+
 static void check_link(const vkrr_texture_link *l, uint32_t launch, uint32_t im,
                        vkrr_link_how how, bool unknown, uint32_t nalike, int line)
 {
@@ -97,7 +125,6 @@ static void check_order(void)
 {
     char dir[4200];
     vkrr_writer *w = open_writer("order", false, dir, sizeof dir);
-    vkrr_error err = {0};
     if (!w)
         return;
     float x[N], y[N];
@@ -112,19 +139,10 @@ static void check_order(void)
     vkrr_image_record wb = image(VKRR_IMAGE_SURFACE, 0, sb, x);
     vkrr_image_record rx = image(VKRR_IMAGE_TEXTURE, 0, ta, x);
     vkrr_image_record ry = image(VKRR_IMAGE_TEXTURE, 0, ta, y);
-    vkrr_status s = launch(w, "links_write_a", &wa, 1, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_write_b", &wb, 1, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_read_x", &rx, 1, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_read_y", &ry, 1, &err);
-    if (!CHECK(s == VKRR_OK))
-        vkrr_error_print(&err, stderr);
-    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
-
+    const step steps[] = {{"links_write_a", &wa, 1}, {"links_write_b", &wb, 1},
+                          {"links_read_x", &rx, 1}, {"links_read_y", &ry, 1}};
     vkrr_capture *cap;
-    vkrr_texture_link **l = links_of(dir, &cap);
+    vkrr_texture_link **l = write_and_link(w, dir, steps, sizeof steps / sizeof steps[0], &cap);
     if (l && CHECK(cap->nlaunches == 4)) {
         /* the reader's guess, which the rest relies on */
         CHECK(cap->launches[0].images[0].link == VKRR_LINK_ORDER);
@@ -132,15 +150,13 @@ static void check_order(void)
         check_link(&l[2][0], 0, 0, VKRR_LINK_BYTES, false, 0, __LINE__);
         check_link(&l[3][0], NONE, NONE, VKRR_LINK_NONE, true, 0, __LINE__);
     }
-    vkrr_capture_links_free(cap, l);
-    vkrr_capture_close(cap);
+    done(cap, l);
 }
 
 static void check_unknown(void)
 {
     char dir[4200];
     vkrr_writer *w = open_writer("unknown", true, dir, sizeof dir);
-    vkrr_error err = {0};
     if (!w)
         return;
     float x[N], z[N];
@@ -151,30 +167,22 @@ static void check_unknown(void)
     vkrr_image_record first[2] = {image(VKRR_IMAGE_TEXTURE, 0, lost, z),
                                   image(VKRR_IMAGE_SURFACE, 8, sc, x)};
     vkrr_image_record again = image(VKRR_IMAGE_TEXTURE, 0, lost, z);
-    vkrr_status s = launch(w, "links_both", first, 2, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_read_z", &again, 1, &err);
-    if (!CHECK(s == VKRR_OK))
-        vkrr_error_print(&err, stderr);
-    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
-
+    const step steps[] = {{"links_both", first, 2}, {"links_read_z", &again, 1}};
     vkrr_capture *cap;
-    vkrr_texture_link **l = links_of(dir, &cap);
+    vkrr_texture_link **l = write_and_link(w, dir, steps, sizeof steps / sizeof steps[0], &cap);
     if (l && CHECK(cap->nlaunches == 2)) {
         CHECK(cap->launches[0].images[0].kind == VKRR_IMAGE_TEXTURE &&
               cap->launches[0].images[0].array == 0);
         check_link(&l[0][0], NONE, NONE, VKRR_LINK_NONE, false, 0, __LINE__);
         check_link(&l[1][0], NONE, NONE, VKRR_LINK_NONE, true, 0, __LINE__);
     }
-    vkrr_capture_links_free(cap, l);
-    vkrr_capture_close(cap);
+    done(cap, l);
 }
 
 static void check_linear(void)
 {
     char dir[4200];
     vkrr_writer *w = open_writer("linear", true, dir, sizeof dir);
-    vkrr_error err = {0};
     if (!w)
         return;
     float x[N];
@@ -192,15 +200,9 @@ static void check_linear(void)
     vkrr_image_record rl = {.offset = 0, .kind = VKRR_IMAGE_TEXTURE, .handle = lin, .post = x,
                             .resource = VKRR_TEXRES_PITCH2D, .base = base, .delta = 0,
                             .buffer_bytes = sizeof x};
-    vkrr_status s = launch(w, "links_write", &ws, 1, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_read_lin", &rl, 1, &err);
-    if (!CHECK(s == VKRR_OK))
-        vkrr_error_print(&err, stderr);
-    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
-
+    const step steps[] = {{"links_write", &ws, 1}, {"links_read_lin", &rl, 1}};
     vkrr_capture *cap;
-    vkrr_texture_link **l = links_of(dir, &cap);
+    vkrr_texture_link **l = write_and_link(w, dir, steps, sizeof steps / sizeof steps[0], &cap);
     if (l && CHECK(cap->nlaunches == 2)) {
         const vkrr_image *t = &cap->launches[1].images[0];
         /* of the surface's shape, so only its being linear keeps it unlinked */
@@ -208,15 +210,13 @@ static void check_linear(void)
               t->format == FMT_FLOAT && t->channels == 1);
         check_link(&l[1][0], NONE, NONE, VKRR_LINK_NONE, false, 0, __LINE__);
     }
-    vkrr_capture_links_free(cap, l);
-    vkrr_capture_close(cap);
+    done(cap, l);
 }
 
 static void check_alike(void)
 {
     char dir[4200];
     vkrr_writer *w = open_writer("alike", true, dir, sizeof dir);
-    vkrr_error err = {0};
     if (!w)
         return;
     float x[N];
@@ -228,22 +228,15 @@ static void check_alike(void)
         ws[k] = image(VKRR_IMAGE_SURFACE, 8 * k, vkrr_writer_surface_create(w, arr, 0), x);
     }
     vkrr_image_record rx = image(VKRR_IMAGE_TEXTURE, 0, 0x7002, x); /* no creation line */
-    vkrr_status s = launch(w, "links_write5", ws, 5, &err);
-    if (s == VKRR_OK)
-        s = launch(w, "links_read_x", &rx, 1, &err);
-    if (!CHECK(s == VKRR_OK))
-        vkrr_error_print(&err, stderr);
-    CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
-
+    const step steps[] = {{"links_write5", ws, 5}, {"links_read_x", &rx, 1}};
     vkrr_capture *cap;
-    vkrr_texture_link **l = links_of(dir, &cap);
+    vkrr_texture_link **l = write_and_link(w, dir, steps, sizeof steps / sizeof steps[0], &cap);
     if (l && CHECK(cap->nlaunches == 2)) {
         check_link(&l[1][0], 0, 0, VKRR_LINK_BYTES, false, VKRR_LINK_ALIKE_MAX, __LINE__);
         for (uint32_t k = 0; k < VKRR_LINK_ALIKE_MAX; k++)
             CHECK(l[1][0].alike[k].launch == 0 && l[1][0].alike[k].image == k + 1);
     }
-    vkrr_capture_links_free(cap, l);
-    vkrr_capture_close(cap);
+    done(cap, l);
 }
 
 int main(void)
