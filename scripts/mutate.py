@@ -45,7 +45,7 @@ import time
 TESTS = {
     "src/validate/validate_chain.c": "test_chain_frames|test_chain_state|test_chain_ref|test_validate|e2e_left|test_damage$|test_bisect$",
     "src/validate/validate.c": "test_validate|test_chain_frames|test_damage$|e2e_left|e2e_synth",
-    "src/validate/validate_run.c": "test_validate|test_chain_frames|test_damage$",
+    "src/validate/validate_run.c": "test_validate|test_chain_frames|test_damage$|test_bisect$",
     "src/validate/validate_left.c": "e2e_left|test_validate",
     "src/validate/validate_hwnote.c": "test_validate|test_ptx_validate$",
     "src/validate/validate_inputs.c": "test_validate|test_chain_frames",
