@@ -128,6 +128,13 @@ static void test_synth_capture(const char *root)
     free(e);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx fast", cap);
     CHECK_EQ_U64(test_run_vkrr(args, NULL, NULL), 2);
+    /* not an architecture's name, though its tail is digits: a usage error
+     * naming the forms, not a search for tables */
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx xx_90", cap);
+    e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "--approx: expected auto, rounded or sm_NN (sm_90), not 'xx_90'"));
+    free(e);
     /* hw measure on the PTX backend without --sample or --no-laws: refused,
      * naming both (--sample 1 is every input, hours: accepted) */
     snprintf(args, sizeof args, "hw measure '%s/m' --backend ptx", root);
