@@ -135,6 +135,17 @@ static void test_synth_capture(const char *root)
     CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
     CHECK(e && strstr(e, "--approx: expected auto, rounded or sm_NN (sm_90), not 'xx_90'"));
     free(e);
+    /* the longest name taken is 8 characters (sm_NNNNN or sm_NNNNa) */
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx sm_123456", cap);
+    e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "--approx: expected auto, rounded or sm_NN (sm_90), not 'sm_123456'"));
+    free(e);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx sm_12345", cap);
+    e = NULL;
+    CHECK_EQ_U64(test_run_vkrr(args, NULL, &e), 2);
+    CHECK(e && strstr(e, "no measured tables for sm_12345"));
+    free(e);
     /* hw measure on the PTX backend without --sample or --no-laws: refused,
      * naming both (--sample 1 is every input, hours: accepted) */
     snprintf(args, sizeof args, "hw measure '%s/m' --backend ptx", root);
