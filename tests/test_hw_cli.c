@@ -155,7 +155,7 @@ static void test_synth_capture(const char *root)
           strstr(e, "--no-laws"));
     free(e);
     /* --hw-tables: a set labelled sm_86 in DIR/sm_86 is used for it */
-    char cmd[12000];
+    char cmd[12000], path_home[4200];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/tables/sm_86' && cp '%s'/src/hw/sm_90/*.xz '%s/tables/sm_86/' && "
              "sed 's/^arch\tsm_90/arch\tsm_86/' '%s/src/hw/sm_90/tables.tsv' > '%s/tables/sm_86/tables.tsv'",
              root, VKRR_SOURCE_DIR, root, VKRR_SOURCE_DIR, root);
@@ -165,6 +165,33 @@ static void test_synth_capture(const char *root)
     CHECK_EQ_U64(vkrr(args, &o), 0);
     CHECK(o && strstr(o, "hardware model: sm_86, measured (tables from"));
     free(o);
+    /* the user's tables: ~/.local/share/vkrr/hw where XDG_DATA_HOME is not
+     * set (a relative one counts as not set), picked for the capture's sm_86 */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/home/.local/share/vkrr/hw' && "
+             "cp -r '%s/tables/sm_86' '%s/home/.local/share/vkrr/hw/'", root, root, root);
+    CHECK(system(cmd) == 0);
+    const char *old_home = getenv("HOME"), *old_xdg = getenv("XDG_DATA_HOME");
+    char *saved_home = old_home ? strdup(old_home) : NULL, *saved_xdg = old_xdg ? strdup(old_xdg) : NULL;
+    snprintf(path_home, sizeof path_home, "%s/home", root);
+    setenv("HOME", path_home, 1);
+    setenv("XDG_DATA_HOME", "relative/data", 1);
+    snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q", cap);
+    CHECK_EQ_U64(vkrr(args, &o), 0);
+    snprintf(cmd, sizeof cmd, "hardware model: sm_86, measured (tables from %s/home/.local/share/vkrr/hw/sm_86",
+             root);
+    if (!CHECK(o && strstr(o, cmd)))
+        fprintf(stderr, "--- vkrr %s:\n%s", args, o ? o : "");
+    free(o);
+    if (saved_home)
+        setenv("HOME", saved_home, 1);
+    else
+        unsetenv("HOME");
+    if (saved_xdg)
+        setenv("XDG_DATA_HOME", saved_xdg, 1);
+    else
+        unsetenv("XDG_DATA_HOME");
+    free(saved_home);
+    free(saved_xdg);
     /* a malformed device line is a malformed log line: named */
     CHECK(set_device_line(cap, "device name=\"GPU\" cc=9"));
     snprintf(args, sizeof args, "info '%s'", cap);
