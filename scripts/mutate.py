@@ -67,7 +67,7 @@ TESTS = {
     "src/hw/approx.c": "test_hw_model|test_ptx_float$|test_ports_common|test_hw_cli",
     "src/hw/hw_model.c": "test_hw_model|test_hw_cli|test_ptx_float$",
     "src/hw/hw_tables.c": "test_hw_model|test_hw_cli|fuzz_regress_hwtables",
-    "src/hw/measure.c": "test_hw_cli|test_hw_model",
+    "src/hw/measure.c": "test_hw_cli|test_hw_model|test_hw_sim",
     "src/hw/texfilter.c": "test_texfilter|test_ptx_tex$|test_ptx_texgeo$",
     "src/base/fpformat.c": "test_fpformat|test_compare|test_ptx_cvt$",
     "cuda_ref/ptx/isa/ptx_mma_sum.c": "test_mma_sum$|test_mma_sum_simd$|test_mma_sum_portable$|test_ptx_mma$|test_ptx_mma_sp8$|test_ptx_wmma$",
