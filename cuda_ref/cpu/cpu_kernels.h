@@ -30,6 +30,14 @@ struct cpu_kernel_entry {
     unsigned standins;      /* the VKRR_STANDIN_* bits its launches report (its PTX's) */
 };
 
+/* blockIdx of the launch's b-th block, x fastest. */
+static inline void cpu_set_block(size_t b, dim3 grid)
+{
+    blockIdx.x = (unsigned)(b % grid.x);
+    blockIdx.y = (unsigned)((b / grid.x) % grid.y);
+    blockIdx.z = (unsigned)(b / ((size_t)grid.x * grid.y));
+}
+
 /* Blocks [b0, b1) of a launch of kernel K taking a P by value: block loop
  * outside, threads inside in x-fastest order, each to its end (the kernels
  * whose threads never meet). */
@@ -41,9 +49,7 @@ static bool cpu_run_range(const void *params, dim3 grid, dim3 block, unsigned, s
     gridDim = grid;
     blockDim = block;
     for (size_t b = b0; b < b1; b++) {
-        blockIdx.x = (unsigned)(b % grid.x);
-        blockIdx.y = (unsigned)((b / grid.x) % grid.y);
-        blockIdx.z = (unsigned)(b / ((size_t)grid.x * grid.y));
+        cpu_set_block(b, grid);
         for (unsigned z = 0; z < block.z; z++)
             for (unsigned y = 0; y < block.y; y++)
                 for (unsigned x = 0; x < block.x; x++) {
@@ -73,9 +79,7 @@ static bool cpu_run_range_coop(const void *params, dim3 grid, dim3 block, unsign
     gridDim = grid;
     blockDim = block;
     for (size_t b = b0; b < b1; b++) {
-        blockIdx.x = (unsigned)(b % grid.x);
-        blockIdx.y = (unsigned)((b / grid.x) % grid.y);
-        blockIdx.z = (unsigned)(b / ((size_t)grid.x * grid.y));
+        cpu_set_block(b, grid);
         if (!cpu_coop_run_block(block.x, block.y, block.z, shared_bytes, cpu_coop_body<P, K>, &p))
             return false;
     }
