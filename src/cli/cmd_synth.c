@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hw_model.h"
 #include "scene.h"
 #include "synth.h"
 
 static const char synth_help[] =
     "usage: vkrr synth OUTDIR [--size WxH] [--frames N] [--seed S] [--scene NAME]\n"
-    "                  [--backend cpu|cuda] [--force] [--progress] [--log-surface-arrays]\n"
+    "                  [--backend cpu|cuda] [--approx WHICH] [--hw-tables DIR] [--force]\n"
+    "                  [--progress] [--log-surface-arrays]\n"
     "\n"
     "Makes a capture without a GPU or any download: renders a procedural scene\n"
     "(edges, a sky gradient, 1-px wires, small bright lamps, a panning camera and\n"
@@ -37,6 +39,15 @@ static const char synth_help[] =
     "  --scene NAME    default | stripes (high-frequency patterns) (default: default)\n"
     "  --backend cpu   runs the kernels on the CPU (default; the same .cu source)\n"
     "  --backend cuda  runs them through libcuda on an NVIDIA GPU (exit 3 without one)\n"
+    "  --approx WHICH  the GPU the CPU backend stands for: auto (sm_90, the default) or\n"
+    "                  sm_NN, whose tensor cores the fp8 mma sums follow and whose\n"
+    "                  measured tables the approximate instructions (ex2, rcp, ...) and\n"
+    "                  the bilinear filter follow (sm_90's, with a warning, when there\n"
+    "                  are none), or rounded (correctly rounded stand-ins).  run.log's\n"
+    "                  device line records it, so validate and rerun pick the same model.\n"
+    "                  To compare a GPU capture with a CPU one byte for byte, give the\n"
+    "                  GPU's architecture (scripts/gpu-check.sh does)\n"
+    "  --hw-tables DIR measured tables (`vkrr hw measure` output) in DIR or DIR/sm_NN\n"
     "  --force         replace OUTDIR if it exists and is not empty\n"
     "  --progress      a line per frame on stderr (large frames) even when it is not a\n"
     "                  terminal (on a terminal always)\n"
@@ -51,7 +62,10 @@ static const char synth_help[] =
     "Example:\n"
     "  vkrr synth /tmp/cap --size 1280x720 --frames 3 && vkrr validate /tmp/cap\n";
 
-enum { O_FORCE, O_PROGRESS, O_LOG_SURFACE_ARRAYS, O_SIZE, O_FRAMES, O_SEED, O_SCENE, O_BACKEND };
+enum {
+    O_FORCE, O_PROGRESS, O_LOG_SURFACE_ARRAYS, O_SIZE, O_FRAMES, O_SEED, O_SCENE, O_APPROX,
+    O_HW_TABLES, O_BACKEND
+};
 static const vkrr_cli_opt synth_opts[] = {
     {"force", 0, false, O_FORCE, false},
     {"progress", 0, false, O_PROGRESS, false},
@@ -61,11 +75,18 @@ static const vkrr_cli_opt synth_opts[] = {
     {"seed", 0, true, O_SEED, false},
     {"scene", 0, true, O_SCENE, false},
     {"backend", 0, true, O_BACKEND, false},
+    {"approx", 0, true, O_APPROX, false},
+    {"hw-tables", 0, true, O_HW_TABLES, false},
     {0},
 };
 
-/* One option into d: 0, or the exit code of a usage error. */
-static int take_option(int id, const char *v, vkrr_synth_desc *d)
+/* The hardware model the CPU backend computes with (--approx, --hw-tables). */
+typedef struct synth_hw {
+    const char *approx, *tables;
+} synth_hw;
+
+/* One option into d or hw: 0, or the exit code of a usage error. */
+static int take_option(int id, const char *v, vkrr_synth_desc *d, synth_hw *hw)
 {
     uint64_t u;
     bool known = false;
@@ -96,6 +117,8 @@ static int take_option(int id, const char *v, vkrr_synth_desc *d)
             return vkrr_cli_usage_error("synth", "--scene '%s': scenes are default, stripes", v);
         d->scene = v;
         return 0;
+    case O_APPROX: hw->approx = v; return 0; /* checked by open_model */
+    case O_HW_TABLES: hw->tables = v; return 0;
     default: /* O_BACKEND */
         if (strcmp(v, "cpu") && strcmp(v, "cuda"))
             return vkrr_cli_usage_error("synth", "--backend '%s': cpu or cuda", v);
@@ -104,11 +127,43 @@ static int take_option(int id, const char *v, vkrr_synth_desc *d)
     }
 }
 
+/* The model --approx / --hw-tables ask for, made current; *m NULL when
+ * neither was given (the default model, sm_90's).  An architecture without
+ * measured tables is not refused, as validate's --approx refuses it: synth's
+ * tensor cores are the architecture's own whatever the tables, and the device
+ * line it writes makes validate open the same model (the same fallback). */
+static int open_model(const synth_hw *hw, const vkrr_synth_desc *d, vkrr_hw_model **m)
+{
+    vkrr_error err = {0};
+    *m = NULL;
+    if (!hw->approx && !hw->tables)
+        return 0;
+    if (d->backend && !strcmp(d->backend, "cuda"))
+        return vkrr_cli_usage_error("synth", "%s: the cuda backend computes on the GPU itself; "
+                                    "the option is for --backend cpu",
+                                    hw->approx ? "--approx" : "--hw-tables");
+    vkrr_hw_choice ch = {.approx = hw->approx, .tables_dir = hw->tables};
+    vkrr_status st = vkrr_hw_model_open(&ch, m, &err);
+    if (st == VKRR_ERR_MISSING) {
+        ch = (vkrr_hw_choice){.capture_arch = hw->approx, .tables_dir = hw->tables};
+        st = vkrr_hw_model_open(&ch, m, &err);
+        if (st == VKRR_OK)
+            vkrr_warn("synth: no measured tables for %s: the approximate instructions follow "
+                      "sm_90's; the tensor cores sum as %s's", hw->approx, hw->approx);
+    }
+    if (st != VKRR_OK)
+        return st == VKRR_ERR_USAGE ? vkrr_cli_usage_error("synth", "%s", err.msg)
+                                    : vkrr_cli_fail(&err);
+    vkrr_hw_use(*m);
+    return 0;
+}
+
 int vkrr_cmd_synth(int argc, char **argv)
 {
     /* frame lines on a terminal, or when asked (--progress): not in CI logs */
     vkrr_synth_desc d = {.progress = isatty(fileno(stderr)) ? stderr : NULL,
                          .cancel = &vkrr_cli_interrupted};
+    synth_hw hw = {0};
     vkrr_cli_opts p = vkrr_cli_opts_begin("synth", argc, argv, 1, synth_opts, NULL);
     const char *v;
     for (int id, rc; (id = vkrr_cli_opts_next(&p, &v)) != VKRR_OPT_END;) {
@@ -122,11 +177,15 @@ int vkrr_cmd_synth(int argc, char **argv)
             return vkrr_cli_usage_error("synth", "unexpected argument '%s'", v);
         if (id == VKRR_OPT_ARG)
             d.dir = v;
-        else if ((rc = take_option(id, v, &d)) != 0)
+        else if ((rc = take_option(id, v, &d, &hw)) != 0)
             return rc;
     }
     if (!d.dir)
         return vkrr_cli_usage_error("synth", "missing OUTDIR");
+    vkrr_hw_model *model;
+    int rc = open_model(&hw, &d, &model);
+    if (rc)
+        return rc;
 
     vkrr_cli_signals saved;
     vkrr_cli_interrupts(&saved, false, false);
@@ -134,6 +193,7 @@ int vkrr_cmd_synth(int argc, char **argv)
     vkrr_synth_stats s = {0};
     vkrr_status st = vkrr_synth_run(&d, &s, &err);
     vkrr_cli_interrupts_done(&saved);
+    vkrr_cli_hw_done(model);
     if (st != VKRR_OK)
         return vkrr_cli_fail(&err);
     printf("wrote %s: %u frame%s, %llu launches, %u module file%s\n", d.dir, s.frames,

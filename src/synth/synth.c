@@ -279,8 +279,17 @@ void vkrr_synth_log_device(vkrr_writer *w, const vkrr_backend *be)
                 *p = '\'';
         vkrr_writer_log_line(w, "device name=\"%s\" cc=%d.%d", name, ma, mi);
     } else {
-        vkrr_writer_log_line(w, "device name=\"vkrr %s backend\" model=\"%s\"", be->name,
-                             vkrr_hw_model_name(vkrr_hw_current()));
+        /* "sm_90, measured"; an architecture on another's tables says both
+         * ("sm_89, tables of sm_90"): its first word is what validate reads */
+        const vkrr_hw_model *m = vkrr_hw_current();
+        const char *arch = vkrr_hw_model_arch(m), *tabs = m && vkrr_hw_model_tables(m)
+                                                          ? vkrr_hw_tables_arch(vkrr_hw_model_tables(m)) : "";
+        if (*arch && *tabs && strcmp(arch, tabs))
+            vkrr_writer_log_line(w, "device name=\"vkrr %s backend\" model=\"%s, tables of %s\"",
+                                 be->name, arch, tabs);
+        else
+            vkrr_writer_log_line(w, "device name=\"vkrr %s backend\" model=\"%s\"", be->name,
+                                 vkrr_hw_model_name(m));
     }
 }
 
