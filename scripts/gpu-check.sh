@@ -5,8 +5,10 @@
 #   3. vkrr synth --backend cuda: an rrref capture made on the GPU
 #   4. vkrr validate: the Vulkan port against it (NVIDIA's Vulkan driver when
 #      present, else lavapipe)
-#   5. vkrr synth --backend cpu with the same arguments, compared with the GPU
-#      capture layer by layer (vkrr diff when it exists, else dump/ bytes)
+#   5. vkrr synth --backend cpu --approx sm_NN (this GPU's architecture) with the
+#      same arguments, compared with the GPU capture: vkrr diff per launch, then
+#      every dump byte for byte; the attention block's (fp8 mma) dumps on their
+#      own line: the test of the tensor-core model on this GPU
 #   6. the hardware model (README "The hardware model") against the GPU capture:
 #      vkrr rerun --backend ptx and --backend cpu compare exactly; vkrr validate
 #      --mode both --ref ptx passes every launch isolated and chained with every
@@ -39,6 +41,10 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   exit 3
 fi
 nvidia-smi -L | head -1
+# The CPU capture stands for this GPU (synth --approx): its tensor cores' fp8
+# sums (rrref's attention block) and, where measured, its tables.
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+arch=${cc:+sm_$cc}
 
 mkdir -p "$(dirname "$out")"
 shopt -s nullglob
@@ -78,7 +84,8 @@ if has_cmd synth; then
   if timeout 120 "$vkrr" synth "$gpu_cap" --backend cuda $synth_args; then note "synth --backend cuda" ok
   else fail "synth --backend cuda" "exit $?"; fi
   # shellcheck disable=SC2086
-  if timeout 120 "$vkrr" synth "$cpu_cap" --backend cpu $synth_args; then note "synth --backend cpu" ok
+  if timeout 120 "$vkrr" synth "$cpu_cap" --backend cpu ${arch:+--approx $arch} $synth_args; then
+    note "synth --backend cpu ${arch:+--approx $arch}" ok
   else fail "synth --backend cpu" "exit $?"; fi
 else
   note "synth" "SKIPPED (vkrr synth does not exist yet)"
@@ -96,10 +103,13 @@ elif [ -d "$gpu_cap" ]; then
 fi
 
 if [ -d "$gpu_cap/dump" ] && [ -d "$cpu_cap/dump" ]; then
+  # vkrr diff: per launch, what differs and by how much (the report); then
+  # every dump byte for byte (the verdict: the CPU's model is this GPU's)
   if has_cmd diff; then
-    timeout 120 "$vkrr" diff "$gpu_cap" "$cpu_cap"; rc=$?
+    timeout 120 "$vkrr" diff "$gpu_cap" "$cpu_cap" --heatmaps none; rc=$?
     [ $rc -eq 0 ] && note "GPU vs CPU capture (vkrr diff)" ok || fail "GPU vs CPU capture (vkrr diff)" "exit $rc"
-  else
+  fi
+  {
     same=0 differ=0 missing=0
     for f in "$gpu_cap"/dump/*; do
       b=$(basename "$f")
@@ -113,9 +123,17 @@ if [ -d "$gpu_cap/dump" ] && [ -d "$cpu_cap/dump" ]; then
     for f in "$cpu_cap"/dump/*; do
       [ -f "$gpu_cap/dump/$(basename "$f")" ] || { echo "  only on CPU: $(basename "$f")"; missing=$((missing + 1)); }
     done
-    msg="$same identical, $differ differ, $missing unmatched dump files (byte compare; vkrr diff absent)"
-    [ $differ -eq 0 ] && [ $missing -eq 0 ] && note "GPU vs CPU capture" "ok: $msg" || fail "GPU vs CPU capture" "$msg"
-  fi
+    msg="$same identical, $differ differ, $missing unmatched dump files"
+    [ $differ -eq 0 ] && [ $missing -eq 0 ] && note "GPU vs CPU capture, bytes" "ok: $msg" || fail "GPU vs CPU capture, bytes" "$msg"
+    # the tensor-core model's own test: the attention block's launches (fp8 mma)
+    n=0 d=0
+    for f in "$gpu_cap"/dump/*_attn0_kernel-*; do
+      n=$((n + 1)); cmp -s "$f" "$cpu_cap/dump/$(basename "$f")" || d=$((d + 1))
+    done
+    if [ $n -eq 0 ]; then note "tensor-core model (attn0 dumps)" "SKIPPED (no attn0 launch in the capture)"
+    elif [ $d -eq 0 ]; then note "tensor-core model (attn0 dumps)" "ok: $n identical (${arch:-sm_90} model)"
+    else fail "tensor-core model (attn0 dumps)" "$d of $n differ under the ${arch:-sm_90} model"; fi
+  }
 fi
 
 # 6. the hardware model against the GPU capture
