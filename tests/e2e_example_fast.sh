@@ -11,6 +11,7 @@
 #   - held to exactness (--max-ulp 0) every one FAILs: it is the port's
 #     tolerance that passes it, and the built-in port of the same kernel
 #     is exact;
+#   - a 61 x 37 capture PASSes too;
 #   - the same shader with workgroup 16 8 1 (not CUDA's 8 x 8 block) over
 #     its own grid PASSes;
 #   - its descriptor with the history's binding left out is refused, exit 2,
@@ -52,6 +53,11 @@ for l in ls:
         assert 1 <= r['max_ulp'] <= 4, ('max ULP within the declared 4, and not exact', r['max_ulp'])
         assert 40 <= r['exact_pct'] < 100, ('most texels exact, not all', r['exact_pct'])
 PY
+
+# an odd frame size: its own grid's edge workgroups, the arena's views
+vkrr synth "$WORK/odd" --size 61x37 --frames 2 >"$WORK/synth-odd.out" 2>&1 || fail "synth 61x37"
+vkrr validate "$WORK/odd" --ports "$PORTS" --only $K --mode isolated --heatmaps none >"$WORK/odd.out" 2>&1 &&
+    grep -q "^summary: 2 launches: 2 PASS, 0 FAIL" "$WORK/odd.out" || fail "61x37: $(cat "$WORK/odd.out")"
 
 vkrr validate "$cap" --ports "$PORTS" --only $K --mode isolated --heatmaps none --max-ulp 0 \
     >"$WORK/strict.out" 2>&1
