@@ -9,6 +9,7 @@
 #include "ports.h"
 #include "tensorcore.h"
 #include "vkdev.h"
+#include "vkfeat.h"
 
 #define VKRR_VK_DEFAULT_TIMEOUT_S 60.0
 
@@ -17,6 +18,8 @@ typedef struct vk_module {
     VkShaderModule mod;
     bool has_own;     /* its descriptor says `interface own` */
     vkrr_vk_own own;
+    char *missing;    /* a feature the device lacks (vkfeat.h): NO PORT, no module */
+    uint32_t subgroup_size; /* `require subgroup-size N`; 0: the driver's */
 } vk_module;
 
 #define VK_SPEC_MAX (VKRR_PORT_MAX_SPECS + 9)
@@ -56,6 +59,7 @@ static void drop_cache(vk_backend *b)
         vkrr_vk_own_destroy(b->vk, &b->modules[i].own);
         b->vk->fn.vkDestroyShaderModule(b->vk->device, b->modules[i].mod, NULL);
         free(b->modules[i].kernel);
+        free(b->modules[i].missing);
     }
     b->npipes = b->nmodules = 0;
 }
@@ -76,7 +80,8 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
 static vkrr_status vk_prepare(void *self, const char *kernel, vkrr_error *err)
 {
     uint32_t idx;
-    return vk_has_kernel(self, kernel) ? get_module(self, kernel, &idx, err) : VKRR_OK;
+    vkrr_status st = vk_has_kernel(self, kernel) ? get_module(self, kernel, &idx, err) : VKRR_OK;
+    return st == VKRR_ERR_NO_PORT ? VKRR_OK : st; /* a feature the device lacks: its rows say so */
 }
 
 static bool vk_source_of(void *self, const char *kernel, char *out, size_t cap)
@@ -88,12 +93,38 @@ static bool vk_source_of(void *self, const char *kernel, char *out, size_t cap)
     return out[0] != 0;
 }
 
+/* The features a port needs (its `require` lines, its SPIR-V's
+ * capabilities) against the device's: m->missing says which it lacks. */
+static vkrr_status needs_of(vk_backend *b, const char *kernel, const vkrr_portdesc *desc,
+                            const uint32_t *code, size_t bytes, vk_module *m, vkrr_error *err)
+{
+    vkrr_port_needs needs = {0};
+    if (vkrr_portdesc_needs(desc))
+        needs = *vkrr_portdesc_needs(desc);
+    vkrr_port_spirv_needs(code, bytes, &needs);
+    for (uint32_t i = 0; i < needs.n; i++)
+        if (needs.need[i].f == VKRR_FEAT_SUBGROUP_SIZE)
+            m->subgroup_size = needs.need[i].value;
+    char why[900], msg[1100];
+    if (vkrr_vk_feat_has(b->vk, &needs, desc ? vkrr_portdesc_name(desc) : kernel, why, sizeof why))
+        return VKRR_OK;
+    snprintf(msg, sizeof msg, "the port of %s %s", kernel, why);
+    if (!(m->missing = strdup(msg)) || !(m->kernel = strdup(kernel))) {
+        free(m->missing);
+        m->missing = NULL;
+        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    }
+    return VKRR_OK;
+}
+
 static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, vkrr_error *err)
 {
     for (uint32_t i = 0; i < b->nmodules; i++)
         if (strcmp(b->modules[i].kernel, kernel) == 0) {
             *out = i;
-            return VKRR_OK;
+            return b->modules[i].missing ? vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "%s",
+                                                     b->modules[i].missing)
+                                         : VKRR_OK;
         }
     vkrr_status st;
     uint32_t *loaded = NULL;
@@ -123,12 +154,22 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
         b->modules = m;
         b->cap_modules = cap;
     }
-    /* a shader with its own interface is held against its descriptor now,
-     * before any of its launches runs */
     vk_module m = {0};
     const vkrr_portdesc *desc = NULL;
     if ((st = vkrr_portdesc_set_get(b->descs, kernel, &desc, err)) != VKRR_OK ||
-        (vkrr_portdesc_iface(desc) &&
+        (st = needs_of(b, kernel, desc, code, bytes, &m, err)) != VKRR_OK) {
+        free(loaded);
+        return st;
+    }
+    if (m.missing) { /* kept, so its other launches say it at once */
+        free(loaded);
+        b->modules[b->nmodules] = m;
+        *out = b->nmodules++;
+        return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "%s", m.missing);
+    }
+    /* a shader with its own interface is held against its descriptor now,
+     * before any of its launches runs */
+    if ((vkrr_portdesc_iface(desc) &&
          (st = vkrr_vk_own_create(b->vk, vkrr_portdesc_iface(desc), vkrr_portdesc_name(desc), code,
                                   bytes, &m.own, err)) != VKRR_OK)) {
         free(loaded);
@@ -212,9 +253,14 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, const vkrr_
         me[i] = (VkSpecializationMapEntry){key.spec_id[i], 4 * i, 4};
     VkSpecializationInfo si = {.mapEntryCount = key.nspec, .pMapEntries = me,
                                .dataSize = 4 * key.nspec, .pData = key.spec};
+    /* `require subgroup-size N` (vkfeat.h checked the device has it) */
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT sg = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT,
+        .requiredSubgroupSize = b->modules[m].subgroup_size};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .pNext = b->modules[m].subgroup_size ? &sg : NULL,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = b->modules[m].mod,
                   .pName = "main",

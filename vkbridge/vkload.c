@@ -1,4 +1,5 @@
 #include "vkload.h"
+#include "vkfeat.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -333,20 +334,6 @@ static vkrr_status pick_device(vkrr_vk_ctx *vk, const char *sel, vkrr_error *err
     return VKRR_OK;
 }
 
-static bool has_extension(VkPhysicalDevice phys, const char *name)
-{
-    uint32_t n = 0;
-    bool found = false;
-    if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || !n)
-        return false;
-    VkExtensionProperties *e = calloc(n, sizeof *e);
-    if (e && vkEnumerateDeviceExtensionProperties(phys, NULL, &n, e) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = !strcmp(e[i].extensionName, name);
-    free(e);
-    return found;
-}
-
 static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
 {
     uint32_t nq = 0;
@@ -374,8 +361,15 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
         .queueCount = 1,
         .pQueuePriorities = &prio,
     };
-    const char *ext[1] = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
-    vk->host_import = has_extension(vk->phys, ext[0]);
+    /* what a port may need beyond that, where the device has it */
+    vkrr_vk_feat_chain opt;
+    vkrr_vk_feat_setup(vk, &opt, &want.f2, &want.f11, &want.f12);
+    const char *ext[1 + VKRR_VK_FEAT_MAX_EXT] = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
+    uint32_t next = 0;
+    vk->host_import = vkrr_vk_has_extension(vk->phys, ext[0]);
+    next += vk->host_import;
+    for (uint32_t i = 0; i < opt.next; i++)
+        ext[next++] = opt.ext[i];
     if (vk->host_import) {
         VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
@@ -389,7 +383,7 @@ static vkrr_status create_device(vkrr_vk_ctx *vk, vkrr_error *err)
         .pNext = &want.f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qi,
-        .enabledExtensionCount = vk->host_import ? 1 : 0,
+        .enabledExtensionCount = next,
         .ppEnabledExtensionNames = ext,
     };
     VkResult r = vkCreateDevice(vk->phys, &di, NULL, &vk->device);

@@ -20,7 +20,9 @@
  * shaderFloat16, storageBuffer8BitAccess, storageBuffer16BitAccess,
  * uniformAndStorageBuffer8BitAccess, uniformAndStorageBuffer16BitAccess,
  * scalarBlockLayout, shaderStorageImageExtendedFormats (r8ui/r16ui/rg32ui
- * surface views).  Shaders are built for vulkan1.2, so maintenance4
+ * surface views).  Features a port may need beyond those (vkfeat.h:
+ * cooperative matrices, subgroup size control, ...) are enabled where the
+ * device has them.  Shaders are built for vulkan1.2, so maintenance4
  * (LocalSizeId) is not needed.
  *
  * Validation: desc.validation or env VKRR_VALIDATION=1 enables
@@ -39,6 +41,7 @@
 
 #include <volk.h> /* Debian's libvulkan-volk-dev: the Vulkan entry points */
 
+#include "portreq.h"
 #include "status.h"
 
 /* The device-level entry points of one device (volk's table); instance and
@@ -71,6 +74,11 @@ typedef struct vkrr_vk_ctx {
      * pages can be a buffer's memory (vkmem.h VKRR_VK_MEM_DEVICE_BULK) */
     bool host_import;
     uint64_t host_import_align; /* minImportedHostPointerAlignment */
+    /* the optional features a port may need (vkfeat.h), each enabled where
+     * present: the device has feat[f] */
+    bool feat[VKRR_FEAT_COUNT];
+    uint32_t subgroup_size;      /* the default one */
+    uint32_t subgroup_min, subgroup_max; /* with subgroupSizeControl in compute; else 0 */
 } vkrr_vk_ctx;
 
 vkrr_status vkrr_vk_ctx_create(vkrr_vk_ctx **out, const vkrr_vk_ctx_desc *desc,

@@ -35,7 +35,13 @@ struct vkrr_portdesc {
     vkrr_port_input *in;   /* input lines (vkrr stress's bounds) */
     uint32_t nin;
     vkrr_port_iface *iface; /* `interface own` (portiface.h); NULL: bindings.glsl's */
+    vkrr_port_needs *needs; /* `require` lines (portreq.h); NULL: none */
 };
+
+const vkrr_port_needs *vkrr_portdesc_needs(const vkrr_portdesc *d)
+{
+    return d ? d->needs : NULL;
+}
 
 const vkrr_port_iface *vkrr_portdesc_iface(const vkrr_portdesc *d)
 {
@@ -74,6 +80,7 @@ void vkrr_portdesc_destroy(vkrr_portdesc *d)
     free(d->out);
     free(d->in);
     free(d->iface);
+    free(d->needs);
     free(d);
 }
 
@@ -231,8 +238,8 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
     size_t kw = strcspn(s, " \t\r#");
     char first[16];
     snprintf(first, sizeof first, "%.*s", (int)(kw < sizeof first ? kw : sizeof first - 1), s);
-    bool iface = vkrr_port_iface_keyword(first);
-    if (iface || !strcmp(first, "input")) {
+    bool iface = vkrr_port_iface_keyword(first), req = vkrr_port_req_keyword(first);
+    if (iface || req || !strcmp(first, "input")) {
         char *tok[32];
         int nt = 0;
         char *hash = strchr(line, '#');
@@ -241,6 +248,8 @@ static vkrr_status pd_line(void *ctx, char *line, long lineno, vkrr_error *err)
         for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t && nt < 32;
              t = strtok_r(NULL, " \t\r", &save))
             tok[nt++] = t;
+        if (req)
+            return vkrr_port_req_line(&d->needs, tok, nt, d->name, lineno, err);
         return iface ? vkrr_port_iface_line(&d->iface, tok, nt, d->name, lineno, err)
                      : parse_input(d, tok, nt, lineno, err);
     }

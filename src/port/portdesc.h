@@ -45,7 +45,8 @@
  *     input arg8 fixed
  *
  * and, for a shader that declares its own bindings instead of including
- * bindings.glsl, `interface own` and its lines (portiface.h).
+ * bindings.glsl, `interface own` and its lines (portiface.h); for a port that
+ * needs a device feature, `require FEATURE` (portreq.h).
  *
  * Errors (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2) name the file, the line
  * and the field: a line that does not parse; at evaluation against a launch,
@@ -73,6 +74,7 @@
 #include "compare.h"
 #include "embed.h"
 #include "portiface.h"
+#include "portreq.h"
 #include "status.h"
 #include "view.h"
 
@@ -132,6 +134,10 @@ uint32_t vkrr_portdesc_inputs(const vkrr_portdesc *d, vkrr_port_input *out, uint
 /* The shader's own interface (`interface own`, portiface.h); NULL for a
  * port of bindings.glsl's (d NULL included). */
 const vkrr_port_iface *vkrr_portdesc_iface(const vkrr_portdesc *d);
+
+/* The features its `require` lines name (portreq.h); NULL when none (d NULL
+ * included). */
+const vkrr_port_needs *vkrr_portdesc_needs(const vkrr_portdesc *d);
 
 /* The argument offsets a descriptor names, in file order (no launch needed). */
 uint32_t vkrr_portdesc_args(const vkrr_portdesc *d, uint32_t *args, uint32_t cap);
