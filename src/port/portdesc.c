@@ -73,7 +73,7 @@ void vkrr_portdesc_destroy(vkrr_portdesc *d)
     free(d->name);
     free(d->out);
     free(d->in);
-    free(d->iface);
+    vkrr_port_iface_free(d->iface);
     free(d);
 }
 
