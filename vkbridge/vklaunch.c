@@ -252,7 +252,10 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
             r->pre_done(r->pre_done_ctx, im->pre);
     }
     memset(L->params.map, 0, L->params.size);
-    if ((st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
+    /* an own interface binds no parameter block; a fused run's (launches at
+     * a 4096-byte stride, fused_runs.h) is past what relocation takes */
+    if ((!own || r->args_bytes <= VKRR_ARGS_MAX_BYTES) &&
+        (st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
         goto fail;
     if (own) { /* the shader's own sets: views of the allocations and scratch buffers */
         if ((st = scratch_buffers(vk, L, err)) != VKRR_OK || (st = vkrr_vk_own_sets(vk, L, err)) != VKRR_OK)

@@ -53,10 +53,15 @@ static vkrr_status parse_const(vkrr_port_const *c, const char *type, const char 
     if (!scalar(type, &c->type) || (!wide && c->type >= VKRR_PORT_U64))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "'%s': expected a type (u32 i32 f32%s)",
                          type, wide ? " u64 i64" : "");
+    uint32_t run = 0; /* K:f32@BYTE: launch K of a fused run's word (portexpr.h) */
+    if (c->type == VKRR_PORT_F32 && value[0] >= '0' && value[0] < '0' + VKRR_PORT_MAX_RUN &&
+        !strncmp(value + 1, ":f32@", 5))
+        run = (uint32_t)(value[0] - '0'), value += 2;
     if (c->type == VKRR_PORT_F32 && !strncmp(value, "f32@", 4)) {
         if (!number(value + 4, VKRR_ARGS_MAX_BYTES, &c->at))
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                              "'%s': expected a decimal byte offset below 4096 after 'f32@'", value);
+        c->at += run * VKRR_ARGS_MAX_BYTES;
         c->kind = VKRR_PORT_VALUE_F32_WORD;
         return VKRR_OK;
     }
@@ -205,14 +210,17 @@ static vkrr_status parse_binding(vkrr_port_iface *f, char **tok, int nt, const c
     b.kind = (vkrr_port_bind_kind)k;
     b.no_arg = b.kind == VKRR_PORT_SAMPLER && !strcmp(tok[3], "-");
     vkrr_status st = VKRR_OK;
+    uint32_t run = 0; /* K:argOFF, launch K of a fused run (portexpr.h) */
     if (!strncmp(tok[3], "scratch:", 8)) { /* a buffer of the port's own (portpass.h) */
         if ((st = vkrr_port_scratch_ref(f, &b, tok[3] + 8, name, line, err)) != VKRR_OK)
             return st;
-    } else if (!b.no_arg && (strncmp(tok[3], "arg", 3) || !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg)))
+    } else if (!b.no_arg && (!vkrr_port_launch_prefix(&tok[3], &run) || strncmp(tok[3], "arg", 3) ||
+                             !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg)))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "binding %u.%u: '%s': expected the %s argument as argOFF (arg8: "
                          "the word at byte 8)", b.set, b.binding, tok[3],
                          b.kind <= VKRR_PORT_UNIFORM_BUFFER ? "pointer" : "texture or surface");
+    b.arg += run * VKRR_ARGS_MAX_BYTES;
     st = b.kind <= VKRR_PORT_UNIFORM_BUFFER ? buffer_keys(&b, tok, nt, name, line, err)
                                             : image_keys(&b, tok, nt, name, line, err);
     if (st != VKRR_OK)
@@ -347,6 +355,9 @@ void vkrr_port_iface_free(vkrr_port_iface *f)
         return;
     for (uint32_t p = 0; p < f->npass; p++)
         free(f->pass[p]);
+    for (uint32_t k = 0; k < f->ncovers; k++)
+        free(f->covers[k]);
+    free(f->covers);
     free(f->scratch);
     free(f);
 }

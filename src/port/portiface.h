@@ -140,6 +140,11 @@ typedef struct vkrr_port_iface {
     uint32_t npass;
     const struct vkrr_port_iface *head; /* a pass: the head it belongs to; NULL: the head */
     char shader[64];         /* a pass: its shader's name in the ports folder; "": the kernel's */
+    /* a fused port (portpass.h `covers`): the kernels of the run of
+     * consecutive launches it stands for, in order, the first its own */
+    char **covers;
+    uint32_t ncovers;
+    long covers_line;
 } vkrr_port_iface;
 
 /* Is tok[0] an interface keyword (interface binding push specialize

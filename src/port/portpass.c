@@ -12,7 +12,7 @@
 
 bool vkrr_port_pass_keyword(const char *tok)
 {
-    return !strcmp(tok, "pass") || !strcmp(tok, "scratch");
+    return !strcmp(tok, "pass") || !strcmp(tok, "scratch") || !strcmp(tok, "covers");
 }
 
 vkrr_port_iface *vkrr_port_pass_current(vkrr_port_iface *f)
@@ -85,9 +85,32 @@ static vkrr_status parse_pass(vkrr_port_iface *f, char **tok, int nt, const char
     return VKRR_OK;
 }
 
+/* covers K0 K1 ...: a fused port (its file is K0's). */
+static vkrr_status parse_covers(vkrr_port_iface *f, char **tok, int nt, const char *name, long line,
+                                vkrr_error *err)
+{
+    if (f->covers_line)
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "covers is given twice (first on line %ld)",
+                         f->covers_line);
+    if (nt < 3 || nt - 1 > VKRR_PORT_MAX_RUN)
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                         "a line is 'covers KERNEL0 KERNEL1 ...': the kernels of 2 to %d consecutive "
+                         "launches this port stands for, in order, the first this port's own",
+                         VKRR_PORT_MAX_RUN);
+    if (!(f->covers = calloc((size_t)nt - 1, sizeof *f->covers)))
+        return vkrr_fail(err, VKRR_ERR_NOMEM, name, line, -1, "out of memory");
+    for (int i = 1; i < nt; i++)
+        if (!(f->covers[f->ncovers++] = strdup(tok[i])))
+            return vkrr_fail(err, VKRR_ERR_NOMEM, name, line, -1, "out of memory");
+    f->covers_line = line;
+    return VKRR_OK;
+}
+
 vkrr_status vkrr_port_pass_line(vkrr_port_iface *f, char **tok, int nt, const char *name, long line,
                                 vkrr_error *err)
 {
+    if (!strcmp(tok[0], "covers"))
+        return parse_covers(f, tok, nt, name, line, err);
     return !strcmp(tok[0], "pass") ? parse_pass(f, tok, nt, name, line, err)
                                    : parse_scratch(f, tok, nt, name, line, err);
 }

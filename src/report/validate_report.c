@@ -141,7 +141,7 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
         snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
     }
     fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s", (unsigned long long)l->sequence,
-            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s);
+            vkrr_launch_name(l), l->frame, worst, abs_s, ulp_s, psnr_s);
     vkrr_color_word(f, "  %-7s", r->has_isolated ? vkrr_launch_status_name(r->status) : "-");
     if (chained) {
         char ca[32] = "-", cu[32] = "-", cp[32] = "-";
@@ -471,6 +471,15 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         fprintf(f, "%s\n    {\"sequence\": %llu, \"kernel\": ", i ? "," : "",
                 (unsigned long long)l->sequence);
         vkrr_json_put_string(f, l->kernel);
+        if (l->nfused) { /* a fused run (fused_runs.h): the launches it stands for */
+            fprintf(f, ", \"fused\": {\"name\": ");
+            vkrr_json_put_string(f, l->label);
+            fprintf(f, ", \"sequences\": [");
+            for (uint32_t k = 0; k < l->nfused; k++)
+                fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)l->fused_seq[k]);
+            fputc(']', f);
+            fputc('}', f);
+        }
         fprintf(f, ", \"frame\": %u, \"occurrence\": %u, \"status\": ", l->frame, l->occurrence);
         if (r->has_isolated) vkrr_json_put_string(f, vkrr_launch_status_name(r->status)); else fputs("null", f);
         if (r->has_chained) {

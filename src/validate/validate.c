@@ -596,7 +596,8 @@ static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_laun
                d) {
         snprintf(out->port, sizeof out->port, "%s", vkrr_portdesc_name(d));
     }
-    vkrr_own_notes(out, d); /* an own interface: a VkSampler, passes (issue 48) */
+    if (!vkrr_own_notes(out, d, l)) /* own interface: a VkSampler, passes, a fused run */
+        return false;
     if (b->has_kernel(b->self, l->kernel))
         return true;
     out->status = VKRR_LAUNCH_NO_PORT;
@@ -753,7 +754,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         goto done;
     out->ran = true;
     out->perturbed = perturb_outputs(o, &lo, l, &pr);
-    bool rerun = o->rerun && o->rerun->has_kernel(o->rerun->self, l->kernel);
+    bool rerun = o->rerun && !l->nfused && o->rerun->has_kernel(o->rerun->self, l->kernel);
     if (rerun) {
         char note[512] = "";
         bool rdamaged = false;
