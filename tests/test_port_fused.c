@@ -178,7 +178,7 @@ int main(void)
     write_capture(cap);
 
     write_port("good", "0.0", 0, NULL, dir, sizeof dir);
-    VALIDATE(cap, dir, NULL, 0, ROW, "fused: 2 launches as one step, #1..#2",
+    VALIDATE(cap, dir, NULL, 0, ROW "     0  buffer 1:arg8", "fused: 2 launches as one step, #1..#2",
              "its launch 1 is #4 vkrr_fuse_other, not " ADD,
              "the capture ends before its launch 1 (" ADD ")");
     /* one launch for the run (sequences 1 and 2), none for #2; tmp (never
