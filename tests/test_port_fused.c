@@ -193,6 +193,13 @@ int main(void)
                          "assert all(x['base'] != %llu for x in f['resources']), f['resources']; "
                          "assert ls[3]['status'] == 'NO PORT' and ls[5]['status'] == 'NO PORT', ls\" "
                          "'%s/out.json'", (unsigned long long)TMP_BASE, dir), 0);
+    /* and the JSON the schema docs/json ships describes, "fused" included */
+    if (test_sh("python3 -c 'import jsonschema' 2>/dev/null") == 0)
+        CHECK_EQ_U64(test_sh("python3 -c \"import json, sys, jsonschema; "
+                             "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\" "
+                             "'%s/docs/json/vkrr-results.schema.json' '%s/out.json'", VKRR_SOURCE_DIR, dir), 0);
+    else
+        printf("note: python3-jsonschema is not installed: the JSON is not held against its schema\n");
     VALIDATE(cap, dir, "isolated", 0, ROW, "PASS");
     VALIDATE(cap, dir, "chained", 0, ROW, "PASS");
 
