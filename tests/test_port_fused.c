@@ -170,6 +170,21 @@ static void refused(const char *cap, const char *name, unsigned replace, const c
 
 #define ROW SCALE "+" ADD " (#1..#2)"
 
+/* README's example descriptor (the block that starts with `header`) over
+ * folder dir's: what the README prints must be what runs. */
+static void readme_port(const char *dir, const char *header, const char *port)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", VKRR_SOURCE_DIR);
+    CHECK_EQ_U64(test_sh("python3 - '%s' '%s' '%s' '%s' <<'PY'\n"
+                         "import sys\n"
+                         "text = open(sys.argv[1]).read()\n"
+                         "port = text.split('```\\n' + sys.argv[3] + '\\n', 1)[1].split('```', 1)[0]\n"
+                         "open(sys.argv[2] + '/' + sys.argv[4], 'w').write(port)\n"
+                         "PY", path, dir, header, port),
+                 0);
+}
+
 int main(void)
 {
     root = test_tmpdir("test_port_fused");
@@ -203,6 +218,9 @@ int main(void)
     VALIDATE(cap, dir, "isolated", 0, ROW, "PASS");
     VALIDATE(cap, dir, "chained", 0, ROW, "PASS");
 
+    write_port("readme", "0.0", 0, NULL, dir, sizeof dir);
+    readme_port(dir, "# ports/vkrr_fuse_scale.port", SCALE ".port");
+    VALIDATE(cap, dir, NULL, 0, ROW, "PASS");
     write_port("wrong", "(i == 5u ? 1.0 : 0.0)", 0, NULL, dir, sizeof dir);
     VALIDATE(cap, dir, "isolated", 1, ROW, "FAIL");
     VALIDATE(cap, dir, NULL, 1, "first divergence: #1 " ROW " (frame 0, occurrence 0; a fused run, one step) is the CULPRIT");

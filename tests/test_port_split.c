@@ -185,6 +185,21 @@ static void refused(const char *cap, const char *name, unsigned replace, const c
 #define REFUSED(name, replace, with, extra, line, what) \
     refused(cap, name, replace, with, extra, line, what, __LINE__)
 
+/* README's example descriptor (the block that starts with `header`) over
+ * folder dir's: what the README prints must be what runs. */
+static void readme_port(const char *dir, const char *header, const char *port)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", VKRR_SOURCE_DIR);
+    CHECK_EQ_U64(test_sh("python3 - '%s' '%s' '%s' '%s' <<'PY'\n"
+                         "import sys\n"
+                         "text = open(sys.argv[1]).read()\n"
+                         "port = text.split('```\\n' + sys.argv[3] + '\\n', 1)[1].split('```', 1)[0]\n"
+                         "open(sys.argv[2] + '/' + sys.argv[4], 'w').write(port)\n"
+                         "PY", path, dir, header, port),
+                 0);
+}
+
 int main(void)
 {
     root = test_tmpdir("test_port_split");
@@ -208,6 +223,10 @@ int main(void)
                          "assert o['output'] and o['exact_pct'] == 100 and o['max_ulp'] == 0, o; "
                          "assert o['outside_window_bytes'] == 0, o; "
                          "assert 'split: 2 passes' in json.dumps(l), l\" '%s/out.json'", dir), 0);
+    write_port("readme", "0.0", GOOD_GROUP, 0, NULL, NULL, dir, sizeof dir);
+    readme_port(dir, "# ports/vkrr_split_kernel.port (vkrr_split_kernel.comp: pass 2; vkrr_split_sum.comp: pass 1)",
+                KERNEL ".port");
+    VALIDATE(cap, dir, 0, "PASS", "split: 2 passes, one launch");
     /* group 3's sum one too high: exactly its 64 elements differ, by 1 */
     write_port("wrong_sum", "(g == 3u ? 1.0 : 0.0)", GOOD_GROUP, 0, NULL, NULL, dir, sizeof dir);
     VALIDATE(cap, dir, 1, "FAIL");
