@@ -45,6 +45,10 @@
  *       specialisation constants)
  *   dispatch X Y Z    workgroups, expressions (default grid.x grid.y grid.z)
  *
+ * and, for one launch as several dispatches, `pass` and `scratch` lines
+ * (portpass.h: each pass is a vkrr_port_iface of its own under the head),
+ * and for several launches as one, `covers` (portpass.h, fused_runs.h).
+ *
  * Lines are parsed here; vkbridge/vkiface.c holds them against the shader's
  * reflection (before any launch runs) and binds them.  Errors name the file,
  * the line and the field (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2).
