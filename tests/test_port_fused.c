@@ -15,7 +15,8 @@
  *   - as written: PASS in isolated and chained mode (exit 0); the table has
  *     one row "vkrr_fuse_scale+vkrr_fuse_add (#1..#2)" with a note that it
  *     is fused, the JSON one launch listing sequences 1 and 2 and none for
- *     #2; tmp is not compared (the fused port never writes it);
+ *     #2 (valid against docs/json's schema, and so after vkrr merge); tmp
+ *     is not compared (the fused port never writes it);
  *   - #3 (followed by another kernel) and #5 (the capture's end): NO PORT,
  *     each naming why, not an error of the run;
  *   - the shader wrong at i = 5: FAIL isolated and chained, and bisect names
@@ -208,6 +209,17 @@ int main(void)
                          "assert all(x['base'] != %llu for x in f['resources']), f['resources']; "
                          "assert ls[3]['status'] == 'NO PORT' and ls[5]['status'] == 'NO PORT', ls\" "
                          "'%s/out.json'", (unsigned long long)TMP_BASE, dir), 0);
+    { /* vkrr merge reads it back: the same row, the same "fused" */
+        char args[9000], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "merge '%s/out.json' --json '%s/merged.json'", dir, dir);
+        CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 0);
+        CHECK(out && strstr(out, ROW));
+        free(out);
+        free(err);
+        CHECK_EQ_U64(test_sh("python3 -c \"import json, sys; d = json.load(open(sys.argv[1])); "
+                             "f = d['launches'][0]['fused']; assert f['sequences'] == [1, 2], f\" "
+                             "'%s/merged.json'", dir), 0);
+    }
     /* and the JSON the schema docs/json ships describes, "fused" included */
     if (test_sh("python3 -c 'import jsonschema' 2>/dev/null") == 0)
         CHECK_EQ_U64(test_sh("python3 -c \"import json, sys, jsonschema; "
