@@ -20,7 +20,17 @@ typedef struct vk_module {
     vkrr_vk_own own;
     char *missing;    /* a feature the device lacks (vkfeat.h): NO PORT, no module */
     uint32_t subgroup_size; /* `require subgroup-size N`; 0: the driver's */
+    /* a split port (portpass.h): npass passes, the first mod/own above,
+     * pass p > 0 pass_mod[p]/pass_own[p] */
+    uint32_t npass;
+    VkShaderModule pass_mod[VKRR_PORT_MAX_PASSES];
+    vkrr_vk_own pass_own[VKRR_PORT_MAX_PASSES];
 } vk_module;
+
+static const vkrr_vk_own *own_at(const vk_module *m, uint32_t p)
+{
+    return p ? &m->pass_own[p] : &m->own;
+}
 
 #define VK_SPEC_MAX (VKRR_PORT_MAX_SPECS + 9)
 
@@ -28,6 +38,7 @@ typedef struct vk_module {
  * CUDA's block and the tables' address; own: the port's and the workgroup). */
 typedef struct vk_pipe {
     uint32_t module; /* index into modules */
+    uint32_t pass;   /* a split port's pass */
     uint32_t nspec;
     uint32_t spec_id[VK_SPEC_MAX], spec[VK_SPEC_MAX];
     VkPipeline pipe;
@@ -51,13 +62,42 @@ typedef struct vk_backend {
     double last_gpu_ms;    /* NAN until a launch finished with timestamps */
 } vk_backend;
 
+static void module_free(vk_backend *b, vk_module *m)
+{
+    for (uint32_t p = 0; p < VKRR_PORT_MAX_PASSES; p++) {
+        vkrr_vk_own_destroy(b->vk, p ? &m->pass_own[p] : &m->own);
+        VkShaderModule mod = p ? m->pass_mod[p] : m->mod;
+        if (mod)
+            b->vk->fn.vkDestroyShaderModule(b->vk->device, mod, NULL);
+    }
+}
+
+/* Every pass of a kernel's port held against its shader, each a module (one
+ * pass unless its descriptor has `pass` lines). */
+static vkrr_status module_of(vk_backend *b, const char *kernel, const vkrr_portdesc *desc,
+                             const uint32_t *code, size_t bytes, vk_module *m, vkrr_error *err)
+{
+    const vkrr_port_iface *f = vkrr_portdesc_iface(desc);
+    m->has_own = f != NULL;
+    m->npass = f && f->npass ? f->npass : 1;
+    for (uint32_t p = 0; p < m->npass; p++) {
+        const char *port = desc ? vkrr_portdesc_name(desc) : kernel; /* none: a built-in port's */
+        vkrr_status st = vkrr_vk_pass_module(b->vk, b->ports_dir, f && f->npass ? f->pass[p] : f, port,
+                                             kernel, code, bytes,
+                                             p ? &m->pass_own[p] : &m->own,
+                                             p ? &m->pass_mod[p] : &m->mod, err);
+        if (st != VKRR_OK)
+            return st;
+    }
+    return VKRR_OK;
+}
+
 static void drop_cache(vk_backend *b)
 {
     for (uint32_t i = 0; i < b->npipes; i++)
         b->vk->fn.vkDestroyPipeline(b->vk->device, b->pipes[i].pipe, NULL);
     for (uint32_t i = 0; i < b->nmodules; i++) {
-        vkrr_vk_own_destroy(b->vk, &b->modules[i].own);
-        b->vk->fn.vkDestroyShaderModule(b->vk->device, b->modules[i].mod, NULL);
+        module_free(b, &b->modules[i]);
         free(b->modules[i].kernel);
         free(b->modules[i].missing);
     }
@@ -168,27 +208,14 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
         return vkrr_fail(err, VKRR_ERR_NO_PORT, NULL, 0, -1, "%s", m.missing);
     }
     /* a shader with its own interface is held against its descriptor now,
-     * before any of its launches runs */
-    if ((vkrr_portdesc_iface(desc) &&
-         (st = vkrr_vk_own_create(b->vk, vkrr_portdesc_iface(desc), vkrr_portdesc_name(desc), code,
-                                  bytes, &m.own, err)) != VKRR_OK)) {
-        free(loaded);
-        return st;
-    }
-    m.has_own = vkrr_portdesc_iface(desc) != NULL;
-    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = bytes, .pCode = code};
-    VkResult r = b->vk->fn.vkCreateShaderModule(b->vk->device, &ci, NULL, &m.mod);
+     * before any of its launches runs (each pass of a split port) */
+    st = module_of(b, kernel, desc, code, bytes, &m, err);
     free(loaded);
-    if (r != VK_SUCCESS) {
-        vkrr_vk_own_destroy(b->vk, &m.own);
-        return vkrr_fail(err, VKRR_ERR_DEVICE, NULL, 0, -1, "vkCreateShaderModule(%s): %s", kernel,
-                         vkrr_vk_result_name(r));
-    }
-    if (!(m.kernel = strdup(kernel))) {
-        vkrr_vk_own_destroy(b->vk, &m.own);
-        b->vk->fn.vkDestroyShaderModule(b->vk->device, m.mod, NULL);
-        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    if (st == VKRR_OK && !(m.kernel = strdup(kernel)))
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    if (st != VKRR_OK) {
+        module_free(b, &m);
+        return st;
     }
     b->modules[b->nmodules] = m;
     *out = b->nmodules++;
@@ -201,7 +228,7 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
  * hardware model's tensor core for tensorcore.glsl, src/hw/tensorcore.h),
  * or an own interface's (the port's, and the workgroup where the shader's
  * local size is local_size_*_id). */
-static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_module *m,
+static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_module *m, uint32_t pass,
                         const vkrr_port_iface_run *run, uint32_t *id, uint32_t *val)
 {
     uint32_t n = 0;
@@ -216,24 +243,25 @@ static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_modu
     }
     for (uint32_t i = 0; i < run->nspec; i++)
         id[n] = run->spec_id[i], val[n++] = run->spec_value[i];
+    const vkrr_vk_own *own = own_at(m, pass);
     for (int i = 0; i < 3; i++)
-        if (m->own.local_spec[i] != UINT32_MAX)
-            id[n] = m->own.local_spec[i], val[n++] = m->own.local[i];
+        if (own->local_spec[i] != UINT32_MAX)
+            id[n] = own->local_spec[i], val[n++] = own->local[i];
     return n;
 }
 
-static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, const vkrr_port_iface_run *run,
-                                VkPipeline *out, vkrr_error *err)
+static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, uint32_t pass,
+                                const vkrr_port_iface_run *run, VkPipeline *out, vkrr_error *err)
 {
     vkrr_status st;
     uint32_t m = 0;
     if ((st = vkrr_vk_dev_approx_refresh(&b->dev, err)) != VKRR_OK ||
         (st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
         return st;
-    vk_pipe key = {.module = m};
-    key.nspec = spec_of(b, r, &b->modules[m], run, key.spec_id, key.spec);
+    vk_pipe key = {.module = m, .pass = pass};
+    key.nspec = spec_of(b, r, &b->modules[m], pass, run, key.spec_id, key.spec);
     for (uint32_t i = 0; i < b->npipes; i++)
-        if (b->pipes[i].module == m && b->pipes[i].nspec == key.nspec &&
+        if (b->pipes[i].module == m && b->pipes[i].pass == pass && b->pipes[i].nspec == key.nspec &&
             !memcmp(b->pipes[i].spec_id, key.spec_id, key.nspec * sizeof *key.spec_id) &&
             !memcmp(b->pipes[i].spec, key.spec, key.nspec * sizeof *key.spec)) {
             b->stats.pipeline_hits++;
@@ -262,10 +290,10 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, const vkrr_
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .pNext = b->modules[m].subgroup_size ? &sg : NULL,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = b->modules[m].mod,
+                  .module = pass ? b->modules[m].pass_mod[pass] : b->modules[m].mod,
                   .pName = "main",
                   .pSpecializationInfo = &si},
-        .layout = b->modules[m].has_own ? b->modules[m].own.layout : b->dev.layout,
+        .layout = b->modules[m].has_own ? own_at(&b->modules[m], pass)->layout : b->dev.layout,
     };
     VkPipeline pipe = VK_NULL_HANDLE;
     VkResult res = b->vk->fn.vkCreateComputePipelines(b->vk->device, VK_NULL_HANDLE, 1, &ci, NULL, &pipe);
@@ -290,6 +318,40 @@ static vkrr_status own_of(vk_backend *b, const vkrr_replay *r, const vkrr_vk_own
     if (st != VKRR_OK || !*own)
         return st;
     return vkrr_port_iface_eval_replay((*own)->f, (*own)->port, r, run, err);
+}
+
+static vkrr_status check_dims(const vk_backend *b, const vkrr_replay *r, const vkrr_vk_own *own,
+                              const vkrr_port_iface_run *run, vkrr_error *err);
+
+/* A split port's passes after the first (portpass.h), each evaluated
+ * against r, checked against the device and its pipeline made: *out
+ * malloc'd, NULL and 0 for a port of one pass. */
+static vkrr_status passes_of(vk_backend *b, const vkrr_replay *r, vkrr_vk_pass **out, uint32_t *n,
+                             vkrr_error *err)
+{
+    uint32_t m;
+    vkrr_status st = get_module(b, r->kernel, &m, err);
+    *out = NULL;
+    *n = 0;
+    if (st != VKRR_OK || b->modules[m].npass < 2)
+        return st;
+    vkrr_vk_pass *P = calloc(b->modules[m].npass - 1, sizeof *P);
+    if (!P)
+        return vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "out of memory");
+    for (uint32_t p = 1; p < b->modules[m].npass && st == VKRR_OK; p++) {
+        vkrr_vk_pass *q = &P[p - 1];
+        q->own = own_at(&b->modules[m], p);
+        if ((st = vkrr_port_iface_eval_replay(q->own->f, q->own->port, r, &q->run, err)) == VKRR_OK &&
+            (st = check_dims(b, r, q->own, &q->run, err)) == VKRR_OK)
+            st = get_pipeline(b, r, p, &q->run, &q->pipe, err);
+    }
+    if (st != VKRR_OK) {
+        free(P);
+        return st;
+    }
+    *out = P;
+    *n = b->modules[m].npass - 1;
+    return VKRR_OK;
 }
 
 /* The workgroup and grid the dispatch uses against the device's limits:
@@ -386,9 +448,13 @@ static vkrr_status vk_run(void *self, vkrr_replay *r, vkrr_error *err)
         return st;
     b->last_gpu_ms = NAN;
     VkPipeline pipe = VK_NULL_HANDLE;
-    if ((st = get_pipeline(b, r, &run, &pipe, err)) != VKRR_OK)
+    vkrr_vk_pass *passes = NULL;
+    uint32_t npasses = 0;
+    if ((st = get_pipeline(b, r, 0, &run, &pipe, err)) != VKRR_OK ||
+        (st = passes_of(b, r, &passes, &npasses, err)) != VKRR_OK)
         return st;
-    if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, own, &run, &L, err)) != VKRR_OK)
+    if ((st = vkrr_vk_launch_prepare(b->vk, &b->dev, r, pipe, own, &run, passes, npasses, &L, err)) !=
+        VKRR_OK)
         return st;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
                        .pCommandBuffers = &b->dev.cmd};
@@ -449,8 +515,15 @@ static vkrr_status vk_run_frame(void *self, vkrr_replay *const *r, uint32_t n, d
     for (uint32_t k = 0; k < n; k++)
         if ((st = own_of(b, r[k], &own[k], &run[k], err)) != VKRR_OK ||
             (st = check_dims(b, r[k], own[k], &run[k], err)) != VKRR_OK ||
-            (st = get_pipeline(b, r[k], &run[k], &pipes[k], err)) != VKRR_OK)
+            (st = get_pipeline(b, r[k], 0, &run[k], &pipes[k], err)) != VKRR_OK)
             goto done;
+    for (uint32_t k = 0; k < n; k++)
+        if (own[k] && own[k]->f->head) {
+            st = vkrr_fail(err, VKRR_ERR_UNSUPPORTED, own[k]->port, own[k]->f->line, -1,
+                           "a port of several passes in a one-command-buffer frame is not "
+                           "supported yet (%s)", r[k]->kernel);
+            goto done;
+        }
     if ((st = vkrr_vk_frame_prepare(b->vk, &b->dev, r, pipes, own, run, n, L, &pool, barriers, err)) !=
         VKRR_OK)
         goto done;

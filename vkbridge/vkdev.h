@@ -66,6 +66,17 @@ typedef struct vkrr_vk_own {
     uint32_t local_spec[3];            /* local_size_*_id's constant, UINT32_MAX: a literal */
 } vkrr_vk_own;
 
+/* A pass after the first of a split launch (portpass.h): its own
+ * interface, this launch's values, its pipeline and sets (from its pool). */
+typedef struct vkrr_vk_pass {
+    const vkrr_vk_own *own;
+    vkrr_port_iface_run run;
+    VkPipeline pipe;
+    VkDescriptorPool pool;
+    VkDescriptorSet sets[VKRR_VK_OWN_SETS];
+    VkSampler samplers[VKRR_PORT_MAX_BINDINGS];
+} vkrr_vk_pass;
+
 typedef struct vkrr_vk_launch {
     /* Buffers live in mapped device memory where the device has it
      * (vkmem.h VKRR_VK_MEM_DEVICE_MAPPED): pre is copied straight in and the
@@ -108,6 +119,11 @@ typedef struct vkrr_vk_launch {
     void **own_conv_post;
     uint8_t *own_general;              /* per image: 1 for a texture an own binding uses as a
                                         * storage image (GENERAL layout, as surfaces are) */
+    /* a split launch: the passes after the first (the fields above are the
+     * first's), and the port's scratch buffers, zeroed, shared by all */
+    vkrr_vk_pass *passes;
+    uint32_t npasses;
+    vkrr_vk_buffer scratch[VKRR_PORT_MAX_SCRATCH];
 } vkrr_vk_launch;
 
 vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err);
@@ -119,11 +135,13 @@ vkrr_status vkrr_vk_dev_approx_refresh(vkrr_vk_dev *d, vkrr_error *err);
 
 /* Creates the launch's resources, fills the staging buffer and parameter
  * block, and records the command buffer (upload, dispatch with pipe, read
- * back).  On failure everything made so far is freed. */
+ * back).  passes (npasses, malloc'd; NULL, 0: one dispatch): a split
+ * launch's later passes, owned by L from here on (freed with it, also on
+ * failure).  On failure everything made so far is freed. */
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                                    VkPipeline pipe, const vkrr_vk_own *own,
-                                   const vkrr_port_iface_run *run, vkrr_vk_launch *L,
-                                   vkrr_error *err);
+                                   const vkrr_port_iface_run *run, vkrr_vk_pass *passes,
+                                   uint32_t npasses, vkrr_vk_launch *L, vkrr_error *err);
 /* Points every output's post_view at the launch's copy (mapped buffer or
  * staging region) and copies it into every wanted post.  The views stay
  * valid until vkrr_vk_launch_free(L).  A streamed launch: reads its outputs
@@ -175,11 +193,20 @@ void vkrr_vk_write_descriptors(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_la
 vkrr_status vkrr_vk_own_create(vkrr_vk_ctx *vk, const vkrr_port_iface *f, const char *port,
                                const uint32_t *code, size_t bytes, vkrr_vk_own *o, vkrr_error *err);
 void vkrr_vk_own_destroy(vkrr_vk_ctx *vk, vkrr_vk_own *o); /* accepts a zeroed one */
-/* L's sets (L->own, L->own_run, L->bufs made): a pool of its own, each
- * binding a view of its allocation's buffer (device alignment and range
- * checked, VKRR_ERR_RANGE naming the line). */
+
+/* vkpass.c */
+/* The shader module of a pass: f's shader= from dir (f NULL or shader=
+ * empty: code, the kernel's), held against f (vkrr_vk_own_create into
+ * *own; f NULL: bindings.glsl's port, nothing held).  Errors name port. */
+vkrr_status vkrr_vk_pass_module(vkrr_vk_ctx *vk, const char *dir, const vkrr_port_iface *f,
+                                const char *port, const char *kernel, const uint32_t *code,
+                                size_t bytes, vkrr_vk_own *own, VkShaderModule *mod, vkrr_error *err);
+/* L's sets (L->own, L->own_run, L->bufs made), and each later pass's: a
+ * pool of its own, each binding a view of its allocation's buffer or of a
+ * scratch buffer (device alignment and range checked, VKRR_ERR_RANGE
+ * naming the line). */
 vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err);
-/* Image i of L (L->own_run set) as its own bindings need it: *bound false
+/* Image i of L (L->own_run and L->passes set) as its own bindings need it: *bound false
  * when none names it; else the view format (the port's format=) and the
  * usage they add, checked against the device's format features, and *conv
  * the format its texels are converted into where the pairing converts

@@ -280,57 +280,59 @@ vkrr_status vkrr_vk_own_image(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, uint32_t
                               VkImageUsageFlags *usage, const vkrr_imgformat **conv,
                               uint8_t *general, vkrr_error *err)
 {
-    const vkrr_port_iface_run *run = &L->own_run;
-    const char *port = L->own->port;
     *bound = false;
     *conv = NULL;
     *general = 0;
-    for (uint32_t k = 0; k < run->nimg; k++) {
-        const vkrr_port_image_use *u = &run->img[k];
-        if (u->image != i || u->kind == VKRR_PORT_SAMPLER)
-            continue;
-        if (u->map == VKRR_IMGMAP_CONVERT) {
-            uint8_t probe[64] = {0}, out[64];
-            if (L->streamed || !vkrr_imgformat_convert_in(im->format, im->channels, u->format, probe, out, 1))
+    for (uint32_t p = 0; p <= L->npasses; p++) { /* every pass of a split launch */
+        const vkrr_port_iface_run *run = p ? &L->passes[p - 1].run : &L->own_run;
+        const char *port = p ? L->passes[p - 1].own->port : L->own->port;
+        for (uint32_t k = 0; k < run->nimg; k++) {
+            const vkrr_port_image_use *u = &run->img[k];
+            if (u->image != i || u->kind == VKRR_PORT_SAMPLER)
+                continue;
+            if (u->map == VKRR_IMGMAP_CONVERT) {
+                uint8_t probe[64] = {0}, out[64];
+                if (L->streamed || !vkrr_imgformat_convert_in(im->format, im->channels, u->format, probe, out, 1))
+                    return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                     "binding %u.%u: format=%s converts the CUDA array's texels, which "
+                                     "the Vulkan replay does not do %s (docs/own-interface.md)", u->set,
+                                     u->binding, u->format->name,
+                                     L->streamed ? "for a launch past the memory limit (streamed)"
+                                                 : "for this array's format");
+                *conv = u->format;
+            }
+            if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE) {
+                if (L->streamed) /* vkstream.c lays textures out read-only */
+                    return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
+                                     "binding %u.%u: a texture as a storage image in a launch past "
+                                     "the memory limit (streamed) is not supported", u->set, u->binding);
+                *general = 1; /* a texture read through imageLoad: GENERAL, never read back */
+            }
+            if (*bound && *view != u->format->vk)
                 return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                                 "binding %u.%u: format=%s converts the CUDA array's texels, which "
-                                 "the Vulkan replay does not do %s (docs/own-interface.md)", u->set,
-                                 u->binding, u->format->name,
-                                 L->streamed ? "for a launch past the memory limit (streamed)"
-                                             : "for this array's format");
-            *conv = u->format;
-        }
-        if (u->kind == VKRR_PORT_STORAGE_IMAGE && im->kind == VKRR_IMAGE_TEXTURE) {
-            if (L->streamed) /* vkstream.c lays textures out read-only */
+                                 "binding %u.%u: the same CUDA array in two formats is not supported",
+                                 u->set, u->binding);
+            bool storage = u->kind == VKRR_PORT_STORAGE_IMAGE;
+            VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT
+                                                : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+            VkFormatProperties fp;
+            vkGetPhysicalDeviceFormatProperties(vk->phys, u->format->vk, &fp);
+            if ((fp.optimalTilingFeatures & need) != need)
                 return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                                 "binding %u.%u: a texture as a storage image in a launch past "
-                                 "the memory limit (streamed) is not supported", u->set, u->binding);
-            *general = 1; /* a texture read through imageLoad: GENERAL, never read back */
+                                 "binding %u.%u: format=%s cannot be a %s on %s", u->set, u->binding,
+                                 u->format->name, kind_name(u->kind), vk->props.deviceName);
+            *bound = true;
+            *view = u->format->vk;
+            *usage |= storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
         }
-        if (*bound && *view != u->format->vk)
-            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                             "binding %u.%u: the same CUDA array in two formats is not supported",
-                             u->set, u->binding);
-        bool storage = u->kind == VKRR_PORT_STORAGE_IMAGE;
-        VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT
-                                            : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-        VkFormatProperties fp;
-        vkGetPhysicalDeviceFormatProperties(vk->phys, u->format->vk, &fp);
-        if ((fp.optimalTilingFeatures & need) != need)
-            return vkrr_fail(err, VKRR_ERR_UNSUPPORTED, port, u->line, -1,
-                             "binding %u.%u: format=%s cannot be a %s on %s", u->set, u->binding,
-                             u->format->name, kind_name(u->kind), vk->props.deviceName);
-        *bound = true;
-        *view = u->format->vk;
-        *usage |= storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
     }
     return VKRR_OK;
 }
 
-/* The samplers of L's combined-image-sampler and sampler bindings. */
-static vkrr_status own_samplers(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
+/* The samplers of a pass's combined-image-sampler and sampler bindings. */
+static vkrr_status own_samplers(vkrr_vk_ctx *vk, const vkrr_port_iface_run *run, VkSampler *samplers,
+                                vkrr_error *err)
 {
-    const vkrr_port_iface_run *run = &L->own_run;
     for (uint32_t k = 0; k < run->nimg; k++) {
         const vkrr_port_image_use *u = &run->img[k];
         if (u->kind != VKRR_PORT_COMBINED_IMAGE_SAMPLER && u->kind != VKRR_PORT_SAMPLER)
@@ -339,17 +341,18 @@ static vkrr_status own_samplers(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *
         vkrr_dtype t = u->format ? u->format->dtype : VKRR_DT_F16;
         bool integer = t == VKRR_DT_U8 || t == VKRR_DT_S8 || t == VKRR_DT_U16 || t == VKRR_DT_S16 ||
                        t == VKRR_DT_U32 || t == VKRR_DT_S32;
-        vkrr_status st = vkrr_vk_make_sampler(vk, &u->sampler, f, integer, &L->own_samplers[k], err);
+        vkrr_status st = vkrr_vk_make_sampler(vk, &u->sampler, f, integer, &samplers[k], err);
         if (st != VKRR_OK)
             return st;
     }
     return VKRR_OK;
 }
 
-vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
+/* One pass's sets: o its interface, run its values, into *pool, sets, samplers. */
+static vkrr_status pass_sets(vkrr_vk_ctx *vk, const vkrr_vk_launch *L, const vkrr_vk_own *o,
+                             const vkrr_port_iface_run *run, VkDescriptorPool *pool,
+                             VkDescriptorSet *sets, VkSampler *samplers, vkrr_error *err)
 {
-    const vkrr_vk_own *o = L->own;
-    const vkrr_port_iface_run *run = &L->own_run;
     const VkPhysicalDeviceLimits *lim = &vk->props.limits;
     vkrr_status st;
     uint32_t nuni = 0;
@@ -378,17 +381,17 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = o->nsets ? o->nsets : 1, .poolSizeCount = NKINDS,
                                      .pPoolSizes = ps};
-    if ((st = own_samplers(vk, L, err)) != VKRR_OK)
+    if ((st = own_samplers(vk, run, samplers, err)) != VKRR_OK)
         return st;
-    if ((st = vkrr_vk_check(vk->fn.vkCreateDescriptorPool(vk->device, &pi, NULL, &L->own_pool),
+    if ((st = vkrr_vk_check(vk->fn.vkCreateDescriptorPool(vk->device, &pi, NULL, pool),
                             "vkCreateDescriptorPool", err)) != VKRR_OK)
         return st;
     if (!o->nsets)
         return VKRR_OK;
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = L->own_pool, .descriptorSetCount = o->nsets,
+                                      .descriptorPool = *pool, .descriptorSetCount = o->nsets,
                                       .pSetLayouts = o->dsl};
-    if ((st = vkrr_vk_check(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, L->own_sets),
+    if ((st = vkrr_vk_check(vk->fn.vkAllocateDescriptorSets(vk->device, &ai, sets),
                             "vkAllocateDescriptorSets", err)) != VKRR_OK)
         return st;
     VkDescriptorBufferInfo bi[VKRR_PORT_MAX_BINDINGS];
@@ -396,9 +399,10 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
     VkWriteDescriptorSet w[2 * VKRR_PORT_MAX_BINDINGS];
     for (uint32_t k = 0; k < run->nbuf; k++) {
         const vkrr_port_buffer_use *u = &run->buf[k];
-        bi[k] = (VkDescriptorBufferInfo){L->bufs[u->alloc].buf, u->offset, u->size};
+        bi[k] = (VkDescriptorBufferInfo){u->scratch ? L->scratch[u->alloc].buf : L->bufs[u->alloc].buf,
+                                         u->offset, u->size};
         w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = L->own_sets[u->set], .dstBinding = u->binding,
+                                      .dstSet = sets[u->set], .dstBinding = u->binding,
                                       .descriptorCount = 1,
                                       .descriptorType = u->kind == VKRR_PORT_UNIFORM_BUFFER
                                                             ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
@@ -409,15 +413,26 @@ vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err
         const vkrr_port_image_use *u = &run->img[k];
         bool img = u->image != UINT32_MAX && u->kind != VKRR_PORT_SAMPLER;
         ii[k] = (VkDescriptorImageInfo){
-            .sampler = L->own_samplers[k],
+            .sampler = samplers[k],
             .imageView = img ? L->imgs[u->image].view : VK_NULL_HANDLE,
             .imageLayout = img ? vkrr_vk_bound_layout(L, u->image) : VK_IMAGE_LAYOUT_UNDEFINED};
         w[run->nbuf + k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                                  .dstSet = L->own_sets[u->set], .dstBinding = u->binding,
+                                                  .dstSet = sets[u->set], .dstBinding = u->binding,
                                                   .descriptorCount = 1,
                                                   .descriptorType = kinds[u->kind].d,
                                                   .pImageInfo = &ii[k]};
     }
     vk->fn.vkUpdateDescriptorSets(vk->device, run->nbuf + run->nimg, w, 0, NULL);
     return VKRR_OK;
+}
+
+vkrr_status vkrr_vk_own_sets(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
+{
+    vkrr_status st = pass_sets(vk, L, L->own, &L->own_run, &L->own_pool, L->own_sets, L->own_samplers,
+                               err);
+    for (uint32_t p = 0; p < L->npasses && st == VKRR_OK; p++) {
+        vkrr_vk_pass *P = &L->passes[p];
+        st = pass_sets(vk, L, P->own, &P->run, &P->pool, P->sets, P->samplers, err);
+    }
+    return st;
 }

@@ -164,16 +164,34 @@ static vkrr_status create_resources(vkrr_vk_ctx *vk, const vkrr_replay *r, const
     return VKRR_OK;
 }
 
+/* A split launch's scratch buffers (portpass.h): zeroed, so a pass that
+ * reads what no earlier pass wrote reads zeros, the same on every run. */
+static vkrr_status scratch_buffers(vkrr_vk_ctx *vk, vkrr_vk_launch *L, vkrr_error *err)
+{
+    for (uint32_t i = 0; i < L->own_run.nscratch; i++) {
+        vkrr_status st = vkrr_vk_buffer_create(vk, L->own_run.scratch_size[i],
+                                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                                   VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                                               VKRR_VK_MEM_HOST, &L->scratch[i], err);
+        if (st != VKRR_OK)
+            return st;
+        memset(L->scratch[i].map, 0, L->own_run.scratch_size[i]);
+    }
+    return VKRR_OK;
+}
+
 /* Resources (borrowing from prev), staging filled, parameter block,
  * descriptor set from pool. */
 static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                          const vkrr_vk_launch *prev, uint32_t nprev, VkDescriptorPool pool,
                          bool streamed, const vkrr_vk_own *own, const vkrr_port_iface_run *run,
-                         vkrr_vk_launch *L, vkrr_error *err)
+                         vkrr_vk_pass *passes, uint32_t npasses, vkrr_vk_launch *L, vkrr_error *err)
 {
     vkrr_status st;
     uint64_t *addr = NULL, *words = NULL;
     memset(L, 0, sizeof *L);
+    L->passes = passes; /* L's from here on: freed with it */
+    L->npasses = npasses;
     L->streamed = streamed;
     L->own = own;
     if (own)
@@ -234,10 +252,13 @@ static vkrr_status setup(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
             r->pre_done(r->pre_done_ctx, im->pre);
     }
     memset(L->params.map, 0, L->params.size);
-    if ((st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
+    /* an own interface binds no parameter block; a fused run's (launches at
+     * a 4096-byte stride, fused_runs.h) is past what relocation takes */
+    if ((!own || r->args_bytes <= VKRR_ARGS_MAX_BYTES) &&
+        (st = vkrr_replay_relocate(r, addr, words, L->params.map, err)) != VKRR_OK)
         goto fail;
-    if (own) { /* the shader's own sets: views of the allocations */
-        if ((st = vkrr_vk_own_sets(vk, L, err)) != VKRR_OK)
+    if (own) { /* the shader's own sets: views of the allocations and scratch buffers */
+        if ((st = scratch_buffers(vk, L, err)) != VKRR_OK || (st = vkrr_vk_own_sets(vk, L, err)) != VKRR_OK)
             goto fail;
     } else {
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -262,15 +283,17 @@ fail:
 
 vkrr_status vkrr_vk_launch_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                                    VkPipeline pipe, const vkrr_vk_own *own,
-                                   const vkrr_port_iface_run *run, vkrr_vk_launch *L,
-                                   vkrr_error *err)
+                                   const vkrr_port_iface_run *run, vkrr_vk_pass *passes,
+                                   uint32_t npasses, vkrr_vk_launch *L, vkrr_error *err)
 {
     vkrr_status st;
     memset(L, 0, sizeof *L);
-    if ((st = vkrr_vk_check(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK)
+    if ((st = vkrr_vk_check(vk->fn.vkResetDescriptorPool(vk->device, d->pool, 0), "vkResetDescriptorPool", err)) != VKRR_OK) {
+        free(passes);
         return st;
+    }
     if ((st = setup(vk, d, r, NULL, 0, d->pool, vkrr_mem_streamed(vkrr_replay_bytes(r)), own, run,
-                    L, err)) != VKRR_OK)
+                    passes, npasses, L, err)) != VKRR_OK)
         return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         goto fail;
@@ -301,7 +324,7 @@ vkrr_status vkrr_vk_frame_prepare(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_replay *
                             "vkCreateDescriptorPool", err)) != VKRR_OK)
         return st;
     for (uint32_t k = 0; k < n; k++)
-        if ((st = setup(vk, d, r[k], L, k, *pool, false, own[k], &run[k], &L[k], err)) != VKRR_OK)
+        if ((st = setup(vk, d, r[k], L, k, *pool, false, own[k], &run[k], NULL, 0, &L[k], err)) != VKRR_OK)
             return st;
     if ((st = vkrr_vk_cmd_begin(vk, d, err)) != VKRR_OK)
         return st;
@@ -353,6 +376,16 @@ void vkrr_vk_launch_free(vkrr_vk_ctx *vk, vkrr_vk_launch *L)
     }
     if (L->own_pool)
         vk->fn.vkDestroyDescriptorPool(vk->device, L->own_pool, NULL);
+    for (uint32_t p = 0; L->passes && p < L->npasses; p++) {
+        if (L->passes[p].pool)
+            vk->fn.vkDestroyDescriptorPool(vk->device, L->passes[p].pool, NULL);
+        for (uint32_t k = 0; k < VKRR_PORT_MAX_BINDINGS; k++)
+            if (L->passes[p].samplers[k])
+                vk->fn.vkDestroySampler(vk->device, L->passes[p].samplers[k], NULL);
+    }
+    free(L->passes);
+    for (uint32_t i = 0; i < VKRR_PORT_MAX_SCRATCH; i++)
+        vkrr_vk_buffer_destroy(vk, &L->scratch[i]);
     for (uint32_t k = 0; k < VKRR_PORT_MAX_BINDINGS; k++)
         if (L->own_samplers[k])
             vk->fn.vkDestroySampler(vk->device, L->own_samplers[k], NULL);

@@ -122,6 +122,25 @@ static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info
     }
 }
 
+/* A later pass of a split launch: after everything the passes before it
+ * wrote (allocations and scratch buffers alike), its own pipeline, sets,
+ * push constants and grid. */
+static void record_pass(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_pass *P)
+{
+    const VkPipelineStageFlags C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    vkrr_vk_memory_barrier(vk, d->cmd, VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT,
+                           C, C);
+    vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, P->pipe);
+    if (P->own->nsets)
+        vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, P->own->layout, 0,
+                                       P->own->nsets, P->sets, 0, NULL);
+    if (P->own->push_size)
+        vk->fn.vkCmdPushConstants(d->cmd, P->own->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                  P->own->push_size, P->run.push);
+    vk->fn.vkCmdDispatch(d->cmd, P->run.dispatch[0], P->run.dispatch[1], P->run.dispatch[2]);
+}
+
 static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                             const vkrr_vk_launch *L, VkPipeline pipe)
 {
@@ -136,6 +155,8 @@ static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *
             vk->fn.vkCmdPushConstants(d->cmd, L->own->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                       L->own->push_size, run->push);
         vk->fn.vkCmdDispatch(d->cmd, run->dispatch[0], run->dispatch[1], run->dispatch[2]);
+        for (uint32_t p = 0; p < L->npasses; p++) /* a split launch's later passes, in order */
+            record_pass(vk, d, &L->passes[p]);
         return;
     }
     texinfo(r, L, info);

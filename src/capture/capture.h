@@ -233,7 +233,21 @@ typedef struct vkrr_launch {
     vkrr_damage_kind damage; /* VKRR_CAPTURE_KEEP_DAMAGED: what could not be read */
     vkrr_error *damage_error;/* the first problem (file, line or offset, reason); NULL: none */
     uint32_t ndamage;      /* problems found, damage_error being the first */
+    /* set only in a capture src/port/fused_runs.h derived: a run of
+     * consecutive launches a fused port stands for, as one launch (their
+     * sequences; its row's name "A+B (#s..#e)"), or a launch a fused port
+     * cannot run here (why: validate says NO PORT) */
+    const uint64_t *fused_seq;
+    uint32_t nfused;
+    const char *label;
+    const char *no_port;
 } vkrr_launch;
+
+/* The launch's name in tables: its kernel, or a fused run's label. */
+static inline const char *vkrr_launch_name(const vkrr_launch *l)
+{
+    return l->label ? l->label : l->kernel;
+}
 
 /* A launch the capture shows without a replay folder: by its dumps (the
  * bridge dumps every launch; D4R_CUDA_REPLAY_DUMP_LIMIT (1 by default), _SKIP

@@ -61,13 +61,13 @@ void vkrr_cli_summary_details(FILE *f, const vkrr_cli_summary *s)
     for (uint32_t i = 0; run->rerun_failed && i < run->done; i++)
         if (res[i].rerun_failed) { /* the note begins "rerun failed: " */
             fprintf(f, "original not rerun: %u launches (first: #%llu %s: %s)\n", run->rerun_failed,
-                    (unsigned long long)res[i].launch->sequence, res[i].launch->kernel, res[i].note);
+                    (unsigned long long)res[i].launch->sequence, vkrr_launch_name(res[i].launch), res[i].note);
             break;
         }
     for (uint32_t i = 0; s->iso && i < run->done; i++)
         if (res[i].status == VKRR_LAUNCH_FAIL) {
             fprintf(f, "first failing launch: #%llu %s (frame %u, occurrence %u)\n",
-                    (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
+                    (unsigned long long)res[i].launch->sequence, vkrr_launch_name(res[i].launch),
                     res[i].launch->frame, res[i].launch->occurrence);
             break;
         }
@@ -94,7 +94,7 @@ vkrr_status vkrr_cli_rerun_summary(FILE *f, const vkrr_report_info *info,
         if (res[i].status != VKRR_LAUNCH_PASS) {
             fprintf(f, "first launch that %s: #%llu %s (frame %u, occurrence %u)%s%s\n",
                     res[i].status == VKRR_LAUNCH_FAIL ? "differs" : "did not run",
-                    (unsigned long long)res[i].launch->sequence, res[i].launch->kernel,
+                    (unsigned long long)res[i].launch->sequence, vkrr_launch_name(res[i].launch),
                     res[i].launch->frame, res[i].launch->occurrence, res[i].note[0] ? ": " : "",
                     res[i].note);
             break;

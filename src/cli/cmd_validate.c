@@ -16,6 +16,7 @@
 #include "cli_summary.h"
 #include "compare.h"
 #include "hw_model.h"
+#include "fused_runs.h"
 #include "portdesc.h"
 #include "ports_dir.h"
 #include "validate.h"
@@ -465,7 +466,7 @@ static int validate_run(const validate_args *args, char **argv)
     validate_args a = *args;
     int rc;
     vkrr_error err = {0};
-    vkrr_capture *cap = NULL;
+    vkrr_capture *cap = NULL, *opened = NULL; /* cap: opened, or what fused ports make of it */
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port_be = {0}, rerun_be = {0}, orig_be = {0};
     vkrr_module_set mods = {0};
@@ -496,6 +497,14 @@ static int validate_run(const validate_args *args, char **argv)
                     "problem:\n", a.capdir, cap->ndamaged);
         goto fail;
     }
+    /* each run of launches a fused port stands for becomes one launch
+     * (fused_runs.h), before anything selects, shards or checks launches */
+    vkrr_capture *fused = NULL;
+    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
+        vkrr_fused_derive(cap, ports, &fused, &err) != VKRR_OK)
+        goto fail;
+    if (fused)
+        opened = cap, cap = fused;
     uint32_t nsel;
     if (selection(&a, cap, &nsel, &err) != VKRR_OK)
         goto fail;
@@ -518,8 +527,7 @@ static int validate_run(const validate_args *args, char **argv)
     /* a bad descriptor stops the run before anything is launched */
     if (a.c.ports && vkrr_ports_dir_check(a.c.ports, cap, &err) != VKRR_OK)
         goto fail;
-    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
-        vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
+    if (vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
     if (vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK)
         goto fail;
@@ -697,6 +705,10 @@ out:
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);
     vkrr_cli_hw_done(hw);
+    if (opened) {
+        vkrr_fused_free(cap);
+        cap = opened;
+    }
     vkrr_capture_close(cap);
     free(mine);
     return rc;

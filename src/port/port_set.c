@@ -118,8 +118,9 @@ vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *ca
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
         uint32_t n;
         /* a launch whose own files could not be read is reported ERROR by
-         * validate; its parameter block is no test of a descriptor */
-        if (cap->launches[i].damage >= VKRR_DAMAGE_INPUT)
+         * validate; its parameter block is no test of a descriptor, nor is
+         * that of one a fused port does not match (fused_runs.h: NO PORT) */
+        if (cap->launches[i].damage >= VKRR_DAMAGE_INPUT || cap->launches[i].no_port)
             continue;
         vkrr_status st = vkrr_portdesc_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
         if (st != VKRR_OK)

@@ -79,7 +79,7 @@ void vkrr_portdesc_destroy(vkrr_portdesc *d)
     free(d->name);
     free(d->out);
     free(d->in);
-    free(d->iface);
+    vkrr_port_iface_free(d->iface);
     free(d->needs);
     free(d);
 }
@@ -152,6 +152,11 @@ static vkrr_status parse_line(char *text, pd_output *o, bool *empty, const char 
     memset(o, 0, sizeof *o);
     o->line = line;
     char *end = NULL;
+    uint32_t run = 0; /* K:argOFF, launch K of a fused run (portexpr.h) */
+    if (nt >= 2 && !vkrr_port_launch_prefix(&tok[1], &run))
+        return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
+                         "'%s': expected K:argOFF (K 0..%d: the launch of a fused run)", tok[1],
+                         VKRR_PORT_MAX_RUN - 1);
     if (nt < 2 || strncmp(tok[1], "arg", 3) || tok[1][3] < '0' || tok[1][3] > '9')
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "'%s': expected the argument as argOFF (arg16: the word at byte 16)",
@@ -161,7 +166,7 @@ static vkrr_status parse_line(char *text, pd_output *o, bool *empty, const char 
     if (errno || *end || off >= VKRR_ARGS_MAX_BYTES)
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "'%s': the offset is not a decimal below 4096", tok[1]);
-    o->arg = (uint32_t)off;
+    o->arg = (uint32_t)off + run * VKRR_ARGS_MAX_BYTES;
     if (nt < 3 || !vkrr_dtype_parse(tok[2], &o->dtype))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "'%s': expected an element type (f16 bf16 f32 e4m3 e5m2 u8 s8 u16 s16 "

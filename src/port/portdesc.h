@@ -45,8 +45,11 @@
  *     input arg8 fixed
  *
  * and, for a shader that declares its own bindings instead of including
- * bindings.glsl, `interface own` and its lines (portiface.h); for a port that
- * needs a device feature, `require FEATURE` (portreq.h).
+ * bindings.glsl, `interface own` and its lines (portiface.h), with passes
+ * and scratch buffers (portpass.h) or `covers` for a fused run of launches
+ * (fused_runs.h), whose launch K's arguments and words are K:argOFF and
+ * K:TYPE@BYTE (portexpr.h); for a port that needs a device feature,
+ * `require FEATURE` (portreq.h).
  *
  * Errors (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2) name the file, the line
  * and the field: a line that does not parse; at evaluation against a launch,

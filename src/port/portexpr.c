@@ -63,6 +63,13 @@ static bool parse_atom(pe_parser *p, int depth)
         p->s++;
         return true;
     }
+    uint32_t run = 0; /* K:TYPE@BYTE: a word of launch K of a fused run (portexpr.h) */
+    bool prefixed = *p->s >= '0' && *p->s <= '9' && p->s[1] == ':';
+    if (prefixed && (run = (uint32_t)(*p->s - '0')) >= VKRR_PORT_MAX_RUN) {
+        p->why = "a fused run's launch K is 0..7 (K:u32@24)";
+        return false;
+    }
+    p->s += prefixed ? 2 : 0;
     if (!strncmp(p->s, "grid.", 5) || !strncmp(p->s, "block.", 6)) {
         if (parse_dim(p))
             return true;
@@ -87,8 +94,12 @@ static bool parse_atom(pe_parser *p, int depth)
             return false;
         }
         p->s = end;
-        return emit(p, (vkrr_port_expr_item){.op = PE_WORD, .at = (uint32_t)at, .bytes = words[i].bytes,
-                                             .is_signed = words[i].is_signed});
+        return emit(p, (vkrr_port_expr_item){.op = PE_WORD, .at = (uint32_t)at + run * VKRR_ARGS_MAX_BYTES,
+                                             .bytes = words[i].bytes, .is_signed = words[i].is_signed});
+    }
+    if (prefixed) {
+        p->why = "expected a parameter word after 'K:' (1:u32@24: launch 1's word at byte 24)";
+        return false;
     }
     if (*p->s >= '0' && *p->s <= '9') {
         char *end;
@@ -227,5 +238,18 @@ bool vkrr_port_expr_eval(const vkrr_port_expr *e, const vkrr_port_env *env, int6
         st[sp++] = r;
     }
     *out = st[0];
+    return true;
+}
+
+bool vkrr_port_launch_prefix(char **tok, uint32_t *k)
+{
+    *k = 0;
+    char *p = *tok;
+    if (*p < '0' || *p > '9') /* argOFF: the run's first launch, or a launch's own */
+        return true;
+    if (p[1] != ':' || (uint32_t)(*p - '0') >= VKRR_PORT_MAX_RUN)
+        return false;
+    *k = (uint32_t)(*p - '0');
+    *tok = p + 2;
     return true;
 }

@@ -43,6 +43,15 @@ typedef struct vkrr_port_env {
     uint32_t grid[3], block[3];
 } vkrr_port_env;
 
+/* A fused port (portpass.h `covers`) names an argument of launch K of its
+ * run as K:argOFF and a word of it as K:TYPE@BYTE (1:u32@16): the word at
+ * byte K * 4096 + OFF of the run's parameter block (each launch's block at
+ * a 4096-byte stride, CUDA's limit; fused_runs.h).  No K: launch 0. */
+#define VKRR_PORT_MAX_RUN 8
+/* Strips "K:" off *tok (K 0..VKRR_PORT_MAX_RUN-1) into *k; none: *k = 0.
+ * False: a leading digit that is not "K:". */
+bool vkrr_port_launch_prefix(char **tok, uint32_t *k);
+
 /* Parses text (the value alone); false with a reason in *why (static). */
 bool vkrr_port_expr_parse(const char *text, vkrr_port_expr *e, const char **why);
 /* Evaluates e; false with a reason in why (cap bytes). */

@@ -1,6 +1,7 @@
 /* portiface.c - `interface own` lines: parsed, and evaluated against one
  * launch (portiface.h). */
 #include "portiface.h"
+#include "portpass.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +17,7 @@ bool vkrr_port_iface_keyword(const char *tok)
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
         if (!strcmp(tok, keywords[i]))
             return true;
-    return false;
+    return vkrr_port_pass_keyword(tok);
 }
 
 /* A decimal below limit. */
@@ -52,10 +53,15 @@ static vkrr_status parse_const(vkrr_port_const *c, const char *type, const char 
     if (!scalar(type, &c->type) || (!wide && c->type >= VKRR_PORT_U64))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1, "'%s': expected a type (u32 i32 f32%s)",
                          type, wide ? " u64 i64" : "");
+    uint32_t run = 0; /* K:f32@BYTE: launch K of a fused run's word (portexpr.h) */
+    if (c->type == VKRR_PORT_F32 && value[0] >= '0' && value[0] < '0' + VKRR_PORT_MAX_RUN &&
+        !strncmp(value + 1, ":f32@", 5))
+        run = (uint32_t)(value[0] - '0'), value += 2;
     if (c->type == VKRR_PORT_F32 && !strncmp(value, "f32@", 4)) {
         if (!number(value + 4, VKRR_ARGS_MAX_BYTES, &c->at))
             return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                              "'%s': expected a decimal byte offset below 4096 after 'f32@'", value);
+        c->at += run * VKRR_ARGS_MAX_BYTES;
         c->kind = VKRR_PORT_VALUE_F32_WORD;
         return VKRR_OK;
     }
@@ -203,13 +209,20 @@ static vkrr_status parse_binding(vkrr_port_iface *f, char **tok, int nt, const c
                          b.binding, tok[2]);
     b.kind = (vkrr_port_bind_kind)k;
     b.no_arg = b.kind == VKRR_PORT_SAMPLER && !strcmp(tok[3], "-");
-    if (!b.no_arg && (strncmp(tok[3], "arg", 3) || !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg)))
+    vkrr_status st = VKRR_OK;
+    uint32_t run = 0; /* K:argOFF, launch K of a fused run (portexpr.h) */
+    if (!strncmp(tok[3], "scratch:", 8)) { /* a buffer of the port's own (portpass.h) */
+        if ((st = vkrr_port_scratch_ref(f, &b, tok[3] + 8, name, line, err)) != VKRR_OK)
+            return st;
+    } else if (!b.no_arg && (!vkrr_port_launch_prefix(&tok[3], &run) || strncmp(tok[3], "arg", 3) ||
+                             !number(tok[3] + 3, VKRR_ARGS_MAX_BYTES, &b.arg)))
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "binding %u.%u: '%s': expected the %s argument as argOFF (arg8: "
                          "the word at byte 8)", b.set, b.binding, tok[3],
                          b.kind <= VKRR_PORT_UNIFORM_BUFFER ? "pointer" : "texture or surface");
-    vkrr_status st = b.kind <= VKRR_PORT_UNIFORM_BUFFER ? buffer_keys(&b, tok, nt, name, line, err)
-                                                        : image_keys(&b, tok, nt, name, line, err);
+    b.arg += run * VKRR_ARGS_MAX_BYTES;
+    st = b.kind <= VKRR_PORT_UNIFORM_BUFFER ? buffer_keys(&b, tok, nt, name, line, err)
+                                            : image_keys(&b, tok, nt, name, line, err);
     if (st != VKRR_OK)
         return st;
     for (uint32_t i = 0; i < f->nbind; i++)
@@ -324,13 +337,29 @@ vkrr_status vkrr_port_iface_line(vkrr_port_iface **fp, char **tok, int nt, const
         return vkrr_fail(err, VKRR_ERR_PARSE, name, line, -1,
                          "'%s' describes a shader's own interface: it needs 'interface own' above it",
                          tok[0]);
+    if (vkrr_port_pass_keyword(tok[0]))
+        return vkrr_port_pass_line(*fp, tok, nt, name, line, err);
+    vkrr_port_iface *f = vkrr_port_pass_current(*fp); /* below a `pass` line: that pass's */
     if (!strcmp(tok[0], "binding"))
-        return parse_binding(*fp, tok, nt, name, line, err);
+        return parse_binding(f, tok, nt, name, line, err);
     if (!strcmp(tok[0], "push"))
-        return parse_push(*fp, tok, nt, name, line, err);
+        return parse_push(f, tok, nt, name, line, err);
     if (!strcmp(tok[0], "specialize"))
-        return parse_spec(*fp, tok, nt, name, line, err);
-    return parse_shape(*fp, tok, nt, name, line, err);
+        return parse_spec(f, tok, nt, name, line, err);
+    return parse_shape(f, tok, nt, name, line, err);
+}
+
+void vkrr_port_iface_free(vkrr_port_iface *f)
+{
+    if (!f)
+        return;
+    for (uint32_t p = 0; p < f->npass; p++)
+        free(f->pass[p]);
+    for (uint32_t k = 0; k < f->ncovers; k++)
+        free(f->covers[k]);
+    free(f->covers);
+    free(f->scratch);
+    free(f);
 }
 
 /* ---- evaluation --------------------------------------------------------- */
@@ -394,17 +423,27 @@ static vkrr_status eval_value(const vkrr_port_const *c, const char *kind, const 
 }
 
 static vkrr_status eval_binding(const vkrr_port_bind *b, const char *name, const pi_site *s,
+                                const vkrr_port_iface_run *run, const vkrr_port_scratch *scratch,
                                 vkrr_port_buffer_use *u, vkrr_error *err)
 {
     const vkrr_pointer *pt = NULL;
-    for (uint32_t p = 0; p < s->npointers && !pt; p++)
+    vkrr_pointer own = {b->arg, b->arg, 0}; /* a scratch buffer: its view from its start */
+    for (uint32_t p = 0; p < s->npointers && !pt && !b->scratch; p++)
         if (s->pointers[p].offset == b->arg)
             pt = &s->pointers[p];
+    if (b->scratch)
+        pt = &own;
     if (!pt)
         return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1,
                          "binding %u.%u: arg%u is not a pointer into an allocation in %s", b->set,
                          b->binding, b->arg, s->what);
-    uint64_t asize = s->alloc_size[pt->alloc];
+    uint64_t asize = b->scratch ? run->scratch_size[b->arg] : s->alloc_size[pt->alloc];
+    char of[64]; /* what the view is of, in messages */
+    if (b->scratch)
+        snprintf(of, sizeof of, "scratch %s's %llu-byte buffer", scratch[b->arg].name,
+                 (unsigned long long)asize);
+    else
+        snprintf(of, sizeof of, "arg%u's %llu-byte allocation", b->arg, (unsigned long long)asize);
     int64_t off = 0, start, size;
     char why[200];
     if (b->has_offset && !vkrr_port_expr_eval(&b->offset, &s->env, &off, why, sizeof why))
@@ -412,19 +451,17 @@ static vkrr_status eval_binding(const vkrr_port_bind *b, const char *name, const
                          b->set, b->binding, b->offset.text, why, s->what);
     if (__builtin_add_overflow((int64_t)pt->delta, off, &start) || start < 0 || (uint64_t)start >= asize)
         return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1,
-                         "binding %u.%u: the view starts at byte %lld of arg%u's %llu-byte "
-                         "allocation: outside it (%s)", b->set, b->binding, (long long)start,
-                         b->arg, (unsigned long long)asize, s->what);
+                         "binding %u.%u: the view starts at byte %lld of %s: outside it (%s)", b->set,
+                         b->binding, (long long)start, of, s->what);
     size = (int64_t)(asize - (uint64_t)start);
     if (b->has_size && !vkrr_port_expr_eval(&b->size, &s->env, &size, why, sizeof why))
         return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1, "binding %u.%u: '%s': %s (%s)",
                          b->set, b->binding, b->size.text, why, s->what);
     if (size < 1 || (uint64_t)size > asize - (uint64_t)start)
         return vkrr_fail(err, VKRR_ERR_RANGE, name, b->line, -1,
-                         "binding %u.%u: %lld bytes from byte %lld are not inside arg%u's "
-                         "%llu-byte allocation (%s)", b->set, b->binding, (long long)size,
-                         (long long)start, b->arg, (unsigned long long)asize, s->what);
-    *u = (vkrr_port_buffer_use){b->set, b->binding, b->kind, pt->alloc, (uint64_t)start,
+                         "binding %u.%u: %lld bytes from byte %lld are not inside %s (%s)", b->set,
+                         b->binding, (long long)size, (long long)start, of, s->what);
+    *u = (vkrr_port_buffer_use){b->set, b->binding, b->kind, pt->alloc, b->scratch, (uint64_t)start,
                                 (uint64_t)size, b->line};
     return VKRR_OK;
 }
@@ -473,9 +510,12 @@ static vkrr_status eval_site(const vkrr_port_iface *f, const char *name, const p
 {
     vkrr_status st;
     memset(out, 0, sizeof *out);
+    if ((st = vkrr_port_scratch_eval(f, name, &s->env, s->what, out, err)) != VKRR_OK)
+        return st;
     for (uint32_t i = 0; i < f->nbind; i++)
         if ((st = f->bind[i].kind <= VKRR_PORT_UNIFORM_BUFFER
-                      ? eval_binding(&f->bind[i], name, s, &out->buf[out->nbuf++], err)
+                      ? eval_binding(&f->bind[i], name, s, out, (f->head ? f->head : f)->scratch,
+                                     &out->buf[out->nbuf++], err)
                       : eval_image(&f->bind[i], name, s, &out->img[out->nimg++], err)) != VKRR_OK)
             return st;
     for (uint32_t i = 0; i < f->npush; i++) {
@@ -533,6 +573,12 @@ vkrr_status vkrr_port_iface_eval_launch(const vkrr_port_iface *f, const char *na
     s.nimages = l->nimages;
     snprintf(s.what, sizeof s.what, "launch #%llu %s", (unsigned long long)l->sequence, l->kernel);
     vkrr_status st = eval_site(f, name, &s, out, err);
+    vkrr_port_iface_run *pass = f->npass && st == VKRR_OK ? malloc(sizeof *pass) : NULL;
+    if (f->npass && st == VKRR_OK && !pass)
+        st = vkrr_fail(err, VKRR_ERR_NOMEM, name, 0, -1, "out of memory");
+    for (uint32_t p = 0; pass && p < f->npass && st == VKRR_OK; p++) /* each pass checked */
+        st = eval_site(f->pass[p], name, &s, p ? pass : out, err);
+    free(pass);
     free(ims);
     free(sizes);
     return st;

@@ -45,6 +45,10 @@
  *       specialisation constants)
  *   dispatch X Y Z    workgroups, expressions (default grid.x grid.y grid.z)
  *
+ * and, for one launch as several dispatches, `pass` and `scratch` lines
+ * (portpass.h: each pass is a vkrr_port_iface of its own under the head),
+ * and for several launches as one, `covers` (portpass.h, fused_runs.h).
+ *
  * Lines are parsed here; vkbridge/vkiface.c holds them against the shader's
  * reflection (before any launch runs) and binds them.  Errors name the file,
  * the line and the field (VKRR_ERR_PARSE / VKRR_ERR_RANGE, exit 2).
@@ -64,6 +68,8 @@
 #define VKRR_PORT_MAX_BINDINGS 32
 #define VKRR_PORT_MAX_SPECS 32
 #define VKRR_PORT_PUSH_MAX 256
+#define VKRR_PORT_MAX_PASSES 8       /* `pass` blocks of a split launch (portpass.h) */
+#define VKRR_PORT_MAX_SCRATCH 8      /* `scratch` buffers of the port's own */
 
 typedef enum vkrr_port_bind_kind {
     VKRR_PORT_STORAGE_BUFFER = 0,
@@ -103,6 +109,7 @@ typedef struct vkrr_port_bind {
     const vkrr_imgformat *format; /* image kinds: format= (imgformat.h) */
     vkrr_port_sampler sampler;    /* combined-image-sampler, sampler */
     bool no_arg;                  /* a sampler the port states alone ('-') */
+    bool scratch;                 /* buffers: `scratch:NAME`, arg is the scratch's index */
     long line;
 } vkrr_port_bind;
 
@@ -129,13 +136,26 @@ typedef struct vkrr_port_iface {
     long workgroup_line;
     vkrr_port_expr dispatch[3];
     long dispatch_line;      /* 0: CUDA's grid */
+    /* a split launch (portpass.h): the head holds the scratch buffers and
+     * the passes, each pass its own lines above and its shader */
+    struct vkrr_port_scratch *scratch;   /* the head's, nscratch of them */
+    uint32_t nscratch;
+    struct vkrr_port_iface *pass[VKRR_PORT_MAX_PASSES];
+    uint32_t npass;
+    const struct vkrr_port_iface *head; /* a pass: the head it belongs to; NULL: the head */
+    char shader[64];         /* a pass: its shader's name in the ports folder; "": the kernel's */
+    /* a fused port (portpass.h `covers`): the kernels of the run of
+     * consecutive launches it stands for, in order, the first its own */
+    char **covers;
+    uint32_t ncovers;
+    long covers_line;
 } vkrr_port_iface;
 
 /* Is tok[0] an interface keyword (interface binding push specialize
  * workgroup dispatch)? */
 bool vkrr_port_iface_keyword(const char *tok);
 /* One line of them into *f (allocated at `interface own`; the other lines
- * need it above them). */
+ * need it above them; below a `pass` line they go to that pass). */
 vkrr_status vkrr_port_iface_line(vkrr_port_iface **f, char **tok, int nt, const char *name,
                                  long line, vkrr_error *err);
 
@@ -143,7 +163,8 @@ vkrr_status vkrr_port_iface_line(vkrr_port_iface **f, char **tok, int nt, const 
 typedef struct vkrr_port_buffer_use {
     uint32_t set, binding;
     vkrr_port_bind_kind kind;
-    uint32_t alloc;          /* into the launch's allocs */
+    uint32_t alloc;          /* into the launch's allocs; scratch: the scratch's index */
+    bool scratch;            /* a scratch buffer of the port's own */
     uint64_t offset, size;   /* bytes in the allocation */
     long line;
 } vkrr_port_buffer_use;
@@ -169,6 +190,8 @@ typedef struct vkrr_port_iface_run {
     uint32_t spec_id[VKRR_PORT_MAX_SPECS], spec_value[VKRR_PORT_MAX_SPECS];
     uint32_t nspec;
     uint32_t dispatch[3];
+    uint64_t scratch_size[VKRR_PORT_MAX_SCRATCH]; /* the head's scratch buffers, bytes */
+    uint32_t nscratch;
 } vkrr_port_iface_run;
 
 /* Evaluates f against a captured launch / a replay (name: the descriptor's
@@ -180,5 +203,8 @@ vkrr_status vkrr_port_iface_eval_launch(const vkrr_port_iface *f, const char *na
 vkrr_status vkrr_port_iface_eval_replay(const vkrr_port_iface *f, const char *name,
                                         const vkrr_replay *r, vkrr_port_iface_run *out,
                                         vkrr_error *err);
+
+/* Frees f and its passes (accepts NULL). */
+void vkrr_port_iface_free(vkrr_port_iface *f);
 
 #endif

@@ -1,5 +1,6 @@
 /* ports_dir.c - a --ports folder checked against the capture (ports_dir.h). */
 #include "ports_dir.h"
+#include "portdesc.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -59,6 +60,29 @@ static bool captured(const vkrr_capture *cap, const char *kernel)
     return false;
 }
 
+/* Does a captured kernel's DIR/KERNEL.port name shader as a pass's shader=
+ * (portpass.h)?  Then that file is used, though no kernel is called so.  A
+ * descriptor that does not parse names nothing here (validate says why). */
+static bool pass_shader(const char *dir, const vkrr_capture *cap, const char *shader)
+{
+    bool used = false;
+    for (uint32_t i = 0; i < cap->nlaunches && !used; i++) {
+        char path[4096];
+        vkrr_portdesc *d = NULL;
+        vkrr_error e = {0};
+        if (i && !strcmp(cap->launches[i - 1].kernel, cap->launches[i].kernel))
+            continue;
+        snprintf(path, sizeof path, "%s/%s.port", dir, cap->launches[i].kernel);
+        if (vkrr_portdesc_load(&d, path, &e) != VKRR_OK)
+            continue;
+        const vkrr_port_iface *f = vkrr_portdesc_iface(d);
+        for (uint32_t p = 0; f && p < f->npass && !used; p++)
+            used = !strcmp(f->pass[p]->shader, shader);
+        vkrr_portdesc_destroy(d);
+    }
+    return used;
+}
+
 /* The kernel names, each once, comma-separated, into out. */
 static void kernel_list(const vkrr_capture *cap, char *out, size_t cap_bytes)
 {
@@ -94,6 +118,8 @@ vkrr_status vkrr_ports_dir_check(const char *dir, const vkrr_capture *cap, vkrr_
             matched++;
             continue;
         }
+        if (strcmp(dot, ".port") && pass_shader(dir, cap, kernel))
+            continue;
         const char *near = vkrr_nearest_kernel(cap, kernel);
         vkrr_warn("%s/%s: no captured kernel is called %s, so it is not used%s%s%s", dir, e->d_name,
                   kernel, near ? " (nearest: " : "", near ? near : "", near ? ")" : "");

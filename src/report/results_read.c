@@ -319,6 +319,24 @@ static void read_feeds(rd *r, vkrr_results *out, const jv *o, uint32_t i)
     }
 }
 
+/* A fused run's "fused": its row's name and the sequences it stands for
+ * (fused_runs.h), so a merged table shows it as validate did. */
+static void read_fused(rd *r, const jv *o, vkrr_launch *l)
+{
+    const jv *fo = get(o, "fused");
+    if (!fo || !is(fo, json_type_object))
+        return;
+    l->label = get_str(r, fo, "name", false);
+    const jv *sq = need(r, fo, "sequences", json_type_array);
+    uint32_t n = sq ? (uint32_t)nkids(sq) : 0;
+    uint64_t *seq = n ? calloc(n, sizeof *seq) : NULL;
+    for (uint32_t k = 0; seq && k < n; k++)
+        if (!as_u64(json_object_array_get_idx(sq, k), &seq[k]))
+            problem(r, "not a launch sequence in", "sequences");
+    l->fused_seq = seq;
+    l->nfused = seq ? n : 0;
+}
+
 static void read_launch(rd *r, vkrr_results *out, const jv *o, uint32_t i)
 {
     vkrr_launch *l = &out->launches[i];
@@ -329,6 +347,7 @@ static void read_launch(rd *r, vkrr_results *out, const jv *o, uint32_t i)
         l->kernel = "";
     l->frame = get_u32(r, o, "frame");
     l->occurrence = get_u32(r, o, "occurrence");
+    read_fused(r, o, l);
     x->launch = l;
     x->worst = x->chained_worst = -1;
     const jv *st = get(o, "status");
@@ -542,6 +561,8 @@ void vkrr_results_free(vkrr_results *r)
     }
     for (uint32_t i = 0; r->feed_stubs && i < r->n; i++)
         free(r->feed_stubs[i]);
+    for (uint32_t i = 0; r->launches && i < r->n; i++)
+        free((uint64_t *)r->launches[i].fused_seq); /* read_fused's */
     free(r->feed_stubs);
     free(r->res);
     free(r->launches);

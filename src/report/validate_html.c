@@ -299,7 +299,7 @@ static void html(FILE *f, const vkrr_report_info *info, const vkrr_launch_result
         const vkrr_launch_result *r = &res[i];
         fprintf(f, "<tr%s><td>%llu</td><td class='k'>", (int)i == b.first_fail ? " class='div'" : "",
                 (unsigned long long)r->launch->sequence);
-        esc(f, r->launch->kernel);
+        esc(f, vkrr_launch_name(r->launch));
         fprintf(f, "</td><td>%u</td><td>%u</td>", r->launch->frame, r->launch->occurrence);
         metric_cells(f, r, false);
         metric_cells(f, r, true);

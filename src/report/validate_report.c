@@ -106,6 +106,18 @@ static void original_cell(FILE *f, const vkrr_launch_result *r)
 
 /* What the kernel printed, under its row: the first lines, then how many
  * more (all of it is in the JSON and HTML reports). */
+/* "buffer arg8", "surface arg16"; an argument of launch K of a fused run
+ * "buffer 1:arg8" (its offset K * 4096 + OFF, fused_runs.h). */
+static const char *res_name(bool is_buffer, uint32_t off, char *buf, size_t cap)
+{
+    const char *kind = is_buffer ? "buffer" : "surface";
+    if (off >= VKRR_ARGS_MAX_BYTES)
+        snprintf(buf, cap, "%s %u:arg%u", kind, off / VKRR_ARGS_MAX_BYTES, off % VKRR_ARGS_MAX_BYTES);
+    else
+        snprintf(buf, cap, "%s arg%u", kind, off);
+    return buf;
+}
+
 static void print_printed(FILE *f, const char *s)
 {
     enum { SHOWN = 8 };
@@ -132,16 +144,16 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     char worst[32] = "-", abs_s[32] = "-", ulp_s[32] = "-", psnr_s[32] = "-";
     if (r->worst >= 0) {
         const vkrr_resource_result *w = &r->res[r->worst];
-        snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
+        res_name(w->is_buffer, w->offset, worst, sizeof worst);
         vkrr_report_fmt_num(abs_s, sizeof abs_s, w->isolated.m.max_abs);
         snprintf(ulp_s, sizeof ulp_s, "%lld", (long long)w->isolated.m.max_ulp);
         vkrr_report_fmt_num(psnr_s, sizeof psnr_s, w->isolated.m.psnr);
     } else if (r->chained_worst >= 0) {
         const vkrr_resource_result *w = &r->res[r->chained_worst];
-        snprintf(worst, sizeof worst, "%s arg%u", w->is_buffer ? "buffer" : "surface", w->offset);
+        res_name(w->is_buffer, w->offset, worst, sizeof worst);
     }
     fprintf(f, "%8llu  %-32s %5u  %-14s %10s %8s %8s", (unsigned long long)l->sequence,
-            l->kernel, l->frame, worst, abs_s, ulp_s, psnr_s);
+            vkrr_launch_name(l), l->frame, worst, abs_s, ulp_s, psnr_s);
     vkrr_color_word(f, "  %-7s", r->has_isolated ? vkrr_launch_status_name(r->status) : "-");
     if (chained) {
         char ca[32] = "-", cu[32] = "-", cp[32] = "-";
@@ -189,29 +201,30 @@ void vkrr_report_table_row(FILE *f, const vkrr_launch_result *r, bool rerun, boo
     for (uint32_t i = 0; i < r->nres; i++) {
         const vkrr_resource_result *x = &r->res[i];
         const vkrr_comparison *c = &x->chained, *o = &x->chained_original;
+        char nm[48];
         if (c->done && !c->pass && !x->changed)
-            fprintf(f, "%8s  chained %s arg%u: %.4f%% exact, max ULP %lld, %llu out of "
-                       "tolerance%s%s\n", "", x->is_buffer ? "buffer" : "surface", x->offset,
+            fprintf(f, "%8s  chained %s: %.4f%% exact, max ULP %lld, %llu out of "
+                       "tolerance%s%s\n", "", res_name(x->is_buffer, x->offset, nm, sizeof nm),
                     c->m.exact_pct, (long long)c->m.max_ulp, (unsigned long long)c->m.out_of_tol,
                     c->heatmap[0] ? "; heatmap: " : "", c->heatmap);
         if (o->done && !o->pass)
-            fprintf(f, "%8s  chained %s arg%u against the original kernel on the same inputs: "
+            fprintf(f, "%8s  chained %s against the original kernel on the same inputs: "
                        "%.4f%% exact, max ULP %lld, %llu out of tolerance, %llu NaN mismatches, "
                        "%llu bytes differ outside the windows\n", "",
-                    x->is_buffer ? "buffer" : "surface", x->offset, o->m.exact_pct,
+                    res_name(x->is_buffer, x->offset, nm, sizeof nm), o->m.exact_pct,
                     (long long)o->m.max_ulp, (unsigned long long)o->m.out_of_tol,
                     (unsigned long long)o->m.nan_mismatch, (unsigned long long)o->outside);
         if (x->changed && r->has_isolated) {
-            fprintf(f, "%8s  %s arg%u: not judged: its dump changed since capture\n", "",
-                    x->is_buffer ? "buffer" : "surface", x->offset);
+            fprintf(f, "%8s  %s: not judged: its dump changed since capture\n", "",
+                    res_name(x->is_buffer, x->offset, nm, sizeof nm));
             continue;
         }
         const vkrr_comparison *p = &x->isolated;
         if (p->pass || !r->has_isolated)
             continue;
-        fprintf(f, "%8s  %s arg%u: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
+        fprintf(f, "%8s  %s: %.4f%% exact, %llu out of tolerance, %llu NaN and %llu Inf "
                    "mismatches, %llu unwritten",
-                "", x->is_buffer ? "buffer" : "surface", x->offset, p->m.exact_pct,
+                "", res_name(x->is_buffer, x->offset, nm, sizeof nm), p->m.exact_pct,
                 (unsigned long long)p->m.out_of_tol, (unsigned long long)p->m.nan_mismatch,
                 (unsigned long long)p->m.inf_mismatch, (unsigned long long)p->m.unwritten);
         if (x->unchanged)
@@ -471,6 +484,15 @@ void vkrr_report_json(FILE *f, const vkrr_report_info *info, const vkrr_launch_r
         fprintf(f, "%s\n    {\"sequence\": %llu, \"kernel\": ", i ? "," : "",
                 (unsigned long long)l->sequence);
         vkrr_json_put_string(f, l->kernel);
+        if (l->nfused) { /* a fused run (fused_runs.h): the launches it stands for */
+            fprintf(f, ", \"fused\": {\"name\": ");
+            vkrr_json_put_string(f, l->label);
+            fprintf(f, ", \"sequences\": [");
+            for (uint32_t k = 0; k < l->nfused; k++)
+                fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)l->fused_seq[k]);
+            fputc(']', f);
+            fputc('}', f);
+        }
         fprintf(f, ", \"frame\": %u, \"occurrence\": %u, \"status\": ", l->frame, l->occurrence);
         if (r->has_isolated) vkrr_json_put_string(f, vkrr_launch_status_name(r->status)); else fputs("null", f);
         if (r->has_chained) {

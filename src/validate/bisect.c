@@ -86,8 +86,9 @@ void vkrr_bisect_analyze(const vkrr_launch_result *res, uint32_t n, vkrr_bisect 
 
 static void name(FILE *f, const vkrr_launch_result *r)
 {
-    fprintf(f, "#%llu %s (frame %u, occurrence %u)", (unsigned long long)r->launch->sequence,
-            r->launch->kernel, r->launch->frame, r->launch->occurrence);
+    fprintf(f, "#%llu %s (frame %u, occurrence %u%s)", (unsigned long long)r->launch->sequence,
+            vkrr_launch_name(r->launch), r->launch->frame, r->launch->occurrence,
+            r->launch->nfused ? "; a fused run, one step" : "");
 }
 
 /* The class of the first divergence and why. */

@@ -53,7 +53,7 @@ vkrr_status vkrr_chain_original_run(const vkrr_validate_opts *o, const vkrr_laun
                                     vkrr_error *err)
 {
     memset(x, 0, sizeof *x);
-    if (!o->rerun || !o->rerun->has_kernel(o->rerun->self, l->kernel) ||
+    if (!o->rerun || l->nfused || !o->rerun->has_kernel(o->rerun->self, l->kernel) ||
         !o->port_backend->has_kernel(o->port_backend->self, l->kernel))
         return VKRR_OK;
     x->tried = true;

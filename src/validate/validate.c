@@ -13,6 +13,7 @@
 
 #include "cuformat.h"
 #include "heatmap.h"
+#include "own_notes.h"
 
 const char *vkrr_launch_status_name(vkrr_launch_status s)
 {
@@ -595,15 +596,8 @@ static bool port_of(const vkrr_validate_opts *o, const vkrr_launch *l, vkrr_laun
                d) {
         snprintf(out->port, sizeof out->port, "%s", vkrr_portdesc_name(d));
     }
-    /* an own interface that samples through a VkSampler: its filtering is
-     * the device's, which the port's tolerance covers (issue 48) */
-    const vkrr_port_iface *f = d ? vkrr_portdesc_iface(d) : NULL;
-    for (uint32_t k = 0; f && k < f->nbind; k++)
-        if (f->bind[k].kind == VKRR_PORT_COMBINED_IMAGE_SAMPLER || f->bind[k].kind == VKRR_PORT_SAMPLER) {
-            vkrr_launch_note(out, "sampler: the device's, not NVIDIA's (binding %u.%u, %s:%ld)",
-                             f->bind[k].set, f->bind[k].binding, vkrr_portdesc_name(d), f->bind[k].line);
-            break;
-        }
+    if (!vkrr_own_notes(out, d, l)) /* own interface: a VkSampler, passes, a fused run */
+        return false;
     if (b->has_kernel(b->self, l->kernel))
         return true;
     out->status = VKRR_LAUNCH_NO_PORT;
@@ -760,7 +754,7 @@ vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture
         goto done;
     out->ran = true;
     out->perturbed = perturb_outputs(o, &lo, l, &pr);
-    bool rerun = o->rerun && o->rerun->has_kernel(o->rerun->self, l->kernel);
+    bool rerun = o->rerun && !l->nfused && o->rerun->has_kernel(o->rerun->self, l->kernel);
     if (rerun) {
         char note[512] = "";
         bool rdamaged = false;
