@@ -14,7 +14,7 @@
  *   surface words (uint64_t)  a CUsurfObject (same remark).
  *
  * The network (all kernels extern "C", one thread per output pixel, 2D grid
- * of RRREF_BLOCK x RRREF_BLOCK blocks, except the exposure reduction):
+ * of RRREF_BLOCK x RRREF_BLOCK blocks, except the exposure reduction and attn0):
  *
  *   expo0   colour tex -> per-tile (16x16) sums of log2 luminance (f32 partials)
  *   expo1   one thread: partials summed in index order -> exposure (f32)
