@@ -305,7 +305,7 @@ static void check_nothing_readable(void)
     free(out);
     free(err);
     out = err = NULL;
-    char *one = damaged_copy("info_one", R14 "args.bin", CUT);
+    char *one = damaged_copy("info_one", R18 "args.bin", CUT);
     snprintf(args, sizeof args, "info '%s' --json", one);
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 2);
     CHECK(out && strstr(out, "\"damaged_launches\":1") && strstr(out, "\"kind\":\"input\"") &&
