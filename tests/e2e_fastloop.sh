@@ -155,7 +155,7 @@ grep -q "^ *seq  kernel" "$WORK/b.out" && fail "a table was begun before the com
 vkrr validate "$cap" --mode isolated --heatmaps none >"$WORK/w2.out" 2>&1 || fail "validate for the worst column"
 grep -qE '^ +3  cuda_dldn_rrref_input_kernel .* buffer arg64 ' "$WORK/w2.out" ||
     fail "input's worst is not its output arg64: $(grep input_kernel "$WORK/w2.out")"
-grep -qE '^ +8  cuda_dldn_rrref_output_kernel .* surface arg' "$WORK/w2.out" ||
+grep -qE '^ +12  cuda_dldn_rrref_output_kernel .* surface arg' "$WORK/w2.out" ||
     fail "output's worst is not a surface: $(grep output_kernel "$WORK/w2.out")"
 # "left at the pre-launch bytes" says which side: here CUDA (its dump made the pre-launch bytes)
 cp -r "$cap" "$WORK/cap-left"
