@@ -78,10 +78,15 @@ static bool same_as(const vkrr_replay *r, const unsigned char *keep, size_t n, u
 enum { E_CPU, E_INTERP, E_FIRST, E_JIT, E_N };
 static const char *const engine_names[E_N] = {"cpu", "interp", "jit-first", "jit"};
 
+/* rrref's modules, one a cuda_ref/kernels/NAME.cu */
+static const char *const module_names[] = {"rrref_attn.ptx",  "rrref_conv.ptx",   "rrref_expo.ptx",
+                                           "rrref_input.ptx", "rrref_output.ptx", "rrref_tok.ptx"};
+enum { NMOD = sizeof module_names / sizeof module_names[0] };
+
 static vkrr_status open_ptx(vkrr_backend *be, const char *const *p, const char *engine,
                             vkrr_error *err)
 {
-    vkrr_status st = vkrr_ptx_backend_create(be, p, 4, err);
+    vkrr_status st = vkrr_ptx_backend_create(be, p, NMOD, err);
     if (st == VKRR_OK && (st = vkrr_ptx_backend_engine(be, engine, false, err)) != VKRR_OK)
         be->destroy(be->self);
     return st;
@@ -150,12 +155,10 @@ int main(int argc, char **argv)
         vkrr_error_print(&err, stderr);
         return 2;
     }
-    static const char *const names[] = {"rrref_conv.ptx", "rrref_expo.ptx", "rrref_input.ptx",
-                                        "rrref_output.ptx"};
-    char paths[4][4096];
-    const char *p[4];
-    for (int i = 0; i < 4; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s", mods, names[i]);
+    char paths[NMOD][4096];
+    const char *p[NMOD];
+    for (int i = 0; i < NMOD; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", mods, module_names[i]);
         p[i] = paths[i];
     }
     vkrr_backend cpu = {0}, interp = {0}, first = {0}, jit = {0};

@@ -48,7 +48,7 @@ for v in $variants; do
         fail "$v: info finds the bridge's own lines damaged: $(cat "$WORK/$v.info.err")"
     case $v in
     limit1 | filter)
-        want=$([ $v = limit1 ] && echo 15 || echo 14) # of 16
+        want=$([ $v = limit1 ] && echo 23 || echo 22) # of 24
         grep -q "^dump-only: $want launches have dumps or log lines but no replay folder" "$WORK/$v.info" ||
             fail "$v: info does not list the $want dump-only launches"
         grep -q "^chained mode: .* restarts from the captured state" "$WORK/$v.info" ||

@@ -44,7 +44,7 @@ vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel#0 --mode both --heatmaps
     fail "--only --mode both: $(cat "$WORK/o.out")"
 [ "$(rows)" = 1 ] || fail "--only --mode both shows $(rows) rows, want 1"
 grep -q 'chained mode also runs, unshown, every launch before' "$WORK/o.out" || fail "chained --only does not say it runs the launches before"
-grep -qE '^ +7  cuda_dldn_rrref_dec0_kernel .*PASS .*PASS' "$WORK/o.out" || fail "dec0 not PASS isolated and chained"
+grep -qE '^ +11  cuda_dldn_rrref_dec0_kernel .*PASS .*PASS' "$WORK/o.out" || fail "dec0 not PASS isolated and chained"
 vkrr validate "$cap" --only cuda_dldn_rrref_dec0_kernel#1 >/dev/null 2>"$WORK/err.txt"
 [ $? -eq 2 ] && grep -q 'matches no launch' "$WORK/err.txt" || fail "--only of a missing occurrence is not exit 2"
 vkrr validate "$cap" --only '#1' >/dev/null 2>&1
@@ -137,7 +137,7 @@ PY
 vkrr validate "$cap" --ports "$ports" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1 ||
     fail "--no-builtin with one port: exit $?"
 [ "$(grep -cE '^ +[0-9]+  .* PASS +[^ ]' "$WORK/p.out")" = 1 ] || fail "--no-builtin: not exactly one PASS row: $(cat "$WORK/p.out")"
-grep -q "7 NO PORT" "$WORK/p.out" || fail "--no-builtin: the other launches are not NO PORT"
+grep -q "11 NO PORT" "$WORK/p.out" || fail "--no-builtin: the other launches are not NO PORT"
 vkrr validate "$cap" --no-builtin --mode isolated --heatmaps none >"$WORK/p.out" 2>&1
 [ $? -eq 2 ] || fail "--no-builtin without any port is not exit 2"
 grep -q "NOTHING VALIDATED" "$WORK/p.out" || fail "--no-builtin without any port: no 'NOTHING VALIDATED'"
@@ -155,7 +155,7 @@ grep -q "^ *seq  kernel" "$WORK/b.out" && fail "a table was begun before the com
 vkrr validate "$cap" --mode isolated --heatmaps none >"$WORK/w2.out" 2>&1 || fail "validate for the worst column"
 grep -qE '^ +3  cuda_dldn_rrref_input_kernel .* buffer arg64 ' "$WORK/w2.out" ||
     fail "input's worst is not its output arg64: $(grep input_kernel "$WORK/w2.out")"
-grep -qE '^ +8  cuda_dldn_rrref_output_kernel .* surface arg' "$WORK/w2.out" ||
+grep -qE '^ +12  cuda_dldn_rrref_output_kernel .* surface arg' "$WORK/w2.out" ||
     fail "output's worst is not a surface: $(grep output_kernel "$WORK/w2.out")"
 # "left at the pre-launch bytes" says which side: here CUDA (its dump made the pre-launch bytes)
 cp -r "$cap" "$WORK/cap-left"
@@ -172,9 +172,9 @@ grep -q "bisect: no divergence among the chained launches judged (1 not judged" 
 # progress: a non-terminal stderr gets one line at the end, per-launch lines only with --progress
 vkrr validate "$cap" --mode isolated --heatmaps none >/dev/null 2>"$WORK/prog.err" || fail "validate for progress"
 grep -q "^progress: launch" "$WORK/prog.err" && fail "per-launch progress lines on a non-terminal stderr"
-grep -qx "progress: 8 launches in [0-9.]*s" "$WORK/prog.err" || fail "no final progress line: $(cat "$WORK/prog.err")"
+grep -qx "progress: 12 launches in [0-9.]*s" "$WORK/prog.err" || fail "no final progress line: $(cat "$WORK/prog.err")"
 vkrr validate "$cap" --mode isolated --heatmaps none --progress >/dev/null 2>"$WORK/prog.err" || fail "validate --progress"
-[ "$(grep -c "^progress: launch" "$WORK/prog.err")" = 8 ] || fail "--progress: not one line per launch"
+[ "$(grep -c "^progress: launch" "$WORK/prog.err")" = 12 ] || fail "--progress: not one line per launch"
 
 if [ $fails -ne 0 ]; then
     echo "e2e_fastloop: $fails failed" >&2

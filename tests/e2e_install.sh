@@ -3,7 +3,7 @@
 #   - `cmake --install BUILD --prefix P`, then P copied somewhere else (the
 #     build tree's data is not where the copy looks): from an empty folder,
 #     `vkrr synth`, `validate` and `rerun --backend ptx` (cpu without nvcc)
-#     pass, every one of the capture's 8 launches PASS in their summaries
+#     pass, every one of the capture's 12 launches PASS in their summaries
 #     (not only the exit code), a perturbed launch is the one FAIL row, the
 #     capture has rrref's modules when the build made them, and `--version`
 #     names the copy's data folder;
@@ -27,7 +27,7 @@ fail() { echo "e2e_install: FAIL: $*" >&2; exit 1; }
 has_line() { # FILE LINE WHAT
   grep -qxF "$2" "$1" || fail "$3: no line '$2' in: $(cat "$1")"
 }
-pass8="8 launches: 8 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED -> PASS"
+pass12="12 launches: 12 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED -> PASS"
 export HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache"
 unset VKRR_DATA_DIR
 
@@ -53,22 +53,22 @@ if [ $backend = ptx ]; then
   ls "$work/cap/modules/"*.ptx >/dev/null 2>&1 || fail "the capture has no modules"
 fi
 "$vkrr" validate "$work/cap" -q >"$work/validate.txt" || fail "validate exit $?"
-has_line "$work/validate.txt" "summary: $pass8" validate
-has_line "$work/validate.txt" "summary (chained): 8 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED" validate
-head -1 "$work/validate.txt" | grep -q ": 8 launches in 1 frames, .*, isolated and chained$" ||
+has_line "$work/validate.txt" "summary: $pass12" validate
+has_line "$work/validate.txt" "summary (chained): 12 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED" validate
+head -1 "$work/validate.txt" | grep -q ": 12 launches in 1 frames, .*, isolated and chained$" ||
   fail "validate's first line: $(head -1 "$work/validate.txt")"
 # (the interpreter: the JIT would spend 45 s compiling into this fresh cache,
 # and e2e_ptx_jit tests it)
 engine=()
 [ $backend = ptx ] && engine=(--ptx-engine interp)
 "$vkrr" rerun "$work/cap" --backend $backend "${engine[@]}" -q >"$work/rerun.txt" || fail "rerun --backend $backend exit $?"
-has_line "$work/rerun.txt" "summary: 8 launches: 8 PASS, 0 FAIL, 0 NO KERNEL, 0 TIMEOUT, 0 ERROR -> PASS" "rerun --backend $backend"
+has_line "$work/rerun.txt" "summary: 12 launches: 12 PASS, 0 FAIL, 0 NO KERNEL, 0 TIMEOUT, 0 ERROR -> PASS" "rerun --backend $backend"
 # a failing run: heatmaps in the default folder, named on the last lines
 rc=0
 "$vkrr" validate "$work/cap" -q --mode isolated --perturb cuda_dldn_rrref_enc1_kernel=64 \
   >"$work/failing.txt" || rc=$?
 [ $rc -eq 1 ] || fail "a perturbed run exited $rc, not 1"
-has_line "$work/failing.txt" "summary: 8 launches: 7 PASS, 1 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED -> FAIL" "a perturbed run"
+has_line "$work/failing.txt" "summary: 12 launches: 11 PASS, 1 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED -> FAIL" "a perturbed run"
 # the table's one row (-q prints only what did not pass): launch 6, FAIL
 rows=$(grep -cE '^ +[0-9]+  cuda_' "$work/failing.txt")
 [ "$rows" = 1 ] && grep -qE '^ +6  cuda_dldn_rrref_enc1_kernel .* FAIL ' "$work/failing.txt" ||
@@ -113,6 +113,6 @@ grep -q "\./usr/share/vkrr/glsl/" "$work/contents.txt" || fail "no GLSL includes
 dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/vkrr" synth "$work/cap2" --size 16x16 --frames 1 >/dev/null
 "$work/root/usr/bin/vkrr" validate "$work/cap2" -q >"$work/validate2.txt" || fail "the packaged vkrr: validate exit $?"
-has_line "$work/validate2.txt" "summary: $pass8" "the packaged vkrr's validate"
+has_line "$work/validate2.txt" "summary: $pass12" "the packaged vkrr's validate"
 [ -z "$(ls -A "$work/cwd")" ] || fail "a command wrote into the current folder"
 echo "e2e_install: PASS"

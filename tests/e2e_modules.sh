@@ -125,8 +125,18 @@ open(w + "/rrref.dll", "wb").write(b"MZ" + bytes(200) + b.fatbin(ptx, "lz4") + b
 EOF
 for cc in 9.0 8.0; do
     sed -i "s/^\(\[d4r nvcuda\] \)\?device .*/[d4r nvcuda] device name=\"GPU\" cc=$cc/" "$cap/run/run.log"
-    vkrr rerun "$cap" --modules "$WORK/rrref.dll" --ptx-engine interp >"$WORK/rerun$cc.out" 2>&1 ||
-        fail "rerun --modules DLL (cc $cc) exits $?: $(tail -5 "$WORK/rerun$cc.out")"
+    rc=0
+    vkrr rerun "$cap" --modules "$WORK/rrref.dll" --ptx-engine interp >"$WORK/rerun$cc.out" 2>&1 || rc=$?
+    if [ $cc = 9.0 ]; then
+        [ $rc = 0 ] || fail "rerun --modules DLL (cc $cc) exits $rc: $(tail -5 "$WORK/rerun$cc.out")"
+    else
+        # the capture was made under sm_90's tensor-core sum; rerun as from an
+        # sm_80 GPU, the attention block's two launches (fp8 mma) sum as
+        # sm_80's model does and they alone differ (docs/rrref-attention.md)
+        [ $rc = 1 ] && grep -q "^summary: 12 launches: 10 PASS, 2 FAIL," "$WORK/rerun$cc.out" &&
+            [ "$(grep -cE '^ +[0-9]+  cuda_dldn_rrref_attn0_kernel .* FAIL ' "$WORK/rerun$cc.out")" = 2 ] ||
+            fail "rerun --modules DLL (cc $cc) exits $rc: $(tail -5 "$WORK/rerun$cc.out")"
+    fi
     sm=sm_${cc%.0}0
     fb=$([ $cc = 9.0 ] && echo 1 || echo 0)
     grep -q "^modules: cuda_dldn_rrref_expo0_kernel: PTX for sm_[0-9]*, sm_[0-9]*: took $sm, the highest target at most the capture's device ($sm); from $WORK/rrref.dll\[fatbin $fb, PTX entry [0-9]\]" \

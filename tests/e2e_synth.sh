@@ -25,13 +25,19 @@ for size in 64x48 37x23; do
     [ -s "$WORK/info.err" ] && fail "info --json $size warned: $(cat "$WORK/info.err")"
     e2e_json_valid vkrr-info "$WORK/info.json"
 
-    # >= 8 launches per frame, 3 frames
+    # 12 launches a frame (docs/rrref.md: the U-Net's 10 kernels with the
+    # attention block's attn0 twice), 3 frames
     python3 - "$WORK/info.json" <<'EOF' || fail "$size: launch count"
 import json, sys, collections
 d = json.load(open(sys.argv[1]))
 per = collections.Counter(l["frame"] for l in d["launches"])
 print("launches per frame:", dict(sorted(per.items())))
-sys.exit(0 if sorted(per) == [0, 1, 2] and min(per.values()) >= 8 else 1)
+order = ["expo0", "expo1", "input", "enc0", "down", "enc1", "tok0", "attn0", "attn0", "untok0",
+         "dec0", "output"]
+names = [l["kernel"] for l in d["launches"] if l["frame"] == 0]
+ok = names == ["cuda_dldn_rrref_%s_kernel" % n for n in order]
+print("frame 0:", " ".join(names))
+sys.exit(0 if ok and sorted(per) == [0, 1, 2] and set(per.values()) == {12} else 1)
 EOF
 
     # the same arguments give the same bytes, previews included; the log

@@ -11,8 +11,12 @@
  * k-1's output kernel, arg 48, as the JSON "links" say.  The arrays are
  * logged (--log-surface-arrays): without them a surface's array is a guess
  * that only equal dumps confirm, and the search by bytes finds a latest
- * writer by itself, so the array rule is not what decides.  Then, with one
- * launch's replay folder gone, the chain restarts after it and says so. */
+ * writer by itself, so the array rule is not what decides.  Within each
+ * frame the attention block links too (its token arrays are written every
+ * frame, so they are read after several writes as well): the first attn0
+ * reads tok0's surface, the second the first's out surface, untok0 the
+ * second's.  Then, with one launch's replay folder gone, the chain restarts
+ * after it and says so. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +25,13 @@
 #include "testutil.h"
 
 #define FRAMES 5u
-#define PER_FRAME 8u /* rrref's launches per frame */
+#define PER_FRAME 12u /* rrref's launches per frame (docs/rrref.md) */
 #define OUTPUT_KERNEL "cuda_dldn_rrref_output_kernel"
 #define HIST_SURFACE_ARG 48u
+#define HIST_TEXTURE_ARG 48u /* the input kernel's history texture */
 
-/* The premise, from the capture's own array fields: some texture of frame 3
- * reads an array that two earlier launches wrote through a surface. */
+/* The premise, from the capture's own array fields: the history texture of
+ * frame 3 reads an array that two earlier launches wrote through a surface. */
 static void check_premise(const char *cap_dir)
 {
     vkrr_error err = {0};
@@ -40,7 +45,8 @@ static void check_premise(const char *cap_dir)
         const vkrr_launch *l = &cap->launches[i];
         for (uint32_t t = 0; l->frame == 3 && t < l->nimages; t++) {
             const vkrr_image *tex = &l->images[t];
-            if (tex->kind != VKRR_IMAGE_TEXTURE || !tex->array)
+            if (tex->kind != VKRR_IMAGE_TEXTURE || !tex->array ||
+                strcmp(l->kernel, "cuda_dldn_rrref_input_kernel") || tex->offset != HIST_TEXTURE_ARG)
                 continue;
             unsigned writers = 0;
             for (uint32_t j = 0; j < i; j++)
@@ -77,9 +83,27 @@ static long field(const char *p, size_t len, const char *key)
     return f && f < p + len ? strtol(f + strlen(pat), NULL, 10) : -1;
 }
 
+/* Where launch seq's texture link must come from: the launch and its
+ * surface argument (0: the launch has none). */
+static void expected_link(unsigned long long seq, long *from, long *arg, const char **kernel)
+{
+    unsigned pos = (unsigned)((seq - 1) % PER_FRAME);
+    long frame = (long)((seq - 1) / PER_FRAME);
+    *from = 0, *arg = 0, *kernel = NULL;
+    if ((pos == 2 || pos == 11) && frame > 0) {
+        /* frame k's history array was last written by frame k-1's output
+         * kernel, the last launch of that frame */
+        *from = frame * (long)PER_FRAME, *arg = HIST_SURFACE_ARG, *kernel = OUTPUT_KERNEL;
+    } else if (pos == 7) { /* the first attn0 reads tok0's tokens */
+        *from = (long)seq - 1, *arg = 16, *kernel = "cuda_dldn_rrref_tok0_kernel";
+    } else if (pos == 8 || pos == 9) { /* the second attn0 and untok0: the one before's out */
+        *from = (long)seq - 1, *arg = 8, *kernel = "cuda_dldn_rrref_attn0_kernel";
+    }
+}
+
 static void check_links(const char *json)
 {
-    unsigned links = 0, from_prev = 0;
+    unsigned links = 0, as_expected = 0;
     for (unsigned long long seq = 1; seq <= FRAMES * PER_FRAME; seq++) {
         size_t len = 0;
         const char *e = entry(json, seq, &len);
@@ -101,29 +125,31 @@ static void check_links(const char *json)
             long from = field(f, rest, "launch"), arg = field(f, rest, "arg");
             const char *k = strstr(f, "\"kernel\": ");
             links++;
-            /* frame k's history array was last written by frame k-1's output
-             * kernel: sequences (k-1)*8+1 .. k*8, the output kernel last */
-            bool ok = from == (long)(frame * PER_FRAME) && arg == HIST_SURFACE_ARG &&
-                      k && !strncmp(k + 10, "\"" OUTPUT_KERNEL "\"",
-                               strlen(OUTPUT_KERNEL) + 2);
-            from_prev += ok;
+            long want_from, want_arg;
+            const char *want_kernel;
+            expected_link(seq, &want_from, &want_arg, &want_kernel);
+            bool ok = want_kernel && from == want_from && arg == want_arg && k &&
+                      !strncmp(k + 10, "\"", 1) && !strncmp(k + 11, want_kernel, strlen(want_kernel)) &&
+                      k[11 + strlen(want_kernel)] == '"';
+            as_expected += ok;
             if (!CHECK(ok))
-                fprintf(stderr, "    launch %llu (frame %ld) reads launch %ld arg %ld, not %ld arg %u\n",
-                        seq, frame, from, arg, frame * PER_FRAME, HIST_SURFACE_ARG);
+                fprintf(stderr, "    launch %llu (frame %ld) reads launch %ld arg %ld, not %ld arg %ld\n",
+                        seq, frame, from, arg, want_from, want_arg);
         }
     }
-    /* the input and the output kernel of frames 1.. read the history */
-    CHECK_EQ_U64(links, 2 * (FRAMES - 1));
-    CHECK_EQ_U64(from_prev, 2 * (FRAMES - 1));
+    /* the input and the output kernel of frames 1.. read the history; each
+     * frame's attention block has its three links */
+    CHECK_EQ_U64(links, 2 * (FRAMES - 1) + 3 * FRAMES);
+    CHECK_EQ_U64(as_expected, 2 * (FRAMES - 1) + 3 * FRAMES);
 }
 
-/* A launch with no replay folder (#20, frame 2's enc0): the chain restarts
+/* A launch with no replay folder (#28, frame 2's enc0): the chain restarts
  * from the capture at the next launch, which says which launches it lost;
  * everything still PASSes chained (the capture's own inputs are right). */
 static void check_gap(const char *root, const char *cap)
 {
     char cmd[9000], args[9000], path[4096];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'/replay/replay-000020-*", cap);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/replay/replay-000028-*", cap);
     if (!CHECK(system(cmd) == 0))
         return;
     snprintf(path, sizeof path, "%s/gap.json", root);
@@ -131,14 +157,14 @@ static void check_gap(const char *root, const char *cap)
              path);
     char *out = NULL;
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
-    CHECK(out && strstr(out, "39 launches (chained): 39 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, "
+    CHECK(out && strstr(out, "59 launches (chained): 59 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, "
                           "0 SKIPPED"));
     free(out);
     char *json = test_read_file(path, NULL);
     size_t len = 0;
-    const char *e = json ? entry(json, 21, &len) : NULL;
+    const char *e = json ? entry(json, 29, &len) : NULL;
     const char *note = e ? strstr(e, "\"note\": \"chained: restarted from the capture (launches "
-                                     "#20-#20 have no replay folder, so what they wrote is not "
+                                     "#28-#28 have no replay folder, so what they wrote is not "
                                      "replayed)") : NULL;
     CHECK(note && note < e + len);
     free(json);
@@ -160,7 +186,7 @@ int main(void)
         snprintf(args, sizeof args, "validate '%s' --mode both --heatmaps none -q --json '%s'",
                  cap, path);
         CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 0);
-        CHECK(out && strstr(out, "summary (chained): 40 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, "
+        CHECK(out && strstr(out, "summary (chained): 60 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, "
                                  "0 ERROR, 0 SKIPPED"));
         free(out);
         char *json = test_read_file(path, NULL);

@@ -97,7 +97,7 @@ static void check_held(const char *cap)
     copy_capture(cap, "held", dir, sizeof dir);
     VALIDATE(dir, "--mode chained --perturb 'cuda_dldn_rrref_expo1_kernel#0=64'", 1);
     CHECK_EQ_U64(json_check(dir,
-        "x = L[9]; r = x['resources']; c = r[0]['chained']; "
+        "x = L[13]; r = x['resources']; c = r[0]['chained']; "
         "assert x['kernel'] == 'cuda_dldn_rrref_expo0_kernel' and x['frame'] == 1, x['kernel']; "
         "assert x['chained_status'] == 'FAIL' and len(r) == 1, x; "
         /* the partials come from the noisy texture alone: exact */
@@ -105,8 +105,8 @@ static void check_held(const char *cap)
         /* 4 f32 of exposure moved 64 ULPs: 1..4 bytes each */
         "assert 4 <= c['outside_window_bytes'] <= 16, c; "
         /* expo1#1 computes the exposure again: frame 1 is clean from there */
-        "assert all(L[s]['chained_status'] == 'PASS' for s in range(10, 17)), "
-        "[(s, L[s]['chained_status']) for s in range(10, 17)]"), 0);
+        "assert all(L[s]['chained_status'] == 'PASS' for s in range(14, 25)), "
+        "[(s, L[s]['chained_status']) for s in range(14, 25)]"), 0);
 }
 
 static void check_dump_state(const char *cap)
@@ -114,18 +114,18 @@ static void check_dump_state(const char *cap)
     char dir[4096];
     copy_capture(cap, "dumpstate", dir, sizeof dir);
     CHECK_EQ_U64(sh("cd '%s' && python3 -c \"import glob; "
-                    "p = glob.glob('replay/replay-000009-cuda_dldn_rrref_expo0_kernel/alloc-0.bin')[0]; "
+                    "p = glob.glob('replay/replay-000013-cuda_dldn_rrref_expo0_kernel/alloc-0.bin')[0]; "
                     "b = bytearray(open(p, 'rb').read()); b[64:80] = bytes(16); open(p, 'wb').write(b); "
-                    "p = glob.glob('dump/launch-011-*-arg048-texture-*')[0]; "
+                    "p = glob.glob('dump/launch-015-*-arg048-texture-*')[0]; "
                     "b = bytearray(open(p, 'rb').read()); b[0::2] = bytes(x ^ 0x55 for x in b[0::2]); "
                     "open(p, 'wb').write(b)\"", dir), 0);
     VALIDATE(dir, "--mode both", 1);
     CHECK_EQ_U64(json_check(dir,
-        "assert L[9]['status'] == 'FAIL' and L[9]['chained_status'] == 'PASS' and "
-        "L[9]['chained'] == 'dispatched', L[9]; "
-        "assert L[11]['status'] == 'ERROR' and 'changed since capture' in L[11]['note'], L[11]; "
-        "assert L[11]['chained_status'] == 'PASS', L[11]; "
-        "assert L[8]['chained'] == 'same as isolated', L[8]['chained']; "
+        "assert L[13]['status'] == 'FAIL' and L[13]['chained_status'] == 'PASS' and "
+        "L[13]['chained'] == 'dispatched', L[13]; "
+        "assert L[15]['status'] == 'ERROR' and 'changed since capture' in L[15]['note'], L[15]; "
+        "assert L[15]['chained_status'] == 'PASS', L[15]; "
+        "assert L[12]['chained'] == 'same as isolated', L[12]['chained']; "
         "assert all(l['chained_status'] == 'PASS' for l in L.values()), "
         "[(s, l['chained_status']) for s, l in L.items()]"), 0);
 }
@@ -137,12 +137,12 @@ static void check_broken_frame(const char *cap)
 {
     char dir[4096], a[4300], *out = NULL, *err = NULL;
     copy_capture(cap, "brokenframe", dir, sizeof dir);
-    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000008-cuda_dldn_rrref_output_kernel/manifest.txt", dir), 0);
+    CHECK_EQ_U64(sh("rm '%s'/replay/replay-000012-cuda_dldn_rrref_output_kernel/manifest.txt", dir), 0);
     snprintf(a, sizeof a, "validate '%s' --heatmaps none --mode chained "
              "--only 'cuda_dldn_rrref_input_kernel#1'", dir);
     CHECK_EQ_U64(test_run_vkrr(a, &out, &err), 2);
     const char *want = "\nchained: frame 1: 1 launches not validated: they need what frame 0 could "
-                       "not produce (#8 cuda_dldn_rrref_output_kernel could not be read)\n";
+                       "not produce (#12 cuda_dldn_rrref_output_kernel could not be read)\n";
     if (!CHECK(out && strstr(out, want)))
         fprintf(stderr, "--- vkrr %s printed:\n%s%s", a, out ? out : "", err ? err : "");
     free(out);
@@ -164,15 +164,17 @@ static void unlogged_copy(const char *cap, const char *name, const char *pattern
 static void check_fit(const char *cap)
 {
     char dir[4096];
-    /* the history texture: the only one rrref filters (linear) */
-    unlogged_copy(cap, "fit", "cuTexObjectCreate .* filter=1 ", dir, sizeof dir);
+    /* the history texture: the only one rrref filters (linear, unnormalized:
+     * the attention block's linear samplers have normalized coordinates,
+     * flags=0x2, and read only at integer coordinates) */
+    unlogged_copy(cap, "fit", "cuTexObjectCreate .* filter=1 flags=0x0 ", dir, sizeof dir);
     VALIDATE(dir, "--mode chained", 0);
-    CHECK_EQ_U64(json_check(dir, "assert len(L) == 16 and all(l['chained_status'] == 'PASS' "
+    CHECK_EQ_U64(json_check(dir, "assert len(L) == 24 and all(l['chained_status'] == 'PASS' "
                                  "for l in L.values()), [(s, l['chained_status'], l['note']) "
                                  "for s, l in L.items()]"), 0);
     VALIDATE(dir, "--mode chained --perturb 'cuda_dldn_rrref_input_kernel#0=64'", 1);
     CHECK_EQ_U64(json_check(dir, "assert L[3]['chained_status'] == 'FAIL', L[3]; "
-                                 "assert L[8]['chained_status'] == 'FAIL', L[8]; "
+                                 "assert L[12]['chained_status'] == 'FAIL', L[12]; "
                                  "assert not [s for s, l in L.items() if l['chained_status'] == 'ERROR']"),
                  0);
     /* the colour texture: created first, read at texel centres */

@@ -50,7 +50,7 @@ static const char check_py[] =
     "    if l['status'] != status: bad.append('#%d is %s, want %s: %s' % (l['sequence'], l['status'], status, l['note']))\n"
     "    if note not in l['note']: bad.append('#%d: note lacks %r: %s' % (l['sequence'], note, l['note']))\n"
     "    if l['damaged'] != (status == 'ERROR'): bad.append('#%d: damaged is %s' % (l['sequence'], l['damaged']))\n"
-    "if len(d['launches']) != 24: bad.append('%d launches' % len(d['launches']))\n"
+    "if len(d['launches']) != 36: bad.append('%d launches' % len(d['launches']))\n"
     "if bad: print('\\n'.join(bad))\n"
     "sys.exit(1 if bad else 0)\n";
 
@@ -65,23 +65,24 @@ typedef struct dcase {
     const char *status[3], *note[3]; /* per action: that launch's status and note */
 } dcase;
 
-#define R14 "replay/replay-000014-cuda_dldn_rrref_enc1_kernel/"
-#define R12 "replay/replay-000012-cuda_dldn_rrref_enc0_kernel/"
-#define R15 "replay/replay-000015-cuda_dldn_rrref_dec0_kernel/"
-#define D13 "dump/launch-013-cuda_dldn_rrref_down_kernel-arg000-buffer-"
-#define T11 "dump/launch-011-cuda_dldn_rrref_input_kernel-arg000-texture-"
-#define S16 "dump/launch-016-cuda_dldn_rrref_output_kernel-arg032-surface-"
+/* frame 1 is launches 13..24 (docs/rrref.md's order) */
+#define R18 "replay/replay-000018-cuda_dldn_rrref_enc1_kernel/"
+#define R16 "replay/replay-000016-cuda_dldn_rrref_enc0_kernel/"
+#define R23 "replay/replay-000023-cuda_dldn_rrref_dec0_kernel/"
+#define D17 "dump/launch-017-cuda_dldn_rrref_down_kernel-arg000-buffer-"
+#define T15 "dump/launch-015-cuda_dldn_rrref_input_kernel-arg000-texture-"
+#define S24 "dump/launch-024-cuda_dldn_rrref_output_kernel-arg032-surface-"
 #define ALL3(x) {x, x, x}
 static const dcase cases[] = {
-    {R14 "manifest.txt", 14, ALL3("ERROR"), ALL3(R14 "manifest.txt")},
-    {R12 "args.bin", 12, ALL3("ERROR"), ALL3(R12 "args.bin")},
+    {R18 "manifest.txt", 18, ALL3("ERROR"), ALL3(R18 "manifest.txt")},
+    {R16 "args.bin", 16, ALL3("ERROR"), ALL3(R16 "args.bin")},
     /* no hash of a pre-launch file is logged: garbage in it is the launch's input */
-    {R15 "alloc-1.bin", 15, {"ERROR", "ERROR", "FAIL"}, {R15 "alloc-1.bin", R15 "alloc-1.bin", ""}},
-    {D13 "*", 13, ALL3("ERROR"), {D13, D13, "changed since capture"}},
-    {T11 "*", 11, ALL3("ERROR"),
-     {"texture at argument offset 0 has no dump", T11, "changed since capture"}},
-    {S16 "*", 16, ALL3("ERROR"),
-     {"surface at argument offset 32 has no dump", S16, "changed since capture"}},
+    {R23 "alloc-1.bin", 23, {"ERROR", "ERROR", "FAIL"}, {R23 "alloc-1.bin", R23 "alloc-1.bin", ""}},
+    {D17 "*", 17, ALL3("ERROR"), {D17, D17, "changed since capture"}},
+    {T15 "*", 15, ALL3("ERROR"),
+     {"texture at argument offset 0 has no dump", T15, "changed since capture"}},
+    {S24 "*", 24, ALL3("ERROR"),
+     {"surface at argument offset 32 has no dump", S24, "changed since capture"}},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -171,31 +172,32 @@ static void check_log(void)
     sh("echo 'cuTexObjectCreate object=zz' >> '%s/run/run.log'", dir);
     snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none -q", dir);
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 2);
-    CHECK(out && strstr(out, "24 PASS, 0 FAIL") && strstr(out, "object=zz is not a number") &&
+    CHECK(out && strstr(out, "36 PASS, 0 FAIL") && strstr(out, "object=zz is not a number") &&
           strstr(out, "capture problems listed above"));
     free(out);
 }
 
-/* alloc-1.bin of #14 missing, chained: #14 ERROR, what needs its outputs
- * SKIPPED naming it (the arena: the rest of frame 1, and frame 2 from its
- * input layer on), frame 2's exposure launches (which do not) PASS. */
+/* alloc-1.bin of #18 (enc1#1) missing, chained: #18 ERROR, what needs its
+ * outputs SKIPPED naming it (the arena: the rest of frame 1, the attention
+ * block's token arrays with it, and frame 2 from its input layer on), frame
+ * 2's exposure launches (which do not) PASS. */
 static void check_chained(void)
 {
-    char *dir = damaged_copy("chained", R14 "alloc-1.bin", DEL);
+    char *dir = damaged_copy("chained", R18 "alloc-1.bin", DEL);
     char args[9000], *out = NULL;
     snprintf(args, sizeof args, "validate '%s' --mode chained --heatmaps none -q --json '%s.json'",
              dir, dir);
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 2);
-    CHECK(out && strstr(out, "15 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 1 ERROR, 8 SKIPPED"));
-    CHECK(out && strstr(out, "chained: frame 2: 6 launches not validated") &&
-          strstr(out, "#14 cuda_dldn_rrref_enc1_kernel could not be read"));
+    CHECK(out && strstr(out, "19 PASS, 0 FAIL, 0 NO PORT, 0 TIMEOUT, 1 ERROR, 16 SKIPPED"));
+    CHECK(out && strstr(out, "chained: frame 2: 10 launches not validated") &&
+          strstr(out, "#18 cuda_dldn_rrref_enc1_kernel could not be read"));
     CHECK_EQ_U64(sh("python3 -c \"import json; L = json.load(open('%s.json'))['launches']; "
                     "s = {l['sequence']: l['chained_status'] for l in L}; "
-                    "assert s[14] == 'ERROR' and 'alloc-1.bin' in L[13]['note'], L[13]; "
-                    "assert [q for q in s if s[q] == 'SKIPPED'] == [15, 16] + list(range(19, 25)), s; "
-                    "assert all('#14 cuda_dldn_rrref_enc1_kernel' in l['note'] for l in L "
+                    "assert s[18] == 'ERROR' and 'alloc-1.bin' in L[17]['note'], L[17]; "
+                    "assert [q for q in s if s[q] == 'SKIPPED'] == list(range(19, 25)) + list(range(27, 37)), s; "
+                    "assert all('#18 cuda_dldn_rrref_enc1_kernel' in l['note'] for l in L "
                     "if l['chained_status'] == 'SKIPPED'); "
-                    "assert all(s[q] == 'PASS' for q in list(range(1, 14)) + [17, 18]); "
+                    "assert all(s[q] == 'PASS' for q in list(range(1, 18)) + [25, 26]); "
                     /* chained only: no isolated verdict is made up for a resource */
                     "R = [x for l in L for x in l['resources']]; "
                     "assert R and all(x['pass'] is None and x['metrics'] is None for x in R), R[0]; "
@@ -209,7 +211,7 @@ static void check_chained(void)
 static void check_hash(void)
 {
     char *dir = damaged_copy("hash", NULL, DEL);
-    sh("cd '%s' && python3 -c \"import glob; p = glob.glob('dump/launch-015-*-arg040-*')[0]; "
+    sh("cd '%s' && python3 -c \"import glob; p = glob.glob('dump/launch-023-*-arg040-*')[0]; "
        "b = bytearray(open(p, 'rb').read()); b[100] ^= 0x01; open(p, 'wb').write(b)\"",
        dir); /* the lowest bit of an f16: 1 ULP */
     char args[9000], *out = NULL;
@@ -218,16 +220,16 @@ static void check_hash(void)
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 2);
     char py[4200];
     snprintf(py, sizeof py, "%s/check.py", root);
-    CHECK_EQ_U64(sh("python3 '%s' '%s.json' '15:ERROR:changed since capture: its FNV-1a hash is'",
+    CHECK_EQ_U64(sh("python3 '%s' '%s.json' '23:ERROR:changed since capture: its FNV-1a hash is'",
                     py, dir), 0);
-    CHECK(out && strstr(out, "launch-015-cuda_dldn_rrref_dec0_kernel-arg040") &&
+    CHECK(out && strstr(out, "launch-023-cuda_dldn_rrref_dec0_kernel-arg040") &&
           strstr(out, ") says hash=") && strstr(out, "not judged"));
     free(out);
     out = NULL;
     snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none -q --no-hash-check "
              "--json '%s.json'", dir, dir);
     CHECK_EQ_U64(test_run_vkrr(args, &out, NULL), 1);
-    CHECK_EQ_U64(sh("python3 '%s' '%s.json' '15:FAIL:'", py, dir), 0);
+    CHECK_EQ_U64(sh("python3 '%s' '%s.json' '23:FAIL:'", py, dir), 0);
     CHECK(out && strstr(out, "buffer arg40") && strstr(out, "1 FAIL"));
     free(out);
     out = NULL;
@@ -255,12 +257,12 @@ static void check_foreign_hash(void)
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 0);
     CHECK(err && strstr(err, "hash= values are not FNV-1a 64") &&
           strstr(err, "not checked against them"));
-    CHECK(out && strstr(out, "24 PASS"));
+    CHECK(out && strstr(out, "36 PASS"));
     free(out), free(err);
     out = err = NULL;
     /* a finite f16 with both bytes nonzero made a NaN (0x7c01): one more in
      * the dump's f16 nan_inf, the same nonzero_bytes */
-    sh("cd '%s' && python3 -c \"import glob; p = glob.glob('dump/launch-015-*-arg040-*')[0]; "
+    sh("cd '%s' && python3 -c \"import glob; p = glob.glob('dump/launch-023-*-arg040-*')[0]; "
        "b = bytearray(open(p, 'rb').read()); i = next(k for k in range(1, len(b), 2) if (b[k] & 0x7c) != 0x7c and b[k - 1] and b[k]); "
        "b[i - 1 : i + 1] = b'\\\\x01\\\\x7c'; open(p, 'wb').write(b)\"", dir);
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 2);
@@ -292,7 +294,7 @@ static void check_nothing_readable(void)
     out = err = NULL;
     snprintf(args, sizeof args, "info '%s'", dir);
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 2);
-    CHECK(out && strstr(out, "DAMAGED (manifest)") && strstr(out, "24 of 24 launches"));
+    CHECK(out && strstr(out, "DAMAGED (manifest)") && strstr(out, "36 of 36 launches"));
     free(out);
     free(err);
     out = err = NULL;
@@ -303,7 +305,7 @@ static void check_nothing_readable(void)
     free(out);
     free(err);
     out = err = NULL;
-    char *one = damaged_copy("info_one", R14 "args.bin", CUT);
+    char *one = damaged_copy("info_one", R18 "args.bin", CUT);
     snprintf(args, sizeof args, "info '%s' --json", one);
     CHECK_EQ_U64(test_run_vkrr(args, &out, &err), 2);
     CHECK(out && strstr(out, "\"damaged_launches\":1") && strstr(out, "\"kind\":\"input\"") &&
@@ -469,12 +471,12 @@ static void check_bad_kernels(void)
         if (!test_check(rc == 2, __FILE__, __LINE__, b->name))
             fprintf(stderr, "%s: exit %d\n%s\n", b->name, rc, out ? out : "");
         char counts[120];
-        snprintf(counts, sizeof counts, "24 launches: %u PASS, 0 FAIL", 24 - b->broken);
+        snprintf(counts, sizeof counts, "36 launches: %u PASS, 0 FAIL", 36 - b->broken);
         CHECK(out && strstr(out, counts) && strstr(out, want) && strstr(out, b->reason));
         CHECK_EQ_U64(sh("python3 -c \"import json, sys; L = json.load(open('%s.json'))['launches']; "
                         "bad = [l for l in L if l['status'] == 'ERROR']; "
                         "k = sorted(set(l['kernel'] for l in bad)); "
-                        "assert len(bad) == %u and len(L) == 24, len(bad); "
+                        "assert len(bad) == %u and len(L) == 36, len(bad); "
                         "assert k == ['cuda_dldn_rrref_expo1_kernel'] or (%u == 6 and k == "
                         "['cuda_dldn_rrref_expo0_kernel', 'cuda_dldn_rrref_expo1_kernel']), k; "
                         "assert all(sys.argv[1] in l['note'] and sys.argv[2] in l['note'] "
@@ -491,7 +493,7 @@ static void check_bad_kernels(void)
                  dir, dir);
         rc = test_run_vkrr(args, &out, NULL);
         CHECK_EQ_U64(rc, 2);
-        CHECK(out && strstr(out, "24 launches: 24 PASS") && strstr(out, "-> INCOMPLETE") &&
+        CHECK(out && strstr(out, "36 launches: 36 PASS") && strstr(out, "-> INCOMPLETE") &&
               strstr(out, "original not rerun: 3 launches (first: #2 cuda_dldn_rrref_expo1_kernel"));
         CHECK_EQ_U64(sh("python3 -c \"import json; d = json.load(open('%s.v.json')); "
                         "assert d['summary']['original_not_rerun'] == 3; "
@@ -504,7 +506,7 @@ static void check_bad_kernels(void)
         snprintf(args, sizeof args, "stress '%s' --runs 3 --out '%s.stress'", dir, dir);
         rc = test_run_vkrr(args, &out, NULL);
         CHECK_EQ_U64(rc, 2);
-        CHECK(out && strstr(out, "21 launches stressed, 0 disagreements") &&
+        CHECK(out && strstr(out, "33 launches stressed, 0 disagreements") &&
               strstr(out, "3 could not run") && strstr(out, want));
         free(out);
     }
@@ -615,7 +617,7 @@ static void check_surface_tie(void)
         sh("rm -rf '%s' && cp -r '%s' '%s' && sed -i '/^.*vkrr surface object=/d' '%s/run/run.log'",
            dir, cap, dir, dir);
         if (altered)
-            sh("python3 -c \"import glob; p = glob.glob('%s/dump/launch-016-*-arg024-texture-*')[0]; "
+            sh("python3 -c \"import glob; p = glob.glob('%s/dump/launch-024-*-arg024-texture-*')[0]; "
                "b = bytearray(open(p, 'rb').read()); b[0] ^= 1; open(p, 'wb').write(b)\"", dir);
         CHECK_EQ_U64(sh("grep -q 'vkrr surface' '%s/run/run.log'", dir), 1); /* none left */
         vkrr_capture *c = NULL;
@@ -694,11 +696,11 @@ static void check_interrupt(void)
     snprintf(prefix, sizeof prefix, "%s/int", root);
     int rc = interrupt_validate(cap, prefix, &out);
     CHECK_EQ_U64(rc, 130);
-    CHECK(out && strstr(out, ", interrupted after ") && strstr(out, " of 24: "));
+    CHECK(out && strstr(out, ", interrupted after ") && strstr(out, " of 36: "));
     /* each report whole, as of the last finished launch, never half */
     CHECK_EQ_U64(sh("python3 -c \"import json; d = json.load(open('%s.json')); s = d['summary']; "
-                    "assert s['interrupted'] and s['launches_total'] == 24, s; "
-                    "assert 4 <= len(d['launches']) < 24 and len(d['launches']) == s['launches'], s\"",
+                    "assert s['interrupted'] and s['launches_total'] == 36, s; "
+                    "assert 4 <= len(d['launches']) < 36 and len(d['launches']) == s['launches'], s\"",
                     prefix), 0);
     CHECK_EQ_U64(sh("tail -c 14 '%s.xml' | grep -q '</testsuites>' && grep -q 'name=\"interrupted\"' '%s.xml'",
                     prefix, prefix), 0);

@@ -74,7 +74,7 @@ static void test_synth_capture(const char *root)
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none --json '%s/r.json' "
              "--junit '%s/r.xml' --report '%s/html'", cap, root, root, root);
     CHECK_EQ_U64(vkrr(args, &o), 0);
-    CHECK(o && strstr(o, "hardware model: sm_90, measured\n") && strstr(o, "16 PASS, 0 FAIL"));
+    CHECK(o && strstr(o, "hardware model: sm_90, measured\n") && strstr(o, "24 PASS, 0 FAIL"));
     free(o);
     char path[4200];
     snprintf(path, sizeof path, "%s/r.json", root);
@@ -117,9 +117,16 @@ static void test_synth_capture(const char *root)
     free(o);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q --json '%s/r86.json'",
              cap, root);
-    CHECK_EQ_U64(vkrr(args, &o), 0);
+    /* The tables are sm_90's, but the tensor-core sum follows the capture's
+     * architecture (sm_80..sm_89: k in two halves, ptx_mma_sum.h), and the
+     * capture was made under sm_90's: the attention block's four launches,
+     * and only they, differ (the e4m3 requantisations between its mmas turn
+     * last-bit differences into whole steps). */
+    CHECK_EQ_U64(vkrr(args, &o), 1);
     CHECK(o && strstr(o, "hardware model: sm_90, measured (the capture's GPU (sm_86) has no "
                          "measured tables: sm_90's used)"));
+    CHECK(o && strstr(o, "24 launches: 20 PASS, 4 FAIL") &&
+          strstr(o, "first launch that differs: #8 cuda_dldn_rrref_attn0_kernel"));
     free(o);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --approx sm_86", cap);
     char *e = NULL;
@@ -162,7 +169,7 @@ static void test_synth_capture(const char *root)
     CHECK(system(cmd) == 0);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q --hw-tables '%s/tables'",
              cap, root);
-    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK_EQ_U64(vkrr(args, &o), 1); /* the attention block under sm_86's sum, as above */
     CHECK(o && strstr(o, "hardware model: sm_86, measured (tables from"));
     free(o);
     /* the user's tables: ~/.local/share/vkrr/hw where XDG_DATA_HOME is not
@@ -176,7 +183,7 @@ static void test_synth_capture(const char *root)
     setenv("HOME", path_home, 1);
     setenv("XDG_DATA_HOME", "relative/data", 1);
     snprintf(args, sizeof args, "rerun '%s' --backend cpu --heatmaps none -q", cap);
-    CHECK_EQ_U64(vkrr(args, &o), 0);
+    CHECK_EQ_U64(vkrr(args, &o), 1); /* the attention block under sm_86's sum, as above */
     snprintf(cmd, sizeof cmd, "hardware model: sm_86, measured (tables from %s/home/.local/share/vkrr/hw/sm_86",
              root);
     if (!CHECK(o && strstr(o, cmd)))

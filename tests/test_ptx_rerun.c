@@ -239,7 +239,7 @@ int main(void)
         snprintf(mods, sizeof mods, "--modules '%s'", VKRR_PTX_RRREF_DIR);
         rc = rerun(rr, mods, &o);
         CHECK_EQ_U64(rc, 0);
-        CHECK(o && strstr(o, "16 PASS, 0 FAIL"));
+        CHECK(o && strstr(o, "24 PASS, 0 FAIL"));
         free(o);
     } else {
         vkrr_error_print(&err, stderr);

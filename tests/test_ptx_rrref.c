@@ -12,18 +12,19 @@
 #include "synth.h"
 #include "testutil.h"
 
-static const char *const module_names[] = {"rrref_conv.ptx", "rrref_expo.ptx", "rrref_input.ptx",
-                                           "rrref_output.ptx"};
+static const char *const module_names[] = {"rrref_attn.ptx", "rrref_conv.ptx", "rrref_expo.ptx",
+                                           "rrref_input.ptx", "rrref_output.ptx", "rrref_tok.ptx"};
+#define NMODULES (sizeof module_names / sizeof module_names[0])
 
 static vkrr_status make_backend(vkrr_backend *be, vkrr_error *err)
 {
-    char paths[4][4096];
-    const char *p[4];
-    for (int i = 0; i < 4; i++) {
+    char paths[NMODULES][4096];
+    const char *p[NMODULES];
+    for (size_t i = 0; i < NMODULES; i++) {
         snprintf(paths[i], sizeof paths[i], "%s/%s", VKRR_PTX_RRREF_DIR, module_names[i]);
         p[i] = paths[i];
     }
-    return vkrr_ptx_backend_create(be, p, 4, err);
+    return vkrr_ptx_backend_create(be, p, (uint32_t)NMODULES, err);
 }
 
 /* Runs every launch; counts launches whose outputs differ from the dumps. */
@@ -121,7 +122,7 @@ int main(void)
         }
         unsigned n = 0;
         CHECK_EQ_U64(rerun(&be, dir, &n), 0);
-        CHECK_EQ_U64(n, 24); /* 8 kernels x 3 frames */
+        CHECK_EQ_U64(n, 36); /* 12 launches a frame (attn0 twice) x 3 frames */
     }
     /* the comparison can fail: one byte of one dump changed */
     vkrr_capture *cap = NULL;

@@ -140,6 +140,44 @@ static void check_describe(void)
     vkrr_portdesc_set_destroy(ps);
 }
 
+/* Frame 0's attention block as docs/rrref.md lays it out: tok0, attn0
+ * twice (enc2's launch shape, its own weight image each), untok0 and dec0
+ * reading untok0's window; each texture of the block over the array the
+ * launch before wrote through a surface. */
+static void check_attention_block(const vkrr_capture *cap)
+{
+    static const char *const order[] = {"tok0", "attn0", "attn0", "untok0", "dec0"};
+    const vkrr_launch *l[5];
+    for (int i = 0; i < 5; i++) {
+        l[i] = &cap->launches[6 + i]; /* after expo0 expo1 input enc0 down enc1 */
+        char name[64];
+        snprintf(name, sizeof name, "cuda_dldn_rrref_%s_kernel", order[i]);
+        CHECK_STR(l[i]->kernel, name);
+    }
+    const uint32_t tw = 11 * 8, th = 7; /* 21 x 13: half res 11 x 7, 8 texels a token */
+    CHECK(l[0]->nimages == 1 && l[0]->images[0].kind == VKRR_IMAGE_SURFACE &&
+          l[0]->images[0].width == tw && l[0]->images[0].height == th);
+    for (int a = 1; a <= 2; a++) {
+        const vkrr_launch *x = l[a];
+        CHECK(x->block[0] == 32 && x->block[1] == 1 && x->block[2] == 4 &&
+              x->shared_bytes == RRREF_ATTN_SHARED && x->args_bytes == 144);
+        CHECK(x->grid[0] == 1 && x->grid[1] == 1); /* 2 x 2 windows of 8 x 4 */
+        CHECK(x->npointers == 1 && x->pointers[0].offset == 40 &&
+              x->pointers[0].delta == (a == 1 ? RRREF_W_ATTN0 : RRREF_W_ATTN1));
+        if (!CHECK(x->nimages == 3))
+            continue;
+        CHECK(x->images[0].kind == VKRR_IMAGE_TEXTURE && x->images[0].sampler.filter == VKRR_FILTER_LINEAR &&
+              x->images[0].sampler.normalized);
+        /* the first reads tok0's surface, the second the first's out (arg 8) */
+        const vkrr_image *from = a == 1 ? &l[0]->images[0] : &l[1]->images[1];
+        CHECK(x->images[0].array && x->images[0].array == from->array);
+    }
+    CHECK(l[3]->nimages == 1 && l[3]->images[0].sampler.filter == VKRR_FILTER_POINT &&
+          l[2]->nimages == 3 && l[3]->images[0].array == l[2]->images[1].array);
+    CHECK(l[3]->npointers == 1 && l[4]->npointers == 4 &&
+          l[4]->pointers[0].delta == l[3]->pointers[0].delta);
+}
+
 static void check_capture(const vkrr_backend *cpu)
 {
     char *dir = test_tmpdir("rrref");
@@ -158,7 +196,7 @@ static void check_capture(const vkrr_backend *cpu)
     CHECK(vkrr_writer_close(w, &err) == VKRR_OK);
     CHECK(vkrr_capture_open(&cap, cap_dir, &err) == VKRR_OK);
     if (cap) {
-        CHECK_EQ_U64(cap->nlaunches, 16);
+        CHECK_EQ_U64(cap->nlaunches, 24); /* 12 a frame: docs/rrref.md */
         CHECK_EQ_U64(cap->nframes, 2);
         const vkrr_launch *o0 = vkrr_capture_find(cap, "cuda_dldn_rrref_output_kernel", 0);
         const vkrr_launch *o1 = vkrr_capture_find(cap, "cuda_dldn_rrref_output_kernel", 1);
@@ -171,6 +209,7 @@ static void check_capture(const vkrr_backend *cpu)
         const vkrr_launch *e0 = vkrr_capture_find(cap, "cuda_dldn_rrref_enc0_kernel", 0);
         CHECK(e0 && e0->npointers == 3 && e0->pointers[2].offset == 40 && e0->pointers[2].delta == RRREF_W_ENC0);
         CHECK(e0 && e0->pointers[0].delta != 0);
+        check_attention_block(cap);
     } else {
         vkrr_error_print(&err, stderr);
     }

@@ -36,7 +36,7 @@ static void check_cli_pass(const char *cap, const char *root)
     int rc = test_run_vkrr(args, &out, &err);
     CHECK_EQ_U64(rc, 0);
     CHECK(out && strstr(out, " 0 FAIL, 0 NO PORT, 0 TIMEOUT, 0 ERROR, 0 SKIPPED -> PASS"));
-    CHECK(out && strstr(out, "summary (chained): 24 PASS, 0 FAIL"));
+    CHECK(out && strstr(out, "summary (chained): 36 PASS, 0 FAIL"));
     CHECK(out && strstr(out, "validation layer: 0 messages"));
     if (rc != 0)
         fprintf(stderr, "--- stdout\n%s\n--- stderr\n%s\n", out ? out : "", err ? err : "");

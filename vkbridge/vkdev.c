@@ -139,7 +139,7 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
     if ((st = make_timestamps(vk, d, err)) != VKRR_OK)
         goto fail;
     /* Read through a device address, so no descriptor binding changes; host
-     * memory is fine for 512 KiB that a port reads a few times a pixel. */
+     * memory is fine for the 768 KiB that a port reads a few times a pixel. */
     if ((st = vkrr_vk_buffer_create(vk, VKRR_APPROX_PORT_TABLE_BYTES,
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                         VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,

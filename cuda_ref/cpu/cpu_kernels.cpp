@@ -12,6 +12,7 @@
 #include "rrref_expo.cu"
 #include "rrref_input.cu"
 #include "rrref_output.cu"
+#include "rrref_tok.cu"
 #ifdef VKRR_TEST_KERNELS /* the tests' kernels, one source for every backend */
 #include "vkrr_test_linear.cu"
 #endif
@@ -25,6 +26,8 @@ static const cpu_kernel_entry cpu_kernels[] = {
     CPU_KERNEL(cuda_dldn_rrref_enc1_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_dec0_kernel, rrref_conv_params),
     CPU_KERNEL(cuda_dldn_rrref_output_kernel, rrref_output_params),
+    CPU_KERNEL(cuda_dldn_rrref_tok0_kernel, rrref_tok_params),
+    CPU_KERNEL(cuda_dldn_rrref_untok0_kernel, rrref_untok_params),
     /* its threads meet; rcp.approx too; the tensor-core sum is a model and
      * div.approx a stand-in (approx.h), as its PTX's launches report */
     CPU_KERNEL_COOP(cuda_dldn_rrref_attn0_kernel, rrref_attn_params,

@@ -6,19 +6,28 @@
  *   stats    exposure (4 f32) and the expo0 partials (f32 per 16x16 tile)
  * Arena windows, each 256-byte aligned, all at non-zero deltas:
  *   in  [C_IN] f16 W x H | e0 [C_E0] f16 W x H | dn [C_E0] e4m3 W2 x H2 |
- *   e1 [C_E1] f16 W2 x H2 | dec [C_DEC] f16 W x H
+ *   e1 [C_E1] f16 W2 x H2 | dec [C_DEC] f16 W x H | at [C_E1] f16 W2 x H2
+ *   (at: untok0's planes, which dec0 reads in place of e1)
  * Arrays: noisy (HALF x4), depth (FLOAT x1), motion (HALF x2), albedo
  * (UNORM_INT8X4), normal (SNORM_INT8X4), mask (UNSIGNED_INT8 x1), output
  * (HALF x4) and two history arrays (HALF x4) used in turn: frame k reads
  * history[k%2] through the history texture (re-created every frame with the
  * same handle value) and writes history[(k+1)%2] through its surface.
+ * The attention block's tokens, HALF x4 arrays of (W2 * 8) x H2 texels: tok
+ * (tok0's surface; the first attn0's texture), out1 and br1 (the first
+ * attn0's surfaces; out1 is the second's texture), out2 and br2 (the
+ * second's surfaces; out2 is untok0's texture).  Their textures are made
+ * once: LINEAR, normalized coordinates, clamp for attn0 (the production
+ * sampler, read at integer coordinates), point for untok0.
  *
  * Weights: for layer l (enc0 1, enc1 2, dec0 3, output 4) and byte index i
  * of its block, u = splitmix64(seed + l * 2^32 + i) >> 40, scaled to
  * [-1, 1) as u / 2^23 - 1; weight = e4m3_satfinite(u * 1.5 / sqrt(K)),
  * bias = e4m3_satfinite(u * 0.125); the output layer's bias for the centre
  * tap (12) and the history logit (25) is 1.0, so untrained weights favour
- * them.
+ * them.  The two attention images (layers 5 and 6, at RRREF_W_ATTN0 and
+ * RRREF_W_ATTN1) are the same draw read as 128 rows of K = 32 (Wq, Wk, Wv,
+ * Wo) and then 128 biases: weights within +-0.265, biases within +-0.125.
  */
 #include "rrref_host.h"
 
@@ -35,10 +44,14 @@
 #define RR_MAX_ALLOCS 3
 #define RR_MAX_PTRS 4
 #define RR_MAX_IMAGES 8
+#define RR_ARGS_MAX 160 /* the attention block's 144 bytes fit */
 
 enum { RR_BUF_WEIGHTS, RR_BUF_ARENA, RR_BUF_STATS, RR_NBUF };
 enum { RR_ARR_NOISY, RR_ARR_DEPTH, RR_ARR_MOTION, RR_ARR_ALBEDO, RR_ARR_NORMAL, RR_ARR_MASK,
-       RR_ARR_OUT, RR_ARR_HIST0, RR_ARR_HIST1, RR_NARR };
+       RR_ARR_OUT, RR_ARR_HIST0, RR_ARR_HIST1, RR_ARR_TOK, RR_ARR_OUT1, RR_ARR_BR1, RR_ARR_OUT2,
+       RR_ARR_BR2, RR_NARR };
+#define RR_NTOK (RR_NARR - RR_ARR_TOK) /* the token arrays, from RR_ARR_TOK on */
+enum { RR_TEX_TOK = 7, RR_TEX_OUT1, RR_TEX_OUT2, RR_NTEX }; /* after the 7 of the frame's input */
 
 typedef struct rr_buf {
     uint64_t base, size;
@@ -47,25 +60,36 @@ typedef struct rr_buf {
 
 struct rrref_net {
     uint32_t w, h, w2, h2, tiles;
-    uint64_t off_in, off_e0, off_dn, off_e1, off_dec;
+    uint64_t off_in, off_e0, off_dn, off_e1, off_dec, off_at;
     rr_buf buf[RR_NBUF];
     uint8_t *out_arr, *hist_arr[2]; /* contents of the output and history arrays */
+    uint8_t *tok_arr[RR_NTOK];      /* contents of the token arrays (RR_ARR_TOK on) */
     uint32_t frame;
+    uint64_t launches;              /* run so far (rrref_net_launches) */
     vkrr_writer *w_seen;            /* the writer the handles below were logged in */
-    uint64_t array[RR_NARR], tex[7], surf_out, surf_hist[2];
+    uint64_t array[RR_NARR], tex[RR_NTEX], surf_out, surf_hist[2], surf_tok[RR_NTOK];
 };
 
 static const vkrr_sampler rr_point = {VKRR_FILTER_POINT, {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}, false, false, false, true};
 static const vkrr_sampler rr_linear = {VKRR_FILTER_LINEAR, {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}, false, false, false, true};
+static const vkrr_sampler rr_linear_norm = {VKRR_FILTER_LINEAR, {VKRR_ADDRESS_CLAMP, VKRR_ADDRESS_CLAMP}, true, false, false, true};
 
 static const char *const rr_names[] = {
     "cuda_dldn_rrref_expo0_kernel", "cuda_dldn_rrref_expo1_kernel", "cuda_dldn_rrref_input_kernel",
     "cuda_dldn_rrref_enc0_kernel",  "cuda_dldn_rrref_down_kernel",  "cuda_dldn_rrref_enc1_kernel",
+    "cuda_dldn_rrref_tok0_kernel",  "cuda_dldn_rrref_attn0_kernel", "cuda_dldn_rrref_untok0_kernel",
     "cuda_dldn_rrref_dec0_kernel",  "cuda_dldn_rrref_output_kernel", NULL};
+enum { RR_K_EXPO0, RR_K_EXPO1, RR_K_INPUT, RR_K_ENC0, RR_K_DOWN, RR_K_ENC1, RR_K_TOK0, RR_K_ATTN0,
+       RR_K_UNTOK0, RR_K_DEC0, RR_K_OUTPUT };
 
 const char *const *rrref_kernel_names(void)
 {
     return rr_names;
+}
+
+uint64_t rrref_net_launches(const rrref_net *net)
+{
+    return net->launches;
 }
 
 static uint64_t rr_splitmix(uint64_t x)
@@ -106,6 +130,8 @@ void rrref_net_destroy(rrref_net *net)
     free(net->out_arr);
     free(net->hist_arr[0]);
     free(net->hist_arr[1]);
+    for (int i = 0; i < RR_NTOK; i++)
+        free(net->tok_arr[i]);
     free(net);
 }
 
@@ -130,7 +156,8 @@ vkrr_status rrref_net_create(rrref_net **out, const rrref_net_desc *desc, vkrr_e
     net->off_dn = rr_align(net->off_e0 + full * RRREF_C_E0 * 2);
     net->off_e1 = rr_align(net->off_dn + half * RRREF_C_E0);
     net->off_dec = rr_align(net->off_e1 + half * RRREF_C_E1 * 2);
-    uint64_t sizes[RR_NBUF] = {RRREF_W_BYTES, rr_align(net->off_dec + full * RRREF_C_DEC * 2),
+    net->off_at = rr_align(net->off_dec + full * RRREF_C_DEC * 2);
+    uint64_t sizes[RR_NBUF] = {RRREF_W_BYTES, rr_align(net->off_at + half * RRREF_C_E1 * 2),
                                RRREF_STATS_PARTIALS + (uint64_t)net->tiles * 4};
     uint64_t bases[RR_NBUF] = {RR_BASE_WEIGHTS, RR_BASE_ARENA, RR_BASE_STATS};
     for (int i = 0; i < RR_NBUF; i++) {
@@ -146,6 +173,9 @@ vkrr_status rrref_net_create(rrref_net **out, const rrref_net_desc *desc, vkrr_e
     net->hist_arr[1] = calloc(full, 8);
     if (!net->out_arr || !net->hist_arr[0] || !net->hist_arr[1])
         goto nomem;
+    for (int i = 0; i < RR_NTOK; i++)
+        if (!(net->tok_arr[i] = calloc(half * 8, 8)))
+            goto nomem;
     uint8_t *wt = net->buf[RR_BUF_WEIGHTS].cur;
     rr_layer_weights(wt + RRREF_W_ENC0, desc->seed, 1, RRREF_C_E0, RRREF_K_ENC0);
     rr_layer_weights(wt + RRREF_W_ENC1, desc->seed, 2, RRREF_C_E1, RRREF_K_ENC1);
@@ -153,6 +183,8 @@ vkrr_status rrref_net_create(rrref_net **out, const rrref_net_desc *desc, vkrr_e
     rr_layer_weights(wt + RRREF_W_OUT, desc->seed, 4, RRREF_N_LOGITS, RRREF_K_OUT);
     wt[RRREF_W_OUT + RRREF_N_LOGITS * RRREF_K_OUT + 12] = vkrr_f32_to_e4m3_satfinite(1.0f);
     wt[RRREF_W_OUT + RRREF_N_LOGITS * RRREF_K_OUT + 25] = vkrr_f32_to_e4m3_satfinite(1.0f);
+    rr_layer_weights(wt + RRREF_W_ATTN0, desc->seed, 5, 4 * RRREF_ATTN_C, RRREF_ATTN_C);
+    rr_layer_weights(wt + RRREF_W_ATTN1, desc->seed, 6, 4 * RRREF_ATTN_C, RRREF_ATTN_C);
     *out = net;
     return VKRR_OK;
 nomem:
@@ -165,8 +197,8 @@ nomem:
 
 typedef struct rr_launch {
     const char *kernel;
-    uint32_t grid[3], block[3];
-    uint8_t args[128];
+    uint32_t grid[3], block[3], shared;
+    uint8_t args[RR_ARGS_MAX];
     uint32_t args_bytes;
     int buf[RR_MAX_ALLOCS];          /* net buffer of each alloc */
     vkrr_replay_alloc allocs[RR_MAX_ALLOCS];
@@ -239,12 +271,13 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
         l->images[i].post = surf_post[i];
     }
     vkrr_replay r = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
-                     {l->block[0], l->block[1], l->block[2]}, 0, l->args, l->args_bytes,
+                     {l->block[0], l->block[1], l->block[2]}, l->shared, l->args, l->args_bytes,
                      l->allocs, l->nallocs, l->ptrs, l->nptrs, l->images, l->nimages,
                      NULL, NULL, 0, NULL, NULL, NULL, NULL};
     st = be->run(be->self, &r, err);
     if (st != VKRR_OK)
         goto fail;
+    net->launches++;
     if (w) {
         vkrr_alloc_record ar[RR_MAX_ALLOCS];
         vkrr_pointer_record pr[RR_MAX_PTRS];
@@ -263,7 +296,7 @@ static vkrr_status rr_launch_run(rrref_net *net, rr_launch *l, const vkrr_backen
                                         .post = im->kind == VKRR_IMAGE_SURFACE ? im->post : im->pre};
         }
         vkrr_launch_record rec = {l->kernel, {l->grid[0], l->grid[1], l->grid[2]},
-                                  {l->block[0], l->block[1], l->block[2]}, 0, l->args,
+                                  {l->block[0], l->block[1], l->block[2]}, l->shared, l->args,
                                   l->args_bytes, ar, l->nallocs, pr, l->nptrs, ir, l->nimages, NULL};
         uint64_t seq = 0;
         st = vkrr_writer_launch(w, &rec, &seq, err);
@@ -290,17 +323,81 @@ fail:
     return st;
 }
 
+/* ---- the attention block at the bottleneck ------------------------------ */
+
+/* A token array's handle: the logged one, or a stand-in when nothing is
+ * recorded (the backends only match handles to their images). */
+static uint64_t rr_tok_surf(const rrref_net *net, const vkrr_writer *w, int i)
+{
+    return w ? net->surf_tok[i] : 0x5101u + (uint64_t)i;
+}
+static uint64_t rr_tok_tex(const rrref_net *net, const vkrr_writer *w, int t)
+{
+    return w ? net->tex[t] : 0x4101u + (uint64_t)t;
+}
+
+/* tok0, attn0 twice (the second reads the first's out array), untok0 into
+ * the arena's at window. */
+static vkrr_status rr_attention(rrref_net *net, const vkrr_backend *be, vkrr_writer *w,
+                                vkrr_error *err)
+{
+    const uint32_t W2 = net->w2, H2 = net->h2, TW = W2 * 8;
+    const uint32_t g2x = (W2 + RRREF_BLOCK - 1) / RRREF_BLOCK, g2y = (H2 + RRREF_BLOCK - 1) / RRREF_BLOCK;
+    uint8_t **arr = net->tok_arr; /* [0] tok, [1] out1, [2] br1, [3] out2, [4] br2 */
+    rr_launch l;
+    vkrr_status st;
+
+    rrref_tok_params tk = {0, 0, 0, W2, H2};
+    rr_launch_init(&l, rr_names[RR_K_TOK0], &tk, sizeof tk, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_e1);
+    rr_launch_ptr(&l, net, 8, RR_BUF_ARENA, net->off_dn);
+    rr_launch_image(&l, 16, VKRR_IMAGE_SURFACE, rr_tok_surf(net, w, 0), TW, H2, 16, 4, NULL, arr[0], arr[0]);
+    if ((st = rr_launch_run(net, &l, be, w, err)) != VKRR_OK)
+        return st;
+
+    static const int tex_of[2] = {RR_TEX_TOK, RR_TEX_OUT1};
+    static const uint64_t w_off[2] = {RRREF_W_ATTN0, RRREF_W_ATTN1};
+    for (int a = 0; a < 2; a++) {
+        rrref_attn_params ap = {0};
+        ap.width = W2, ap.height = H2;
+        ap.windows_x = (W2 + RRREF_ATTN_WIN_W - 1) / RRREF_ATTN_WIN_W;
+        ap.windows_y = (H2 + RRREF_ATTN_WIN_H - 1) / RRREF_ATTN_WIN_H;
+        ap.log2_tau = 0xb900;  /* -0.625: scores scaled by 2^-0.625 = 0.648 */
+        ap.channels = 0x5000;  /* 32 */
+        ap.eps = 0x0800;       /* 2^-13, as enc1's RMS norm */
+        rr_launch_init(&l, rr_names[RR_K_ATTN0], &ap, sizeof ap, (ap.windows_x + 1) / 2,
+                       (ap.windows_y + 1) / 2, 32, 1);
+        l.block[2] = 4;
+        l.shared = RRREF_ATTN_SHARED;
+        uint8_t *src = arr[a], *out = arr[2 * a + 1], *br = arr[2 * a + 2]; /* tok, then out1 */
+        rr_launch_image(&l, 0, VKRR_IMAGE_TEXTURE, rr_tok_tex(net, w, tex_of[a]), TW, H2, 16, 4,
+                        &rr_linear_norm, src, NULL);
+        rr_launch_image(&l, 8, VKRR_IMAGE_SURFACE, rr_tok_surf(net, w, 2 * a + 1), TW, H2, 16, 4, NULL, out, out);
+        rr_launch_image(&l, 16, VKRR_IMAGE_SURFACE, rr_tok_surf(net, w, 2 * a + 2), TW, H2, 16, 4, NULL, br, br);
+        rr_launch_ptr(&l, net, 40, RR_BUF_WEIGHTS, w_off[a]);
+        if ((st = rr_launch_run(net, &l, be, w, err)) != VKRR_OK)
+            return st;
+    }
+
+    rrref_untok_params ut = {0, 0, W2, H2};
+    rr_launch_init(&l, rr_names[RR_K_UNTOK0], &ut, sizeof ut, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_image(&l, 0, VKRR_IMAGE_TEXTURE, rr_tok_tex(net, w, RR_TEX_OUT2), TW, H2, 16, 4, &rr_point,
+                    arr[3], NULL);
+    rr_launch_ptr(&l, net, 8, RR_BUF_ARENA, net->off_at);
+    return rr_launch_run(net, &l, be, w, err);
+}
+
 /* ---- one frame -------------------------------------------------------- */
 
 /* Logs the arrays, textures and surfaces in a writer that has not seen them. */
 static void rr_log_objects(rrref_net *net, vkrr_writer *w)
 {
-    static const uint32_t fmt[RR_NARR] = {16, 32, 16, 194, 200, 1, 16, 16, 16};
-    static const uint32_t ch[RR_NARR] = {4, 1, 2, 4, 4, 1, 4, 4, 4};
+    static const uint32_t fmt[RR_ARR_TOK] = {16, 32, 16, 194, 200, 1, 16, 16, 16};
+    static const uint32_t ch[RR_ARR_TOK] = {4, 1, 2, 4, 4, 1, 4, 4, 4};
     if (!w || w == net->w_seen)
         return;
     net->w_seen = w;
-    for (int i = 0; i < RR_NARR; i++)
+    for (int i = 0; i < RR_ARR_TOK; i++)
         net->array[i] = vkrr_writer_array_create(w, net->w, net->h, fmt[i], ch[i]);
     for (int i = 0; i < 6; i++)
         net->tex[i] = vkrr_writer_texture_create(w, net->array[i], &rr_point, 0);
@@ -308,6 +405,16 @@ static void rr_log_objects(rrref_net *net, vkrr_writer *w)
     net->surf_out = vkrr_writer_surface_create(w, net->array[RR_ARR_OUT], 0);
     net->surf_hist[0] = vkrr_writer_surface_create(w, net->array[RR_ARR_HIST0], 0);
     net->surf_hist[1] = vkrr_writer_surface_create(w, net->array[RR_ARR_HIST1], 0);
+    /* The bridge's log does not say a surface's array: a reader ties it to the
+     * earliest array of its shape no texture or surface was made over yet
+     * (capture_link.c), so each token array gets its surface at once. */
+    for (int i = 0; i < RR_NTOK; i++) {
+        net->array[RR_ARR_TOK + i] = vkrr_writer_array_create(w, net->w2 * 8, net->h2, 16, 4);
+        net->surf_tok[i] = vkrr_writer_surface_create(w, net->array[RR_ARR_TOK + i], 0);
+    }
+    net->tex[RR_TEX_TOK] = vkrr_writer_texture_create(w, net->array[RR_ARR_TOK], &rr_linear_norm, 0);
+    net->tex[RR_TEX_OUT1] = vkrr_writer_texture_create(w, net->array[RR_ARR_OUT1], &rr_linear_norm, 0);
+    net->tex[RR_TEX_OUT2] = vkrr_writer_texture_create(w, net->array[RR_ARR_OUT2], &rr_point, 0);
 }
 
 vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
@@ -347,21 +454,21 @@ vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
     } while (0)
 
     rrref_expo0_params e0 = {0, 0, W, H, (W + RRREF_TILE - 1) / RRREF_TILE, (H + RRREF_TILE - 1) / RRREF_TILE};
-    rr_launch_init(&l, rr_names[0], &e0, sizeof e0, (net->tiles + RRREF_EXPO0_BLOCK - 1) / RRREF_EXPO0_BLOCK, 1,
+    rr_launch_init(&l, rr_names[RR_K_EXPO0], &e0, sizeof e0, (net->tiles + RRREF_EXPO0_BLOCK - 1) / RRREF_EXPO0_BLOCK, 1,
                    RRREF_EXPO0_BLOCK, 1);
     RR_TEX(&l, 0, 0);
     rr_launch_ptr(&l, net, 8, RR_BUF_STATS, RRREF_STATS_PARTIALS);
     RR_RUN(&l);
 
     rrref_expo1_params e1 = {0, 0, net->tiles, W * H, 0.18f, 0};
-    rr_launch_init(&l, rr_names[1], &e1, sizeof e1, 1, 1, 1, 1);
+    rr_launch_init(&l, rr_names[RR_K_EXPO1], &e1, sizeof e1, 1, 1, 1, 1);
     rr_launch_ptr(&l, net, 0, RR_BUF_STATS, RRREF_STATS_PARTIALS);
     rr_launch_ptr(&l, net, 8, RR_BUF_STATS, RRREF_STATS_EXPOSURE);
     RR_RUN(&l);
 
     rrref_input_params in = {0};
     in.width = W, in.height = H;
-    rr_launch_init(&l, rr_names[2], &in, sizeof in, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_init(&l, rr_names[RR_K_INPUT], &in, sizeof in, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
     for (int i = 0; i < 7; i++)
         RR_TEX(&l, (uint32_t)(8 * i), i);
     rr_launch_ptr(&l, net, 56, RR_BUF_STATS, RRREF_STATS_EXPOSURE);
@@ -369,28 +476,31 @@ vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
     RR_RUN(&l);
 
     rrref_conv_params cv = {0, 0, 0, W, H, W, H, 0};
-    rr_launch_init(&l, rr_names[3], &cv, sizeof cv, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_init(&l, rr_names[RR_K_ENC0], &cv, sizeof cv, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
     rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_in);
     rr_launch_ptr(&l, net, 16, RR_BUF_ARENA, net->off_e0);
     rr_launch_ptr(&l, net, 40, RR_BUF_WEIGHTS, RRREF_W_ENC0);
     RR_RUN(&l);
 
     rrref_down_params dn = {0, 0, net->w2, net->h2, W, H};
-    rr_launch_init(&l, rr_names[4], &dn, sizeof dn, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_init(&l, rr_names[RR_K_DOWN], &dn, sizeof dn, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
     rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_e0);
     rr_launch_ptr(&l, net, 8, RR_BUF_ARENA, net->off_dn);
     RR_RUN(&l);
 
     cv = (rrref_conv_params){0, 0, 0, net->w2, net->h2, net->w2, net->h2, 0};
-    rr_launch_init(&l, rr_names[5], &cv, sizeof cv, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_init(&l, rr_names[RR_K_ENC1], &cv, sizeof cv, g2x, g2y, RRREF_BLOCK, RRREF_BLOCK);
     rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_dn);
     rr_launch_ptr(&l, net, 16, RR_BUF_ARENA, net->off_e1);
     rr_launch_ptr(&l, net, 40, RR_BUF_WEIGHTS, RRREF_W_ENC1);
     RR_RUN(&l);
 
+    if ((st = rr_attention(net, be, w, err)) != VKRR_OK)
+        return st;
+
     cv = (rrref_conv_params){0, 0, 0, W, H, net->w2, net->h2, 0};
-    rr_launch_init(&l, rr_names[6], &cv, sizeof cv, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
-    rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_e1);
+    rr_launch_init(&l, rr_names[RR_K_DEC0], &cv, sizeof cv, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_at); /* untok0's planes, not enc1's */
     rr_launch_ptr(&l, net, 8, RR_BUF_ARENA, net->off_e0);
     rr_launch_ptr(&l, net, 16, RR_BUF_ARENA, net->off_dec);
     rr_launch_ptr(&l, net, 40, RR_BUF_WEIGHTS, RRREF_W_DEC0);
@@ -398,7 +508,7 @@ vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
 
     rrref_output_params op = {0};
     op.width = W, op.height = H;
-    rr_launch_init(&l, rr_names[7], &op, sizeof op, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
+    rr_launch_init(&l, rr_names[RR_K_OUTPUT], &op, sizeof op, gx, gy, RRREF_BLOCK, RRREF_BLOCK);
     rr_launch_ptr(&l, net, 0, RR_BUF_ARENA, net->off_dec);
     RR_TEX(&l, 8, 0);
     RR_TEX(&l, 16, 2);

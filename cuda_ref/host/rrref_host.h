@@ -52,8 +52,11 @@ vkrr_status rrref_net_run_frame(rrref_net *net, const vkrr_backend *be,
                                 const vkrr_scene_frame *scene, vkrr_writer *w,
                                 uint16_t *output, vkrr_error *err);
 
-/* The kernel names of one frame, in launch order (NULL-terminated). */
+/* The kernels of one frame, each once, in launch order (NULL-terminated;
+ * attn0 runs twice a frame, so a frame has more launches than names). */
 const char *const *rrref_kernel_names(void);
+/* The launches net has run so far, every frame's. */
+uint64_t rrref_net_launches(const rrref_net *net);
 
 #ifdef __cplusplus
 }

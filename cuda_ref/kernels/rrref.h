@@ -14,7 +14,7 @@
  *   surface words (uint64_t)  a CUsurfObject (same remark).
  *
  * The network (all kernels extern "C", one thread per output pixel, 2D grid
- * of RRREF_BLOCK x RRREF_BLOCK blocks, except the exposure reduction):
+ * of RRREF_BLOCK x RRREF_BLOCK blocks, except the exposure reduction and attn0):
  *
  *   expo0   colour tex -> per-tile (16x16) sums of log2 luminance (f32 partials)
  *   expo1   one thread: partials summed in index order -> exposure (f32)
@@ -27,8 +27,15 @@
  *           max subtraction) -> weights of a 5x5 neighbourhood of the noisy
  *           colour plus the reprojected history sample; writes the output and
  *           history surfaces (HALF x4) with byte x.
+ *   tok0    enc1's 16 planes, down's 8 (e4m3 -> f16) and 8 zero channels ->
+ *           RRREF_ATTN_C-channel tokens, half res, through a HALF x4 surface
  *   attn0   window attention on fp8 tensor cores (rrref_attn.cu,
- *           docs/rrref-attention.md): its own kernel, not yet in synth's frame
+ *           docs/rrref-attention.md), launched twice (two weight images):
+ *           tokens -> tokens, texture in, surfaces out
+ *   untok0  the second attention's tokens, channels 0..15 -> RRREF_C_E1 f16
+ *           planes, half res (the window dec0 reads in place of enc1's)
+ * Frame order: expo0 expo1 input enc0 down enc1 tok0 attn0 attn0 untok0 dec0
+ * output (docs/rrref.md).
  *
  *
  * Numerics (the Vulkan port must reproduce each step; the device helpers are in
@@ -95,7 +102,11 @@
 #define RRREF_W_ENC1 (RRREF_W_ENC0 + 4096u)   /* enc0 uses 8*144+8 = 1160 bytes */
 #define RRREF_W_DEC0 (RRREF_W_ENC1 + 4096u)   /* enc1 uses 16*72+16 = 1168 */
 #define RRREF_W_OUT (RRREF_W_DEC0 + 4096u)    /* dec0 uses 8*216+8 = 1736 */
-#define RRREF_W_BYTES (RRREF_W_OUT + 4096u)   /* output uses 26*72+26 = 1898 */
+/* The two attention launches' images (RRREF_ATTN_W_BYTES = 4224 each, layout
+ * below), appended so the conv layers' offsets stay where they were. */
+#define RRREF_W_ATTN0 (RRREF_W_OUT + 4096u)   /* output uses 26*72+26 = 1898 */
+#define RRREF_W_ATTN1 (RRREF_W_ATTN0 + 4352u) /* 4224 rounded up to 256 */
+#define RRREF_W_BYTES (RRREF_W_ATTN1 + 4352u)
 
 /* ---- stats allocation (f32) --------------------------------------------
  * exposure window at +RRREF_STATS_EXPOSURE: 4 f32
@@ -218,6 +229,27 @@ typedef struct rrref_attn_params {
     uint32_t reserved[22]; /* 56 zero (the block is the 144 bytes of the notes' enc2) */
 } rrref_attn_params;
 
+/* cuda_dldn_rrref_tok0_kernel: grid over the half-res image, 8 x 8 blocks.
+ * Token (x, y) is channels enc1[0..15], down[0..7] (e4m3 -> f16, exact; a NaN
+ * code -> 0x7fff) and 8 zeros, written as 8 HALF x4 texels (8x + c, y). */
+typedef struct rrref_tok_params {
+    uint64_t enc1;        /*  0 pointer: f16 [C_E1] half res (enc1 window) */
+    uint64_t down;        /*  8 pointer: e4m3 [C_E0] half res (down window) */
+    uint64_t tokens;      /* 16 surface HALF x4: (width * 8) x height texels */
+    uint32_t width;       /* 24 half-res width */
+    uint32_t height;      /* 28 half-res height */
+} rrref_tok_params;
+
+/* cuda_dldn_rrref_untok0_kernel: grid over the half-res image, 8 x 8 blocks.
+ * Plane c (0..15) at (x, y) = channel c of token (x, y): texel (8x + c/4, y)
+ * read with tex2D at its centre, point filter, unnormalized, clamp. */
+typedef struct rrref_untok_params {
+    uint64_t tokens;      /*  0 texture HALF x4 tokens (the second attn0's out) */
+    uint64_t dst;         /*  8 pointer: f16 [C_E1] half res (arena window) */
+    uint32_t width;       /* 16 half-res width */
+    uint32_t height;      /* 20 */
+} rrref_untok_params;
+
 #define RRREF_OFF(T, f) offsetof(T, f)
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_expo0_params, partials) == 8, "expo0.partials");
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_expo0_params, tiles_y) == 28, "expo0.tiles_y");
@@ -246,5 +278,11 @@ RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, windows_y) == 36, "attn.windows
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, weights) == 40, "attn.weights at +40");
 RRREF_STATIC_ASSERT(RRREF_OFF(rrref_attn_params, eps) == 52, "attn.eps");
 RRREF_STATIC_ASSERT(sizeof(rrref_attn_params) == 144, "attn size");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_tok_params, tokens) == 16, "tok.tokens");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_tok_params, height) == 28, "tok.height");
+RRREF_STATIC_ASSERT(sizeof(rrref_tok_params) == 32, "tok size");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_untok_params, dst) == 8, "untok.dst");
+RRREF_STATIC_ASSERT(RRREF_OFF(rrref_untok_params, height) == 20, "untok.height");
+RRREF_STATIC_ASSERT(sizeof(rrref_untok_params) == 24, "untok size");
 
 #endif

@@ -11,7 +11,8 @@
 //   shaderFloat64 needed).
 // - fmaxf/fminf: CUDA returns the other operand for a NaN; GLSL max/min do
 //   not promise that.  vkrr_fmaxf/vkrr_fminf test NaN on the bits.
-// - approximate instructions (ex2.approx.ftz, rsqrt.approx.ftz): not
+// - approximate instructions (ex2.approx.ftz, rsqrt.approx.ftz,
+//   rcp.approx.ftz): not
 //   specified to the bit, and a GPU does not return the correctly rounded
 //   value.  The hardware model (src/hw/approx.h: the laws measured on a
 //   GPU) defines them; the CPU backend calls it and ports read its values
@@ -185,10 +186,11 @@ float vkrr_fma(float a, float b, float c)
 // The approximate instructions are defined once, in src/hw/approx.h
 // (the CPU backend calls it).  vkbridge hands every port the tabulation of
 // that definition over all f16 inputs, through a device address in
-// specialization constants 3 and 4: f32 bits, [0, 65536) ex2 and
-// [65536, 131072) rsqrt, indexed by the input's f16 code.  An input that is
-// not an f16 value (or no table: address 0) falls back to GLSL's exp2 /
-// inversesqrt, which may differ from the CPU in the last bits.
+// specialization constants 3 and 4: f32 bits, [0, 65536) ex2, [65536,
+// 131072) rsqrt and [131072, 196608) rcp, indexed by the input's f16 code
+// (vkrr_approx_port_tables).  An input that is not an f16 value (or no
+// table: address 0) falls back to GLSL's exp2 / inversesqrt / 1.0 / x,
+// which may differ from the CPU in the last bits.
 layout(constant_id = 3) const uint vkrr_approx_lo = 0u;
 layout(constant_id = 4) const uint vkrr_approx_hi = 0u;
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer VkrrApproxTable { uint v[]; };
@@ -227,5 +229,21 @@ float vkrr_rsqrt_approx(float x)
     precise float r = inversesqrt(x);
     return vkrr_ftz(r);
 }
+
+// rcp.approx.ftz.f32 (the hardware model on f16 inputs).
+float vkrr_rcp_approx(float x)
+{
+    float y;
+    if (vkrr_approx_lookup(x, 131072u, y))
+        return y;
+    x = vkrr_ftz(x);
+    precise float r = 1.0 / x;
+    return vkrr_ftz(r);
+}
+
+// div.approx.ftz.f32: vkrr's stand-in (src/hw/approx.h, cuda_cpu.h's
+// cpu_div_approx_ftz), the correctly rounded quotient of the flushed
+// operands, flushed.  On a GPU it is exact too where b is a power of two.
+float vkrr_div_approx_ftz(float a, float b) { return vkrr_ftz(vkrr_div(vkrr_ftz(a), vkrr_ftz(b))); }
 
 #endif

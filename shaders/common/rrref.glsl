@@ -83,6 +83,21 @@ struct RrrefDownParams {
     uint src_height;      // 28
 };
 
+struct RrrefTokParams {
+    uint64_t enc1;        //  0 f16 [C_E1] half res
+    uint64_t down;        //  8 e4m3 [C_E0] half res
+    uint64_t tokens;      // 16 surface HALF x4, (width * 8) x height
+    uint width;           // 24
+    uint height;          // 28
+};
+
+struct RrrefUntokParams {
+    uint64_t tokens;      //  0 texture HALF x4, point
+    uint64_t dst;         //  8 f16 [C_E1] half res
+    uint width;           // 16
+    uint height;          // 20
+};
+
 struct RrrefOutputParams {
     uint64_t src;         //  0 f16 [C_DEC]
     uint64_t colour;      //  8 texture

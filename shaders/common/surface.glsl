@@ -32,7 +32,8 @@ bool vkrr_surf_in(ivec2 p, ivec2 size) { return p.x >= 0 && p.y >= 0 && p.x < si
 // 22.3) imageSize() of a storage image array element inside a large shader
 // came back 0 and the guarded store was dropped (validate showed every texel
 // of rrref's output surface unwritten).  The writers are macros so the table
-// index stays a local of the caller; each evaluates its arguments once.
+// index stays a local of the caller; each evaluates its arguments once, and
+// names components by index (a `.y` in a body would be the macro's y).
 #define VKRR_SURF_STORE_(table, s, p, v)  \
     {                                     \
         int s_ = (s);                     \
@@ -44,7 +45,7 @@ bool vkrr_surf_in(ivec2 p, ivec2 size) { return p.x >= 0 && p.y >= 0 && p.x < si
     {                                                                                             \
         uvec4 h4_ = (h);                                                                          \
         VKRR_SURF_STORE_(vkrr_surf64, s, ivec2(vkrr_surf_x((x_bytes), 8), (y)),                   \
-                         uvec4((h4_.x & 0xffffu) | (h4_.y << 16), (h4_.z & 0xffffu) | (h4_.w << 16), 0u, 0u)) \
+                         uvec4((h4_[0] & 0xffffu) | (h4_[1] << 16), (h4_[2] & 0xffffu) | (h4_[3] << 16), 0u, 0u)) \
     }
 
 // HALF x2 (4-byte texels).
@@ -52,7 +53,7 @@ bool vkrr_surf_in(ivec2 p, ivec2 size) { return p.x >= 0 && p.y >= 0 && p.x < si
     {                                                                                             \
         uvec2 h2_ = (h);                                                                          \
         VKRR_SURF_STORE_(vkrr_surf32, s, ivec2(vkrr_surf_x((x_bytes), 4), (y)),                   \
-                         uvec4((h2_.x & 0xffffu) | (h2_.y << 16), 0u, 0u, 0u))                    \
+                         uvec4((h2_[0] & 0xffffu) | (h2_[1] << 16), 0u, 0u, 0u))                    \
     }
 
 // HALF x1 (2-byte texels).

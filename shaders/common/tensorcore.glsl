@@ -90,20 +90,21 @@ struct VkrrTcVal {
     bool neg, nan, inf;
 };
 
-VkrrTcVal vkrr_tc_e4m3(uint x)
+// An e4m3 code's significand m (0 for zero and for NaN) and exponent e: the
+// value is m 2^(e - 3).  The operands are decoded where they are used, code
+// by code from their words, never into arrays: a port on a CPU Vulkan
+// (lavapipe) spends its time on arrays of decoded values, not on the sums.
+void vkrr_tc_e4m3(uint x, out int m, out int e)
 {
     uint ef = (x >> 3) & 0xfu, mant = x & 7u;
-    VkrrTcVal v;
-    v.m = int(ef != 0u ? (8u | mant) : mant);
-    v.e = v.m == 0 ? VKRR_TC_ZERO_EXP : max(int(ef), 1) - 7;
-    v.mb = 3;
-    v.neg = (x & 0x80u) != 0u;
-    v.nan = (x & 0x7fu) == 0x7fu; // e4m3 has no Inf
-    v.inf = false;
-    if (v.nan)
-        v.m = 0, v.e = VKRR_TC_ZERO_EXP;
-    return v;
+    m = (x & 0x7fu) == 0x7fu ? 0 : int(ef != 0u ? (8u | mant) : mant); // e4m3 has no Inf
+    e = max(int(ef), 1) - 7;
 }
+
+// code k of a row or column held as 8 words of 4 codes (byte 0 the lowest k)
+uint vkrr_tc_code(uint w[8], int k) { return (w[k >> 2] >> (8 * (k & 3))) & 0xffu; }
+
+bool vkrr_tc_is_nan(uint x) { return (x & 0x7fu) == 0x7fu; }
 
 // c (or the first half's d): f16 bits (mb 10) or f32 bits (mb 23)
 VkrrTcVal vkrr_tc_c(uint x, bool is16)
@@ -175,28 +176,39 @@ uint vkrr_tc_round(int64_t s, int E, bool d16, int d32_frac, bool rne32)
 
 // d of c + sum a[k] b[k], k = k0..k0+n, under the truncating model;
 // special: a NaN or Inf among them made it
-uint vkrr_tc_fused(VkrrTcVal fa[32], VkrrTcVal fb[32], int k0, int n, VkrrTcVal c, bool d16,
-                   VkrrTcModel md, out bool special)
+uint vkrr_tc_fused(uint a[8], uint b[8], int k0, int n, VkrrTcVal c, bool d16, VkrrTcModel md,
+                   out bool special)
 {
     bool nan = c.nan;
-    for (int k = k0; k < k0 + n; k++)
-        nan = nan || fa[k].nan || fb[k].nan;
+    int maxe = 2 * VKRR_TC_ZERO_EXP; // the largest exponent among the nonzero terms
+    for (int k = k0; k < k0 + n; k++) {
+        uint x = vkrr_tc_code(a, k), y = vkrr_tc_code(b, k);
+        int ma, ea, mb, eb;
+        vkrr_tc_e4m3(x, ma, ea);
+        vkrr_tc_e4m3(y, mb, eb);
+        nan = nan || vkrr_tc_is_nan(x) || vkrr_tc_is_nan(y);
+        if (ma != 0 && mb != 0)
+            maxe = max(maxe, ea + eb);
+    }
     special = nan || c.inf;
     if (nan)
         return d16 ? VKRR_H_NAN : 0x7fffffffu;
     if (c.inf)
         return d16 ? (c.neg ? 0xfc00u : VKRR_H_INF) : (c.neg ? 0xff800000u : 0x7f800000u);
-    int maxe = 2 * VKRR_TC_ZERO_EXP;
-    for (int k = k0; k < k0 + n; k++)
-        maxe = max(maxe, fa[k].e + fb[k].e);
     if (c.m != 0)
         maxe = max(maxe, c.e);
     int lsh = md.frac - 6; // F - e4m3's 3 fraction bits twice
     int64_t s = int64_t(0);
     for (int k = k0; k < k0 + n; k++) {
-        int r = min(maxe - (fa[k].e + fb[k].e), 31); // 31: the term (< 2^27) is gone
-        int t = (fa[k].m * fb[k].m << lsh) >> r;     // truncated toward zero
-        s += int64_t(fa[k].neg != fb[k].neg ? -t : t);
+        uint x = vkrr_tc_code(a, k), y = vkrr_tc_code(b, k);
+        int ma, ea, mb, eb;
+        vkrr_tc_e4m3(x, ma, ea);
+        vkrr_tc_e4m3(y, mb, eb);
+        if (ma == 0 || mb == 0)
+            continue;
+        int r = min(maxe - (ea + eb), 31); // 31: the term (< 2^27) is gone
+        int t = (ma * mb << lsh) >> r;     // truncated toward zero
+        s += int64_t(((x ^ y) & 0x80u) != 0u ? -t : t);
     }
     if (c.m != 0) { // c's term, truncated the same way
         int sh = c.e - c.mb + md.frac - maxe; // <= F - 10: no overflow
@@ -236,12 +248,12 @@ void vkrr_tc_add2(int64_t x, int ex, int64_t y, int ey, out int64_t s, out int E
 
 // d of the `rounded` model: the exact sum rounded once to nearest even; -0
 // only when c is -0 and the products sum to exactly 0.
-uint vkrr_tc_rounded(VkrrTcVal fa[32], VkrrTcVal fb[32], uint cbits, bool c16, bool d16)
+uint vkrr_tc_rounded(uint a[8], uint b[8], uint cbits, bool c16, bool d16)
 {
     VkrrTcVal c = vkrr_tc_c(cbits, c16);
     bool nan = c.nan;
     for (int k = 0; k < 32; k++)
-        nan = nan || fa[k].nan || fb[k].nan;
+        nan = nan || vkrr_tc_is_nan(vkrr_tc_code(a, k)) || vkrr_tc_is_nan(vkrr_tc_code(b, k));
     if (nan)
         return d16 ? VKRR_H_NAN : 0x7fffffffu;
     if (c.inf)
@@ -249,11 +261,16 @@ uint vkrr_tc_rounded(VkrrTcVal fa[32], VkrrTcVal fb[32], uint cbits, bool c16, b
     // the products in units of 2^-24: ma mb 2^(ea + eb - 6) is
     // ma mb << (ea + eb + 18), below 2^42 each, 2^47 all
     int64_t p = int64_t(0);
-    for (int k = 0; k < 32; k++)
-        if (fa[k].m != 0 && fb[k].m != 0) {
-            int64_t t = int64_t(fa[k].m * fb[k].m) << uint(fa[k].e + fb[k].e + 18);
-            p += fa[k].neg != fb[k].neg ? -t : t;
+    for (int k = 0; k < 32; k++) {
+        uint x = vkrr_tc_code(a, k), y = vkrr_tc_code(b, k);
+        int ma, ea, mb, eb;
+        vkrr_tc_e4m3(x, ma, ea);
+        vkrr_tc_e4m3(y, mb, eb);
+        if (ma != 0 && mb != 0) {
+            int64_t t = int64_t(ma * mb) << uint(ea + eb + 18);
+            p += ((x ^ y) & 0x80u) != 0u ? -t : t;
         }
+    }
     int64_t cm = c.neg ? -int64_t(c.m) : int64_t(c.m);
     int64_t s;
     int E;
@@ -272,19 +289,14 @@ uint vkrr_tc_rounded(VkrrTcVal fa[32], VkrrTcVal fb[32], uint cbits, bool c16, b
 // m16n8k32 f16 form has c16 = d16 = true, the f32 form both false.
 uint vkrr_tc_dot_e4m3(uint a[8], uint b[8], uint cbits, bool c16, bool d16, VkrrTcModel md)
 {
-    VkrrTcVal fa[32], fb[32];
-    for (int k = 0; k < 32; k++) {
-        fa[k] = vkrr_tc_e4m3((a[k >> 2] >> (8 * (k & 3))) & 0xffu);
-        fb[k] = vkrr_tc_e4m3((b[k >> 2] >> (8 * (k & 3))) & 0xffu);
-    }
     if (md.rounded)
-        return vkrr_tc_rounded(fa, fb, cbits, c16, d16);
+        return vkrr_tc_rounded(a, b, cbits, c16, d16);
     VkrrTcVal c = vkrr_tc_c(cbits, c16);
     int step = 32 / md.halves;
     uint bits = 0u;
     for (int h = 0; h < md.halves; h++) {
         bool special;
-        bits = vkrr_tc_fused(fa, fb, h * step, step, c, d16, md, special);
+        bits = vkrr_tc_fused(a, b, h * step, step, c, d16, md, special);
         if (special) // a NaN or Inf among this half's inputs ends the sum
             break;
         c = vkrr_tc_c(bits, d16); // the next half's c: this half's d

@@ -237,6 +237,18 @@ vec4 vkrr_tex2d(int h, float x, float y)
     return vkrr_tex2d_point(h, x, y, normalized, mode_x, mode_y);
 }
 
+// tex.base.2d.v4.f32.s32: the texel at integer (x, y), never filtered, so a
+// LINEAR sampler with normalized coordinates still returns it exactly;
+// outside the texture the address modes of the sampler apply (cuda_texture.c
+// texel_at).
+vec4 vkrr_tex2d_int(int h, int x, int y)
+{
+    uint info = vkrr_texinfo[h];
+    bool normalized = (info & (1u << 18)) != 0u;
+    int mode_x = int((info >> 19) & 3u), mode_y = int((info >> 21) & 3u);
+    return vkrr_texel(h, x, y, textureSize(vkrr_tex[h], 0), normalized, mode_x, mode_y);
+}
+
 // tex1Dfetch(tex, i) on a texture over linear memory.  vkbridge holds it as a
 // 2D image of rows of VKRR_LINEAR_ROW texels (src/replay/replay.h; one row
 // when shorter), the last row zero-padded: texel i is at (i % width, i /

@@ -615,7 +615,8 @@ vkrr_status vkrr_approx_port_tables(const uint32_t **out, vkrr_error *err)
     pthread_mutex_lock(&m->lock);
     if (!m->port) {
         if ((st = vkrr_approx_require(VKRR_APPROX_EX2, false, err)) == VKRR_OK &&
-            (st = vkrr_approx_require(VKRR_APPROX_RSQRT, false, err)) == VKRR_OK) {
+            (st = vkrr_approx_require(VKRR_APPROX_RSQRT, false, err)) == VKRR_OK &&
+            (st = vkrr_approx_require(VKRR_APPROX_RCP, false, err)) == VKRR_OK) {
             uint32_t *t = malloc(VKRR_APPROX_PORT_TABLE_BYTES);
             if (!t) {
                 st = vkrr_fail(err, VKRR_ERR_NOMEM, NULL, 0, -1, "approximate-instruction tables");
@@ -624,6 +625,7 @@ vkrr_status vkrr_approx_port_tables(const uint32_t **out, vkrr_error *err)
                     float x = vkrr_f16_to_f32((uint16_t)h);
                     t[h] = fbits(vkrr_approx_ex2(x));
                     t[VKRR_APPROX_TABLE_ENTRIES + h] = fbits(vkrr_approx_rsqrt(x));
+                    t[2u * VKRR_APPROX_TABLE_ENTRIES + h] = fbits(vkrr_approx_f32(VKRR_APPROX_RCP, x, 1));
                 }
                 m->port = t;
             }

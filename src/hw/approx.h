@@ -95,11 +95,13 @@ double vkrr_approx_f64(vkrr_approx_op op, double x, int ftz, unsigned *standins)
  * native forms' table. */
 vkrr_status vkrr_approx_require(vkrr_approx_op op, bool f16_forms, vkrr_error *err);
 
-/* The ports' tables (shaders/common/math.glsl): ex2.approx.ftz.f32 then
- * rsqrt.approx.ftz.f32 of every f16 code, f32 bits, built from the current
- * model once per model.  VKRR_APPROX_PORT_TABLE_BYTES bytes. */
+/* The ports' tables (shaders/common/math.glsl): ex2.approx.ftz.f32, then
+ * rsqrt.approx.ftz.f32, then rcp.approx.ftz.f32 of every f16 code, f32 bits,
+ * built from the current model once per model.  VKRR_APPROX_PORT_TABLE_BYTES
+ * bytes. */
 #define VKRR_APPROX_TABLE_ENTRIES 65536u
-#define VKRR_APPROX_PORT_TABLE_BYTES (2u * VKRR_APPROX_TABLE_ENTRIES * 4u)
+#define VKRR_APPROX_PORT_TABLES 3u
+#define VKRR_APPROX_PORT_TABLE_BYTES (VKRR_APPROX_PORT_TABLES * VKRR_APPROX_TABLE_ENTRIES * 4u)
 vkrr_status vkrr_approx_port_tables(const uint32_t **tables, vkrr_error *err);
 
 /* ref(j) of delta table id (hw_tables.h): the exact function at grid point

@@ -365,10 +365,6 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
                        d.width, d.height);
         goto fail;
     }
-    const char *const *kernels = rrref_kernel_names();
-    uint64_t per_frame = 0;
-    while (kernels[per_frame])
-        per_frame++;
     bool progress = d.progress && n >= PROGRESS_MIN_PIXELS;
     double t0 = vkrr_now_s();
     for (uint32_t k = 0; k < d.frames; k++) {
@@ -400,7 +396,7 @@ vkrr_status vkrr_synth_run(const vkrr_synth_desc *desc_in, vkrr_synth_stats *sta
         s.rmse_denoised += b / d.frames;
         s.rmse_noisy_tm += at / d.frames;
         s.rmse_denoised_tm += bt / d.frames;
-        s.launches += per_frame;
+        s.launches = rrref_net_launches(net);
         s.frames++;
         vkrr_scene_frame_free(&sf);
         if (progress)
