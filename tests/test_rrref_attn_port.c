@@ -236,7 +236,7 @@ static int bench(const char *root, vkrr_backend *cpu, uint32_t w, uint32_t h)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char args[9000], *out = NULL, *err = NULL;
-    snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none", cap);
+    snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none --timeout 1200", cap);
     int rc = test_run_vkrr(args, &out, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("%s%s", out ? out : "", err ? err : "");
