@@ -14,7 +14,10 @@
  *     test first checks that the two models' CPU outputs differ at all);
  *   - the sm_90 capture with one bit of one recorded output texel flipped.
  * `test_rrref_attn_port bench W H` (not in CI) writes one launch at W x H
- * and prints how long validate took: the 720p-class measurement. */
+ * and prints how long validate took: the 720p-class measurement.
+ * `test_rrref_attn_port capture DIR MODEL W H` (not in CI) writes one
+ * launch at W x H under MODEL, with the block's PTX as its module (so
+ * rerun and stress can run the original): examples/attn-fast uses it. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -140,6 +143,13 @@ static void write_capture(const char *dir, const char *model, attn_run *runs, un
         return;
     }
     vkrr_writer_log_line(w, "device name=\"vkrr cpu backend\" model=\"%s\"", model);
+    char ptx[4096];
+    snprintf(ptx, sizeof ptx, "%s/rrref_attn.ptx", VKRR_PTX_RRREF_DIR);
+    size_t len = 0;
+    char *text = test_read_file(ptx, &len);
+    if (CHECK(text != NULL) && !CHECK(vkrr_writer_module(w, "rrref_attn.ptx", text, len, &kernel, 1, &err) == VKRR_OK))
+        vkrr_error_print(&err, stderr);
+    free(text);
     for (unsigned i = 0; i < n; i++) {
         attn_run *r = &runs[i];
         uint32_t tw = r->w * 8;
@@ -236,7 +246,7 @@ static int bench(const char *root, vkrr_backend *cpu, uint32_t w, uint32_t h)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char args[9000], *out = NULL, *err = NULL;
-    snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none", cap);
+    snprintf(args, sizeof args, "validate '%s' --mode isolated --heatmaps none --timeout 1200", cap);
     int rc = test_run_vkrr(args, &out, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("%s%s", out ? out : "", err ? err : "");
@@ -247,11 +257,33 @@ static int bench(const char *root, vkrr_backend *cpu, uint32_t w, uint32_t h)
     return rc;
 }
 
+/* capture DIR MODEL W H: one launch under MODEL, for the examples. */
+static int capture(const char *dir, const char *model, vkrr_backend *cpu, uint32_t w, uint32_t h)
+{
+    int i = 0;
+    while (i < NMODELS && strcmp(model_names[i], model))
+        i++;
+    if (i == NMODELS || !w || !h) {
+        fprintf(stderr, "test_rrref_attn_port capture: MODEL is sm_90, sm_89, sm_80 or rounded, W and H > 0\n");
+        return 2;
+    }
+    attn_run r = run_new(w, h);
+    vkrr_hw_model *m = use_model(i);
+    bool ok = cpu_run(cpu, &r);
+    vkrr_hw_use(NULL);
+    vkrr_hw_model_close(m);
+    if (ok)
+        write_capture(dir, model, &r, 1, false);
+    run_free(&r);
+    return test_finish("rrref_attn_port capture");
+}
+
 int main(int argc, char **argv)
 {
     bool bench_mode = argc == 4 && !strcmp(argv[1], "bench");
-    if (argc > 1 && !bench_mode) {
-        fprintf(stderr, "usage: test_rrref_attn_port [bench WIDTH HEIGHT]\n");
+    bool capture_mode = argc == 6 && !strcmp(argv[1], "capture");
+    if (argc > 1 && !bench_mode && !capture_mode) {
+        fprintf(stderr, "usage: test_rrref_attn_port [bench WIDTH HEIGHT | capture DIR MODEL WIDTH HEIGHT]\n");
         return 2;
     }
     vkrr_warn_set_stream(NULL);
@@ -262,6 +294,13 @@ int main(int argc, char **argv)
     if (!CHECK(vkrr_cpu_backend_create(&cpu, &err) == VKRR_OK)) {
         vkrr_error_print(&err, stderr);
         return test_finish("rrref_attn_port");
+    }
+    if (capture_mode) {
+        int rc = capture(argv[2], argv[3], &cpu, (uint32_t)atoi(argv[4]), (uint32_t)atoi(argv[5]));
+        cpu.destroy(cpu.self);
+        test_rmtree(root);
+        free(root);
+        return rc;
     }
     if (bench_mode) {
         int rc = bench(root, &cpu, (uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
