@@ -12,7 +12,7 @@
 //          5 the output, 6 the next frame's history: rgba16f storage images
 //   push constants: the frame's width and height
 //   local size: specialisation constants (the descriptor's `workgroup`),
-//   8 x 8 by default, over a grid of its own
+//   8 x 8 by default; the descriptor sets 16 x 8, over a grid of its own
 //
 // Where it differs from the original on purpose (the differences vkrr
 // measures): the 3x3 conv sums its 72 products in f32 in its own order

@@ -187,14 +187,19 @@ int vkrr_cmd_stress(int argc, char **argv)
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK ||
         vkrr_cli_hw_use(&a.c, cap, &hw, &err) != VKRR_OK ||
         vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
-        vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK ||
         vkrr_compare_tol_load(&rules, a.c.tolerance, &err) != VKRR_OK ||
         out_dir(&a, dir, sizeof dir, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &a.c.flags);
     uint32_t todo = 0;
+    /* only the selected launches' descriptors: stress runs no others, and a
+     * fused port (of another kernel) is refused only where it would run */
     for (uint32_t i = 0; i < cap->nlaunches; i++)
-        todo += selected(&a, &cap->launches[i]);
+        if (selected(&a, &cap->launches[i])) {
+            if (vkrr_portdesc_set_check_launch(ports, &cap->launches[i], &err) != VKRR_OK)
+                goto fail;
+            todo++;
+        }
     if (!todo) {
         vkrr_fail(&err, VKRR_ERR_USAGE, a.capdir, 0, -1, "no launch of the capture matches --only");
         goto fail;

@@ -112,26 +112,34 @@ vkrr_status vkrr_portdesc_set_outputs(vkrr_portdesc_set *s, const vkrr_launch *l
     return vkrr_portdesc_eval(d, l, out, cap, n, err);
 }
 
-vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *cap, vkrr_error *err)
+vkrr_status vkrr_portdesc_set_check_launch(vkrr_portdesc_set *s, const vkrr_launch *l, vkrr_error *err)
 {
     vkrr_port_output out[VKRR_PORT_MAX_OUTPUTS];
+    uint32_t n;
+    /* a launch whose own files could not be read is reported ERROR by
+     * validate; its parameter block is no test of a descriptor, nor is
+     * that of one a fused port does not match (fused_runs.h: NO PORT) */
+    if (l->damage >= VKRR_DAMAGE_INPUT || l->no_port)
+        return VKRR_OK;
+    vkrr_status st = vkrr_portdesc_set_outputs(s, l, out, VKRR_PORT_MAX_OUTPUTS, &n, err);
+    if (st != VKRR_OK)
+        return st;
+    const vkrr_portdesc *d = NULL;
+    if (s && (st = vkrr_portdesc_set_get(s, l->kernel, &d, err)) != VKRR_OK)
+        return st;
+    vkrr_port_iface_run run;
+    if (vkrr_portdesc_iface(d) &&
+        (st = vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), vkrr_portdesc_name(d), l, &run, err)) !=
+            VKRR_OK)
+        return st;
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *cap, vkrr_error *err)
+{
     for (uint32_t i = 0; i < cap->nlaunches; i++) {
-        uint32_t n;
-        /* a launch whose own files could not be read is reported ERROR by
-         * validate; its parameter block is no test of a descriptor, nor is
-         * that of one a fused port does not match (fused_runs.h: NO PORT) */
-        if (cap->launches[i].damage >= VKRR_DAMAGE_INPUT || cap->launches[i].no_port)
-            continue;
-        vkrr_status st = vkrr_portdesc_set_outputs(s, &cap->launches[i], out, VKRR_PORT_MAX_OUTPUTS, &n, err);
+        vkrr_status st = vkrr_portdesc_set_check_launch(s, &cap->launches[i], err);
         if (st != VKRR_OK)
-            return st;
-        const vkrr_portdesc *d = NULL;
-        if (s && (st = vkrr_portdesc_set_get(s, cap->launches[i].kernel, &d, err)) != VKRR_OK)
-            return st;
-        vkrr_port_iface_run run;
-        if (vkrr_portdesc_iface(d) &&
-            (st = vkrr_port_iface_eval_launch(vkrr_portdesc_iface(d), vkrr_portdesc_name(d),
-                                              &cap->launches[i], &run, err)) != VKRR_OK)
             return st;
     }
     return VKRR_OK;

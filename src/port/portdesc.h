@@ -160,6 +160,10 @@ vkrr_status vkrr_portdesc_set_get(vkrr_portdesc_set *s, const char *kernel,
 /* Loads every kernel's descriptor and evaluates it on every launch, so a bad
  * descriptor stops a run before anything is launched. */
 vkrr_status vkrr_portdesc_set_check(vkrr_portdesc_set *s, const vkrr_capture *cap, vkrr_error *err);
+/* The same for one launch: for a command that runs only some launches and
+ * does not know fused runs (stress), so that a fused port of another kernel in
+ * the folder, whose K: arguments no single launch has, does not stop it. */
+vkrr_status vkrr_portdesc_set_check_launch(vkrr_portdesc_set *s, const vkrr_launch *l, vkrr_error *err);
 
 /* The outputs of launch l; n = 0 when its kernel has no descriptor (s NULL
  * included). */
