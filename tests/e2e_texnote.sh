@@ -3,10 +3,11 @@
 # is made only where the kernel can filter it (issue 45).  rrref's attention
 # block reads a LINEAR, normalized HALF x4 texture with
 # tex.base.2d.v4.f32.s32 only: integer coordinates read one texel,
-# unfiltered (PTX ISA), so its rows say nothing of filtering while its PTX
-# is at hand (the capture's modules, or --modules).  Without PTX nothing
-# proves it: the note stays.  The same PTX with one tex at f32 coordinates
-# can filter: the note comes back, word for word as before.
+# unfiltered (PTX ISA), so its rows (validate's, and rerun's) say nothing
+# of filtering while its PTX is at hand (the capture's modules, or
+# --modules).  Without PTX nothing proves it: the note stays.  The same PTX
+# with one tex at f32 coordinates can filter: the note comes back, word for
+# word as before.
 # Usage: e2e_texnote.sh VKRR_BIN WORKDIR
 set -u
 # shellcheck source=e2e-lib.sh
@@ -40,6 +41,12 @@ validate none
 
 validate given --modules "$ATTN"
 grep -q "not measured" "$WORK/given.out" && fail "--modules: a note on an unfiltered texture: $(cat "$WORK/given.out")"
+
+# rerun's rows are validate's: the same PTX, no note
+vkrr rerun "$WORK/cap" --modules "$SRC/tests/ptx/checked_in/rrref" --heatmaps none >"$WORK/rerun.out" 2>&1 ||
+    fail "rerun: exit $?: $(cat "$WORK/rerun.out")"
+[ "$(grep -c "^ *[0-9]*  $K .*PASS" "$WORK/rerun.out")" = 2 ] || fail "rerun: not two PASS rows of $K: $(cat "$WORK/rerun.out")"
+grep -q "linear filtering" "$WORK/rerun.out" && fail "rerun: a note on an unfiltered texture: $(cat "$WORK/rerun.out")"
 
 # one tex at f32 coordinates: the kernel can filter the texture
 line=$(grep -n -m1 'tex.base.2d.v4.f32.s32' "$ATTN" | cut -d: -f1)
