@@ -6,7 +6,8 @@
 # input took.  stress must then exit 1 with a minimised reproducer capture
 # that validate FAILs and rerun PASSes; the same seed must make the same
 # reproducer; a correct port survives hundreds of inputs (exit 0); bad
-# usage is exit 2 naming what is wrong.
+# usage is exit 2 naming what is wrong; a reproducer keeps the capture's
+# device line.
 # Usage: e2e_stress.sh VKRR_BIN WORKDIR
 set -u
 # shellcheck source=e2e-lib.sh
@@ -87,6 +88,37 @@ vkrr stress "$WORK/syn" --modules "$SRC/tests/ptx/checked_in/rrref" --runs 8 --o
     fail "rrref: not every launch stressed or explained: $(cat "$WORK/syn.out")"
 grep -q "expo0_kernel: 8 inputs into 1 of its buffers and textures" "$WORK/syn.out" ||
     fail "rrref's expo0 reads only textures: their texels are its inputs: $(cat "$WORK/syn.out")"
+
+# the reproducer keeps the capture's GPU (run.log's device line), so validate
+# judges it by the same hardware model: a synth standing for sm_89, and a
+# capture whose line names a GPU (cc=8.9).  The wrong port forgets expo1's
+# clamp of the mean to [-14, 14], which the captured inputs never reach.
+K=cuda_dldn_rrref_expo1_kernel
+vkrr synth "$WORK/s89" --size 16x16 --frames 1 --approx sm_89 >/dev/null 2>&1 || fail "synth --approx sm_89"
+mkdir -p "$WORK/noclamp"
+cp "$SRC/shaders/$K.port" "$WORK/noclamp/"
+sed 's/vkrr_fminf(vkrr_fmaxf(mean, -14.0), 14.0)/mean/' "$SRC/shaders/$K.comp" >"$WORK/noclamp/$K.comp"
+grep -q "float m = mean;" "$WORK/noclamp/$K.comp" || fail "expo1's port no longer clamps as this test expects"
+cp -r "$WORK/s89" "$WORK/s89gpu"
+sed -i 's/^\(\[d4r nvcuda\] \)device name=.*/\1device name="NVIDIA GeForce RTX 4090" cc=8.9/' "$WORK/s89gpu/run/run.log"
+for c in s89:'device name="vkrr cpu backend" model="sm_89, tables of sm_90"' \
+    s89gpu:'device name="NVIDIA GeForce RTX 4090" cc=8.9'; do
+    d=${c%%:*} line=${c#*:}
+    grep -qxF "[d4r nvcuda] $line" "$WORK/$d/run/run.log" || fail "$d: no device line '$line'"
+    vkrr stress "$WORK/$d" --ports "$WORK/noclamp" --only $K --runs 200 --seed 1 --out "$WORK/out-$d" \
+        >"$WORK/$d.out" 2>&1
+    rc=$?
+    [ $rc = 1 ] || fail "$d: stress of the port without the clamp: exit $rc, not 1: $(cat "$WORK/$d.out")"
+    repro=$(sed -n 's/^    reproducer: \([^ ]*\) .*/\1/p' "$WORK/$d.out")
+    [ -n "$repro" ] && [ -d "$repro" ] || fail "$d: no reproducer folder: $(cat "$WORK/$d.out")"
+    [ "$(grep -c "device name=" "$repro/run/run.log")" = 1 ] && grep -qxF "[d4r nvcuda] $line" "$repro/run/run.log" ||
+        fail "$d: the reproducer's run.log lost the device line: $(grep device "$repro/run/run.log")"
+    vkrr info "$repro" >"$WORK/$d.info" 2>&1 && grep -q "^made on: .*sm_89" "$WORK/$d.info" ||
+        fail "$d: info on the reproducer does not say sm_89: $(head -3 "$WORK/$d.info")"
+    vkrr validate "$repro" --ports "$WORK/noclamp" --heatmaps none >"$WORK/$d.v" 2>&1
+    grep -q "^hardware model: .*sm_89" "$WORK/$d.v" && ! grep -q "does not record its GPU" "$WORK/$d.v" ||
+        fail "$d: validate of the reproducer: $(head -3 "$WORK/$d.v")"
+done
 
 # usage: exit 2, named
 usage() { # WHAT ARGS...

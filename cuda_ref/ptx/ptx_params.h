@@ -46,6 +46,8 @@ typedef struct vkrr_ptx_param_use {
     char image_op[48];      /* a texture or surface instruction taking it as its handle */
     uint32_t image_line;
     bool texture, surface;
+    uint32_t tex_int, tex_float; /* tex instructions taking it as their handle, by coordinate
+                                  * type: .s32 (the texel, never filtered) or .f32 */
 } vkrr_ptx_param_use;
 
 /* An entry's .param declarations, as its PTX lays them out. */
@@ -61,5 +63,15 @@ uint32_t vkrr_ptx_entry_params(const vkrr_ptx_module *m, const char *entry, vkrr
  * there are).  VKRR_ERR_MISSING when the module has no such entry. */
 vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_use *out,
                                 uint32_t cap, uint32_t *n, vkrr_error *err);
+
+/* Whether entry can read the texture whose handle is the parameter word at
+ * offset filtered.  False only when the PTX shows it cannot: every tex
+ * instruction taking that handle has integer (.s32) coordinates, which read
+ * one texel unfiltered whatever the sampler says (PTX ISA, tex), and no tex
+ * instruction with .f32 coordinates takes a handle not traced to a parameter
+ * or sits in a function the entry may call.  True otherwise: no such entry,
+ * a body that did not parse, a handle no tex instruction takes (a tld4 or
+ * txq alone says nothing of filtering, but neither does it prove). */
+bool vkrr_ptx_texture_may_filter(const vkrr_ptx_module *m, const char *entry, uint32_t offset);
 
 #endif

@@ -88,6 +88,18 @@ void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
     log_append(w, "\n");
 }
 
+void vkrr_writer_device(vkrr_writer *w, const vkrr_capture_device *d)
+{
+    if (!d->present)
+        return;
+    char cc[32] = "", model[sizeof d->model + 16] = "";
+    if (d->cc_major >= 0 && d->cc_minor >= 0)
+        snprintf(cc, sizeof cc, " cc=%d.%d", d->cc_major, d->cc_minor);
+    if (d->model[0])
+        snprintf(model, sizeof model, " model=\"%s\"", d->model);
+    vkrr_writer_log_line(w, "device name=\"%s\"%s%s", d->name, cc, model);
+}
+
 void vkrr_writer_profile(vkrr_writer *w, uint64_t seq, const char *kernel, double gpu_ms)
 {
     if (isfinite(gpu_ms) && gpu_ms >= 0)

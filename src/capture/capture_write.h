@@ -127,6 +127,10 @@ uint64_t vkrr_writer_texture_create_linear(vkrr_writer *w, const vkrr_linear_des
 uint64_t vkrr_writer_surface_create(vkrr_writer *w, uint64_t array, uint64_t handle);
 void vkrr_writer_log_line(vkrr_writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* run.log's device line of a capture read back (README "run.log's device
+ * line"): name=, and cc= and model= where it gave them; nothing when it has
+ * none.  A capture made from another (stress's reproducer) keeps its GPU. */
+void vkrr_writer_device(vkrr_writer *w, const vkrr_capture_device *d);
 
 /* The launch's GPU time as a profiler line, after its launch[N] lines:
  * "KERNEL_PROFILE launch=SEQ kernel=NAME gpu_ms=X" (what `vkrr bench` reads

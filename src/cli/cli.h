@@ -144,6 +144,14 @@ vkrr_status vkrr_cli_open_reference(const char *name, const vkrr_capture *cap,
                                     const vkrr_cli_modules *m, vkrr_backend_desc d,
                                     vkrr_backend *out, vkrr_module_set *set, FILE *say,
                                     vkrr_error *err);
+/* The texture arguments the capture's kernels read only unfiltered
+ * (tex_unfiltered.h), from the PTX in set, or when set holds none from
+ * where m and the capture say the modules are (found into *set, which the
+ * caller frees); NULL when no launch has a texture it is worth asking
+ * about, or nothing is proven. */
+struct vkrr_tex_unfiltered;
+struct vkrr_tex_unfiltered *vkrr_cli_tex_unfiltered(const vkrr_capture *cap, const vkrr_cli_modules *m,
+                                                    vkrr_module_set *set);
 /* Opens the hardware model for cap as --approx/--hw-tables say
  * (hw_model.h) and makes it the process's current one; the caller calls
  * vkrr_cli_hw_done() when done with it. */

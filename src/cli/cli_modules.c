@@ -1,5 +1,6 @@
 /* cli_modules.c - the original kernels' modules for the commands that run
- * them (rerun, validate --ref, stress): --modules, repeatable, files and
+ * them (rerun, validate --ref, stress) or read their PTX (validate: which
+ * textures a kernel never filters): --modules, repeatable, files and
  * folders; else where the capture's modules are (modules.h). */
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "backends.h"
 #include "cli.h"
 #include "modules.h"
+#include "tex_unfiltered.h"
 
 int vkrr_cli_modules_take(const char *cmd, const char *v, vkrr_cli_modules *m)
 {
@@ -53,4 +55,17 @@ vkrr_status vkrr_cli_open_reference(const char *name, const vkrr_capture *cap,
         d.modules = m->n ? m->v[0] : dir;
     }
     return vkrr_backend_open(&d, out, err);
+}
+
+struct vkrr_tex_unfiltered *vkrr_cli_tex_unfiltered(const vkrr_capture *cap, const vkrr_cli_modules *m,
+                                                    vkrr_module_set *set)
+{
+    if (!vkrr_tex_unfiltered_wanted(cap))
+        return NULL;
+    vkrr_error err = {0};
+    if (!set->n && !set->nfiles && vkrr_modules_find(cap, m->v, m->n, set, &err) != VKRR_OK)
+        return NULL; /* what --ref ptx would say of it; here only the note stays */
+    vkrr_tex_unfiltered *t = NULL;
+    vkrr_tex_unfiltered_create(&t, cap, set, &err);
+    return t;
 }

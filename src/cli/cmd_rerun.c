@@ -8,6 +8,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "tex_unfiltered.h"
 #include "compare.h"
 #include "backends.h"
 #include "hw_model.h"
@@ -195,6 +196,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     vkrr_kernel_coverage *cov = NULL;
     uint32_t ncov = 0;
     vkrr_module_set mods = {0};
+    struct vkrr_tex_unfiltered *unfiltered = NULL;
     rc = 2;
     if (vkrr_capture_open_ex(&cap, a.capdir, VKRR_CAPTURE_KEEP_DAMAGED, &err) != VKRR_OK)
         goto fail;
@@ -223,6 +225,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
     }
     if (make_backend(&a, cap, &be, &mods, &err) != VKRR_OK)
         goto fail;
+    unfiltered = vkrr_cli_tex_unfiltered(cap, &a.modules, &mods); /* as validate's rows */
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {.port_backend = &be, .original = &be, .rules = rules, .descs = ports, .buffer_dtype = bt,
@@ -230,7 +233,7 @@ int vkrr_cmd_rerun(int argc, char **argv)
                                .heatmaps_all = !strcmp(a.c.heatmaps, "all"),
                                .dump_values = a.c.dump_values,
                                .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
-                               .standin_bounds = !a.c.tol_given};
+                               .standin_bounds = !a.c.tol_given, .tex_unfiltered = unfiltered};
     res = calloc(cap->nlaunches ? cap->nlaunches : 1, sizeof *res);
     mine = malloc((cap->nlaunches ? cap->nlaunches : 1) * sizeof *mine);
     if (!res || !mine) {
@@ -308,6 +311,7 @@ out:
     vkrr_cli_coverage_free(cov, ncov);
     if (be.destroy)
         be.destroy(be.self);
+    vkrr_tex_unfiltered_free(unfiltered);
     vkrr_modules_free(&mods);
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);

@@ -24,6 +24,7 @@
 #include "validate_run.h"
 #include "validate_report.h"
 #include "shard.h"
+#include "tex_unfiltered.h"
 #include "cli_coverage.h"
 #include "version.h"
 
@@ -114,7 +115,9 @@ static const char validate_help[] =
     "  --modules FILE|DIR   the original's modules for --ref ptx/cuda (repeatable): PTX,\n"
     "                       fatbins, any binary holding fatbins (a DLL); default\n"
     "                       CAPDIR/modules, the files run.log names, and files of\n"
-    "                       those names inside CAPDIR (vkrr rerun --help says more)\n"
+    "                       those names inside CAPDIR (vkrr rerun --help says more);\n"
+    "                       their PTX also shows which linear-filtered textures a\n"
+    "                       kernel reads only unfiltered (no \"not measured\" note)\n"
     "  --coverage           (--ref ptx) after the summary, per kernel: the directions of\n"
     "                       its branches and the instructions the original reached over\n"
     "                       the run, each one none reached at its PTX (and source) line;\n"
@@ -470,6 +473,7 @@ static int validate_run(const validate_args *args, char **argv)
     vkrr_tol_rules *rules = NULL;
     vkrr_backend port_be = {0}, rerun_be = {0}, orig_be = {0};
     vkrr_module_set mods = {0};
+    struct vkrr_tex_unfiltered *unfiltered = NULL;
     vkrr_kernel_coverage *cov = NULL;
     uint32_t ncov = 0;
     vkrr_run run = {0};
@@ -570,6 +574,8 @@ static int validate_run(const validate_args *args, char **argv)
     if (port_be.stats)
         port_be.stats(port_be.self, &st);
 
+    /* a texture the kernel reads only at integer coordinates: no note of its filter */
+    unfiltered = vkrr_cli_tex_unfiltered(cap, &a.modules, &mods);
     vkrr_dtype bt = VKRR_DT_BYTES;
     vkrr_dtype_parse(a.c.buffer_type, &bt);
     vkrr_validate_opts opts = {
@@ -584,6 +590,7 @@ static int validate_run(const validate_args *args, char **argv)
         .dump_values = a.c.dump_values,
         .integrity = vkrr_cli_integrity(cap, a.c.no_hash_check),
         .standin_bounds = !a.c.tol_given,
+        .tex_unfiltered = unfiltered,
     };
     bool rerun = opts.rerun != NULL;
     bool iso = !a.bisect && strcmp(a.mode, "chained");
@@ -701,6 +708,7 @@ out:
         rerun_be.destroy(rerun_be.self);
     if (orig_be.destroy)
         orig_be.destroy(orig_be.self);
+    vkrr_tex_unfiltered_free(unfiltered);
     vkrr_modules_free(&mods);
     vkrr_compare_tol_destroy(rules);
     vkrr_portdesc_set_destroy(ports);

@@ -422,6 +422,8 @@ static vkrr_status write_reproducer(stress *s, vkrr_stress_result *res, vkrr_err
                                       err);
     if (st != VKRR_OK)
         return st;
+    /* the source's GPU, so validate judges the reproducer by the same model */
+    vkrr_writer_device(w, &s->cap->device);
     vkrr_alloc_record *al = calloc(l->nallocs + 1, sizeof *al);
     vkrr_pointer_record *pr = calloc(l->npointers + 1, sizeof *pr);
     vkrr_image_record *ir = calloc(l->nimages + 1, sizeof *ir);

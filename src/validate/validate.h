@@ -46,7 +46,8 @@
  * its comparisons with that reference get the ISA's bound of it as their
  * default tolerance (vkrr_approx_standin_bound), not an exact compare that
  * cries wolf.  A linear-filtered texture of a case not measured on a GPU is
- * named in hw_note too.
+ * named in hw_note too, unless opts.tex_unfiltered shows the kernel reads it
+ * only unfiltered.
  *
  * Errors (returned) are only what stops everything (out of memory, misuse, a
  * port descriptor that does not parse or does not fit the launch);
@@ -187,6 +188,9 @@ typedef struct vkrr_validate_opts {
                                     * approximate instruction (replay.standins) is compared
                                     * within the PTX ISA's bound of that instruction, at least
                                     * (set when no tolerance was given) */
+    const struct vkrr_tex_unfiltered *tex_unfiltered; /* textures the kernels' PTX never
+                                    * filters: no "not measured" note (tex_unfiltered.h);
+                                    * NULL: none proven */
 } vkrr_validate_opts;
 
 vkrr_status vkrr_validate_launch(const vkrr_validate_opts *o, const vkrr_capture *cap,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "approx.h"
-#include "texfilter.h"
+#include "tex_unfiltered.h"
 #include "textlist.h"
 
 /* How the outputs of a launch with bounded stand-ins were compared: within
@@ -43,10 +43,10 @@ void vkrr_validate_hw_note(vkrr_launch_result *out, const vkrr_validate_opts *o,
     for (uint32_t i = 0; i < l->nimages; i++) {
         const vkrr_image *im = &l->images[i];
         char why[256];
-        vkrr_texcase tc = {im->format, im->channels, im->sampler.filter,
-                           {im->sampler.address[0], im->sampler.address[1]}, im->sampler.normalized,
-                           im->resource == VKRR_TEXRES_LINEAR || im->resource == VKRR_TEXRES_PITCH2D};
-        if (im->kind == VKRR_IMAGE_TEXTURE && vkrr_texfilter_unmeasured(&tc, why, sizeof why))
+        /* a texture the kernel's PTX reads only at integer coordinates is
+         * never filtered: nothing unmeasured (tex_unfiltered.h) */
+        if (vkrr_image_filter_unmeasured(im, why, sizeof why) &&
+            !vkrr_tex_unfiltered_has(o->tex_unfiltered, l->kernel, im->offset))
             vkrr_textlist_add(&note, "; ", "arg%u: %s", im->offset, why);
     }
     unsigned bounded = out->standins & ~(unsigned)(VKRR_STANDIN_DMMA | VKRR_STANDIN_TCSUM);

@@ -82,10 +82,13 @@ typedef struct flow {
     int32_t *addr;      /* per register: the slot its value is derived from, -1 none */
     int32_t *loaded;    /* per register: the slot through which it was loaded */
     int32_t *def;       /* per register: the raw instruction that last wrote it */
+    int64_t *poff;      /* per register: the parameter-block offset it holds the address
+                         * of (mov %rd, kernel_param_0; add %rd, %rd, 40), else NO_POFF */
     vkrr_ptx_param_use use[MAX_SLOTS];
     uint32_t nslots;
     bool changed;
     bool record;        /* the last pass: note what each instruction does */
+    uint32_t tex_float_untraced; /* tex with .f32 coordinates through a handle no slot owns */
 } flow;
 
 static int32_t slot_at(flow *fl, uint32_t offset, uint32_t size)
@@ -210,18 +213,49 @@ static void made_by(const flow *fl, uint32_t reg, vkrr_ptx_access *a, int depth)
     }
 }
 
+#define NO_POFF INT64_MIN
+
+/* What r leaves in the registers it writes of a parameter's address: nvcc
+ * reads a struct passed by value through one (mov.b64 %rd5, k_param_0;
+ * add.s64 %rd3, %rd5, 40; ld.param.u64 %rd20, [%rd3+-40]). */
+static void param_address(flow *fl, const ptx_raw *r, const ptx_rop *ops)
+{
+    const ptx_func *f = fl->f;
+    uint32_t dst[8], nd = r->nops ? regs_of(f, &ops[0], dst, 8) : 0;
+    int64_t v = NO_POFF;
+    if (nd == 1 && r->nops == 2 && !strcmp(r->op, "mov") && ops[1].kind == RO_PARAM &&
+        !f->params[ops[1].id].ref)
+        v = (int64_t)f->params[ops[1].id].offset + ops[1].ival;
+    else if (nd == 1 && r->nops == 3 && (!strcmp(r->op, "add") || !strcmp(r->op, "sub"))) {
+        for (int k = 1; k <= 2 && v == NO_POFF; k++) {
+            const ptx_rop *a = &ops[k], *b = &ops[3 - k];
+            if (a->kind == RO_REG && fl->poff[a->id] != NO_POFF && b->kind == RO_INT &&
+                (k == 1 || r->op[0] == 'a'))
+                v = fl->poff[a->id] + (r->op[0] == 'a' ? b->ival : -b->ival);
+        }
+    }
+    for (uint32_t k = 0; k < nd; k++) {
+        if (fl->poff[dst[k]] != v)
+            fl->changed = true;
+        fl->poff[dst[k]] = v;
+    }
+}
+
 static void step(flow *fl, uint32_t at)
 {
     const ptx_func *f = fl->f;
     const ptx_raw *r = &f->raw[at];
     const ptx_rop *ops = r->nops ? &f->rops[r->ops] : NULL; /* none: rops may be NULL */
     uint32_t dst[8];
-    if (!strcmp(r->op, "ld") && has_mod(r, ".param") && r->nops == 2 && ops[1].kind == RO_MEM &&
-        ops[1].n && f->rops[ops[1].first].kind == RO_PARAM) {
-        const ptx_rop *b = &f->rops[ops[1].first];
-        const ptx_param *pp = &f->params[b->id];
-        /* [param+8]: the offset is the symbol's (b->ival), [param]+8 the address's */
-        uint32_t base = pp->offset + (uint32_t)b->ival + (uint32_t)ops[1].ival, size = type_bytes(r);
+    const ptx_rop *mb = r->nops == 2 && ops[1].kind == RO_MEM && ops[1].n ? &f->rops[ops[1].first] : NULL;
+    bool via_reg = mb && mb->kind == RO_REG && fl->poff[mb->id] != NO_POFF;
+    param_address(fl, r, ops);
+    if (!strcmp(r->op, "ld") && has_mod(r, ".param") && mb && (mb->kind == RO_PARAM || via_reg)) {
+        /* [param+8]: the offset is the symbol's (mb->ival), [param]+8 the address's */
+        uint32_t base = (uint32_t)(via_reg ? fl->poff[mb->id]
+                                           : f->params[mb->id].offset + mb->ival) +
+                        (uint32_t)ops[1].ival,
+                 size = type_bytes(r);
         for (uint32_t k = 0, n = regs_of(f, &ops[0], dst, 8); k < n; k++) {
             set_addr(fl, dst[k], slot_at(fl, base + k * size, size));
             fl->loaded[dst[k]] = -1;
@@ -233,6 +267,9 @@ static void step(flow *fl, uint32_t at)
                  !strcmp(r->op, "sust") || !strcmp(r->op, "sured") || !strcmp(r->op, "txq") ||
                  !strcmp(r->op, "suq");
     if (image) {
+        /* tex's last type is its coordinates' (tex.2d.v4.f32.s32): integer
+         * ones read a texel unfiltered; tld4 gathers, txq asks */
+        bool tex = !strcmp(r->op, "tex"), tex_int = tex && !strcmp(elem_of(r), "s32"), owned = false;
         for (uint32_t i = 0; i < r->nops; i++) {
             /* a handle in a register, or .texref/.samplerref/.surfref parameters
              * named by the instruction itself ([img, smp, {x, y}], as NVPTX
@@ -254,8 +291,13 @@ static void step(flow *fl, uint32_t at)
                 }
                 u->texture = u->texture || r->op[0] == 't';
                 u->surface = u->surface || r->op[0] == 's';
+                if (tex)
+                    (*(tex_int ? &u->tex_int : &u->tex_float))++;
+                owned = true;
             }
         }
+        if (tex && !tex_int && !owned && fl->record)
+            fl->tex_float_untraced++;
         return;
     }
     bool ld = !strcmp(r->op, "ld") || !strcmp(r->op, "ldu");
@@ -336,10 +378,18 @@ static int by_offset(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_use *out,
-                                uint32_t cap, uint32_t *n, vkrr_error *err)
+static void flow_free(flow *fl)
 {
-    *n = 0;
+    if (fl)
+        free(fl->addr), free(fl->loaded), free(fl->def), free(fl->poff);
+    free(fl);
+}
+
+/* entry's parameters followed to a fixed point and recorded: *out, which
+ * flow_free frees. */
+static vkrr_status run_flow(const vkrr_ptx_module *m, const char *entry, flow **out, vkrr_error *err)
+{
+    *out = NULL;
     const ptx_func *f = NULL;
     for (uint32_t i = 0; i < m->nfuncs && !f; i++)
         if (m->funcs[i].entry && !strcmp(m->funcs[i].name, entry))
@@ -354,15 +404,16 @@ vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkr
         fl->addr = malloc((f->nregs + 1) * sizeof *fl->addr);
         fl->loaded = malloc((f->nregs + 1) * sizeof *fl->loaded);
         fl->def = malloc((f->nregs + 1) * sizeof *fl->def);
+        fl->poff = malloc((f->nregs + 1) * sizeof *fl->poff);
     }
-    if (!fl || !fl->addr || !fl->loaded || !fl->def) {
-        if (fl)
-            free(fl->addr), free(fl->loaded), free(fl->def);
-        free(fl);
+    if (!fl || !fl->addr || !fl->loaded || !fl->def || !fl->poff) {
+        flow_free(fl);
         return vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory");
     }
-    for (uint32_t r = 0; r < f->nregs; r++)
+    for (uint32_t r = 0; r < f->nregs; r++) {
         fl->addr[r] = fl->loaded[r] = fl->def[r] = -1;
+        fl->poff[r] = NO_POFF;
+    }
     /* to a fixed point (a pointer carried round a loop reaches its uses),
      * then once more noting what each instruction does */
     for (int pass = 0; pass < 8; pass++) {
@@ -389,10 +440,57 @@ vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkr
         }
     }
     qsort(fl->use, fl->nslots, sizeof fl->use[0], by_offset);
+    *out = fl;
+    return VKRR_OK;
+}
+
+vkrr_status vkrr_ptx_param_uses(const vkrr_ptx_module *m, const char *entry, vkrr_ptx_param_use *out,
+                                uint32_t cap, uint32_t *n, vkrr_error *err)
+{
+    *n = 0;
+    flow *fl;
+    vkrr_status st = run_flow(m, entry, &fl, err);
+    if (st != VKRR_OK)
+        return st;
     for (uint32_t i = 0; i < fl->nslots && i < cap; i++)
         out[i] = fl->use[i];
     *n = fl->nslots;
-    free(fl->addr), free(fl->loaded), free(fl->def);
-    free(fl);
+    flow_free(fl);
     return VKRR_OK;
+}
+
+/* A tex instruction with other than .s32 coordinates in a function an
+ * entry may call (any .func of the module: calls are not followed). */
+static bool func_tex_float(const vkrr_ptx_module *m)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = &m->funcs[i];
+        if (f->entry)
+            continue;
+        if (f->broken)
+            return true;
+        for (uint32_t k = 0; k < f->nraw; k++)
+            if (!strcmp(f->raw[k].op, "tex") && strcmp(elem_of(&f->raw[k]), "s32"))
+                return true;
+    }
+    return false;
+}
+
+bool vkrr_ptx_texture_may_filter(const vkrr_ptx_module *m, const char *entry, uint32_t offset)
+{
+    flow *fl;
+    vkrr_error e = {0};
+    if (run_flow(m, entry, &fl, &e) != VKRR_OK)
+        return true;
+    bool calls = false;
+    for (uint32_t k = 0; k < fl->f->nraw && !calls; k++)
+        calls = !strcmp(fl->f->raw[k].op, "call");
+    bool may = fl->tex_float_untraced || (calls && func_tex_float(m));
+    const vkrr_ptx_param_use *u = NULL;
+    for (uint32_t i = 0; i < fl->nslots && !u; i++)
+        if (fl->use[i].offset == offset)
+            u = &fl->use[i];
+    may = may || !u || !u->tex_int || u->tex_float;
+    flow_free(fl);
+    return may;
 }
