@@ -141,20 +141,10 @@ static void write_capture(const char *dir)
 static void run(const char *cmd, const char *cap, const char *dir, const char *mode, int want,
                 const char *const *has, int line)
 {
-    char args[9000], *out = NULL, *err = NULL;
+    char args[9000];
     snprintf(args, sizeof args, "%s '%s' --ports '%s' --heatmaps none --json '%s/out.json'%s%s", cmd,
              cap, dir, dir, mode ? " --mode " : "", mode ? mode : "");
-    int rc = test_run_vkrr(args, &out, &err);
-    bool ok = test_check(rc == want, __FILE__, line, "exit code");
-    for (; has && *has; has++) {
-        bool found = (out && strstr(out, *has)) || (err && strstr(err, *has));
-        ok = test_check(found, __FILE__, line, *has) && ok;
-    }
-    if (!ok)
-        fprintf(stderr, "--- vkrr %s: exit %d, want %d\n%s%s", args, rc, want, out ? out : "",
-                err ? err : "");
-    free(out);
-    free(err);
+    test_vkrr_says_at(__FILE__, line, args, want, has, NULL);
 }
 #define VALIDATE(cap, dir, mode, want, ...) \
     run("validate", cap, dir, mode, want, (const char *const[]){__VA_ARGS__, NULL}, __LINE__)

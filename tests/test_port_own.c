@@ -145,20 +145,10 @@ static void write_capture(const char *dir)
  * `has` (NULL-terminated); else what it printed. */
 static void validate(const char *cap, const char *dir, int want, const char *const *has, int line)
 {
-    char args[9000], *out = NULL, *err = NULL;
+    char args[9000];
     snprintf(args, sizeof args, "validate '%s' --ports '%s' --heatmaps none --json '%s/out.json'", cap,
              dir, dir);
-    int rc = test_run_vkrr(args, &out, &err);
-    bool ok = test_check(rc == want, __FILE__, line, "exit code");
-    for (; has && *has; has++) {
-        bool found = (out && strstr(out, *has)) || (err && strstr(err, *has));
-        ok = test_check(found, __FILE__, line, *has) && ok;
-    }
-    if (!ok)
-        fprintf(stderr, "--- vkrr %s: exit %d, want %d\n%s%s", args, rc, want, out ? out : "",
-                err ? err : "");
-    free(out);
-    free(err);
+    test_vkrr_says_at(__FILE__, line, args, want, has, NULL);
 }
 #define VALIDATE(cap, dir, want, ...) \
     validate(cap, dir, want, (const char *const[]){__VA_ARGS__, NULL}, __LINE__)

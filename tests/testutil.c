@@ -186,6 +186,27 @@ int test_run_vkrr_at(const char *file, int line, const char *args, char **out, c
     return rc;
 }
 
+bool test_vkrr_says_at(const char *file, int line, const char *args, int want,
+                       const char *const *has, char **keep)
+{
+    char *out = NULL, *err = NULL;
+    int rc = test_run_vkrr_at(file, line, args, &out, &err);
+    bool ok = test_check(rc == want, file, line, "exit code");
+    for (; has && *has; has++) {
+        bool found = (out && strstr(out, *has)) || (err && strstr(err, *has));
+        ok = test_check(found, file, line, *has) && ok;
+    }
+    if (!ok)
+        fprintf(stderr, "--- vkrr %s: exit %d, want %d\n%s%s", args, rc, want, out ? out : "",
+                err ? err : "");
+    if (keep)
+        *keep = out;
+    else
+        free(out);
+    free(err);
+    return ok;
+}
+
 int test_sh(const char *fmt, ...)
 {
     char cmd[16384];

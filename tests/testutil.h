@@ -86,6 +86,13 @@ bool test_sanitized(void);
  * stderr is captured even when err is NULL, to look for a report. */
 int test_run_vkrr_at(const char *file, int line, const char *args, char **out, char **err);
 #define test_run_vkrr(args, out, err) test_run_vkrr_at(__FILE__, __LINE__, args, out, err)
+/* `vkrr ARGS` exits want and its stdout or stderr holds each of has
+ * (NULL-terminated): one failed check per miss, at FILE:LINE, and then all
+ * it printed.  *out (when out is not NULL) gets its stdout; caller frees. */
+bool test_vkrr_says_at(const char *file, int line, const char *args, int want,
+                       const char *const *has, char **out);
+#define TEST_VKRR_SAYS(args, want, ...) \
+    test_vkrr_says_at(__FILE__, __LINE__, args, want, (const char *const[]){__VA_ARGS__, NULL}, NULL)
 /* Reads a whole file; NULL when missing. Caller frees. */
 char *test_read_file(const char *path, size_t *len);
 bool test_write_file(const char *path, const void *data, size_t len);
