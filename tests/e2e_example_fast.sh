@@ -88,6 +88,15 @@ rc=$?
     grep -q "^ *5  $F+cuda_dldn_rrref_enc1_kernel (#5\.\.#6) .* PASS .* PASS " "$WORK/one.out" ||
     fail "one frame: exit $rc: $(cat "$WORK/one.out")"
 
+# rerun and diff, which go launch by launch and run no port, take the same
+# folder: the fused port gives way to down's built-in descriptor, said once
+for c in "rerun $WORK/one --backend cpu" "diff $WORK/one $WORK/one"; do
+    # shellcheck disable=SC2086
+    vkrr $c --ports "$PORTS" --heatmaps none >"$WORK/lw.out" 2>&1 || fail "$c --ports: exit $?: $(tail -3 "$WORK/lw.out")"
+    [ "$(grep -c "is a fused port (covers $F ...): ${c%% *} compares launch by launch, so $F's launches are compared by its built-in descriptor" "$WORK/lw.out")" = 1 ] ||
+        fail "$c --ports: no single note on the fused port: $(head -3 "$WORK/lw.out")"
+done
+
 # the fused descriptor with down's planes' binding left out
 mkdir -p "$WORK/fempty"
 cp "$PORTS/$F.comp" "$WORK/fempty/"

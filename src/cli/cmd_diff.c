@@ -131,8 +131,10 @@ int vkrr_cmd_diff(int argc, char **argv)
     int rc = 2;
     if (vkrr_capture_open(&ca, pa, &err) != VKRR_OK || vkrr_capture_open(&cb, pb, &err) != VKRR_OK ||
         vkrr_compare_tol_load(&rules, tolfile, &err) != VKRR_OK ||
-        vkrr_portdesc_set_create(&ports, ports_dir, &err) != VKRR_OK ||
-        vkrr_portdesc_set_check(ports, ca, &err) != VKRR_OK)
+        vkrr_portdesc_set_create(&ports, ports_dir, &err) != VKRR_OK)
+        goto fail;
+    vkrr_portdesc_set_launchwise(ports, "diff");
+    if (vkrr_portdesc_set_check(ports, ca, &err) != VKRR_OK)
         goto fail;
     vkrr_compare_tol_set_flags(rules, &flags);
     if (strcmp(heat, "none")) {

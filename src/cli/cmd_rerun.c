@@ -211,8 +211,10 @@ int vkrr_cmd_rerun(int argc, char **argv)
             vkrr_fail(&err, VKRR_ERR_MISSING, a.capdir, 0, -1, "the capture holds no launches");
         goto fail;
     }
-    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK ||
-        vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
+    if (vkrr_portdesc_set_create(&ports, a.c.ports, &err) != VKRR_OK)
+        goto fail;
+    vkrr_portdesc_set_launchwise(ports, "rerun");
+    if (vkrr_portdesc_set_check(ports, cap, &err) != VKRR_OK)
         goto fail;
     if (a.c.report && !strcmp(a.c.heatmaps, "failing") && !a.c.out)
         a.c.out = a.c.report; /* the page links the heatmaps beside it */

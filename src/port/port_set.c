@@ -1,6 +1,7 @@
 /* port_set.c - the descriptors of one run: DIR/KERNEL.port over the built-in
  * shaders/KERNEL.port, each loaded once (portdesc.h). */
 #include "portdesc.h"
+#include "portiface.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ typedef struct ps_entry {
 
 struct vkrr_portdesc_set {
     char *dir;
+    const char *launchwise; /* the command comparing launch by launch, or NULL */
     ps_entry *e;
     uint32_t n, cap;
 };
@@ -27,6 +29,11 @@ vkrr_status vkrr_portdesc_set_create(vkrr_portdesc_set **out, const char *dir, v
         return vkrr_fail(err, VKRR_ERR_NOMEM, dir, 0, -1, "out of memory");
     }
     return VKRR_OK;
+}
+
+void vkrr_portdesc_set_launchwise(vkrr_portdesc_set *s, const char *cmd)
+{
+    s->launchwise = cmd;
 }
 
 void vkrr_portdesc_set_destroy(vkrr_portdesc_set *s)
@@ -57,8 +64,19 @@ static vkrr_status load(const vkrr_portdesc_set *s, const char *kernel, vkrr_por
     /* a kernel name becomes a file name: nothing that could leave DIR */
     bool safe = kernel[0] && !strchr(kernel, '/') && strcmp(kernel, "..");
     if (s->dir && safe && snprintf(path, sizeof path, "%s/%s.port", s->dir, kernel) < (int)sizeof path &&
-        is_file(path))
-        return vkrr_portdesc_load(out, path, err);
+        is_file(path)) {
+        vkrr_status st = vkrr_portdesc_load(out, path, err);
+        const vkrr_port_iface *f = st == VKRR_OK ? vkrr_portdesc_iface(*out) : NULL;
+        if (!s->launchwise || !f || !f->ncovers)
+            return st;
+        /* a fused port describes a run of launches; a command that compares
+         * launch by launch describes each by the kernel's own descriptor */
+        vkrr_warn("%s: %s is a fused port (covers %s ...): %s compares launch by launch, so %s's "
+                  "launches are compared by its built-in descriptor", s->launchwise, path,
+                  f->covers[0], s->launchwise, kernel);
+        vkrr_portdesc_destroy(*out);
+        *out = NULL;
+    }
     char name[600];
     snprintf(name, sizeof name, "%s.port", kernel);
     for (const vkrr_embedded_file *f = vkrr_port_descs_builtin; f->name; f++)

@@ -152,6 +152,10 @@ typedef struct vkrr_portdesc_set vkrr_portdesc_set;
 /* dir: the --ports folder (DIR/KERNEL.port wins), NULL: built-in only. */
 vkrr_status vkrr_portdesc_set_create(vkrr_portdesc_set **out, const char *dir, vkrr_error *err);
 void vkrr_portdesc_set_destroy(vkrr_portdesc_set *s); /* accepts NULL */
+/* For cmd ("rerun", "diff"), which compares launch by launch and runs no
+ * port: a fused port in the folder (`covers`), whose K: arguments no single
+ * launch has, gives way to the kernel's built-in descriptor, with a warning. */
+void vkrr_portdesc_set_launchwise(vkrr_portdesc_set *s, const char *cmd);
 
 /* The descriptor of kernel, loaded once: *out NULL when there is none. */
 vkrr_status vkrr_portdesc_set_get(vkrr_portdesc_set *s, const char *kernel,
