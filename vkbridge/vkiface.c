@@ -5,9 +5,12 @@
 #include "vkdev.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <spirv_cross_c.h>
+
+#include "spirv_strip.h"
 
 /* In messages: "storage buffer", "combined image sampler", ... */
 static const char *kind_name(vkrr_port_bind_kind k)
@@ -193,8 +196,21 @@ static vkrr_status reflect(const vkrr_port_iface *f, const char *port, const uin
     if (spvc_context_create(&ctx) != SPVC_SUCCESS)
         return vkrr_fail(err, VKRR_ERR_NOMEM, port, 0, -1, "SPIRV-Cross: out of memory");
     vkrr_status st = VKRR_OK;
-    if (spvc_context_parse_spirv(ctx, code, bytes / 4, &ir) != SPVC_SUCCESS ||
-        spvc_context_create_compiler(ctx, SPVC_BACKEND_NONE, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &c) !=
+    uint32_t *iface = NULL;
+    if (spvc_context_parse_spirv(ctx, code, bytes / 4, &ir) != SPVC_SUCCESS) {
+        /* a module this SPIRV-Cross cannot parse whole (cooperative matrices
+         * in Debian 12's): its interface alone (spirv_strip.h) */
+        char first[256];
+        snprintf(first, sizeof first, "%s", spvc_context_get_last_error_string(ctx));
+        size_t n = 0;
+        if (!vkrr_spirv_interface_only(code, bytes / 4, &iface, &n) ||
+            spvc_context_parse_spirv(ctx, iface, n, &ir) != SPVC_SUCCESS) {
+            st = vkrr_fail(err, VKRR_ERR_FORMAT, port, f->line, -1,
+                           "its shader cannot be reflected (SPIRV-Cross: %s)", first);
+            goto done;
+        }
+    }
+    if (spvc_context_create_compiler(ctx, SPVC_BACKEND_NONE, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &c) !=
             SPVC_SUCCESS ||
         spvc_compiler_create_shader_resources(c, &res) != SPVC_SUCCESS) {
         st = vkrr_fail(err, VKRR_ERR_FORMAT, port, f->line, -1,
@@ -219,6 +235,7 @@ static vkrr_status reflect(const vkrr_port_iface *f, const char *port, const uin
     st = check_constants(c, res, f, port, o, err);
 done:
     spvc_context_destroy(ctx);
+    free(iface);
     return st;
 }
 
