@@ -226,6 +226,11 @@ vkrr merge "$WORK/moved.json" >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -q 'moved.json: not a vkrr result file: no member "frame" in launch 1 of "launches"' "$WORK/m.err" ||
     fail "a moved field: exit $rc, $(cat "$WORK/m.err")"
+: >"$WORK/empty.json" # an empty file (read as no text at all): refused, no sanitizer report
+vkrr merge "$WORK/empty.json" >"$WORK/m.out" 2>"$WORK/m.err"
+rc=$?
+[ $rc = 2 ] && grep -q "empty.json:1: not valid JSON: the text ends inside a value" "$WORK/m.err" ||
+    fail "an empty file: exit $rc, $(cat "$WORK/m.err")"
 vkrr merge >"$WORK/m.out" 2>"$WORK/m.err"
 rc=$?
 [ $rc = 2 ] && grep -qx "vkrr merge: needs the result files (RESULT.json ...)" "$WORK/m.err" ||

@@ -23,7 +23,7 @@ extern "C" __global__ void cuda_dldn_rrref_tok0_kernel(rrref_tok_params p)
     for (int c = 0; c < RRREF_C_E0; c++) {
         int nan = 0;
         int k = rr_e4m3_fixed(dn[c * plane + at], &nan);
-        h[RRREF_C_E1 + c] = nan ? (unsigned short)0x7fff : __half_as_ushort(rr_fixed_to_half((long long)k << 9));
+        h[RRREF_C_E1 + c] = nan ? (unsigned short)0x7fff : __half_as_ushort(rr_fixed_to_half((long long)k * 512));
     }
     for (int c = RRREF_C_E1 + RRREF_C_E0; c < RRREF_ATTN_C; c++)
         h[c] = 0;

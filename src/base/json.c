@@ -67,6 +67,8 @@ vkrr_status vkrr_json_parse(const char *text, size_t len, const char *path,
     *out = NULL;
     if (len > (size_t)INT32_MAX) /* json-c takes an int length */
         return vkrr_fail(err, VKRR_ERR_PARSE, path, 0, -1, "not valid JSON: over 2 GiB");
+    if (!len) /* an empty file may come as NULL: memchr must not see it */
+        text = "";
     /* json-c stops at a NUL inside the text as at its end: refused first */
     const char *nul = memchr(text, 0, len);
     if (nul)
