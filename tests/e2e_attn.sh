@@ -61,12 +61,13 @@ grep -q "^first failing launch: #9 $A (frame 0, occurrence 1)$" "$WORK/p.out" ||
 grep -q "^bisect: first divergence: #9 $A (frame 0, occurrence 1) is the CULPRIT" "$WORK/p.out" ||
     fail "perturbed bisect: $(grep '^bisect' "$WORK/p.out")"
 
-# the original again, from PTX (interpreter/JIT) and from the C source
-for be in ptx cpu; do
-    vkrr rerun "$cap" --backend $be --exact --heatmaps none -q >"$WORK/r-$be.out" 2>&1 ||
-        fail "rerun --backend $be --exact exited $?: $(tail -2 "$WORK/r-$be.out")"
-done
+# the original again, from the C source and (with the capture's PTX: a build
+# with nvcc records rrref's modules) from PTX on the interpreter/JIT
+vkrr rerun "$cap" --backend cpu --exact --heatmaps none -q >"$WORK/r-cpu.out" 2>&1 ||
+    fail "rerun --backend cpu --exact exited $?: $(tail -2 "$WORK/r-cpu.out")"
 if [ -d "$cap/modules" ]; then
+    vkrr rerun "$cap" --backend ptx --exact --heatmaps none -q >"$WORK/r-ptx.out" 2>&1 ||
+        fail "rerun --backend ptx --exact exited $?: $(tail -2 "$WORK/r-ptx.out")"
     vkrr rerun "$cap" --coverage --heatmaps none >"$WORK/cov.out" 2>&1 || fail "rerun --coverage exited $?"
     grep -q "^coverage: $A: branches: [0-9]* of [0-9]* directions taken; instructions: [0-9]* of [0-9]* ran$" "$WORK/cov.out" ||
         fail "no coverage line for $A: $(grep '^coverage: cuda' "$WORK/cov.out" | head -3)"
@@ -75,7 +76,7 @@ if [ -d "$cap/modules" ]; then
         fail "stress exited $?: $(tail -3 "$WORK/s.out")"
     grep -q "#8 $A: 12 inputs .*: no disagreement$" "$WORK/s.out" || fail "stress: $(grep "#8" "$WORK/s.out")"
 else
-    echo "SKIPPED: --coverage and stress need the capture's PTX (this build made no modules: no nvcc)"
+    echo "SKIPPED: rerun --backend ptx, --coverage and stress need the capture's PTX (this build made no modules: no nvcc)"
 fi
 
 # bench times both attn0 launches
