@@ -142,16 +142,9 @@ static void write_capture(const char *dir)
 }
 
 /* vkrr validate CAP --ports DIR exits want, its output holding each of
- * `has` (NULL-terminated); else what it printed. */
-static void validate(const char *cap, const char *dir, int want, const char *const *has, int line)
-{
-    char args[9000];
-    snprintf(args, sizeof args, "validate '%s' --ports '%s' --heatmaps none --json '%s/out.json'", cap,
-             dir, dir);
-    test_vkrr_says_at(__FILE__, line, args, want, has, NULL);
-}
+ * `has` (testutil.h); else what it printed. */
 #define VALIDATE(cap, dir, want, ...) \
-    validate(cap, dir, want, (const char *const[]){__VA_ARGS__, NULL}, __LINE__)
+    test_validate_ports_at(__FILE__, __LINE__, cap, dir, want, (const char *const[]){__VA_ARGS__, NULL})
 
 /* A refusal: exit 2, naming the descriptor's file and line, and what. */
 static void refused(const char *cap, const char *name, unsigned replace, const char *with,
@@ -160,7 +153,7 @@ static void refused(const char *cap, const char *name, unsigned replace, const c
     char dir[4096], where[4300];
     write_port(name, "0.0", replace, with, extra, dir, sizeof dir);
     snprintf(where, sizeof where, "%s/%s.port:%u: ", dir, KERNEL, line);
-    validate(cap, dir, 2, (const char *const[]){where, what, NULL}, caller);
+    test_validate_ports_at(__FILE__, caller, cap, dir, 2, (const char *const[]){where, what, NULL});
 }
 #define REFUSED(name, replace, with, extra, line, what) \
     refused(cap, name, replace, with, extra, line, what, __LINE__)

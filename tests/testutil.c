@@ -207,6 +207,15 @@ bool test_vkrr_says_at(const char *file, int line, const char *args, int want,
     return ok;
 }
 
+bool test_validate_ports_at(const char *file, int line, const char *cap, const char *dir, int want,
+                            const char *const *has)
+{
+    char args[9000];
+    snprintf(args, sizeof args, "validate '%s' --ports '%s' --heatmaps none --json '%s/out.json'", cap,
+             dir, dir);
+    return test_vkrr_says_at(file, line, args, want, has, NULL);
+}
+
 int test_sh(const char *fmt, ...)
 {
     char cmd[16384];

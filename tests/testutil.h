@@ -91,6 +91,10 @@ int test_run_vkrr_at(const char *file, int line, const char *args, char **out, c
  * it printed.  *out (when out is not NULL) gets its stdout; caller frees. */
 bool test_vkrr_says_at(const char *file, int line, const char *args, int want,
                        const char *const *has, char **out);
+/* The same for `vkrr validate CAP --ports DIR --heatmaps none --json
+ * DIR/out.json`: the port tests' run. */
+bool test_validate_ports_at(const char *file, int line, const char *cap, const char *dir, int want,
+                            const char *const *has);
 #define TEST_VKRR_SAYS(args, want, ...) \
     test_vkrr_says_at(__FILE__, __LINE__, args, want, (const char *const[]){__VA_ARGS__, NULL}, NULL)
 /* Reads a whole file; NULL when missing. Caller frees. */
