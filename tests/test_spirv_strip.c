@@ -163,5 +163,6 @@ int main(void)
     }
     free(coop);
     free(plain);
+    free(root);
     return test_finish("spirv_strip");
 }
