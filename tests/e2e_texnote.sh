@@ -32,8 +32,12 @@ validate() {
 }
 notes() { grep -cxF "$NOTE" "$WORK/$1.out"; }
 
-validate modules # the capture's own PTX (CAPDIR/modules)
-grep -q "not measured" "$WORK/modules.out" && fail "a note on a texture read only at integer coordinates: $(cat "$WORK/modules.out")"
+if [ -d "$WORK/cap/modules" ]; then # a build with nvcc records rrref's PTX in the capture
+    validate modules # the capture's own PTX (CAPDIR/modules)
+    grep -q "not measured" "$WORK/modules.out" && fail "a note on a texture read only at integer coordinates: $(cat "$WORK/modules.out")"
+else
+    echo "SKIPPED: the capture's own PTX (this build made no rrref modules: no nvcc); --modules below"
+fi
 
 rm -rf "$WORK/cap/modules" # no PTX: nothing proves it
 validate none
