@@ -33,6 +33,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sanitizer/common_interface_defs.h>
+
 #include "cli.h"
 #include "hash.h"
 
@@ -107,6 +109,24 @@ static int remove_one(const char *path, const struct stat *sb, int type, struct 
 
 static void rmtree(const char *dir) { nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* The real stderr while a command's goes to errpath: a sanitizer's report
+ * from inside the command lands in errpath, and the fuzzer's log would show
+ * nothing of it (a CI run once said only "crashed"). */
+static int real_stderr = -1;
+static void on_death(void)
+{
+    if (real_stderr < 0)
+        return;
+    int f = open(errpath, O_RDONLY);
+    char buf[4096];
+    ssize_t n;
+    while (f >= 0 && (n = read(f, buf, sizeof buf)) > 0)
+        if (write(real_stderr, buf, (size_t)n) != n)
+            break;
+    if (f >= 0)
+        close(f);
+}
+
 /* Runs one command in this process, its stdout kept in outpath and its
  * stderr in errpath; the exit code. */
 static int run(int argc, char **argv, int (*cmd)(int, char **))
@@ -114,12 +134,14 @@ static int run(int argc, char **argv, int (*cmd)(int, char **))
     fflush(stdout);
     fflush(stderr);
     int so = dup(1), se = dup(2);
+    real_stderr = se;
     int dn = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), ef = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(dn, 1);
     dup2(ef, 2);
     int rc = cmd(argc, argv);
     fflush(stdout);
     fflush(stderr);
+    real_stderr = -1;
     dup2(so, 1);
     dup2(se, 2);
     close(so);
@@ -170,6 +192,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     char cache[300];
     snprintf(cache, sizeof cache, "%s/cache", root);
     setenv("XDG_CACHE_HOME", cache, 1); /* the hardware tables' copies */
+    __sanitizer_set_death_callback(on_death);
     char *synth[] = {"synth", base, "--size", "16x16", "--frames", "1", NULL};
     if (run(6, synth, vkrr_cmd_synth) != 0)
         abort();
