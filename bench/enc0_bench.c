@@ -292,6 +292,11 @@ static bool cold_run(const char *path, uint32_t phases, uint32_t warps, bool exa
     if (wait4(pid, &status, 0, &ru) != pid)
         return false;
     *peak_kb = ru.ru_maxrss;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "enc0_bench: the cold JIT's child process was killed by signal %d (%s)\n",
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "enc0_bench: the cold JIT's child process exited %d\n", WEXITSTATUS(status));
     return got == (ssize_t)sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 

@@ -15,8 +15,10 @@
  * cvt.f32.f16 and cvt.f64.f32 (inline in the JIT) on every kind of value.
  * And a kernel's cache entry serves every later load of the same PTX: a
  * second process, with other buffers (other addresses) and other
- * parameters, loads the first one's entry and writes none. */
+ * parameters, loads the first one's entry and writes none.  And a run that
+ * goes on into the next does not grow the stack. */
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,6 +184,120 @@ static void test_chain(const char *parts)
     CHECK_EQ_U64(differ, 0);
     vkrr_ptx_module_free(m);
     unsetenv("VKRR_PTX_JIT_PARTS");
+}
+
+/* A compiled run that goes on into the next returns to the scheduler's
+ * loop, which calls it: the stack holds one run's frame at a time.  When a
+ * run called the next (no tail call in LLVM's -O0 code), a chain of 64 runs
+ * of 270 KB frames overflowed an 8 MB stack (bench/enc0's 10k kernel).
+ * The deep kernel's loop is two runs an iteration (a shfl.sync between
+ * them, a branch the whole warp takes after), with 48 mixing steps in the
+ * first, compiled in the quick tier (-O0 code, as a large kernel's); its 200
+ * iterations run on a thread of STACK_KB (the kernel is compiled first on
+ * this thread, whose stack LLVM needs).  Measured here: the code before
+ * overflowed 128 KB (not 256); this runs in 48 KB. */
+#if defined(__SANITIZE_ADDRESS__)
+enum { STACK_KB = 1024 }; /* ASan's redzones make the C frames larger; the check is the plain build's */
+#else
+enum { STACK_KB = 128 };
+#endif
+enum { DEEP_MIX = 8, DEEP_N = 200 };
+#define DEEP_STEP " mul.lo.u32 %r3, %r3, 1664525;\n add.u32 %r3, %r3, 1013904223;\n" \
+    " xor.b32 %r4, %r3, %r2;\n shl.b32 %r5, %r4, 3;\n shr.u32 %r6, %r5, 5;\n xor.b32 %r3, %r3, %r6;\n"
+static const char deep_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry deep(.param .u64 pd, .param .u32 n)\n{\n"
+    " .reg .b32 %r<10>;\n .reg .b64 %rd<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r0, %tid.x;\n ld.param.u64 %rd0, [pd];\n ld.param.u32 %r1, [n];\n"
+    " mov.u32 %r2, 0;\n mov.u32 %r3, %r0;\n"
+    "$L:\n" DEEP_STEP DEEP_STEP DEEP_STEP DEEP_STEP DEEP_STEP DEEP_STEP DEEP_STEP DEEP_STEP
+    " shfl.sync.bfly.b32 %r7, %r3, 1, 31, -1;\n add.u32 %r3, %r3, %r7;\n"
+    " add.u32 %r2, %r2, 1;\n setp.lt.u32 %p0, %r2, %r1;\n @%p0 bra $L;\n"
+    " mul.wide.u32 %rd1, %r0, 4;\n add.s64 %rd2, %rd0, %rd1;\n st.global.u32 [%rd2], %r3;\n ret;\n}\n";
+
+static void deep_expect(uint32_t n, uint32_t r[32])
+{
+    for (uint32_t t = 0; t < 32; t++)
+        r[t] = t;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x[32];
+        for (uint32_t t = 0; t < 32; t++) {
+            for (unsigned k = 0; k < DEEP_MIX; k++) {
+                r[t] = r[t] * 1664525u + 1013904223u;
+                r[t] ^= ((r[t] ^ i) << 3) >> 5;
+            }
+            x[t] = r[t];
+        }
+        for (uint32_t t = 0; t < 32; t++)
+            r[t] = x[t] + x[t ^ 1u];
+    }
+}
+
+static vkrr_status run_deep(const vkrr_ptx_module *m, uint32_t *out, uint32_t n, vkrr_error *err)
+{
+    ptxt_args args = {0};
+    ptxt_ptr(&args, out, 32 * sizeof *out);
+    ptxt_u32(&args, n);
+    const char *used = NULL;
+    vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
+                         .params_bytes = args.n, .regions = args.regions, .nregions = args.nregions,
+                         .threads = 1, .engine = VKRR_PTX_ENGINE_JIT, .engine_used = &used};
+    vkrr_status st = vkrr_ptx_run(m, "deep", &l, err);
+    if (st == VKRR_OK && !(used && !strcmp(used, "jit")))
+        return vkrr_fail(err, VKRR_ERR_INTERNAL, NULL, 0, -1, "ran in %s, not the JIT", used ? used : "?");
+    return st;
+}
+
+typedef struct stack_job {
+    const vkrr_ptx_module *m;
+    uint32_t *out;
+    vkrr_status st;
+    vkrr_error err;
+} stack_job;
+static void *stack_job_main(void *arg)
+{
+    stack_job *j = arg;
+    j->st = run_deep(j->m, j->out, DEEP_N, &j->err);
+    return NULL;
+}
+
+static void test_small_stack(void)
+{
+    if (!vkrr_ptx_jit_built()) {
+        printf("SKIPPED: the deep kernel on a small stack: this build has no PTX JIT\n");
+        return;
+    }
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, deep_ptx, sizeof deep_ptx - 1, "deep.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t out[32], want[32];
+    setenv("VKRR_PTX_JIT_QUICK", "0", 1);
+    if (!CHECK(run_deep(m, out, 2, &err) == VKRR_OK)) /* compiled here */
+        vkrr_error_print(&err, stderr);
+    memset(out, 0, sizeof out);
+    stack_job j = {m, out, VKRR_ERR_INTERNAL, {0}};
+    pthread_attr_t at;
+    pthread_t th;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, (size_t)STACK_KB << 10);
+    if (CHECK(pthread_create(&th, &at, stack_job_main, &j) == 0))
+        pthread_join(th, NULL);
+    pthread_attr_destroy(&at);
+    unsetenv("VKRR_PTX_JIT_QUICK");
+    if (j.st != VKRR_OK)
+        vkrr_error_print(&j.err, stderr);
+    deep_expect(DEEP_N, want);
+    unsigned wrong = 0;
+    for (uint32_t t = 0; t < 32; t++)
+        wrong += out[t] != want[t];
+    printf("the deep kernel's %u iterations on a %u KB stack: %s, %u values wrong\n", DEEP_N, STACK_KB,
+           j.st == VKRR_OK ? "ran" : "failed", wrong);
+    CHECK(j.st == VKRR_OK);
+    CHECK_EQ_U64(wrong, 0);
+    vkrr_ptx_module_free(m);
 }
 
 /* One process's load and run of the chain kernel, its output at a buffer
@@ -561,6 +677,7 @@ int main(void)
     test_ops();
     test_chain("1");
     test_chain("4");
+    test_small_stack();
     test_sub_word();
     test_cvt();
     test_cache_reuse();

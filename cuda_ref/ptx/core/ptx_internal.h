@@ -244,11 +244,10 @@ typedef struct ptx_warp ptx_warp;
 /* A straight run of plain instructions compiled by the JIT (ptx_jit.c):
  * runs len instructions from its pc for the running lanes active, as the
  * interpreter would step through them (code: the function's decoded
- * instructions), then goes on through a branch or into the next run where
- * the interpreter would without regrouping the warp, while w->jbudget
- * (steps) and w->jchain (runs) last; 0 with w->pc where it stopped, or -1
- * after ptx_fault(). */
-#define PTX_JIT_CHAIN 64
+ * instructions), then on through a branch or a converged .sync instruction
+ * where the interpreter would without regrouping the warp, while w->jbudget
+ * (steps) lasts; 0 with w->pc where it stopped (the next run's start, where
+ * the scheduler's loop calls that run), or -1 after ptx_fault(). */
 typedef int (*ptx_seq_fn)(ptx_warp *w, uint32_t active, const ptx_inst *code);
 typedef struct ptx_jit_seq {
     ptx_seq_fn fn;
@@ -605,8 +604,7 @@ struct ptx_warp {
     bool yield;                   /* a K_WAIT handler asks to end this turn */
     bool yielded;                 /* the last turn ended so */
     uint32_t ylanes;              /* lanes that waited this turn: the others run first */
-    uint64_t jbudget;             /* compiled runs: steps a chain of them may still take */
-    uint32_t jchain;              /* and how many more runs it may go on to */
+    uint64_t jbudget;             /* compiled runs: steps a run may still take */
     int (*jsync)(ptx_warp *, const ptx_inst *); /* ptx_sync_converged, for compiled code */
 };
 

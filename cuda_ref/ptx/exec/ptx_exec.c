@@ -140,12 +140,13 @@ static int run_warp(ptx_warp *w)
         for (;;) {
             if (jit && jit[in - code].fn && steps + jit[in - code].len <= limit) {
                 /* compiled runs: as the loop below would step through them.
-                 * A run goes on to the next where this loop would without
-                 * regrouping the warp, within the step budget; w->pc is
-                 * where the chain stopped. */
+                 * A run goes on through a branch or a .sync instruction
+                 * where this loop would without regrouping the warp, within
+                 * the step budget; w->pc is where it stopped, often the
+                 * next run, which this loop then calls (not the run itself:
+                 * a call there grew the stack a run's frame a run). */
                 const ptx_jit_seq *run = &jit[in - code];
                 w->jbudget = limit - steps - run->len;
-                w->jchain = PTX_JIT_CHAIN;
                 if (run->fn(w, w->active, code))
                     goto fault;
                 in = code + w->pc;

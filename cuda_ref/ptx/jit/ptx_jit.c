@@ -198,7 +198,8 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
-#define JIT_VERSION "vkrr-ptx-jit 6" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs */
+#define JIT_VERSION "vkrr-ptx-jit 7" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs;
+                                           * 7: a run returns where it went on into the next */
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u

@@ -277,28 +277,27 @@ static LLVMValueRef fn_at(jit_emit *e, uint32_t pc)
     return e->fns[pc];
 }
 
-/* Goes on in the run at pc when the chain's budgets allow cost more steps
- * and one more run (ptx_warp.jbudget, .jchain; the scheduler sets both),
- * else stops at stop_pc.  The call is a tail call: the chain does not grow
- * the stack (jchain bounds it even where LLVM would not make it a jump). */
+/* Goes on in the run at pc when the step budget allows cost more steps
+ * (ptx_warp.jbudget, set by the scheduler), else stops at stop_pc.  Going
+ * on is returning with w->pc = pc, the steps before that run charged: the
+ * scheduler's loop (ptx_exec.c's run_warp) calls the run's function next.
+ * A call from here would be no tail call in LLVM's -O0 code: each run's
+ * frame holds its vectors (hundreds of KB), and a chain of 64 runs overflowed
+ * an 8 MB stack (bench/enc0's 10k-instruction kernel). */
 static void chain(jit_emit *e, uint32_t pc, uint32_t cost, uint32_t stop_pc)
 {
     LLVMBuilderRef b = e->b;
     LLVMValueRef bp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jbudget));
-    LLVMValueRef cp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jchain));
-    LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, ""), runs = LLVMBuildLoad2(b, e->i32, cp, "");
-    LLVMValueRef go = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), ""),
-                                   LLVMBuildICmp(b, LLVMIntNE, runs, LLVMConstInt(e->i32, 0, 0), ""), "");
+    LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, "");
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), "");
     LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "chain");
     LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "stop");
     LLVMBuildCondBr(b, go, yes, no);
     LLVMPositionBuilderAtEnd(b, yes);
-    LLVMBuildStore(b, LLVMBuildSub(b, budget, LLVMConstInt(e->i64, cost, 0), ""), bp);
-    LLVMBuildStore(b, LLVMBuildSub(b, runs, LLVMConstInt(e->i32, 1, 0), ""), cp);
-    LLVMValueRef args[3] = {e->w, e->active, e->code};
-    LLVMValueRef r = LLVMBuildCall2(b, e->fn_t, fn_at(e, pc), args, 3, "");
-    LLVMSetTailCall(r, 1);
-    LLVMBuildRet(b, r);
+    uint32_t before = cost - e->seq[pc].len; /* the bra's step; the run's are the scheduler's */
+    if (before)
+        LLVMBuildStore(b, LLVMBuildSub(b, budget, LLVMConstInt(e->i64, before, 0), ""), bp);
+    stop_at(e, pc);
     LLVMPositionBuilderAtEnd(b, no);
     stop_at(e, stop_pc);
 }
@@ -326,9 +325,7 @@ static void sync_end(jit_emit *e, uint32_t pc)
     uint64_t cost = 1u + (to_next ? e->seq[next].len : 0u);
     LLVMValueRef bp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jbudget));
     LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, "");
-    LLVMValueRef runs = jit_field(e, e->w, offsetof(ptx_warp, jchain), e->i32);
-    LLVMValueRef go = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), ""),
-                                   LLVMBuildICmp(b, LLVMIntNE, runs, LLVMConstInt(e->i32, 0, 0), ""), "");
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), "");
     LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "sync");
     LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncsched");
     LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "synced");
