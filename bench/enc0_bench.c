@@ -314,6 +314,38 @@ static bool same_words(const char *what, const enc0_bufs *b, const uint32_t *wan
     return true;
 }
 
+/* The CPU's model and widest vector extension, from /proc/cpuinfo: the
+ * JIT's figures depend on it more than on anything else measured (its
+ * <32 x i64> lane vectors and <32 x i1> lane masks are a few AVX-512
+ * registers, and on a host with AVX2 alone many more instructions: the
+ * 10k-instruction kernel took 26 s to compile on a 2-core AVX2 EPYC, 94 % of
+ * it in LLVM's SelectionDAG, against 8.7 s of CPU in ptx_jit.c's earlier
+ * figures, and its code ran slower than the interpreter). */
+static void host_cpu(char *buf, size_t cap)
+{
+    char line[4096], model[128] = "?";
+    const char *vec = "no AVX2";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    bool got_model = false, got_flags = false;
+    while (f && (!got_model || !got_flags) && fgets(line, sizeof line, f)) {
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        v += 1 + (v[1] == ' ');
+        v[strcspn(v, "\n")] = 0;
+        if (!got_model && !strncmp(line, "model name", 10)) {
+            snprintf(model, sizeof model, "%s", v);
+            got_model = true;
+        } else if (!got_flags && !strncmp(line, "flags", 5)) {
+            vec = strstr(v, " avx512f") ? "AVX-512" : strstr(v, " avx2") ? "AVX2, no AVX-512" : "no AVX2";
+            got_flags = true;
+        }
+    }
+    if (f)
+        fclose(f);
+    snprintf(buf, cap, "%s, %s", model, vec);
+}
+
 static void project(const char *engine, double ms_warp)
 {
     printf("  %-6s 720p enc0 (%d warps) projected: %9.1f ms at 1 core, %8.1f ms at 16 cores\n",
@@ -493,8 +525,10 @@ int main(int argc, char **argv)
     if (la)
         fclose(la);
     load[strcspn(load, " ")] = 0;
-    printf("enc0_bench: host: %ld cores online, load average %s before the runs\n",
-           sysconf(_SC_NPROCESSORS_ONLN), load);
+    char cpu[160];
+    host_cpu(cpu, sizeof cpu);
+    printf("enc0_bench: host: %ld cores online (%s), load average %s before the runs\n",
+           sysconf(_SC_NPROCESSORS_ONLN), cpu, load);
     printf("enc0_bench: %s: %u instructions, %u phases, %u mma; %u warps, best of %d, JIT %s%s\n",
            path, insts, phases, mma, o.warps, o.reps, jit ? "LLVM " : "none", jit ? vkrr_ptx_jit_llvm_version() : "");
     cold_result cold = {0};
