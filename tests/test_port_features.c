@@ -58,24 +58,6 @@ static const char shader_f16[] =
     "    }\n"
     "}\n";
 
-/* The same interface, through a 16x16 cooperative matrix of f16 (a copy of
- * src's first 256 values would be its work; it never runs on lavapipe). */
-static const char shader_coop[] =
-    "#version 460\n"
-    "#extension GL_NV_cooperative_matrix : require\n"
-    "#extension GL_KHR_memory_scope_semantics : require\n"
-    "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
-    "layout(local_size_x = 64) in;\n"
-    "layout(set = 0, binding = 0, std430) readonly buffer Src { float src[]; };\n"
-    "layout(set = 0, binding = 1, std430) buffer Dst { float dst[]; };\n"
-    "layout(push_constant, std430) uniform Push { uint n; float scale; } pc;\n"
-    "void main()\n{\n"
-    "    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> m;\n"
-    "    coopMatLoadNV(m, src, 0, 16, false);\n"
-    "    m = m * pc.scale;\n"
-    "    coopMatStoreNV(m, dst, 0, 16, false);\n"
-    "}\n";
-
 static const char port_text[] =
     "# " KERNEL ": its own interface\n"     /* 1 */
     "interface own\n"                        /* 2 */
@@ -208,8 +190,9 @@ int main(void)
         printf("SKIPPED the cooperative-matrix NO PORT checks: a device here has %s\n",
                nv ? "VK_NV_cooperative_matrix" : "VK_KHR_cooperative_matrix");
     } else {
-        /* cooperative matrices, from GLSL through glslang */
-        write_port("coop_nv", shader_coop, NULL, dir, sizeof dir);
+        /* cooperative matrices, from GLSL through glslang (testutil's shader:
+         * the f16 shader's interface through a 16x16 matrix of f16) */
+        write_port("coop_nv", test_glsl_coopmat_nv, NULL, dir, sizeof dir);
         VALIDATE(cap, dir, NO_PORT_EXIT, "NO PORT", "0 PASS, 0 FAIL, 1 NO PORT",
                  "needs cooperativeMatrix (VK_NV_cooperative_matrix), which this device lacks (the "
                  "shader declares OpCapability CooperativeMatrixNV)");

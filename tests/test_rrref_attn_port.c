@@ -208,22 +208,8 @@ static void validate(const char *cap, int want, unsigned launches, int line)
     free(err);
 }
 
-static vkrr_hw_model *use_model(int i)
-{
-    vkrr_hw_model *m = NULL;
-    vkrr_error err = {0};
-    vkrr_hw_choice c = {0};
-    if (i == 3)
-        c.approx = "rounded";
-    else
-        c.capture_arch = model_names[i]; /* sm_90's measured tables, this arch's tensor cores */
-    if (!CHECK(vkrr_hw_model_open(&c, &m, &err) == VKRR_OK)) {
-        vkrr_error_print(&err, stderr);
-        return NULL;
-    }
-    vkrr_hw_use(m);
-    return m;
-}
+/* model i of model_names, current */
+static vkrr_hw_model *use_model(int i) { return test_use_hw_model(model_names[i]); }
 
 static bool same(const attn_run *a, const attn_run *b)
 {

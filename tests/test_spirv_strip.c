@@ -21,22 +21,6 @@
 #include "spirv_strip.h"
 #include "testutil.h"
 
-static const char shader_coop[] =
-    "#version 460\n"
-    "#extension GL_NV_cooperative_matrix : require\n"
-    "#extension GL_KHR_memory_scope_semantics : require\n"
-    "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
-    "layout(local_size_x = 64) in;\n"
-    "layout(set = 0, binding = 0, std430) readonly buffer Src { float src[]; };\n"
-    "layout(set = 0, binding = 1, std430) buffer Dst { float dst[]; };\n"
-    "layout(push_constant, std430) uniform Push { uint n; float scale; } pc;\n"
-    "void main()\n{\n"
-    "    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> m;\n"
-    "    coopMatLoadNV(m, src, 0, 16, false);\n"
-    "    m = m * pc.scale;\n"
-    "    coopMatStoreNV(m, dst, 0, 16, false);\n"
-    "}\n";
-
 static const char shader_plain[] =
     "#version 460\n"
     "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
@@ -129,7 +113,7 @@ int main(void)
     uint32_t *out = NULL;
     size_t n = 0, words = 0;
 
-    uint32_t *coop = compile(root, "coop", shader_coop, &words);
+    uint32_t *coop = compile(root, "coop", test_glsl_coopmat_nv, &words);
     if (coop) {
         if (reflect(coop, words, whole, sizeof whole))
             printf("note: this SPIRV-Cross parses the cooperative-matrix module itself\n");

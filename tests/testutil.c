@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include "hw_model.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -226,3 +227,36 @@ int test_sh(const char *fmt, ...)
     int st = system(cmd);
     return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
 }
+
+vkrr_hw_model *test_use_hw_model(const char *name)
+{
+    vkrr_hw_model *m = NULL;
+    vkrr_error err = {0};
+    vkrr_hw_choice c = {0};
+    if (!strcmp(name, "rounded"))
+        c.approx = "rounded";
+    else
+        c.capture_arch = name;
+    if (!CHECK(vkrr_hw_model_open(&c, &m, &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return NULL;
+    }
+    vkrr_hw_use(m);
+    return m;
+}
+
+const char test_glsl_coopmat_nv[] =
+    "#version 460\n"
+    "#extension GL_NV_cooperative_matrix : require\n"
+    "#extension GL_KHR_memory_scope_semantics : require\n"
+    "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(set = 0, binding = 0, std430) readonly buffer Src { float src[]; };\n"
+    "layout(set = 0, binding = 1, std430) buffer Dst { float dst[]; };\n"
+    "layout(push_constant, std430) uniform Push { uint n; float scale; } pc;\n"
+    "void main()\n{\n"
+    "    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> m;\n"
+    "    coopMatLoadNV(m, src, 0, 16, false);\n"
+    "    m = m * pc.scale;\n"
+    "    coopMatStoreNV(m, dst, 0, 16, false);\n"
+    "}\n";

@@ -98,6 +98,16 @@ bool test_validate_ports_at(const char *file, int line, const char *cap, const c
 #define TEST_VKRR_SAYS(args, want, ...) \
     test_vkrr_says_at(__FILE__, __LINE__, args, want, (const char *const[]){__VA_ARGS__, NULL}, NULL)
 /* Reads a whole file; NULL when missing. Caller frees. */
+/* A compute shader through a 16x16 cooperative matrix of f16 (NV): Src at
+ * 0.0, Dst at 0.1, a push block {uint n; float scale}, local size 64; no
+ * device here runs it (test_port_features, test_spirv_strip). */
+extern const char test_glsl_coopmat_nv[];
+/* Opens the hardware model `name` names and makes it current (hw_model.h):
+ * "rounded", vkrr's rounded model, else a capture's architecture ("sm_89":
+ * sm_90's measured tables, that architecture's tensor cores).  The model, to
+ * close after vkrr_hw_use(NULL); NULL, a failed check, when it does not open. */
+typedef struct vkrr_hw_model vkrr_hw_model;
+vkrr_hw_model *test_use_hw_model(const char *name);
 char *test_read_file(const char *path, size_t *len);
 bool test_write_file(const char *path, const void *data, size_t len);
 
