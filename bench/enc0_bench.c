@@ -14,7 +14,8 @@
  * interpreter's and the JIT's ms a warp (a launch of W warps, default 4, on 1
  * host thread, best of R, default 3); the JIT's first launch with an empty
  * cache (XDG_CACHE_HOME in a temp dir) in a child process, with the child's
- * peak RSS (ru_maxrss) and its RSS before the JIT ran; the JIT's launch
+ * peak RSS (ru_maxrss) and its RSS before the JIT ran; what each host thread
+ * holds for its block (vkrr_ptx_launch.worker_bytes); the JIT's launch
  * loading the kernel from that cache; both at T threads too (default 2);
  * whether the interpreter's and the JIT's outputs are byte-identical; and a
  * 720p enc0 launch (161 x 93 = 14,973 warps) projected from the 1-thread
@@ -195,6 +196,7 @@ static uint32_t count_instructions(const char *path)
 typedef struct launch_ctx {
     const vkrr_ptx_module *m;
     enc0_bufs *b;
+    uint64_t *worker_bytes; /* out, optional: vkrr_ptx_launch's */
 } launch_ctx;
 
 /* One launch of b->warps blocks; its time in s, or -1 with err set. */
@@ -212,7 +214,7 @@ static double launch(const launch_ctx *c, vkrr_ptx_engine engine, uint32_t threa
     vkrr_ptx_launch l = {.grid = {b->warps, 1, 1}, .block = {32, 1, 1},
                          .params = (const uint8_t *)params, .params_bytes = sizeof params,
                          .regions = regions, .nregions = 3, .threads = threads, .engine = engine,
-                         .engine_used = used};
+                         .engine_used = used, .worker_bytes = c->worker_bytes};
     double t0 = now_s();
     if (vkrr_ptx_run(c->m, "enc0", &l, err) != VKRR_OK)
         return -1;
@@ -252,7 +254,7 @@ static void cold_child(const char *path, uint32_t phases, uint32_t warps, bool e
     } else if (vkrr_ptx_module_load_file(&m, path, &err) == VKRR_OK) {
         enc0_fill(&b, exact);
         memset(b.out, 0xa5, b.out_bytes); /* as measure() does: words left unwritten agree */
-        launch_ctx c = {m, &b};
+        launch_ctx c = {m, &b, NULL};
         r.rss_before_kb = rss_kb();
         r.first_s = launch(&c, VKRR_PTX_ENGINE_JIT, 1, &used, &err);
         r.again_s = r.first_s < 0 ? -1 : launch(&c, VKRR_PTX_ENGINE_JIT, 1, &used, &err);
@@ -429,6 +431,7 @@ typedef struct run {
     bool jit, same, cold_same;
     uint32_t insts, mma;
     double load_s;
+    uint64_t worker_bytes; /* what each host thread holds for its block */
 } run;
 
 static void print_figures(const run *r)
@@ -437,6 +440,8 @@ static void print_figures(const run *r)
     const cold_result *cold = &r->cold;
     const opts *o = r->o;
     printf("  load (parse + decode): %.3f s\n", r->load_s);
+    printf("  memory: each host thread holds %.1f KB for its block (a warp's registers, predicates, "
+           "local and shared memory), and the JIT's run frames on its stack\n", r->worker_bytes / 1024.0);
     print_engine("interp", f->interp1, f->interpT, o);
     if (!r->jit)
         printf("  jit: SKIPPED: this build has no JIT (no llvm-15-dev, or -DVKRR_PTX_JIT=OFF)\n");
@@ -459,10 +464,10 @@ static void print_figures(const run *r)
     if (f->jit1 >= 0)
         project("jit", 1e3 * f->jit1 / o->warps);
     /* one line for bench/enc0.sh's table; -1: not measured */
-    printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f interp_ms_warp=%.3f "
+    printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f worker_kb=%.1f interp_ms_warp=%.3f "
            "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s\n", r->insts, r->mma,
            cold->ok ? cold->first_s - cold->again_s : -1, cold->ok ? r->peak_kb / 1024.0 : -1,
-           1e3 * f->interp1 / o->warps, f->jit1 >= 0 ? 1e3 * f->jit1 / o->warps : -1, o->threads,
+           r->worker_bytes / 1024.0, 1e3 * f->interp1 / o->warps, f->jit1 >= 0 ? 1e3 * f->jit1 / o->warps : -1, o->threads,
            f->interpT >= 0 ? 1e3 * f->interpT : -1, o->threads, f->jitT >= 0 ? 1e3 * f->jitT : -1,
            f->jit1 < 0 ? "-" : r->same && r->cold_same ? "yes" : "NO");
 }
@@ -557,13 +562,14 @@ int main(int argc, char **argv)
     }
     enc0_fill(&b, o.check);
     figures f;
-    launch_ctx c = {m, &b};
+    uint64_t worker_bytes = 0;
+    launch_ctx c = {m, &b, &worker_bytes};
     if ((rc = measure(&c, &o, jit && cold.ok, keep, &f, &err))) {
         vkrr_error_print(&err, stderr);
         goto free;
     }
     run r = {.o = &o, .b = &b, .f = f, .cold = cold, .peak_kb = peak_kb, .jit = jit,
-             .insts = insts, .mma = mma, .load_s = load_s};
+             .insts = insts, .mma = mma, .load_s = load_s, .worker_bytes = worker_bytes};
     r.same = f.jit1 >= 0 && same_words("jit vs interp", &b, keep);
     r.cold_same = cold.ok && cold.hash == fnv(keep, b.out_bytes);
     print_figures(&r);

@@ -233,6 +233,8 @@ static void deep_expect(uint32_t n, uint32_t r[32])
     }
 }
 
+static uint64_t deep_worker_bytes;
+static unsigned deep_workers;
 static vkrr_status run_deep(const vkrr_ptx_module *m, uint32_t *out, uint32_t n, vkrr_error *err)
 {
     ptxt_args args = {0};
@@ -241,7 +243,8 @@ static vkrr_status run_deep(const vkrr_ptx_module *m, uint32_t *out, uint32_t n,
     const char *used = NULL;
     vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
                          .params_bytes = args.n, .regions = args.regions, .nregions = args.nregions,
-                         .threads = 1, .engine = VKRR_PTX_ENGINE_JIT, .engine_used = &used};
+                         .threads = 1, .engine = VKRR_PTX_ENGINE_JIT, .engine_used = &used,
+                         .worker_bytes = &deep_worker_bytes, .workers = &deep_workers};
     vkrr_status st = vkrr_ptx_run(m, "deep", &l, err);
     if (st == VKRR_OK && !(used && !strcmp(used, "jit")))
         return vkrr_fail(err, VKRR_ERR_INTERNAL, NULL, 0, -1, "ran in %s, not the JIT", used ? used : "?");
@@ -297,6 +300,12 @@ static void test_small_stack(void)
            j.st == VKRR_OK ? "ran" : "failed", wrong);
     CHECK(j.st == VKRR_OK);
     CHECK_EQ_U64(wrong, 0);
+    /* what the launch says a worker holds: at least the 14 registers the
+     * kernel declares (%r<10>, %rd<4>) in 32 lanes of 8 bytes, on 1 thread */
+    printf("the deep kernel's launch: %u worker(s), %llu bytes each\n", deep_workers,
+           (unsigned long long)deep_worker_bytes);
+    CHECK_EQ_U64(deep_workers, 1);
+    CHECK(deep_worker_bytes >= 14u * 32u * 8u && deep_worker_bytes < (1u << 20));
     vkrr_ptx_module_free(m);
 }
 

@@ -166,6 +166,11 @@ typedef struct vkrr_ptx_launch {
                                      * neighbouring regions: an overrun the GPU would have made
                                      * too, or a choice between them); "" when nothing */
     size_t memory_note_cap;
+    uint64_t *worker_bytes;         /* out, optional: the heap memory each host thread holds
+                                     * while it runs blocks (one block's warps, registers,
+                                     * predicates, local and shared memory); besides it, each
+                                     * thread's stack holds the frame of a compiled run */
+    unsigned *workers;              /* out, optional: the host threads the launch ran on */
 } vkrr_ptx_launch;
 
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,

@@ -690,6 +690,15 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
     ws = calloc(threads, sizeof *ws);
     if (!ws)
         goto nomem;
+    if (l->workers)
+        *l->workers = threads;
+    if (l->worker_bytes) { /* as worker_main allocates */
+        uint64_t nwarps = ((uint64_t)l->block[0] * l->block[1] * l->block[2] + 31) / 32;
+        *l->worker_bytes = nwarps * (sizeof(ptx_warp) + (uint64_t)f->nslots * 32u * sizeof(uint64_t) +
+                                     (f->npreds ? f->npreds : 1) * sizeof(uint32_t) +
+                                     32u * (rt->local_bytes ? rt->local_bytes : 1)) +
+                           (rt->shared_bytes ? rt->shared_bytes : 1);
+    }
     for (unsigned i = 0; i < threads; i++) {
         ws[i].rt = rt;
         if (i > 0)
