@@ -194,6 +194,14 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *   3.14 against 3.27 ms before, 4.04 against 4.12 after, under a varying
  *   load): enc0's time is the mma and float handlers'.
  *
+ *   Those figures are from a host this note did not record.  On a 2-core
+ *   AVX2 EPYC without AVX-512 (LLVM's znver3), the same 10k kernel took
+ *   26 s to compile at -O2 (505 MB) and 22.8 s in the quick tier, 94 % of
+ *   it in LLVM (SelectionDAG), and its code ran no faster than the
+ *   interpreter; rrref's kernels, warm, still ran 2.5x faster.  The lane
+ *   vectors and masks above are a few AVX-512 registers, and many AVX2
+ *   ones; bench/enc0_bench now names the host's vector extension.
+ *
  * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
