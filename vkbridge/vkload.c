@@ -59,7 +59,7 @@ static int collect_library(struct dl_phdr_info *info, size_t size, void *user)
 /* RTLD_NOLOAD|RTLD_NODELETE marks an object already loaded as never to be
  * unloaded; the handle it returns is closed again at once.  dlopen is not
  * called from inside dl_iterate_phdr, which holds the loader's lock. */
-static void keep_libraries_loaded(void)
+void vkrr_vk_keep_libraries_loaded(void)
 {
     lib_names l = {0};
     dl_iterate_phdr(collect_library, &l);
@@ -73,7 +73,7 @@ static void keep_libraries_loaded(void)
     dlerror(); /* a name dlopen does not find again is skipped, and its error with it */
 }
 #else
-static void keep_libraries_loaded(void) {}
+void vkrr_vk_keep_libraries_loaded(void) {}
 #endif
 
 const char *vkrr_vk_result_name(VkResult r)
@@ -430,12 +430,12 @@ vkrr_status vkrr_vk_ctx_create(vkrr_vk_ctx **out, const vkrr_vk_ctx_desc *desc, 
     }
     if ((st = create_instance(vk, err)) != VKRR_OK)
         goto fail;
-    keep_libraries_loaded(); /* the drivers and instance layers are loaded now */
+    vkrr_vk_keep_libraries_loaded(); /* the drivers and instance layers are loaded now */
     if ((st = pick_device(vk, desc ? desc->device : NULL, err)) != VKRR_OK)
         goto fail;
     if ((st = create_device(vk, err)) != VKRR_OK)
         goto fail;
-    keep_libraries_loaded(); /* and whatever the device brought in */
+    vkrr_vk_keep_libraries_loaded(); /* and whatever the device brought in */
     *out = vk;
     return VKRR_OK;
 fail:

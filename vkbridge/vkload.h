@@ -91,5 +91,11 @@ void vkrr_vk_ctx_destroy(vkrr_vk_ctx *vk); /* accepts NULL */
 
 /* "VK_ERROR_DEVICE_LOST" and friends, for messages. */
 const char *vkrr_vk_result_name(VkResult r);
+/* In a sanitizer build, every library loaded now stays loaded for the life
+ * of the process (a Vulkan driver's static blocks stay reachable for
+ * LeakSanitizer; vkload.c says why); elsewhere nothing.  vkrr's own instance
+ * does it; code that makes an instance of its own (a test asking the loader
+ * directly) calls it after vkCreateInstance. */
+void vkrr_vk_keep_libraries_loaded(void);
 
 #endif
