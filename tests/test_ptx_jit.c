@@ -143,7 +143,8 @@ static vkrr_status run_chain(const vkrr_ptx_module *m, vkrr_ptx_engine engine, u
 
 static void test_chain(const char *parts)
 {
-    /* compiled in parts (ptx_jit.c): runs go on into other parts' runs */
+    /* compiled in parts (ptx_jit.c): runs go on into other parts' runs
+     * (through the scheduler's loop) */
     setenv("VKRR_PTX_JIT_PARTS", parts, 1);
     printf("the chain kernel in %s part(s):\n", parts);
     vkrr_ptx_module *m = NULL;

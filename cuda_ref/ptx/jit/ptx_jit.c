@@ -329,8 +329,8 @@ static LLVMErrorRef codegen(const jit_tier *t, LLVMModuleRef mod, LLVMMemoryBuff
 /* A kernel is compiled in parts, one a core (up to JIT_PARTS), each a
  * module of its own LLVM context holding the runs of one stretch of pcs:
  * LLVM compiles a module on one thread, and its code generator is most of
- * a first run's time.  A run that goes on into another part's calls it by
- * name; the JIT links the parts' objects.  Kernels under JIT_PART_MIN
+ * a first run's time.  A run that goes on into another part's returns to
+ * the scheduler, which calls it (ptx_jit_emit.c's chain).  Kernels under JIT_PART_MIN
  * instructions a part are one part (VKRR_PTX_JIT_PARTS, 1 to 8, sets the
  * count, for tests). */
 #define JIT_PARTS 8u

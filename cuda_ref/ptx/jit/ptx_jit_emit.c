@@ -268,15 +268,6 @@ static void stop_at(jit_emit *e, uint32_t pc)
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, 0, 0));
 }
 
-/* The function of the run at pc: this module's, or a declaration of
- * another part's (the JIT links them by name). */
-static LLVMValueRef fn_at(jit_emit *e, uint32_t pc)
-{
-    if (!e->fns[pc])
-        e->fns[pc] = LLVMAddFunction(e->mod, e->names[pc], e->fn_t);
-    return e->fns[pc];
-}
-
 /* Goes on in the run at pc when the step budget allows cost more steps
  * (ptx_warp.jbudget, set by the scheduler), else stops at stop_pc.  Going
  * on is returning with w->pc = pc, the steps before that run charged: the
@@ -454,10 +445,9 @@ void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
 {
     e->seq = seq;
     e->fns = fns;
-    e->names = names;
-    for (uint32_t pc = lo; pc < hi; pc++)
+    for (uint32_t pc = lo; pc < hi; pc++) /* each run's function, by the name the JIT looks up */
         if (seq[pc].len)
-            fn_at(e, pc);
+            e->fns[pc] = LLVMAddFunction(e->mod, names[pc], e->fn_t);
     for (uint32_t pc = lo; pc < hi; pc++)
         if (seq[pc].len)
             emit_run(e, pc, seq[pc].len);

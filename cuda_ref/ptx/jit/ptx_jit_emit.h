@@ -17,7 +17,6 @@ typedef struct jit_emit {
     const ptx_func *f;
     LLVMValueRef *fns;        /* per pc: the function of the run that starts there, or NULL */
     const ptx_jit_seq *seq;   /* per pc: that run's length */
-    char (*names)[48];        /* per pc: that run's function's name */
     /* the function being emitted */
     LLVMValueRef fn, w, active, code, R, P;
     LLVMValueRef mrun; /* active as <32 x i1>: the lanes whose registers the run writes */
