@@ -197,6 +197,7 @@ typedef struct launch_ctx {
     const vkrr_ptx_module *m;
     enc0_bufs *b;
     uint64_t *worker_bytes; /* out, optional: vkrr_ptx_launch's */
+    uint32_t *jit_runs, *jit_fns; /* out, optional: the JIT's runs and functions (its last launch's) */
 } launch_ctx;
 
 /* One launch of b->warps blocks; its time in s, or -1 with err set. */
@@ -214,7 +215,9 @@ static double launch(const launch_ctx *c, vkrr_ptx_engine engine, uint32_t threa
     vkrr_ptx_launch l = {.grid = {b->warps, 1, 1}, .block = {32, 1, 1},
                          .params = (const uint8_t *)params, .params_bytes = sizeof params,
                          .regions = regions, .nregions = 3, .threads = threads, .engine = engine,
-                         .engine_used = used, .worker_bytes = c->worker_bytes};
+                         .engine_used = used, .worker_bytes = c->worker_bytes,
+                         .jit_runs = engine == VKRR_PTX_ENGINE_JIT ? c->jit_runs : NULL,
+                         .jit_functions = engine == VKRR_PTX_ENGINE_JIT ? c->jit_fns : NULL};
     double t0 = now_s();
     if (vkrr_ptx_run(c->m, "enc0", &l, err) != VKRR_OK)
         return -1;
@@ -254,7 +257,7 @@ static void cold_child(const char *path, uint32_t phases, uint32_t warps, bool e
     } else if (vkrr_ptx_module_load_file(&m, path, &err) == VKRR_OK) {
         enc0_fill(&b, exact);
         memset(b.out, 0xa5, b.out_bytes); /* as measure() does: words left unwritten agree */
-        launch_ctx c = {m, &b, NULL};
+        launch_ctx c = {m, &b, NULL, NULL, NULL};
         r.rss_before_kb = rss_kb();
         r.first_s = launch(&c, VKRR_PTX_ENGINE_JIT, 1, &used, &err);
         r.again_s = r.first_s < 0 ? -1 : launch(&c, VKRR_PTX_ENGINE_JIT, 1, &used, &err);
@@ -432,6 +435,7 @@ typedef struct run {
     uint32_t insts, mma;
     double load_s;
     uint64_t worker_bytes; /* what each host thread holds for its block */
+    uint32_t jit_runs, jit_fns; /* the JIT's compiled runs, and the functions they share */
 } run;
 
 static void print_figures(const run *r)
@@ -452,8 +456,9 @@ static void print_figures(const run *r)
                "peak RSS %.1f MB (%.1f MB before the JIT)\n", cold->first_s, cold->again_s,
                cold->first_s - cold->again_s, r->peak_kb / 1024.0, cold->rss_before_kb / 1024.0);
         if (f->jit1 >= 0) {
-            printf("  jit    from the cache: first launch %.3f s (%.3f s over a warm one)\n",
-                   f->jit_load, f->jit_load - f->jit1);
+            printf("  jit    from the cache: first launch %.3f s (%.3f s over a warm one); "
+                   "%u compiled runs in %u functions\n",
+                   f->jit_load, f->jit_load - f->jit1, r->jit_runs, r->jit_fns);
             print_engine("jit", f->jit1, f->jitT, o);
         }
     }
@@ -465,11 +470,12 @@ static void print_figures(const run *r)
         project("jit", 1e3 * f->jit1 / o->warps);
     /* one line for bench/enc0.sh's table; -1: not measured */
     printf("summary: insts=%u mma=%u compile_s=%.3f peak_mb=%.1f worker_kb=%.1f interp_ms_warp=%.3f "
-           "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s\n", r->insts, r->mma,
+           "jit_ms_warp=%.3f interp_%ut_ms=%.3f jit_%ut_ms=%.3f same=%s jit_runs=%u jit_fns=%u\n",
+           r->insts, r->mma,
            cold->ok ? cold->first_s - cold->again_s : -1, cold->ok ? r->peak_kb / 1024.0 : -1,
            r->worker_bytes / 1024.0, 1e3 * f->interp1 / o->warps, f->jit1 >= 0 ? 1e3 * f->jit1 / o->warps : -1, o->threads,
            f->interpT >= 0 ? 1e3 * f->interpT : -1, o->threads, f->jitT >= 0 ? 1e3 * f->jitT : -1,
-           f->jit1 < 0 ? "-" : r->same && r->cold_same ? "yes" : "NO");
+           f->jit1 < 0 ? "-" : r->same && r->cold_same ? "yes" : "NO", r->jit_runs, r->jit_fns);
 }
 
 /* --check: the interpreter's bytes (interp) against enc0_expect's, and the
@@ -563,13 +569,15 @@ int main(int argc, char **argv)
     enc0_fill(&b, o.check);
     figures f;
     uint64_t worker_bytes = 0;
-    launch_ctx c = {m, &b, &worker_bytes};
+    uint32_t jit_runs = 0, jit_fns = 0;
+    launch_ctx c = {m, &b, &worker_bytes, &jit_runs, &jit_fns};
     if ((rc = measure(&c, &o, jit && cold.ok, keep, &f, &err))) {
         vkrr_error_print(&err, stderr);
         goto free;
     }
     run r = {.o = &o, .b = &b, .f = f, .cold = cold, .peak_kb = peak_kb, .jit = jit,
-             .insts = insts, .mma = mma, .load_s = load_s, .worker_bytes = worker_bytes};
+             .insts = insts, .mma = mma, .load_s = load_s, .worker_bytes = worker_bytes,
+             .jit_runs = jit_runs, .jit_fns = jit_fns};
     r.same = f.jit1 >= 0 && same_words("jit vs interp", &b, keep);
     r.cold_same = cold.ok && cold.hash == fnv(keep, b.out_bytes);
     print_figures(&r);

@@ -171,6 +171,10 @@ typedef struct vkrr_ptx_launch {
                                      * predicates, local and shared memory); besides it, each
                                      * thread's stack holds the frame of a compiled run */
     unsigned *workers;              /* out, optional: the host threads the launch ran on */
+    uint32_t *jit_runs;             /* out, optional: the JIT's compiled runs of the entry (0
+                                     * when the interpreter ran it) ... */
+    uint32_t *jit_functions;        /* ... and the functions they are: runs of one shape
+                                     * (an unrolled loop's bodies) share one in large kernels */
 } vkrr_ptx_launch;
 
 vkrr_status vkrr_ptx_run(const vkrr_ptx_module *m, const char *entry, const vkrr_ptx_launch *l,

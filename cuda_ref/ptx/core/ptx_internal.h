@@ -247,10 +247,13 @@ typedef struct ptx_warp ptx_warp;
  * instructions), then on through a branch or a converged .sync instruction
  * where the interpreter would without regrouping the warp, while w->jbudget
  * (steps) lasts; 0 with w->pc where it stopped (the next run's start, where
- * the scheduler's loop calls that run), or -1 after ptx_fault(). */
-typedef int (*ptx_seq_fn)(ptx_warp *w, uint32_t active, const ptx_inst *code);
+ * the scheduler's loop calls that run), or -1 after ptx_fault().  tab: the
+ * run's own values (its registers' slots, its pcs, ...) where its code is
+ * shared by runs of the same shape (ptx_jit_emit.c), else NULL. */
+typedef int (*ptx_seq_fn)(ptx_warp *w, uint32_t active, const ptx_inst *code, const uint64_t *tab);
 typedef struct ptx_jit_seq {
     ptx_seq_fn fn;
+    const uint64_t *tab;
     uint32_t len;
 } ptx_jit_seq;
 typedef struct ptx_func {
@@ -305,6 +308,7 @@ typedef struct ptx_func {
     /* the JIT (ptx_jit.c): per pc, the run compiled there (fn NULL: none) */
     ptx_jit_seq *jit;
     bool jit_tried;
+    uint32_t jit_runs, jit_fns; /* the JIT's compiled runs, and the functions they call */
     char jit_why[240];     /* why there is no jit */
     char jit_note[300];    /* engine_used when the JIT did not compile it */
 } ptx_func;

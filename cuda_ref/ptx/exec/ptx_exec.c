@@ -147,7 +147,7 @@ static int run_warp(ptx_warp *w)
                  * a call there grew the stack a run's frame a run). */
                 const ptx_jit_seq *run = &jit[in - code];
                 w->jbudget = limit - steps - run->len;
-                if (run->fn(w, w->active, code))
+                if (run->fn(w, w->active, code, run->tab))
                     goto fault;
                 in = code + w->pc;
                 steps = limit - w->jbudget;
@@ -643,6 +643,10 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
         return st;
     if (l->engine_used)
         *l->engine_used = used;
+    if (l->jit_runs)
+        *l->jit_runs = jit ? f->jit_runs : 0;
+    if (l->jit_functions)
+        *l->jit_functions = jit ? f->jit_fns : 0;
     st = VKRR_ERR_NOMEM;
     ptx_rt *rt = calloc(1, sizeof *rt);
     worker *ws = NULL;

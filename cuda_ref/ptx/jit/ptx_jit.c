@@ -206,8 +206,9 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
-#define JIT_VERSION "vkrr-ptx-jit 7" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs;
-                                           * 7: a run returns where it went on into the next */
+#define JIT_VERSION "vkrr-ptx-jit 8" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs;
+                                           * 7: a run returns where it went on into the next;
+                                           * 8: runs of one shape share a function */
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u
@@ -216,17 +217,19 @@ typedef struct jit_tier {
     const char *name, *passes;
     LLVMCodeGenOptLevel codegen;
     unsigned inline_pct; /* runs with fewer inline instructions (percent) are interpreted */
-    uint32_t budget;     /* at most this cost in compiled runs (select_runs; 0: no limit) */
+    uint32_t budget;     /* at most this cost in compiled functions (0: no limit) */
+    bool share;          /* runs of one shape share a function (ptx_jit_emit.h's jit_tabs) */
 } jit_tier;
 
-static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0, 0};
+static const jit_tier tier_full = {"full", "default<O2>", LLVMCodeGenLevelDefault, 0, 0, false};
 static const jit_tier tier_quick = {"quick", "function(instcombine,simplifycfg,early-cse)",
-                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT, JIT_QUICK_BUDGET};
+                                    LLVMCodeGenLevelNone, JIT_QUICK_INLINE_PCT, JIT_QUICK_BUDGET,
+                                    true};
 
 static jit_tier tier_of(const ptx_func *f)
 {
     const char *env = getenv("VKRR_PTX_JIT_QUICK"), *pct = getenv("VKRR_PTX_JIT_INLINE_PCT"),
-               *budget = getenv("VKRR_PTX_JIT_BUDGET");
+               *budget = getenv("VKRR_PTX_JIT_BUDGET"), *share = getenv("VKRR_PTX_JIT_SHARE");
     unsigned long min = env && *env ? strtoul(env, NULL, 10) : JIT_QUICK_MIN;
     if (f->ncode < min)
         return tier_full;
@@ -235,6 +238,8 @@ static jit_tier tier_of(const ptx_func *f)
         t.inline_pct = (unsigned)strtoul(pct, NULL, 10);
     if (budget && *budget)
         t.budget = (uint32_t)strtoul(budget, NULL, 10);
+    if (share && *share)
+        t.share = strcmp(share, "0") != 0;
     return t;
 }
 
@@ -250,9 +255,9 @@ static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t ca
         tm = LLVMCreateTargetMachine(target, triple, cpu, features, t->codegen, LLVMRelocDefault,
                                      LLVMCodeModelJITDefault);
     if (env)
-        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u|budget%u", JIT_VERSION,
+        snprintf(env, cap, "%s|LLVM %s|%s|%s|%s|%s|%s|cg%d|inline%u|budget%u|share%d", JIT_VERSION,
                  LLVM_VERSION_STRING, triple, cpu, features, t->name, t->passes, (int)t->codegen,
-                 t->inline_pct, t->budget);
+                 t->inline_pct, t->budget, (int)t->share);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -372,12 +377,25 @@ static int cand_cmp(const void *pa, const void *pb)
     return x != y ? (x < y ? 1 : -1) : (a->pc > b->pc) - (a->pc < b->pc);
 }
 
+/* What compiling the run at pc (n instructions) costs and saves. */
+static jit_cand cand_of(const ptx_func *f, uint32_t pc, uint32_t n)
+{
+    jit_cand c = {pc, n, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        unsigned x = ptx_jit_emit_weight(&f->code[pc + k]);
+        c.inl += x != 0;
+        c.cost += x ? x : 1;
+    }
+    return c;
+}
+
 /* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
  * its name for now): those with at least t->inline_pct percent inline
  * instructions, and of them, past a cost of t->budget (instructions
  * weighed by ptx_jit_emit_weight, a call 1), those with the largest share
- * that fit.  Returns how many instructions they hold, or UINT32_MAX when
- * out of memory. */
+ * that fit (where runs share functions, budget_shapes weighs the functions
+ * instead, once they are known).  Returns how many instructions they hold,
+ * or UINT32_MAX when out of memory. */
 static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
                             char (*names)[48])
 {
@@ -387,24 +405,20 @@ static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *s
     if (!c)
         return UINT32_MAX;
     for (uint32_t pc = 0; pc < f->ncode;) {
-        uint32_t n = run_length(f, pc), inl = 0, w = 0;
+        uint32_t n = run_length(f, pc);
         if (!n) {
             pc++;
             continue;
         }
-        for (uint32_t k = 0; k < n; k++) {
-            unsigned x = ptx_jit_emit_weight(&f->code[pc + k]);
-            inl += x != 0;
-            w += x ? x : 1;
-        }
-        if ((uint64_t)inl * 100u >= (uint64_t)n * t->inline_pct) {
-            c[nc++] = (jit_cand){pc, n, inl, w};
+        jit_cand r = cand_of(f, pc, n);
+        if ((uint64_t)r.inl * 100u >= (uint64_t)n * t->inline_pct) {
+            c[nc++] = r;
             total += n;
-            cost += w;
+            cost += r.cost;
         }
         pc += n;
     }
-    if (t->budget && cost > t->budget) {
+    if (t->budget && !t->share && cost > t->budget) {
         qsort(c, nc, sizeof *c, cand_cmp);
         uint32_t kept = 0;
         total = 0;
@@ -425,10 +439,71 @@ static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *s
     return total;
 }
 
+static void tabs_free(jit_tabs *t)
+{
+    if (t) {
+        free(t->v);
+        free(t->at);
+        free(t->rep);
+    }
+}
+
+/* The budget where runs share functions (tier t, tabs->rep after emitting):
+ * a function costs its run's weight once and saves the interpreter its
+ * inline instructions in every run that calls it, so those saving the most
+ * a unit of cost are kept first, up to t->budget; a dropped function is
+ * deleted (fns) and its runs are interpreted (seq[pc].len 0).  An unrolled
+ * kernel's runs are a few shapes, all kept.  Returns how many instructions
+ * the runs compiled hold, or UINT32_MAX when out of memory. */
+static uint32_t budget_shapes(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
+                              const jit_tabs *tabs, LLVMValueRef *fns)
+{
+    uint32_t *uses = calloc(f->ncode ? f->ncode : 1, sizeof *uses), nc = 0, total = 0;
+    jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
+    if (!uses || !c) {
+        free(uses);
+        free(c);
+        return UINT32_MAX;
+    }
+    for (uint32_t pc = 0; pc < f->ncode; pc++)
+        if (seq[pc].len)
+            uses[tabs->rep[pc]]++;
+    uint64_t cost = 0;
+    for (uint32_t pc = 0; pc < f->ncode; pc++)
+        if (seq[pc].len && tabs->rep[pc] == pc) {
+            c[nc] = cand_of(f, pc, seq[pc].len);
+            c[nc].inl *= uses[pc];
+            cost += c[nc++].cost;
+        }
+    if (t->budget && cost > t->budget) {
+        qsort(c, nc, sizeof *c, cand_cmp);
+        cost = 0;
+        for (uint32_t i = 0; i < nc; i++) /* uses[pc]: 0 for a function dropped */
+            if (cost + c[i].cost <= t->budget) {
+                cost += c[i].cost;
+            } else {
+                LLVMDeleteFunction(fns[c[i].pc]);
+                fns[c[i].pc] = NULL;
+                uses[c[i].pc] = 0;
+            }
+    }
+    for (uint32_t pc = 0; pc < f->ncode; pc++)
+        if (seq[pc].len && !uses[tabs->rep[pc]])
+            seq[pc].len = 0;
+        else
+            total += seq[pc].len;
+    free(uses);
+    free(c);
+    return total;
+}
+
 /* Emits the runs select_runs marked into the modules of nparts parts (tier
- * t), named by the key of their IR, which goes to key. */
+ * t; where runs share functions, tabs gets their tables and *ncompiled the
+ * instructions left compiled by budget_shapes), named by the key of their
+ * IR, which goes to key. */
 static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
-                       jit_part *parts, unsigned nparts, ptx_jit_key *key, const char **why)
+                       jit_part *parts, unsigned nparts, jit_tabs *tabs, uint32_t *ncompiled,
+                       ptx_jit_key *key, const char **why)
 {
     LLVMValueRef *fns = calloc(f->ncode ? f->ncode : 1, sizeof *fns);
     LLVMMemoryBufferRef bc[JIT_PARTS] = {0};
@@ -446,18 +521,24 @@ static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*
         LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(parts[i].tsc);
         parts[i].mod = LLVMModuleCreateWithNameInContext("vkrr_kernel", ctx);
         jit_emit e;
-        memset(fns, 0, f->ncode * sizeof *fns);
         ok = ptx_jit_emit_init(&e, ctx, parts[i].mod, f);
+        e.tabs = tabs;
         if (ok)
-            ptx_jit_emit_runs(&e, seq, fns, names, i ? lo : 0, i + 1 < nparts ? hi : f->ncode);
+            ok = ptx_jit_emit_runs(&e, seq, fns, names, i ? lo : 0, i + 1 < nparts ? hi : f->ncode);
         ptx_jit_emit_done(&e);
-        /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
-        if (ok && !(bc[i] = LLVMWriteBitcodeToMemoryBuffer(parts[i].mod)))
+    }
+    if (ok && tabs) {
+        *ncompiled = budget_shapes(f, t, seq, tabs, fns);
+        ok = *ncompiled != UINT32_MAX;
+    }
+    free(fns);
+    /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
+    for (unsigned i = 0; ok && i < nparts; i++) {
+        if (!(bc[i] = LLVMWriteBitcodeToMemoryBuffer(parts[i].mod)))
             ok = false;
         if (ok)
             total += LLVMGetBufferSize(bc[i]);
     }
-    free(fns);
     char env[1024];
     LLVMTargetMachineRef tm = ok ? host_machine(t, env, sizeof env) : NULL;
     char *all = ok && tm ? malloc(total ? total : 1) : NULL;
@@ -492,6 +573,9 @@ static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*
             snprintf(names[pc], sizeof names[pc], "vkrr_%016llx_pc%u", (unsigned long long)key->h0, pc);
             LLVMSetValueName2(fn, names[pc], strlen(names[pc]));
         }
+    for (uint32_t pc = 0; tabs && pc < f->ncode; pc++) /* a run of a shared function: its name */
+        if (seq[pc].len && tabs->rep[pc] != pc)
+            memcpy(names[pc], names[tabs->rep[pc]], sizeof names[pc]);
     return true;
 }
 
@@ -613,7 +697,36 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     if (penv && atoi(penv) >= 1 && (unsigned)atoi(penv) <= JIT_PARTS)
         nparts = (unsigned)atoi(penv);
     ptx_jit_key key;
-    if (!emit_parts(f, tier, seq, names, parts, nparts, &key, why)) {
+    jit_tabs tabs_ = {0}, *tabs = tier->share ? &tabs_ : NULL;
+    if (tabs && (!(tabs->at = calloc(f->ncode, sizeof *tabs->at)) ||
+                 !(tabs->rep = calloc(f->ncode, sizeof *tabs->rep)))) {
+        *why = llvm_why(f, "out of memory", NULL);
+        tabs_free(tabs);
+        goto fail;
+    }
+    bool emitted = emit_parts(f, tier, seq, names, parts, nparts, tabs, &ncompiled, &key, why);
+    f->jit_runs = f->jit_fns = 0;
+    for (uint32_t pc = 0; emitted && pc < f->ncode; pc++)
+        if (seq[pc].len) {
+            f->jit_runs++;
+            f->jit_fns += !tabs || tabs->rep[pc] == pc;
+        }
+    if (emitted && tabs) { /* the runs' tables after seq, in its block (ptx_module.c frees f->jit) */
+        ptx_jit_seq *grown = realloc(seq, f->ncode * sizeof *seq + tabs->n * sizeof *tabs->v);
+        if (grown) {
+            seq = grown;
+            uint64_t *v = (uint64_t *)(seq + f->ncode);
+            if (tabs->n)
+                memcpy(v, tabs->v, tabs->n * sizeof *v);
+            for (uint32_t pc = 0; pc < f->ncode; pc++)
+                seq[pc].tab = seq[pc].len ? v + tabs->at[pc] : NULL;
+        } else {
+            emitted = false;
+            *why = llvm_why(f, "out of memory", NULL);
+        }
+    }
+    tabs_free(tabs);
+    if (!emitted) {
         parts_free(parts, nparts);
         goto fail;
     }
@@ -682,10 +795,10 @@ done:
         clock_gettime(CLOCK_MONOTONIC, &t2);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu2);
         fprintf(stderr, "ptx-jit: %s: %u instructions, %s in %.3f s (%.3f s of CPU; %s tier, %u "
-                "instructions in its runs)\n", f->name, f->ncode, how,
+                "instructions in its %u runs, %u functions)\n", f->name, f->ncode, how,
                 (double)(t2.tv_sec - tc0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - tc0.tv_nsec),
                 (double)(cpu2.tv_sec - cpu0.tv_sec) + 1e-9 * (double)(cpu2.tv_nsec - cpu0.tv_nsec),
-                tier->name, ncompiled);
+                tier->name, ncompiled, f->jit_runs, f->jit_fns);
     }
     free(names);
     return seq;

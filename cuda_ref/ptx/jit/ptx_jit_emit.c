@@ -264,7 +264,7 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
 /* Returns to the scheduler with the warp at pc (its first instruction not run). */
 static void stop_at(jit_emit *e, uint32_t pc)
 {
-    LLVMBuildStore(e->b, LLVMConstInt(e->i32, pc, 0), jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, pc)));
+    LLVMBuildStore(e->b, jit_k(e, e->i32, pc), jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, pc)));
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, 0, 0));
 }
 
@@ -280,14 +280,14 @@ static void chain(jit_emit *e, uint32_t pc, uint32_t cost, uint32_t stop_pc)
     LLVMBuilderRef b = e->b;
     LLVMValueRef bp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jbudget));
     LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, "");
-    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), "");
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, jit_k(e, e->i64, cost), "");
     LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "chain");
     LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "stop");
     LLVMBuildCondBr(b, go, yes, no);
     LLVMPositionBuilderAtEnd(b, yes);
     uint32_t before = cost - e->seq[pc].len; /* the bra's step; the run's are the scheduler's */
     if (before)
-        LLVMBuildStore(b, LLVMBuildSub(b, budget, LLVMConstInt(e->i64, before, 0), ""), bp);
+        LLVMBuildStore(b, LLVMBuildSub(b, budget, jit_k(e, e->i64, before), ""), bp);
     stop_at(e, pc);
     LLVMPositionBuilderAtEnd(b, no);
     stop_at(e, stop_pc);
@@ -316,7 +316,7 @@ static void sync_end(jit_emit *e, uint32_t pc)
     uint64_t cost = 1u + (to_next ? e->seq[next].len : 0u);
     LLVMValueRef bp = jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, jbudget));
     LLVMValueRef budget = LLVMBuildLoad2(b, e->i64, bp, "");
-    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, LLVMConstInt(e->i64, cost, 0), "");
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntUGE, budget, jit_k(e, e->i64, cost), "");
     LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "sync");
     LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncsched");
     LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "synced");
@@ -325,7 +325,7 @@ static void sync_end(jit_emit *e, uint32_t pc)
     LLVMTypeRef params[2] = {e->ptr, e->ptr};
     LLVMTypeRef st = LLVMFunctionType(e->i32, params, 2, 0);
     LLVMValueRef fp = jit_field(e, e->w, offsetof(ptx_warp, jsync), e->ptr);
-    LLVMValueRef args[2] = {e->w, jit_field_ptr(e, e->code, e->i8, (uint64_t)pc * sizeof *f->code)};
+    LLVMValueRef args[2] = {e->w, jit_inst_ptr(e, &f->code[pc])};
     LLVMValueRef r = LLVMBuildCall2(b, st, fp, args, 2, "");
     LLVMBasicBlockRef notfault = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncok");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstInt(e->i32, 0, 0), ""), e->fail, notfault);
@@ -378,7 +378,7 @@ static void run_end(jit_emit *e, uint32_t pc)
                    e->seq[next].len;
     LLVMValueRef m = e->active;
     if (in->guard >= 0) {
-        LLVMValueRef p = LLVMBuildLoad2(b, e->i32, jit_field_ptr(e, e->P, e->i32, (uint64_t)in->guard), "");
+        LLVMValueRef p = LLVMBuildLoad2(b, e->i32, jit_pred_ptr(e, (uint32_t)in->guard), "");
         m = LLVMBuildAnd(b, m, in->gneg ? LLVMBuildNot(b, p, "") : p, "");
     }
     LLVMBasicBlockRef taken = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "taken");
@@ -412,6 +412,10 @@ static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
     e->w = LLVMGetParam(e->fn, 0);
     e->active = LLVMGetParam(e->fn, 1);
     e->code = LLVMGetParam(e->fn, 2);
+    e->tab = e->tabs ? LLVMGetParam(e->fn, 3) : NULL;
+    e->tab_full = false;
+    if (e->tabs)
+        e->tab0 = e->tabs->n;
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "entry");
     e->fail = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "fault");
     LLVMPositionBuilderAtEnd(e->b, e->fail);
@@ -440,7 +444,62 @@ static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
     run_end(e, pc + len);
 }
 
-void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
+/* ---- runs of one shape, one function ---------------------------------------- */
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The run just emitted at pc: kept as a shape of its own, or, when a kept
+ * function has its IR (after the name: the values that differ are in the
+ * tables), deleted for that one.  False: out of memory. */
+static bool share_run(jit_emit *e, uint32_t pc)
+{
+    jit_tabs *tb = e->tabs;
+    tb->rep[pc] = pc;
+    if (e->tab_full) /* its values are constants in its code: its own */
+        return true;
+    if (2u * (e->nshapes + 1u) > e->capshapes) { /* grow the open-addressing table */
+        uint32_t cap = e->capshapes ? 2u * e->capshapes : 256u;
+        jit_shape *ns = calloc(cap, sizeof *ns);
+        if (!ns)
+            return false;
+        for (uint32_t i = 0; i < e->capshapes; i++)
+            if (e->shapes[i].ir) {
+                uint32_t k = (uint32_t)e->shapes[i].hash & (cap - 1u);
+                while (ns[k].ir)
+                    k = (k + 1u) & (cap - 1u);
+                ns[k] = e->shapes[i];
+            }
+        free(e->shapes);
+        e->shapes = ns;
+        e->capshapes = cap;
+    }
+    char *ir = LLVMPrintValueToString(e->fn);
+    const char *body = ir ? strchr(ir, '(') : NULL; /* after "define i32 @name" */
+    if (!body) {
+        LLVMDisposeMessage(ir);
+        return true;
+    }
+    uint64_t h = fnv1a(body);
+    uint32_t k = (uint32_t)h & (e->capshapes - 1u);
+    for (; e->shapes[k].ir; k = (k + 1u) & (e->capshapes - 1u))
+        if (e->shapes[k].hash == h && !strcmp(strchr(e->shapes[k].ir, '('), body)) {
+            tb->rep[pc] = e->shapes[k].pc;
+            LLVMDeleteFunction(e->fn);
+            e->fns[pc] = NULL;
+            LLVMDisposeMessage(ir);
+            return true;
+        }
+    e->shapes[k] = (jit_shape){h, ir, pc};
+    e->nshapes++;
+    return true;
+}
+
+bool ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
                        char (*names)[48], uint32_t lo, uint32_t hi)
 {
     e->seq = seq;
@@ -449,8 +508,14 @@ void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
         if (seq[pc].len)
             e->fns[pc] = LLVMAddFunction(e->mod, names[pc], e->fn_t);
     for (uint32_t pc = lo; pc < hi; pc++)
-        if (seq[pc].len)
+        if (seq[pc].len) {
+            if (e->tabs)
+                e->tabs->at[pc] = (uint32_t)e->tabs->n;
             emit_run(e, pc, seq[pc].len);
+            if (e->tabs && !share_run(e, pc))
+                return false;
+        }
+    return true;
 }
 
 #else

@@ -9,6 +9,23 @@
 
 #include "ptx_internal.h"
 
+/* Runs of one shape share one function (the quick tier: an unrolled
+ * kernel's phases are the same code over other registers): what differs
+ * between them, their registers' slots, pcs and offsets, each run reads from
+ * its table (ptx_jit_seq.tab), v[at[pc]...]; rep[pc] is the run whose
+ * function the run at pc calls (pc itself when the function is its own). */
+typedef struct jit_tabs {
+    uint64_t *v;
+    size_t n, cap;
+    uint32_t *at, *rep; /* per pc */
+} jit_tabs;
+
+typedef struct jit_shape { /* a function the module keeps, by its IR after its name */
+    uint64_t hash;
+    char *ir; /* LLVMPrintValueToString's (NULL: an empty entry) */
+    uint32_t pc;
+} jit_shape;
+
 typedef struct jit_emit {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
@@ -30,6 +47,14 @@ typedef struct jit_emit {
     uint32_t *touched, ntouched; /* slots and predicates (P: | 0x80000000) held or once held */
     uint8_t *listed;             /* per slot, then per predicate: in touched */
     uint32_t native, called; /* instructions emitted inline / as handler calls */
+    /* sharing code between runs of one shape (NULL tabs: each run its own,
+     * its values constants in its code) */
+    jit_tabs *tabs;
+    LLVMValueRef tab;  /* the function's table (its 4th parameter), when tabs */
+    size_t tab0;       /* where the run being emitted starts in tabs->v */
+    bool tab_full;     /* out of memory for tabs: the run is not shared */
+    jit_shape *shapes; /* this module's functions by their IR (open addressing) */
+    uint32_t nshapes, capshapes;
 } jit_emit;
 
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */
@@ -47,18 +72,28 @@ unsigned ptx_jit_emit_weight(const ptx_inst *in);
  * each under the lanes its guard leaves, and at the end the branch or
  * branch target that ended the run, taken in compiled code where the
  * scheduler would not regroup the warp (see ptx_jit_emit.c).  fns (f->ncode
- * entries, NULL) gets the module's functions by pc: those it defines, and
- * declarations of the runs of other parts its runs go on to. */
-void ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
+ * entries, NULL) gets the functions it defines by pc.  With e->tabs set
+ * (after ptx_jit_emit_init), runs share functions: a run's function is kept
+ * only when no earlier run of the module has the same IR; else it is
+ * deleted, fns[pc] left NULL and tabs->rep[pc] names the earlier run.
+ * False: out of memory. */
+bool ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
                        char (*names)[48], uint32_t lo, uint32_t hi);
 
 /* ---- ptx_jit_ir.c ---- */
+/* A value of the run being emitted that another run of its shape has
+ * different (a slot's offset, a pc, an address offset) as type t: a
+ * constant, or where runs share code, loaded from the run's table. */
+LLVMValueRef jit_k(jit_emit *e, LLVMTypeRef t, uint64_t v);
+LLVMValueRef jit_splat_k(jit_emit *e, unsigned bits, uint64_t v); /* jit_k's in every lane */
 LLVMTypeRef jit_vec(jit_emit *e, unsigned bits);                      /* <32 x iN> */
 LLVMValueRef jit_splat(jit_emit *e, unsigned bits, uint64_t v);       /* constant in every lane */
 LLVMValueRef jit_splat_of(jit_emit *e, LLVMValueRef x);               /* a run-time scalar, every lane */
 LLVMValueRef jit_field_ptr(jit_emit *e, LLVMValueRef base, LLVMTypeRef t, uint64_t index);
 LLVMValueRef jit_field(jit_emit *e, LLVMValueRef base, size_t off, LLVMTypeRef t); /* load at base + off */
 LLVMValueRef jit_slot_ptr(jit_emit *e, uint32_t slot);
+LLVMValueRef jit_inst_ptr(jit_emit *e, const ptx_inst *in); /* in's ptx_inst in the code */
+LLVMValueRef jit_pred_ptr(jit_emit *e, uint32_t p);          /* predicate p's 32-bit mask */
 LLVMValueRef jit_load_slot(jit_emit *e, uint32_t slot);
 void jit_store_slot(jit_emit *e, uint32_t slot, LLVMValueRef v, LLVMValueRef mask);
 void jit_put_slot(jit_emit *e, uint32_t slot);

@@ -31,8 +31,8 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->ptr = LLVMPointerTypeInContext(ctx, 0);
     e->v64 = LLVMVectorType(e->i64, 32);
     e->vmask = LLVMVectorType(e->i1, 32);
-    LLVMTypeRef params[3] = {e->ptr, e->i32, e->ptr}; /* ptx_seq_fn */
-    e->fn_t = LLVMFunctionType(e->i32, params, 3, 0);
+    LLVMTypeRef params[4] = {e->ptr, e->i32, e->ptr, e->ptr}; /* ptx_seq_fn */
+    e->fn_t = LLVMFunctionType(e->i32, params, 4, 0);
     e->id_mstore = LLVMLookupIntrinsicID("llvm.masked.store", strlen("llvm.masked.store"));
     e->id_gather = LLVMLookupIntrinsicID("llvm.masked.gather", strlen("llvm.masked.gather"));
     e->id_scatter = LLVMLookupIntrinsicID("llvm.masked.scatter", strlen("llvm.masked.scatter"));
@@ -48,6 +48,10 @@ void ptx_jit_emit_done(jit_emit *e)
     free(e->pdirty);
     free(e->touched);
     free(e->listed);
+    for (uint32_t i = 0; i < e->capshapes; i++)
+        if (e->shapes[i].ir)
+            LLVMDisposeMessage(e->shapes[i].ir);
+    free(e->shapes);
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -70,14 +74,54 @@ LLVMValueRef jit_field_ptr(jit_emit *e, LLVMValueRef base, LLVMTypeRef t, uint64
     return LLVMBuildGEP2(e->b, t, base, &idx, 1, "");
 }
 
-LLVMValueRef jit_slot_ptr(jit_emit *e, uint32_t slot)
+LLVMValueRef jit_k(jit_emit *e, LLVMTypeRef t, uint64_t v)
 {
-    return jit_field_ptr(e, e->R, e->i8, (uint64_t)slot * 32u * 8u);
+    jit_tabs *tb = e->tabs;
+    if (!e->tab || e->tab_full)
+        return LLVMConstInt(t, v, 0);
+    if (tb->n == tb->cap) {
+        size_t cap = tb->cap ? 2 * tb->cap : 4096;
+        uint64_t *nv = realloc(tb->v, cap * sizeof *nv);
+        if (!nv) { /* the run keeps its constants (ptx_jit_emit_runs does not share it) */
+            e->tab_full = true;
+            return LLVMConstInt(t, v, 0);
+        }
+        tb->v = nv;
+        tb->cap = cap;
+    }
+    tb->v[tb->n] = v;
+    LLVMValueRef ix = LLVMConstInt(e->i64, tb->n++ - e->tab0, 0);
+    LLVMValueRef x = LLVMBuildLoad2(e->b, e->i64, LLVMBuildGEP2(e->b, e->i64, e->tab, &ix, 1, ""), "");
+    return t == e->i64 ? x : LLVMBuildTrunc(e->b, x, t, "");
 }
 
-static LLVMValueRef pred_ptr(jit_emit *e, uint32_t p)
+LLVMValueRef jit_splat_k(jit_emit *e, unsigned bits, uint64_t v)
 {
-    return jit_field_ptr(e, e->P, e->i32, p);
+    if (!e->tab || e->tab_full)
+        return jit_splat(e, bits, v);
+    return jit_splat_of(e, jit_k(e, LLVMIntTypeInContext(e->ctx, bits), v));
+}
+
+/* base + the run's value off (bytes) */
+static LLVMValueRef at_k(jit_emit *e, LLVMValueRef base, uint64_t off)
+{
+    LLVMValueRef k = jit_k(e, e->i64, off);
+    return LLVMBuildGEP2(e->b, e->i8, base, &k, 1, "");
+}
+
+LLVMValueRef jit_slot_ptr(jit_emit *e, uint32_t slot)
+{
+    return at_k(e, e->R, (uint64_t)slot * 32u * 8u);
+}
+
+LLVMValueRef jit_pred_ptr(jit_emit *e, uint32_t p)
+{
+    return at_k(e, e->P, (uint64_t)p * 4u);
+}
+
+LLVMValueRef jit_inst_ptr(jit_emit *e, const ptx_inst *in)
+{
+    return at_k(e, e->code, (uint64_t)(in - e->f->code) * sizeof *in);
 }
 
 static void touch(jit_emit *e, uint32_t id)
@@ -128,7 +172,7 @@ void jit_put_slot(jit_emit *e, uint32_t slot)
 LLVMValueRef jit_load_pred(jit_emit *e, uint32_t p)
 {
     if (!e->pval[p]) {
-        e->pval[p] = LLVMBuildLoad2(e->b, e->i32, pred_ptr(e, p), "");
+        e->pval[p] = LLVMBuildLoad2(e->b, e->i32, jit_pred_ptr(e, p), "");
         touch(e, p | 0x80000000u);
     }
     return e->pval[p];
@@ -152,7 +196,7 @@ void jit_flush(jit_emit *e, bool forget)
         if (id & 0x80000000u) {
             uint32_t p = id & 0x7fffffffu;
             if (e->pdirty[p])
-                LLVMBuildStore(e->b, e->pval[p], pred_ptr(e, p));
+                LLVMBuildStore(e->b, e->pval[p], jit_pred_ptr(e, p));
             e->pdirty[p] = 0;
             if (forget)
                 e->pval[p] = NULL;
@@ -188,7 +232,7 @@ static void before_call(jit_emit *e, const ptx_inst *in)
             continue;
         uint32_t p = id & 0x7fffffffu;
         if (e->pdirty[p])
-            LLVMBuildStore(e->b, e->pval[p], pred_ptr(e, p));
+            LLVMBuildStore(e->b, e->pval[p], jit_pred_ptr(e, p));
         e->pdirty[p] = 0;
         e->pval[p] = NULL;
     }
@@ -215,7 +259,7 @@ void jit_call_handler(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
     LLVMTypeRef ht = LLVMFunctionType(e->i32, params, 3, 0);
     /* no address in the code (it is cached across runs): in is code + pc,
      * its handler in->fn read there */
-    LLVMValueRef ip = jit_field_ptr(e, e->code, e->i8, (uint64_t)(in - e->f->code) * sizeof *in);
+    LLVMValueRef ip = jit_inst_ptr(e, in);
     LLVMValueRef h = LLVMBuildLoad2(e->b, e->ptr, jit_field_ptr(e, ip, e->i8, offsetof(ptx_inst, fn)), "");
     LLVMValueRef args[3] = {e->w, ip, m};
     LLVMValueRef r = LLVMBuildCall2(e->b, ht, h, args, 3, "");

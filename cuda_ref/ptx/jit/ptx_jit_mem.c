@@ -127,7 +127,7 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
         LLVMValueRef regions = jit_field(e, rt, offsetof(ptx_rt, regions), e->ptr);
         LLVMValueRef nreg = jit_field(e, rt, offsetof(ptx_rt, nregions), e->i32);
         LLVMValueRef ihint = jit_field(e, rt, offsetof(ptx_rt, ihint), e->ptr);
-        LLVMValueRef at = LLVMConstInt(e->i64, (uint64_t)(in - e->f->code) * sizeof(uint32_t), 0);
+        LLVMValueRef at = jit_k(e, e->i64, (uint64_t)(in - e->f->code) * sizeof(uint32_t));
         LLVMValueRef hint = LLVMBuildLoad2(b, e->i32, LLVMBuildGEP2(b, e->i8, ihint, &at, 1, ""), "");
         LLVMSetAlignment(hint, 4);
         LLVMSetOrdering(hint, LLVMAtomicOrderingMonotonic); /* other host threads store it */
@@ -255,7 +255,7 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
             spill(e, in->o[1 + k]);
         }
     LLVMValueRef ok;
-    LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat(e, 64, in->imm), "");
+    LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat_k(e, 64, in->imm), "");
     LLVMValueRef ptrs = mem_ptrs(e, in, a, bytes, st, &ok);
     if (!ptrs)
         return false;
