@@ -16,7 +16,8 @@
  * And a kernel's cache entry serves every later load of the same PTX: a
  * second process, with other buffers (other addresses) and other
  * parameters, loads the first one's entry and writes none.  And a run that
- * goes on into the next does not grow the stack. */
+ * goes on into the next does not grow the stack.  And in the quick tier
+ * (large kernels), runs of one shape share a function and give C's values. */
 #include <dirent.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -307,6 +308,100 @@ static void test_small_stack(void)
            (unsigned long long)deep_worker_bytes);
     CHECK_EQ_U64(deep_workers, 1);
     CHECK(deep_worker_bytes >= 14u * 32u * 8u && deep_worker_bytes < (1u << 20));
+    vkrr_ptx_module_free(m);
+}
+
+/* Runs of one shape share one function in the quick tier (ptx_jit_emit.h's
+ * jit_tabs): an unrolled loop of SHARE_N bodies, each over its own
+ * registers, guard predicate, immediate and address offsets, ended by a
+ * shfl.sync (so each body after the first, with the store of the one
+ * before, is a run of its own).  Its values are C's, in both engines, and
+ * the JIT's runs are more than its functions: the first run (with the
+ * prologue), the middle ones (one shape, where their slots fall alike)
+ * and the last (with ret). */
+enum { SHARE_N = 6 };
+static char share_ptx[8192];
+
+static void share_make(void)
+{
+    int at = snprintf(share_ptx, sizeof share_ptx,
+                      ".version 8.0\n.target sm_80\n.address_size 64\n"
+                      ".visible .entry share(.param .u64 pa, .param .u64 pd)\n{\n"
+                      " .reg .b32 %%r<64>;\n .reg .b64 %%rd<8>;\n .reg .pred %%p<8>;\n"
+                      " mov.u32 %%r0, %%tid.x;\n ld.param.u64 %%rd0, [pa];\n ld.param.u64 %%rd1, [pd];\n"
+                      " mul.wide.u32 %%rd2, %%r0, 4;\n add.s64 %%rd3, %%rd0, %%rd2;\n"
+                      " add.s64 %%rd4, %%rd1, %%rd2;\n");
+    for (unsigned k = 0; k < SHARE_N; k++) {
+        unsigned a = 10 + 4 * k, x = a + 1, y = a + 2, z = a + 3;
+        if (k) /* the body before's store, at the start of this run */
+            at += snprintf(share_ptx + at, sizeof share_ptx - (size_t)at,
+                           " st.global.u32 [%%rd4+%u], %%r%u;\n", 128 * (k - 1), a - 1);
+        at += snprintf(share_ptx + at, sizeof share_ptx - (size_t)at,
+                       " ld.global.u32 %%r%u, [%%rd3+%u];\n setp.lt.u32 %%p%u, %%r%u, %u;\n"
+                       " mov.u32 %%r%u, %%r%u;\n @%%p%u add.u32 %%r%u, %%r%u, %u;\n"
+                       " shfl.sync.bfly.b32 %%r%u, %%r%u, 1, 31, -1;\n add.u32 %%r%u, %%r%u, %%r%u;\n",
+                       a, 128 * k, k, a, 1000 * (k + 1), x, a, k, x, a, 7 * k + 3, y, x, z, x, y);
+    }
+    snprintf(share_ptx + at, sizeof share_ptx - (size_t)at,
+             " st.global.u32 [%%rd4+%u], %%r%u;\n ret;\n}\n", 128 * (SHARE_N - 1), 10 + 4 * (SHARE_N - 1) + 3);
+}
+
+static void test_shared_runs(void)
+{
+    if (!vkrr_ptx_jit_built()) {
+        printf("SKIPPED: runs sharing functions: this build has no PTX JIT\n");
+        return;
+    }
+    share_make();
+    vkrr_ptx_module *m = NULL;
+    vkrr_error err = {0};
+    if (!CHECK(vkrr_ptx_module_load(&m, share_ptx, strlen(share_ptx), "share.ptx", &err) == VKRR_OK)) {
+        vkrr_error_print(&err, stderr);
+        return;
+    }
+    static uint32_t a[32 * SHARE_N], d[32 * SHARE_N], want[32 * SHARE_N];
+    for (unsigned i = 0; i < 32 * SHARE_N; i++)
+        a[i] = (i * 2654435761u) % (2000u * SHARE_N); /* about half the lanes under each guard */
+    for (unsigned k = 0; k < SHARE_N; k++)
+        for (unsigned t = 0; t < 32; t++) {
+            uint32_t x = a[32 * k + t], o = a[32 * k + (t ^ 1u)];
+            x += x < 1000 * (k + 1) ? 7 * k + 3 : 0;
+            o += o < 1000 * (k + 1) ? 7 * k + 3 : 0;
+            want[32 * k + t] = x + o;
+        }
+    setenv("VKRR_PTX_JIT_QUICK", "0", 1);
+    for (int e = VKRR_PTX_ENGINE_INTERP; e <= VKRR_PTX_ENGINE_JIT; e++) {
+        memset(d, 0, sizeof d);
+        ptxt_args args = {0};
+        ptxt_ptr(&args, a, sizeof a);
+        ptxt_ptr(&args, d, sizeof d);
+        const char *used = NULL;
+        uint32_t runs = 0, fns = 0;
+        vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
+                             .params_bytes = args.n, .regions = args.regions, .nregions = args.nregions,
+                             .threads = 1, .engine = (vkrr_ptx_engine)e, .engine_used = &used,
+                             .jit_runs = &runs, .jit_functions = &fns};
+        if (!CHECK(vkrr_ptx_run(m, "share", &l, &err) == VKRR_OK))
+            vkrr_error_print(&err, stderr);
+        unsigned wrong = 0;
+        for (unsigned i = 0; i < 32 * SHARE_N; i++)
+            wrong += d[i] != want[i];
+        bool jit = e == VKRR_PTX_ENGINE_JIT;
+        printf("%u unrolled bodies, %s: %u values wrong; %u compiled runs in %u functions\n", SHARE_N,
+               used ? used : "?", wrong, runs, fns);
+        CHECK_EQ_U64(wrong, 0);
+        if (jit) {
+            CHECK(used && !strcmp(used, "jit"));
+            /* at least the three shapes (the prologue's, the middle ones', the
+             * last with ret); one more where the slots' packing by liveness
+             * makes a middle run's registers coincide otherwise */
+            CHECK_EQ_U64(runs, SHARE_N + 1);
+            CHECK(fns >= 3 && fns <= SHARE_N - 1);
+        } else {
+            CHECK_EQ_U64(runs, 0);
+        }
+    }
+    unsetenv("VKRR_PTX_JIT_QUICK");
     vkrr_ptx_module_free(m);
 }
 
@@ -687,6 +782,14 @@ int main(void)
     test_ops();
     test_chain("1");
     test_chain("4");
+    /* again in the quick tier, where each value that differs between runs of
+     * one shape is read from the run's table (ptx_jit_emit.h's jit_tabs) */
+    setenv("VKRR_PTX_JIT_QUICK", "0", 1);
+    test_ops();
+    test_chain("1");
+    test_chain("4");
+    unsetenv("VKRR_PTX_JIT_QUICK");
+    test_shared_runs();
     test_small_stack();
     test_sub_word();
     test_cvt();
