@@ -202,6 +202,19 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *   vectors and masks above are a few AVX-512 registers, and many AVX2
  *   ones; bench/enc0_bench now names the host's vector extension.
  *
+ *   Runs of one shape share one function in the quick tier (t->share;
+ *   ptx_jit_emit.h's jit_tabs): an unrolled layer is the same code over
+ *   other registers and offsets, and those values, read from each run's
+ *   table, are all that differ.  Each run is emitted, then kept only when
+ *   no kept function has its IR; the budget then weighs the functions, each
+ *   saving its inline instructions in every run that calls it.  On that
+ *   AVX2 host, a 68,630-instruction enc0 kernel (536 phases) is 1,073 runs
+ *   in 9 functions: all but 1,075 instructions compiled, cold in 6.1 s
+ *   (52.7 s, 11k instructions, before), 164 MB, and a warp 12.5 ms against
+ *   the interpreter's 16.5 (no faster before).  Emitting and comparing
+ *   every run's IR is most of that time (a load from the cache still takes
+ *   4.5 s of it); VKRR_PTX_JIT_SHARE=0 turns sharing off.
+ *
  * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
@@ -294,17 +307,6 @@ void ptx_jit_free(vkrr_ptx_module *m)
     m->jit = NULL;
 }
 
-/* A run starts at pc: plain instructions, none after the first a branch
- * target (where the scheduler may regroup the warp's lanes). */
-static uint32_t run_length(const ptx_func *f, uint32_t pc)
-{
-    uint32_t n = 0;
-    while (pc + n < f->ncode && f->code[pc + n].kind == K_PLAIN &&
-           (n == 0 || !(f->code[pc + n].flags & F_TARGET)))
-        n++;
-    return n;
-}
-
 /* The object code of mod (consumed), optimised for this host as tier t says. */
 static LLVMErrorRef codegen(const jit_tier *t, LLVMModuleRef mod, LLVMMemoryBufferRef *obj)
 {
@@ -365,141 +367,9 @@ static void parts_free(jit_part *p, unsigned n)
     }
 }
 
-typedef struct jit_cand { /* a run select_runs may compile */
-    uint32_t pc, n, inl, cost;
-} jit_cand;
-
-/* The more inline instructions a unit of cost first; then the earlier run. */
-static int cand_cmp(const void *pa, const void *pb)
-{
-    const jit_cand *a = pa, *b = pb;
-    uint64_t x = (uint64_t)a->inl * b->cost, y = (uint64_t)b->inl * a->cost;
-    return x != y ? (x < y ? 1 : -1) : (a->pc > b->pc) - (a->pc < b->pc);
-}
-
-/* What compiling the run at pc (n instructions) costs and saves. */
-static jit_cand cand_of(const ptx_func *f, uint32_t pc, uint32_t n)
-{
-    jit_cand c = {pc, n, 0, 0};
-    for (uint32_t k = 0; k < n; k++) {
-        unsigned x = ptx_jit_emit_weight(&f->code[pc + k]);
-        c.inl += x != 0;
-        c.cost += x ? x : 1;
-    }
-    return c;
-}
-
-/* Marks the runs tier t compiles (seq[pc].len where one starts, names[pc]
- * its name for now): those with at least t->inline_pct percent inline
- * instructions, and of them, past a cost of t->budget (instructions
- * weighed by ptx_jit_emit_weight, a call 1), those with the largest share
- * that fit (where runs share functions, budget_shapes weighs the functions
- * instead, once they are known).  Returns how many instructions they hold,
- * or UINT32_MAX when out of memory. */
-static uint32_t select_runs(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
-                            char (*names)[48])
-{
-    jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
-    uint32_t nc = 0, total = 0;
-    uint64_t cost = 0;
-    if (!c)
-        return UINT32_MAX;
-    for (uint32_t pc = 0; pc < f->ncode;) {
-        uint32_t n = run_length(f, pc);
-        if (!n) {
-            pc++;
-            continue;
-        }
-        jit_cand r = cand_of(f, pc, n);
-        if ((uint64_t)r.inl * 100u >= (uint64_t)n * t->inline_pct) {
-            c[nc++] = r;
-            total += n;
-            cost += r.cost;
-        }
-        pc += n;
-    }
-    if (t->budget && !t->share && cost > t->budget) {
-        qsort(c, nc, sizeof *c, cand_cmp);
-        uint32_t kept = 0;
-        total = 0;
-        cost = 0;
-        for (uint32_t i = 0; i < nc; i++)
-            if (cost + c[i].cost <= t->budget) {
-                cost += c[i].cost;
-                total += c[i].n;
-                c[kept++] = c[i];
-            }
-        nc = kept;
-    }
-    for (uint32_t i = 0; i < nc; i++) {
-        snprintf(names[c[i].pc], sizeof names[c[i].pc], "vkrr_pc%u", c[i].pc);
-        seq[c[i].pc].len = c[i].n;
-    }
-    free(c);
-    return total;
-}
-
-static void tabs_free(jit_tabs *t)
-{
-    if (t) {
-        free(t->v);
-        free(t->at);
-        free(t->rep);
-    }
-}
-
-/* The budget where runs share functions (tier t, tabs->rep after emitting):
- * a function costs its run's weight once and saves the interpreter its
- * inline instructions in every run that calls it, so those saving the most
- * a unit of cost are kept first, up to t->budget; a dropped function is
- * deleted (fns) and its runs are interpreted (seq[pc].len 0).  An unrolled
- * kernel's runs are a few shapes, all kept.  Returns how many instructions
- * the runs compiled hold, or UINT32_MAX when out of memory. */
-static uint32_t budget_shapes(const ptx_func *f, const jit_tier *t, ptx_jit_seq *seq,
-                              const jit_tabs *tabs, LLVMValueRef *fns)
-{
-    uint32_t *uses = calloc(f->ncode ? f->ncode : 1, sizeof *uses), nc = 0, total = 0;
-    jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
-    if (!uses || !c) {
-        free(uses);
-        free(c);
-        return UINT32_MAX;
-    }
-    for (uint32_t pc = 0; pc < f->ncode; pc++)
-        if (seq[pc].len)
-            uses[tabs->rep[pc]]++;
-    uint64_t cost = 0;
-    for (uint32_t pc = 0; pc < f->ncode; pc++)
-        if (seq[pc].len && tabs->rep[pc] == pc) {
-            c[nc] = cand_of(f, pc, seq[pc].len);
-            c[nc].inl *= uses[pc];
-            cost += c[nc++].cost;
-        }
-    if (t->budget && cost > t->budget) {
-        qsort(c, nc, sizeof *c, cand_cmp);
-        cost = 0;
-        for (uint32_t i = 0; i < nc; i++) /* uses[pc]: 0 for a function dropped */
-            if (cost + c[i].cost <= t->budget) {
-                cost += c[i].cost;
-            } else {
-                LLVMDeleteFunction(fns[c[i].pc]);
-                fns[c[i].pc] = NULL;
-                uses[c[i].pc] = 0;
-            }
-    }
-    for (uint32_t pc = 0; pc < f->ncode; pc++)
-        if (seq[pc].len && !uses[tabs->rep[pc]])
-            seq[pc].len = 0;
-        else
-            total += seq[pc].len;
-    free(uses);
-    free(c);
-    return total;
-}
-
-/* Emits the runs select_runs marked into the modules of nparts parts (tier
+/* Emits the runs ptx_jit_select_runs marked into the modules of nparts parts (tier
  * t; where runs share functions, tabs gets their tables and *ncompiled the
- * instructions left compiled by budget_shapes), named by the key of their
+ * instructions left compiled by ptx_jit_budget_shapes), named by the key of their
  * IR, which goes to key. */
 static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
                        jit_part *parts, unsigned nparts, jit_tabs *tabs, uint32_t *ncompiled,
@@ -528,7 +398,7 @@ static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*
         ptx_jit_emit_done(&e);
     }
     if (ok && tabs) {
-        *ncompiled = budget_shapes(f, t, seq, tabs, fns);
+        *ncompiled = ptx_jit_budget_shapes(f, t->budget, seq, tabs, fns);
         ok = *ncompiled != UINT32_MAX;
     }
     free(fns);
@@ -685,7 +555,7 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     jit_part parts[JIT_PARTS];
     memset(parts, 0, sizeof parts);
     const jit_tier tier_ = tier_of(f), *tier = &tier_;
-    uint32_t ncompiled = select_runs(f, tier, seq, names);
+    uint32_t ncompiled = ptx_jit_select_runs(f, tier->inline_pct, tier->share ? 0 : tier->budget, seq, names);
     if (ncompiled == UINT32_MAX) {
         *why = llvm_why(f, "out of memory", NULL);
         goto fail;
@@ -701,7 +571,7 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     if (tabs && (!(tabs->at = calloc(f->ncode, sizeof *tabs->at)) ||
                  !(tabs->rep = calloc(f->ncode, sizeof *tabs->rep)))) {
         *why = llvm_why(f, "out of memory", NULL);
-        tabs_free(tabs);
+        ptx_jit_tabs_free(tabs);
         goto fail;
     }
     bool emitted = emit_parts(f, tier, seq, names, parts, nparts, tabs, &ncompiled, &key, why);
@@ -725,7 +595,7 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
             *why = llvm_why(f, "out of memory", NULL);
         }
     }
-    tabs_free(tabs);
+    ptx_jit_tabs_free(tabs);
     if (!emitted) {
         parts_free(parts, nparts);
         goto fail;

@@ -80,6 +80,19 @@ unsigned ptx_jit_emit_weight(const ptx_inst *in);
 bool ptx_jit_emit_runs(jit_emit *e, const ptx_jit_seq *seq, LLVMValueRef *fns,
                        char (*names)[48], uint32_t lo, uint32_t hi);
 
+/* ---- ptx_jit_select.c ---- */
+/* Marks the runs to compile (seq[pc].len where one starts, names[pc] its
+ * name for now): at least inline_pct percent inline instructions and, past
+ * budget (0: none), those saving the most a unit of cost.  Returns how many
+ * instructions they hold, or UINT32_MAX when out of memory. */
+uint32_t ptx_jit_select_runs(const ptx_func *f, unsigned inline_pct, uint32_t budget, ptx_jit_seq *seq,
+                             char (*names)[48]);
+/* After emitting runs that share functions: keeps the functions within
+ * budget (0: all), deleting the others (fns) and uncompiling their runs
+ * (seq[pc].len 0).  Returns the instructions left compiled, or UINT32_MAX. */
+uint32_t ptx_jit_budget_shapes(const ptx_func *f, uint32_t budget, ptx_jit_seq *seq, const jit_tabs *tabs,
+                               LLVMValueRef *fns);
+void ptx_jit_tabs_free(jit_tabs *t); /* its arrays (t may be NULL) */
 /* ---- ptx_jit_ir.c ---- */
 /* A value of the run being emitted that another run of its shape has
  * different (a slot's offset, a pc, an address offset) as type t: a
