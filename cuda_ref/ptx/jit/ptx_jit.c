@@ -225,6 +225,7 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u
+#define JIT_SHARED_FULL_COST 2048u
 
 typedef struct jit_tier {
     const char *name, *passes;
@@ -371,7 +372,7 @@ static void parts_free(jit_part *p, unsigned n)
  * t; where runs share functions, tabs gets their tables and *ncompiled the
  * instructions left compiled by ptx_jit_budget_shapes), named by the key of their
  * IR, which goes to key. */
-static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
+static bool emit_parts(ptx_func *f, jit_tier *t, ptx_jit_seq *seq, char (*names)[48],
                        jit_part *parts, unsigned nparts, jit_tabs *tabs, uint32_t *ncompiled,
                        ptx_jit_key *key, const char **why)
 {
@@ -398,8 +399,14 @@ static bool emit_parts(ptx_func *f, const jit_tier *t, ptx_jit_seq *seq, char (*
         ptx_jit_emit_done(&e);
     }
     if (ok && tabs) {
-        *ncompiled = ptx_jit_budget_shapes(f, t->budget, seq, tabs, fns);
+        uint64_t cost = 0;
+        *ncompiled = ptx_jit_budget_shapes(f, t->budget, seq, tabs, fns, &cost);
         ok = *ncompiled != UINT32_MAX;
+        if (cost <= JIT_SHARED_FULL_COST) { /* few functions: as well optimised as a small kernel */
+            t->name = "quick (shared functions at -O2)";
+            t->passes = tier_full.passes;
+            t->codegen = tier_full.codegen;
+        }
     }
     free(fns);
     /* the key: the IR's bitcode (as exact as its text, and quicker to make) */
@@ -554,7 +561,7 @@ static const ptx_jit_seq *compile(vkrr_ptx_module *m, ptx_func *f, bool cache, c
     }
     jit_part parts[JIT_PARTS];
     memset(parts, 0, sizeof parts);
-    const jit_tier tier_ = tier_of(f), *tier = &tier_;
+    jit_tier tier_ = tier_of(f), *tier = &tier_;
     uint32_t ncompiled = ptx_jit_select_runs(f, tier->inline_pct, tier->share ? 0 : tier->budget, seq, names);
     if (ncompiled == UINT32_MAX) {
         *why = llvm_why(f, "out of memory", NULL);

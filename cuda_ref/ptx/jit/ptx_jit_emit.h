@@ -89,9 +89,10 @@ uint32_t ptx_jit_select_runs(const ptx_func *f, unsigned inline_pct, uint32_t bu
                              char (*names)[48]);
 /* After emitting runs that share functions: keeps the functions within
  * budget (0: all), deleting the others (fns) and uncompiling their runs
- * (seq[pc].len 0).  Returns the instructions left compiled, or UINT32_MAX. */
+ * (seq[pc].len 0); *kept_cost gets what those kept cost.  Returns the
+ * instructions left compiled, or UINT32_MAX. */
 uint32_t ptx_jit_budget_shapes(const ptx_func *f, uint32_t budget, ptx_jit_seq *seq, const jit_tabs *tabs,
-                               LLVMValueRef *fns);
+                               LLVMValueRef *fns, uint64_t *kept_cost);
 void ptx_jit_tabs_free(jit_tabs *t); /* its arrays (t may be NULL) */
 /* ---- ptx_jit_ir.c ---- */
 /* A value of the run being emitted that another run of its shape has

@@ -112,7 +112,7 @@ void ptx_jit_tabs_free(jit_tabs *t)
  * kernel's runs are a few shapes, all kept.  Returns how many instructions
  * the runs compiled hold, or UINT32_MAX when out of memory. */
 uint32_t ptx_jit_budget_shapes(const ptx_func *f, uint32_t budget, ptx_jit_seq *seq, const jit_tabs *tabs,
-                               LLVMValueRef *fns)
+                               LLVMValueRef *fns, uint64_t *kept_cost)
 {
     uint32_t *uses = calloc(f->ncode ? f->ncode : 1, sizeof *uses), nc = 0, total = 0;
     jit_cand *c = calloc(f->ncode ? f->ncode : 1, sizeof *c);
@@ -148,6 +148,7 @@ uint32_t ptx_jit_budget_shapes(const ptx_func *f, uint32_t budget, ptx_jit_seq *
             seq[pc].len = 0;
         else
             total += seq[pc].len;
+    *kept_cost = cost;
     free(uses);
     free(c);
     return total;
