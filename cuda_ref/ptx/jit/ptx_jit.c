@@ -206,14 +206,16 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  *   ptx_jit_emit.h's jit_tabs): an unrolled layer is the same code over
  *   other registers and offsets, and those values, read from each run's
  *   table, are all that differ.  Each run is emitted, then kept only when
- *   no kept function has its IR; the budget then weighs the functions, each
- *   saving its inline instructions in every run that calls it.  On that
- *   AVX2 host, a 68,630-instruction enc0 kernel (536 phases) is 1,073 runs
- *   in 9 functions: all but 1,075 instructions compiled, cold in 6.1 s
- *   (52.7 s, 11k instructions, before), 164 MB, and a warp 12.5 ms against
- *   the interpreter's 16.5 (no faster before).  Emitting and comparing
- *   every run's IR is most of that time (a load from the cache still takes
- *   4.5 s of it); VKRR_PTX_JIT_SHARE=0 turns sharing off.
+ *   no kept function has its IR (ptx_jit_shape.c); the budget then weighs
+ *   the functions, each saving its inline instructions in every run that
+ *   calls it, and where the functions kept cost at most
+ *   JIT_SHARED_FULL_COST they are compiled at -O2, as a small kernel.  On
+ *   that AVX2 host, a 68,630-instruction enc0 kernel (536 phases) is 1,073
+ *   runs in 9 functions: all but 1,075 instructions compiled, cold in 3.1 s
+ *   (52.7 s, 11k instructions, before), 155 MB, loaded from the cache in
+ *   0.8 s (emitting the IR again, for the key), and a warp 9.6 ms against
+ *   the interpreter's 15.3 (no faster before; 12.5 ms with the functions at
+ *   -O0).  VKRR_PTX_JIT_SHARE=0 turns sharing off.
  *
  * VKRR_PTX_JIT_QUICK sets the size from which the quick tier is used (0:
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its

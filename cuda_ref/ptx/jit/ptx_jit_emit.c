@@ -445,32 +445,43 @@ static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
 }
 
 /* ---- runs of one shape, one function ---------------------------------------- */
-static uint64_t fnv1a(const char *s)
+/* VKRR_PTX_JIT_SHARE_CHECK=1 (tests): the printed IR of two functions, after
+ * their names, is the same exactly when their shapes are; else abort. */
+static void share_check(LLVMValueRef fn, LLVMValueRef kept, bool same)
 {
-    uint64_t h = 14695981039346656037ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    char *a = LLVMPrintValueToString(fn), *b = LLVMPrintValueToString(kept);
+    bool text = !strcmp(strchr(a, '('), strchr(b, '('));
+    if (text != same) {
+        fprintf(stderr, "ptx-jit: shapes %s, IR %s:\n%s\n%s\n", same ? "equal" : "differ",
+                text ? "equal" : "differs", a, b);
+        abort();
+    }
+    LLVMDisposeMessage(a);
+    LLVMDisposeMessage(b);
 }
 
 /* The run just emitted at pc: kept as a shape of its own, or, when a kept
- * function has its IR (after the name: the values that differ are in the
- * tables), deleted for that one.  False: out of memory. */
+ * function has its shape (the values that differ are in the tables),
+ * deleted for that one.  False: out of memory. */
 static bool share_run(jit_emit *e, uint32_t pc)
 {
     jit_tabs *tb = e->tabs;
     tb->rep[pc] = pc;
-    if (e->tab_full) /* its values are constants in its code: its own */
+    uint64_t *tok;
+    uint32_t ntok;
+    if (e->tab_full || !ptx_jit_shape_of(e->fn, &tok, &ntok)) /* its own */
         return true;
     if (2u * (e->nshapes + 1u) > e->capshapes) { /* grow the open-addressing table */
         uint32_t cap = e->capshapes ? 2u * e->capshapes : 256u;
         jit_shape *ns = calloc(cap, sizeof *ns);
-        if (!ns)
+        if (!ns) {
+            free(tok);
             return false;
+        }
         for (uint32_t i = 0; i < e->capshapes; i++)
-            if (e->shapes[i].ir) {
+            if (e->shapes[i].tok) {
                 uint32_t k = (uint32_t)e->shapes[i].hash & (cap - 1u);
-                while (ns[k].ir)
+                while (ns[k].tok)
                     k = (k + 1u) & (cap - 1u);
                 ns[k] = e->shapes[i];
             }
@@ -478,23 +489,26 @@ static bool share_run(jit_emit *e, uint32_t pc)
         e->shapes = ns;
         e->capshapes = cap;
     }
-    char *ir = LLVMPrintValueToString(e->fn);
-    const char *body = ir ? strchr(ir, '(') : NULL; /* after "define i32 @name" */
-    if (!body) {
-        LLVMDisposeMessage(ir);
-        return true;
-    }
-    uint64_t h = fnv1a(body);
+    uint64_t h = 14695981039346656037ull; /* FNV-1a over the numbers */
+    for (uint32_t i = 0; i < ntok; i++)
+        h = (h ^ tok[i]) * 1099511628211ull;
+    const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
+    bool checking = check && !strcmp(check, "1");
     uint32_t k = (uint32_t)h & (e->capshapes - 1u);
-    for (; e->shapes[k].ir; k = (k + 1u) & (e->capshapes - 1u))
-        if (e->shapes[k].hash == h && !strcmp(strchr(e->shapes[k].ir, '('), body)) {
+    for (; e->shapes[k].tok; k = (k + 1u) & (e->capshapes - 1u)) {
+        bool same = e->shapes[k].hash == h && e->shapes[k].ntok == ntok &&
+                    !memcmp(e->shapes[k].tok, tok, (size_t)ntok * sizeof *tok);
+        if (checking)
+            share_check(e->fn, e->fns[e->shapes[k].pc], same);
+        if (same) {
             tb->rep[pc] = e->shapes[k].pc;
             LLVMDeleteFunction(e->fn);
             e->fns[pc] = NULL;
-            LLVMDisposeMessage(ir);
+            free(tok);
             return true;
         }
-    e->shapes[k] = (jit_shape){h, ir, pc};
+    }
+    e->shapes[k] = (jit_shape){h, tok, ntok, pc};
     e->nshapes++;
     return true;
 }

@@ -20,10 +20,10 @@ typedef struct jit_tabs {
     uint32_t *at, *rep; /* per pc */
 } jit_tabs;
 
-typedef struct jit_shape { /* a function the module keeps, by its IR after its name */
+typedef struct jit_shape { /* a function the module keeps, by its IR (ptx_jit_shape_of) */
     uint64_t hash;
-    char *ir; /* LLVMPrintValueToString's (NULL: an empty entry) */
-    uint32_t pc;
+    uint64_t *tok; /* NULL: an empty entry */
+    uint32_t ntok, pc;
 } jit_shape;
 
 typedef struct jit_emit {
@@ -94,6 +94,11 @@ uint32_t ptx_jit_select_runs(const ptx_func *f, unsigned inline_pct, uint32_t bu
 uint32_t ptx_jit_budget_shapes(const ptx_func *f, uint32_t budget, ptx_jit_seq *seq, const jit_tabs *tabs,
                                LLVMValueRef *fns, uint64_t *kept_cost);
 void ptx_jit_tabs_free(jit_tabs *t); /* its arrays (t may be NULL) */
+/* ---- ptx_jit_shape.c ---- */
+/* fn's IR as numbers (*tok, malloc'd; *ntok of them): equal for two
+ * functions of one context exactly when their code is the same.  False
+ * (nothing allocated) for IR it does not know, or out of memory. */
+bool ptx_jit_shape_of(LLVMValueRef fn, uint64_t **tok, uint32_t *ntok);
 /* ---- ptx_jit_ir.c ---- */
 /* A value of the run being emitted that another run of its shape has
  * different (a slot's offset, a pc, an address offset) as type t: a

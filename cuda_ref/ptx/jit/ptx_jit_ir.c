@@ -49,8 +49,7 @@ void ptx_jit_emit_done(jit_emit *e)
     free(e->touched);
     free(e->listed);
     for (uint32_t i = 0; i < e->capshapes; i++)
-        if (e->shapes[i].ir)
-            LLVMDisposeMessage(e->shapes[i].ir);
+        free(e->shapes[i].tok);
     free(e->shapes);
 }
 
