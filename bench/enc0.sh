@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/enc0.sh - the PTX engines on enc0-shaped kernels of growing size
 # (bench/enc0_gen.py; issue 44): how the JIT's cold compile time and peak
-# memory grow with the kernel (and what each worker thread holds), beside both engines' ms a warp.
+# memory grow with the kernel (what each worker thread holds, and the JIT's compiled runs
+# against the functions they share), beside both engines' ms a warp.
 # Usage: bench/enc0.sh [BUILD_DIR] [PHASES...]   (default build, 64 128 256 512
 #        phases: about 10k, 20k, 40k and 83k instructions; ENC0_ARGS adds
 #        enc0_bench options, e.g. ENC0_ARGS="--warps 8 --reps 5")
@@ -20,8 +21,8 @@ BENCH=$BUILD/enc0_bench
 WORK=$(mktemp -d /tmp/vkrr-bench-enc0.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 get() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1"; } # LOG KEY: the summary's value
-printf "%-7s %7s %5s %10s %8s %10s %15s %13s %9s\n" phases insts mma compile_s peak_MB \
-    worker_KB interp_ms/warp jit_ms/warp same
+printf "%-7s %7s %5s %10s %8s %10s %15s %13s %9s %11s\n" phases insts mma compile_s peak_MB \
+    worker_KB interp_ms/warp jit_ms/warp same runs/fns
 for p in "${PHASES[@]}"; do
     log=$WORK/p$p.log
     # shellcheck disable=SC2086
@@ -33,10 +34,11 @@ for p in "${PHASES[@]}"; do
         printf "%-7s FAILED (exit %d): %s\n" "$p" "$rc" "$(tail -1 "$log")"
     else
         sed -n 's/^summary: /&/p' "$log" >"$log.sum"
-        printf "%-7s %7s %5s %10s %8s %10s %15s %13s %9s\n" "$p" "$(get "$log.sum" insts)" \
+        printf "%-7s %7s %5s %10s %8s %10s %15s %13s %9s %11s\n" "$p" "$(get "$log.sum" insts)" \
             "$(get "$log.sum" mma)" "$(get "$log.sum" compile_s)" "$(get "$log.sum" peak_mb)" \
             "$(get "$log.sum" worker_kb)" \
-            "$(get "$log.sum" interp_ms_warp)" "$(get "$log.sum" jit_ms_warp)" "$(get "$log.sum" same)"
+            "$(get "$log.sum" interp_ms_warp)" "$(get "$log.sum" jit_ms_warp)" "$(get "$log.sum" same)" \
+            "$(get "$log.sum" jit_runs)/$(get "$log.sum" jit_fns)"
     fi
 done
 if [ "${ENC0_STANDIN:-0}" = 1 ]; then
