@@ -384,7 +384,8 @@ static void test_shared_runs(void)
         vkrr_ptx_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = args.bytes,
                              .params_bytes = args.n, .regions = args.regions, .nregions = args.nregions,
                              .threads = 1, .engine = (vkrr_ptx_engine)e, .engine_used = &used,
-                             .jit_runs = &runs, .jit_functions = &fns};
+                             .jit_runs = &runs, .jit_functions = &fns,
+                             .max_steps = 100000}; /* a run sent to a wrong pc fails, not hangs */
         if (!CHECK(vkrr_ptx_run(m, "share", &l, &err) == VKRR_OK))
             vkrr_error_print(&err, stderr);
         unsigned wrong = 0;
