@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hash.h"
 #include "ptx_jit_emit.h"
 
 static const ptx_jop *jop_of(ptx_fn fn)
@@ -489,9 +490,7 @@ static bool share_run(jit_emit *e, uint32_t pc)
         e->shapes = ns;
         e->capshapes = cap;
     }
-    uint64_t h = 14695981039346656037ull; /* FNV-1a over the numbers */
-    for (uint32_t i = 0; i < ntok; i++)
-        h = (h ^ tok[i]) * 1099511628211ull;
+    uint64_t h = vkrr_fnv1a64(tok, (size_t)ntok * sizeof *tok);
     const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
     bool checking = check && !strcmp(check, "1");
     uint32_t k = (uint32_t)h & (e->capshapes - 1u);
