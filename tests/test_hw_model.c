@@ -552,6 +552,23 @@ static void test_measure(void)
  *   1/3 = 0.0101 0101...: 21 significant bits round to 0x155555 x 2^-22
  *   (the 22nd bit is 0), so fraction 0x55555 (20 bits) with exponent -2:
  *   0x3fd5555500000000, whatever x's lower word holds, negated for -3. */
+/* ex2's grid reference for a warp's lanes (exp2_grid.c: a table and a
+ * series, libm only near a halfway point) against vkrr_hw_grid_ref (libm
+ * exp2 at every point) at every point of both tables. */
+static void test_ex2_grid_ref(void)
+{
+    unsigned bad = 0;
+    for (int neg = 0; neg < 2; neg++)
+        for (uint32_t j = 0; j < (1u << 23); j++) {
+            uint32_t got = fb(vkrr_hw_ex2_grid_ref(neg, j));
+            uint32_t want = fb(vkrr_hw_grid_ref(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j));
+            if (got != want && bad++ < 5)
+                fprintf(stderr, "  ex2 grid %s%u: %08x, libm's %08x\n", neg ? "-" : "+", j, got, want);
+        }
+    printf("ex2 grid reference: 2 x 2^23 points, %u differ from libm's\n", bad);
+    CHECK_EQ_U64(bad, 0);
+}
+
 static void test_rcp_f64(void)
 {
     double x, r;
@@ -584,6 +601,7 @@ int main(void)
     test_native16();
     test_standins();
     test_rcp_f64();
+    test_ex2_grid_ref();
     test_models();
     test_cache_and_damage();
     test_measure();

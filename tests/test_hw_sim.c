@@ -722,6 +722,57 @@ static void broken_laws(const char *root, const char *sim)
     free(o);
 }
 
+/* A warp's lanes (vkrr_approx_f32_many, what the PTX engines call) against
+ * one value at a time (vkrr_approx_f32_noted) under the current model, for
+ * the forms with a lanes' path of their own (ex2, rcp .ftz) and the
+ * others: every class of input (zeros, subnormals, Inf, NaN, the ranges'
+ * ends, random bits) and table points, saturated ones among them (where
+ * the exceptions list answers).  Returns the mismatches. */
+static unsigned lanes_match(const char *model)
+{
+    enum { L = 32, ROUNDS = 512 };
+    static const struct { vkrr_approx_op op; int ftz; vkrr_hw_table_id id; } f[] = {
+        {VKRR_APPROX_EX2, 1, VKRR_HWT_EX2_POS}, {VKRR_APPROX_EX2, 1, VKRR_HWT_EX2_NEG},
+        {VKRR_APPROX_RCP, 1, VKRR_HWT_RCP}, {VKRR_APPROX_EX2, 0, VKRR_HWT_EX2_POS},
+        {VKRR_APPROX_RCP, 0, VKRR_HWT_RCP}, {VKRR_APPROX_RSQRT, 1, VKRR_HWT_RSQRT}};
+    static const uint32_t edge[] = {0, 0x80000000u, 1, 0x807fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                    0xffffffffu, 0x43000000u, 0x42ffffffu, 0xc2fe0000u, 0xc2fdffffu,
+                                    0x7f7fffffu, 0x00800000u, 0x3f800000u, 0xbf800000u};
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    unsigned bad = 0;
+    for (unsigned r = 0; r < ROUNDS; r++)
+        for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++) {
+            float x[L], y[L];
+            unsigned si = 0, sj = 0;
+            for (unsigned k = 0; k < L; k++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                uint32_t b = (uint32_t)(rng >> 11);
+                unsigned op;
+                if (k % 4 == 0) /* a table point; every other one where the simulated set
+                                   saturated rcp's (picked(j, 16): change_tables) */
+                    x[k] = vkrr_hw_grid_input(f[i].id, k % 8 ? (uint32_t)(rng >> 40) % (1u << 23)
+                                                             : (1u + (uint32_t)(rng >> 40) % 127u) * 4099u * 16u,
+                                              &op);
+                else if (k % 4 == 1)
+                    x[k] = bf(edge[(r + k) % (sizeof edge / sizeof edge[0])]);
+                else if (k % 4 == 2) /* the ranges ex2 and rcp read tables in */
+                    x[k] = bf((b & 0x807fffffu) | (uint32_t)(120 + b % 16) << 23);
+                else
+                    x[k] = bf(b);
+            }
+            vkrr_approx_f32_many(f[i].op, x, y, L - r % 7, f[i].ftz, &si);
+            for (unsigned k = 0; k < L - r % 7; k++) {
+                uint32_t want = fb(vkrr_approx_f32_noted(f[i].op, x[k], f[i].ftz, &sj));
+                if (fb(y[k]) != want && bad++ < 5)
+                    fprintf(stderr, "  %s: op %d ftz %d lanes(%a) %08x, alone %08x\n", model, (int)f[i].op,
+                            f[i].ftz, x[k], fb(y[k]), want);
+            }
+            CHECK_EQ_U64(si, sj);
+        }
+    printf("%s: a warp's lanes against one value at a time: %u differ\n", model, bad);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     /* `test_hw_sim --write DIR`: only the simulated GPU's set, into DIR (for
@@ -734,9 +785,19 @@ int main(int argc, char **argv)
     }
     char *root = test_tmpdir("hw_sim"), sim[4200];
     snprintf(sim, sizeof sim, "%s/sim", root);
+    CHECK_EQ_U64(lanes_match("the shipped model"), 0);
     double t0 = now();
     if (make_sim(sim)) {
         printf("simulated GPU written in %.1f s\n", now() - t0);
+        vkrr_hw_model *m = NULL;
+        vkrr_error err = {0};
+        if (CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = sim}, &m, &err) ==
+                  VKRR_OK)) {
+            vkrr_hw_use(m);
+            CHECK_EQ_U64(lanes_match("the simulated model"), 0);
+            vkrr_hw_use(NULL);
+            vkrr_hw_model_close(m);
+        }
         static const unsigned steps[] = {97, 1024, 4096, 4099, 65536};
         for (unsigned i = 0; i < 5; i++)
             recover(root, sim, steps[i]);

@@ -474,6 +474,47 @@ static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, 
     }
 }
 
+/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once,
+ * and the grid reference without libm (vkrr_hw_ex2_grid_ref); a lane
+ * outside [-127, 128), or at a saturated entry, is ex2_ftz's own. */
+static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
+{
+    const int8_t *pos = table(t, VKRR_HWT_EX2_POS), *neg = table(t, VKRR_HWT_EX2_NEG);
+    for (unsigned k = 0; k < n; k++) {
+        float v = ftz(x[k]);
+        int i;
+        int8_t d = 127;
+        uint32_t j = 0;
+        if (pos && neg && v < 128.0f && v > -127.0f) { /* a NaN fails both */
+            j = ex2_grid(v, &i);
+            d = (v < 0.0f ? neg : pos)[j];
+        }
+        if (d == 127 || d == -127) {
+            y[k] = ex2_ftz(t, x[k]);
+            continue;
+        }
+        float e = apply_delta(vkrr_hw_ex2_grid_ref(v < 0.0f, j), d);
+        y[k] = v < 0.0f ? flush_exact((double)e * pow2(-i)) : e * pow2f(i);
+    }
+}
+
+/* rcp.approx.ftz.f32 of n lanes: rcp_ftz's law with the table read once; a
+ * zero, Inf or NaN lane, or one at a saturated entry, is rcp_ftz's own. */
+static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
+{
+    const int8_t *c = table(t, VKRR_HWT_RCP);
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t b = fbits(ftz(x[k])), ef = (b >> 23) & 0xffu, j = rcp_grid(x[k]);
+        int8_t d = c && ef != 0 && ef != 0xffu ? c[j] : 127;
+        if (d == 127 || d == -127) {
+            y[k] = rcp_ftz(t, x[k]);
+            continue;
+        }
+        float r = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d);
+        y[k] = flush_exact(copysign((double)r * pow2(127 - (int)ef), (double)x[k]));
+    }
+}
+
 void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned n, int flush,
                           unsigned *standins)
 {
@@ -484,8 +525,15 @@ void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned 
         return;
     }
     prefetch_grid(t, op, x, n);
-    for (unsigned k = 0; k < n; k++)
-        y[k] = law_f32(t, op, x[k], flush, standins);
+    bool lanes = flush && (op == VKRR_APPROX_EX2 || op == VKRR_APPROX_RCP) &&
+                 !vkrr_hw_tables_form_deviates(t, form_of(op, flush));
+    if (lanes && op == VKRR_APPROX_EX2)
+        ex2_ftz_many(t, x, y, n);
+    else if (lanes)
+        rcp_ftz_many(t, x, y, n);
+    else
+        for (unsigned k = 0; k < n; k++)
+            y[k] = law_f32(t, op, x[k], flush, standins);
 }
 
 float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)

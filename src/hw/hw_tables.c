@@ -380,6 +380,14 @@ unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviat
     return t->ndev;
 }
 
+bool vkrr_hw_tables_form_deviates(const vkrr_hw_tables *t, unsigned form)
+{
+    for (unsigned i = 0; !t->dev_off && i < t->ndev; i++)
+        if (t->dev[i].form == form)
+            return true;
+    return false;
+}
+
 void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t) { t->dev_off = true; }
 
 unsigned vkrr_hw_tables_tex_bits(const vkrr_hw_tables *t) { return t->tex_bits ? t->tex_bits : 8; }

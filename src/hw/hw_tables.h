@@ -121,6 +121,9 @@ typedef struct vkrr_hw_deviation {
 } vkrr_hw_deviation;
 bool vkrr_hw_tables_deviation(const vkrr_hw_tables *t, unsigned form, uint32_t in, uint32_t *out);
 unsigned vkrr_hw_tables_deviations(const vkrr_hw_tables *t, const vkrr_hw_deviation **list);
+/* Whether vkrr_hw_tables_deviation can return a value for form (a warp's
+ * lanes then need not ask it each). */
+bool vkrr_hw_tables_form_deviates(const vkrr_hw_tables *t, unsigned form);
 /* From now on the model of t follows its laws everywhere (the deviations
  * are no longer returned): what a sampled `hw measure` checks against. */
 void vkrr_hw_tables_ignore_deviations(vkrr_hw_tables *t);

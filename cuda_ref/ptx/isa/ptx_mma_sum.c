@@ -373,6 +373,136 @@ uint32_t ptx_dot_sum(const ptx_dot *d)
     return ptx_dot_sum_in(d, &ar);
 }
 
+/* ---- a tile, eight outputs at a time ---------------------------------------------- */
+
+/* Eight columns of a tile transposed, [k][column]: the loops below run over
+ * the eight outputs of a row, one vector each step (GCC's vector extension:
+ * AVX2 in the avx2 clone, SSE or scalar code elsewhere, the same integers),
+ * with no sum across a vector (fused_n's loops reduce over k: a max and a
+ * sum across lanes each output).  Columns past the tile's are zeros. */
+typedef int32_t v8 __attribute__((vector_size(32)));
+typedef struct cols8 {
+    v8 m[32], e[32], s[32];
+} cols8;
+
+INLINE void cols8_of(const facs *b, unsigned n, unsigned k, cols8 *o)
+{
+    for (unsigned j = 0; j < 8; j++) {
+        const facs *f = &b[j < n ? j : 0];
+        int32_t keep = j < n ? -1 : 0; /* a column past the tile's: m 0, s 0 */
+        for (unsigned kk = 0; kk < k; kk++) {
+            o->m[kk][j] = f->m[kk] & keep;
+            o->e[kk][j] = keep ? f->e[kk] : ZERO_EXP;
+            o->s[kk][j] = f->s[kk] & keep;
+        }
+    }
+}
+
+/* the larger and the smaller of two v8 lane by lane (macros: a function
+ * returning a v8 would be an ABI of its own in the baseline build) */
+#define VMAX(x, y) (((x) & ((x) > (y))) | ((y) & ~((x) > (y))))
+#define VMIN(x, y) (((x) & ((x) < (y))) | ((y) & ~((x) < (y))))
+#define VSPLAT(x) ((v8){0} + (int32_t)(x))
+
+/* c of eight outputs decoded as decode does (an f16 or an f32 each); *bad
+ * -1 where c is NaN or Inf (its m 0) */
+typedef struct c8 {
+    v8 m, e, s;
+    int mb;
+} c8;
+
+INLINE void c8_decode(const v8 *bits, bool is16, c8 *c, v8 *bad)
+{
+    const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
+    v8 x = *bits, emask = VSPLAT((1u << f->ebits) - 1u);
+    v8 ef = (x >> f->mb) & emask, mant = x & VSPLAT((1u << f->mb) - 1u);
+    v8 normal = ef != VSPLAT(0);
+    *bad = ef == emask;
+    v8 mm = (mant | (normal & VSPLAT(1u << f->mb))) & ~*bad;
+    v8 ee = (normal & (ef - f->bias)) | (~normal & VSPLAT(1 - f->bias));
+    c->m = mm;
+    c->e = ((mm != VSPLAT(0)) & ee) | ((mm == VSPLAT(0)) & VSPLAT(ZERO_EXP));
+    c->s = -((x >> (f->mb + f->ebits)) & VSPLAT(1));
+    c->mb = (int)f->mb;
+}
+
+/* fused_n for row a against eight columns, products k0..k0+n, each c
+ * finite (as c8_decode gives them): the same
+ * integers (the largest exponent, the terms truncated at it, their exact
+ * sum), so the same bits.  c's term is under 2^(F+1) (its exponent is at
+ * most the largest); 16 products' terms of under 2^27 each sum in an int32
+ * exactly. */
+INLINE void fused8(const facs *a, const cols8 *b, unsigned k0, unsigned n, const c8 *c, const sumcfg *g,
+                   uint32_t *bits)
+{
+    v8 mx = VSPLAT(2 * ZERO_EXP);
+    for (unsigned k = k0; k < k0 + n; k++)
+        mx = VMAX(mx, a->e[k] + b->e[k]);
+    mx = VMAX(mx, c->e); /* a zero c's exponent is far below */
+    v8 sh = c->e - c->mb + g->frac - mx;
+    v8 ct = (c->m << VMAX(sh, VSPLAT(0))) >> VMIN(VMAX(-sh, VSPLAT(0)), VSPLAT(31));
+    ct = (ct ^ c->s) - c->s;
+    int64_t s[8];
+    for (unsigned j = 0; j < 8; j++)
+        s[j] = ct[j];
+    for (unsigned q = k0; q < k0 + n; q += 16) {
+        v8 acc = {0};
+        for (unsigned k = q; k < q + 16 && k < k0 + n; k++) {
+            v8 r = mx - (a->e[k] + b->e[k]), sg = a->s[k] ^ b->s[k];
+            v8 t = ((a->m[k] << g->lsh) * b->m[k]) >> VMIN(r, VSPLAT(31)); /* q < 2^27: 31 leaves 0 */
+            acc += (t ^ sg) - sg;
+        }
+        for (unsigned j = 0; j < 8; j++)
+            s[j] += acc[j];
+    }
+    for (unsigned j = 0; j < 8; j++)
+        bits[j] = out_bits(s[j], mx[j] - g->frac, g->d16, g->e8m13);
+}
+
+/* fused8 with n a constant for the shapes' counts */
+INLINE void fused8_k(const facs *a, const cols8 *b, unsigned k0, unsigned n, const c8 *c, const sumcfg *g,
+                     uint32_t *bits)
+{
+    switch (n) {
+    case 4: fused8(a, b, k0, 4, c, g, bits); break;
+    case 8: fused8(a, b, k0, 8, c, g, bits); break;
+    case 16: fused8(a, b, k0, 16, c, g, bits); break;
+    case 32: fused8(a, b, k0, 32, c, g, bits); break;
+    default: fused8(a, b, k0, n, c, g, bits); break;
+    }
+}
+
+/* Row i of the tile against columns j0..j0+nj (nj <= 8), as sum_one gives
+ * each: an output a NaN or Inf reaches (a factor, c, a split's first half)
+ * is summed by sum_one itself. */
+INLINE void row8(const ptx_dot_tile *t, const facs *a, const facs *b, const cols8 *bt, unsigned i, unsigned j0,
+                 unsigned nj, unsigned halves, const sumcfg *g)
+{
+    v8 cb = {0}, bad;
+    for (unsigned j = 0; j < nj; j++)
+        cb[j] = (int32_t)t->c[i * t->n + j0 + j];
+    c8 c;
+    c8_decode(&cb, t->c16, &c, &bad);
+    uint32_t bits[8];
+    unsigned step = t->k / halves;
+    for (unsigned h = 0; h < halves; h++) {
+        fused8_k(a, bt, h * step, step, &c, g, bits);
+        if (h + 1 < halves) { /* the first half's d is the second's c */
+            v8 nb;
+            for (unsigned j = 0; j < 8; j++)
+                nb[j] = (int32_t)bits[j];
+            v8 bad2;
+            c8_decode(&nb, g->d16, &c, &bad2);
+            bad |= bad2;
+        }
+    }
+    for (unsigned j = 0; j < nj; j++) {
+        unsigned o = i * t->n + j0 + j;
+        bool slow = bad[j] || a->special || b[j0 + j].special;
+        t->d[o] = slow ? sum_one(a, &b[j0 + j], t->k, halves, t->c[o], t->c16, g) : bits[j];
+    }
+}
+
 SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
 {
     facs a[32], b[32]; /* rows and columns, decoded once */
@@ -380,12 +510,20 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar
         decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);
     for (unsigned j = 0; j < t->n; j++)
         decode_n(t->b + j * t->k, t->k, t->tb, &b[j]);
+    if (ar->rounded) {
+        for (unsigned i = 0; i < t->m; i++)
+            for (unsigned j = 0; j < t->n; j++)
+                t->d[i * t->n + j] = rounded_sum(&a[i], &b[j], t->ta, t->tb, t->k, t->c[i * t->n + j], t->c16,
+                                                 t->d16);
+        return;
+    }
     unsigned halves;
     sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
-    for (unsigned i = 0; i < t->m; i++)
-        for (unsigned j = 0; j < t->n; j++) {
-            uint32_t c = t->c[i * t->n + j];
-            t->d[i * t->n + j] = ar->rounded ? rounded_sum(&a[i], &b[j], t->ta, t->tb, t->k, c, t->c16, t->d16)
-                                             : sum_one(&a[i], &b[j], t->k, halves, c, t->c16, &g);
-        }
+    cols8 bt;
+    for (unsigned j0 = 0; j0 < t->n; j0 += 8) {
+        unsigned nj = t->n - j0 < 8 ? t->n - j0 : 8;
+        cols8_of(&b[j0], nj, t->k, &bt);
+        for (unsigned i = 0; i < t->m; i++)
+            row8(t, &a[i], b, &bt, i, j0, nj, halves, &g);
+    }
 }
