@@ -599,7 +599,29 @@ static const void *build_in_memory(vkrr_hw_tables *t, int id, vkrr_error *err)
     return p;
 }
 
-static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
+/* A table read at scattered points (the delta tables: 8 MiB and more) in
+ * memory of its own on huge pages where the kernel gives them: a warp's
+ * lanes each read one at a random page, and on the 4 KiB pages the
+ * kernel maps the cache's files with nearly every read missed the TLB as
+ * well as the cache.  m itself where that fails. */
+static const void *on_huge_pages(const void *m, size_t bytes)
+{
+    if (bytes < ((size_t)4 << 20))
+        return m;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return m;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memcpy(p, m, bytes);
+    mprotect(p, bytes, PROT_READ);
+    munmap((void *)m, bytes); /* a mapping of the cache or of memory: both mmap's */
+    return p;
+}
+
+/* Table id mapped from the cache, or decompressed into memory where there is none. */
+static const void *load_mapped(vkrr_hw_tables *t, int id, vkrr_error *err)
 {
     char dir[1024], path[1100];
     if (t->bytes[id] == 0) { /* nothing to map: the file must decompress to nothing */
@@ -619,6 +641,12 @@ static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
             return m;
     }
     return build_in_memory(t, id, err);
+}
+
+static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
+{
+    const void *m = load_mapped(t, id, err);
+    return m && m != (const void *)empty_table ? on_huge_pages(m, t->bytes[id]) : m;
 }
 
 const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *bytes)
