@@ -36,6 +36,7 @@
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
 #include <math.h>
+#include <string.h>
 
 #include "ptx_internal.h"
 #include "ptx_mma_sum.h"
@@ -426,6 +427,65 @@ INLINE void c8_decode(const v8 *bits, bool is16, c8 *c, v8 *bad)
     c->mb = (int)f->mb;
 }
 
+/* Four lanes of 64 bits, and of 32 */
+typedef uint64_t u4 __attribute__((vector_size(32)));
+typedef int64_t s4 __attribute__((vector_size(32)));
+typedef double d4 __attribute__((vector_size(32)));
+typedef int32_t i4 __attribute__((vector_size(16)));
+#define USPLAT(x) ((u4){0} + (uint64_t)(x))
+#define SSPLAT(x) ((s4){0} + (int64_t)(x))
+
+/* out_bits of four sums s = c + p + q (int32 parts) at 2^E, lanes lo..lo+4
+ * of eight.  s is exact in a double (|s| < 2^34), whose exponent is s's
+ * leading bit and whose 53-bit significand m is |s| shifted up to it: the
+ * result is out_bits's, from m at 2^(ve - 52) (ve the value's exponent)
+ * rather than from |s| at 2^E, the same bits.  Every shift is of at least
+ * 29 (f32) or 42 (f16) bits to the right: none is to the left. */
+INLINE void out_bits4(const v8 *c, const v8 *p, const v8 *q, const v8 *E, unsigned lo, bool d16, bool e8m13,
+                      uint32_t *bits)
+{
+    i4 c4, p4, q4, e4;
+    memcpy(&c4, (const int32_t *)c + lo, 16);
+    memcpy(&p4, (const int32_t *)p + lo, 16);
+    memcpy(&q4, (const int32_t *)q + lo, 16);
+    memcpy(&e4, (const int32_t *)E + lo, 16);
+    d4 d = __builtin_convertvector(c4, d4) + __builtin_convertvector(p4, d4) + __builtin_convertvector(q4, d4);
+    u4 b;
+    memcpy(&b, &d, 32);
+    u4 sign = b >> 63, zero = (b << 1) == USPLAT(0);
+    u4 m = (b & USPLAT((UINT64_C(1) << 52) - 1u)) | USPLAT(UINT64_C(1) << 52);
+    s4 sve = (s4)((b >> 52) & USPLAT(0x7ffu)) - 1023 + __builtin_convertvector(e4, s4);
+    u4 r;
+    if (d16) {
+        s4 ue = ((sve > -14) & sve) | (~(sve > -14) & SSPLAT(-14));
+        ue -= 10;
+        s4 sh = ue - (sve - 52);
+        sh = ((sh > 63) & 63) | (~(sh > 63) & sh);
+        u4 ush = (u4)sh, t = m >> ush, rem = m & ((USPLAT(1) << ush) - 1u), half = USPLAT(1) << (ush - 1u);
+        t -= (u4)((s4)rem > (s4)half) | ((u4)(rem == half) & (u4)-(s4)(t & 1u)); /* compares give -1 */
+        r = (u4)((ue + 24) << 10) + t;
+        u4 inf = (u4)(sve > 15);
+        r = (inf & USPLAT(0x7c00u)) | (~inf & r);
+        r = (u4)(r != 0) & ((sign << 15) | r);
+    } else {
+        s4 ue = ((sve > -126) & sve) | (~(sve > -126) & SSPLAT(-126));
+        ue -= e8m13 ? 13 : 23;
+        s4 sh = ue - (sve - 52);
+        sh = ((sh > 63) & 63) | (~(sh > 63) & sh);
+        u4 t = m >> (u4)sh;
+        if (e8m13)
+            t <<= 10, ue -= 10;
+        r = (u4)((ue + 149) << 23) + t;
+        r &= USPLAT(0xffffffffu);
+        u4 inf = (u4)(sve > 127);
+        r = (inf & USPLAT(0x7f800000u)) | (~inf & r);
+        r = (u4)(r != 0) & ((sign << 31) | r);
+    }
+    r &= ~zero; /* s = 0: +0 */
+    for (unsigned j = 0; j < 4; j++)
+        bits[j] = (uint32_t)r[j];
+}
+
 /* fused_n for row a against eight columns, products k0..k0+n, each c
  * finite (as c8_decode gives them): the same
  * integers (the largest exponent, the terms truncated at it, their exact
@@ -442,21 +502,20 @@ INLINE void fused8(const facs *a, const cols8 *b, unsigned k0, unsigned n, const
     v8 sh = c->e - c->mb + g->frac - mx;
     v8 ct = (c->m << VMAX(sh, VSPLAT(0))) >> VMIN(VMAX(-sh, VSPLAT(0)), VSPLAT(31));
     ct = (ct ^ c->s) - c->s;
-    int64_t s[8];
-    for (unsigned j = 0; j < 8; j++)
-        s[j] = ct[j];
-    for (unsigned q = k0; q < k0 + n; q += 16) {
-        v8 acc = {0};
-        for (unsigned k = q; k < q + 16 && k < k0 + n; k++) {
-            v8 r = mx - (a->e[k] + b->e[k]), sg = a->s[k] ^ b->s[k];
-            v8 t = ((a->m[k] << g->lsh) * b->m[k]) >> VMIN(r, VSPLAT(31)); /* q < 2^27: 31 leaves 0 */
-            acc += (t ^ sg) - sg;
-        }
-        for (unsigned j = 0; j < 8; j++)
-            s[j] += acc[j];
-    }
-    for (unsigned j = 0; j < 8; j++)
-        bits[j] = out_bits(s[j], mx[j] - g->frac, g->d16, g->e8m13);
+    /* product k's term, signed (q < 2^27: a shift of 31 leaves 0) */
+#define TERM(k)                                                                                   \
+    ((((a->m[k] << g->lsh) * b->m[k]) >> VMIN(mx - (a->e[k] + b->e[k]), VSPLAT(31))) ^ (a->s[k] ^ b->s[k])) - \
+        (a->s[k] ^ b->s[k])
+    v8 lo = {0}, hi = {0}; /* products k0..k0+16, and the rest: two loops, each sum in a register */
+    unsigned mid = n < 16 ? k0 + n : k0 + 16;
+    for (unsigned k = k0; k < mid; k++)
+        lo += TERM(k);
+    for (unsigned k = mid; k < k0 + n; k++)
+        hi += TERM(k);
+#undef TERM
+    v8 E = mx - g->frac;
+    out_bits4(&ct, &lo, &hi, &E, 0, g->d16, g->e8m13, bits);
+    out_bits4(&ct, &lo, &hi, &E, 4, g->d16, g->e8m13, bits + 4);
 }
 
 /* fused8 with n a constant for the shapes' counts */
