@@ -116,6 +116,20 @@ static uint32_t c_elem(const frag *f, bool c32, unsigned row, unsigned col)
 static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, unsigned ew, unsigned M,
                                                                  unsigned K, uint32_t *A, uint32_t *B)
 {
+    if (ew < 32) { /* packed: each register's elements straight to their places (a_elem, b_elem inverted) */
+        unsigned per = 32 / ew, span = 4 * per, mask = (1u << ew) - 1u;
+        for (unsigned l = 0; l < 32; l++)
+            for (unsigned r = 0; r < 2 * (K / span); r++) {
+                unsigned row = l / 4 + 8 * (r % 2), k = (r / 2) * span + (l % 4) * per;
+                for (unsigned e = 0; row < M && e < per; e++)
+                    A[row * K + k + e] = (f->a[l][r] >> (ew * e)) & mask;
+            }
+        for (unsigned l = 0; l < 32; l++)
+            for (unsigned r = 0; r < K / span; r++)
+                for (unsigned e = 0; e < per; e++)
+                    B[(l / 4) * K + r * span + (l % 4) * per + e] = (f->b[l][r] >> (ew * e)) & mask;
+        return;
+    }
     for (unsigned row = 0; row < M; row++)
         for (unsigned k = 0; k < K; k++)
             A[row * K + k] = a_elem(f, ew, row, k);
