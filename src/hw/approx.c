@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuformat.h"
+#include "exp2_grid.h"
 #include "hw_internal.h"
 
 #define NAN_BITS 0x7fffffffu /* the canonical NaN of NVIDIA GPUs */
@@ -474,35 +475,44 @@ static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, 
     }
 }
 
-/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once,
- * and the grid reference without libm (vkrr_hw_ex2_grid_ref); a lane
- * outside [-127, 128), or at a saturated entry, is ex2_ftz's own. */
+/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once
+ * and every lane's entry fetched before the first is used, and the grid
+ * reference without libm (exp2_grid.h); a lane outside (-127, 128), or at
+ * a saturated entry, is ex2_ftz's own. */
 static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
-    const int8_t *pos = table(t, VKRR_HWT_EX2_POS), *neg = table(t, VKRR_HWT_EX2_NEG);
+    const int8_t *tab[2] = {table(t, VKRR_HWT_EX2_POS), table(t, VKRR_HWT_EX2_NEG)};
+    const double *ref[2] = {vkrr_hw_ex2_grid_table(false), vkrr_hw_ex2_grid_table(true)};
+    uint32_t j[32];
+    int i[32];
+    bool in[32], neg[32];
     for (unsigned k = 0; k < n; k++) {
         float v = ftz(x[k]);
-        int i;
-        int8_t d = 127;
-        uint32_t j = 0;
-        if (pos && neg && v < 128.0f && v > -127.0f) { /* a NaN fails both */
-            j = ex2_grid(v, &i);
-            d = (v < 0.0f ? neg : pos)[j];
-        }
+        neg[k] = v < 0.0f; /* a flushed -subnormal is -0: E+ */
+        in[k] = tab[0] && tab[1] && v < 128.0f && v > -127.0f; /* a NaN fails both */
+        j[k] = in[k] ? ex2_grid(v, &i[k]) : 0;
+        if (in[k])
+            __builtin_prefetch(tab[neg[k]] + j[k]);
+    }
+    for (unsigned k = 0; k < n; k++) {
+        int8_t d = in[k] ? tab[neg[k]][j[k]] : 127;
         if (d == 127 || d == -127) {
             y[k] = ex2_ftz(t, x[k]);
             continue;
         }
-        float e = apply_delta(vkrr_hw_ex2_grid_ref(v < 0.0f, j), d);
-        y[k] = v < 0.0f ? flush_exact((double)e * pow2(-i)) : e * pow2f(i);
+        float e = apply_delta(vkrr_hw_ex2_grid_ref_at(ref[neg[k]], neg[k], j[k]), d);
+        y[k] = neg[k] ? flush_exact((double)e * pow2(-i[k])) : e * pow2f(i[k]);
     }
 }
 
-/* rcp.approx.ftz.f32 of n lanes: rcp_ftz's law with the table read once; a
- * zero, Inf or NaN lane, or one at a saturated entry, is rcp_ftz's own. */
+/* rcp.approx.ftz.f32 of n lanes: rcp_ftz's law with the table read once
+ * and every lane's entry fetched before the first is used; a zero, Inf or
+ * NaN lane, or one at a saturated entry, is rcp_ftz's own. */
 static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
     const int8_t *c = table(t, VKRR_HWT_RCP);
+    for (unsigned k = 0; c && k < n; k++)
+        __builtin_prefetch(c + rcp_grid(x[k]));
     for (unsigned k = 0; k < n; k++) {
         uint32_t b = fbits(ftz(x[k])), ef = (b >> 23) & 0xffu, j = rcp_grid(x[k]);
         int8_t d = c && ef != 0 && ef != 0xffu ? c[j] : 127;
@@ -510,7 +520,7 @@ static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n
             y[k] = rcp_ftz(t, x[k]);
             continue;
         }
-        float r = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d);
+        float r = apply_delta((float)(1.0 / (1.0 + (double)j * 0x1p-23)), d); /* vkrr_hw_grid_ref's */
         y[k] = flush_exact(copysign((double)r * pow2(127 - (int)ef), (double)x[k]));
     }
 }
@@ -524,16 +534,17 @@ void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned 
             y[k] = rounded_f32(op, x[k], flush);
         return;
     }
-    prefetch_grid(t, op, x, n);
-    bool lanes = flush && (op == VKRR_APPROX_EX2 || op == VKRR_APPROX_RCP) &&
+    bool lanes = flush && n <= 32 && (op == VKRR_APPROX_EX2 || op == VKRR_APPROX_RCP) &&
                  !vkrr_hw_tables_form_deviates(t, form_of(op, flush));
-    if (lanes && op == VKRR_APPROX_EX2)
+    if (lanes && op == VKRR_APPROX_EX2) {
         ex2_ftz_many(t, x, y, n);
-    else if (lanes)
+    } else if (lanes) {
         rcp_ftz_many(t, x, y, n);
-    else
+    } else {
+        prefetch_grid(t, op, x, n);
         for (unsigned k = 0; k < n; k++)
             y[k] = law_f32(t, op, x[k], flush, standins);
+    }
 }
 
 float vkrr_approx_f32_noted(vkrr_approx_op op, float x, int flush, unsigned *standins)

@@ -109,7 +109,7 @@ vkrr_status vkrr_approx_port_tables(const uint32_t **tables, vkrr_error *err);
  * hardware's value is inverse(ord(ref) + delta[j]) (src/hw/README.md). */
 float vkrr_hw_grid_ref(vkrr_hw_table_id id, uint32_t j);
 /* The same of the ex2 tables (neg: VKRR_HWT_EX2_NEG), the same bits, with
- * no libm call for nearly every j (exp2_grid.c): what a warp's lanes use. */
+ * no libm call for nearly every j (exp2_grid.h: what a warp's lanes use). */
 float vkrr_hw_ex2_grid_ref(bool neg, uint32_t j);
 /* The model's turn index of sin/cos.approx for input x: floor(|t| 2^25)
  * mod 2^25, t = FMUL.RZ(x, 1/(2 pi) as f32). */

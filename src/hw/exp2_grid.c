@@ -1,24 +1,11 @@
-/* exp2_grid.c - ex2's grid reference without a libm call each value
- * (approx.h: vkrr_hw_ex2_grid_ref).
- *
- * The delta tables of ex2.approx.ftz.f32 are read at a warp's lanes'
- * inputs, a libm exp2 each: half of the model's time in an mma kernel's
- * epilogue.  Here 2^(+-j 2^-23), j = hi 2^12 + lo, is T[hi] P(lo) in
- * double: T a table of 2^11 libm values (glibc: under 1 ULP each) and P
- * the series of e^(lo ln2 2^-23) to its fifth term (|y| < 2^-11.5: what it
- * leaves out is under 2^-60), within 2^-49 of the exact value all told.
- * Rounding that to f32 gives the correctly rounded value, which is
- * vkrr_hw_grid_ref's (exact at every grid point: approx.c), unless it lies
- * within its error of a point halfway between two f32 values; there, and
- * only there, libm's value is used.  test_hw_sim checks every grid point
- * of both tables against vkrr_hw_grid_ref. */
+/* exp2_grid.c - the table of exp2_grid.h, and approx.h's
+ * vkrr_hw_ex2_grid_ref through it. */
+#include "exp2_grid.h"
+
 #include <math.h>
 #include <pthread.h>
-#include <string.h>
 
-#include "approx.h"
-
-static double t_pos[2048], t_neg[2048]; /* 2^(+-hi 2^-11) */
+static double t_pos[2048], t_neg[2048]; /* 2^(+-hi 2^-11), libm's */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void)
@@ -29,18 +16,13 @@ static void fill(void)
     }
 }
 
-float vkrr_hw_ex2_grid_ref(bool neg, uint32_t j)
+const double *vkrr_hw_ex2_grid_table(bool neg)
 {
     pthread_once(&once, fill);
-    double y = (double)(j & 4095u) * (neg ? -0x1.62e42fefa39efp-24 : 0x1.62e42fefa39efp-24); /* lo ln2 2^-23 */
-    double p = 1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6.0 + y * (1.0 / 24.0))));
-    double r = (neg ? t_neg : t_pos)[j >> 12] * p;
-    uint64_t b;
-    memcpy(&b, &r, 8);
-    /* the 29 bits f32 drops: 2^28 is the halfway point; r is within 2^-49
-     * relative, under 16 of them */
-    uint64_t low = b & ((UINT64_C(1) << 29) - 1u), half = UINT64_C(1) << 28;
-    if (low > half - 64 && low < half + 64)
-        return vkrr_hw_grid_ref(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j);
-    return (float)r;
+    return neg ? t_neg : t_pos;
+}
+
+float vkrr_hw_ex2_grid_ref(bool neg, uint32_t j)
+{
+    return vkrr_hw_ex2_grid_ref_at(vkrr_hw_ex2_grid_table(neg), neg, j);
 }
