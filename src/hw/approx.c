@@ -119,7 +119,7 @@ static bool grid_value(vkrr_hw_tables *t, vkrr_hw_table_id id, uint32_t j, float
  * (the conversion truncates: exact), i = q >> 23, j = q mod 2^23. */
 static uint32_t ex2_grid(float x, int *i)
 {
-    uint64_t q = (uint64_t)(fabs((double)x) * 8388608.0);
+    uint64_t q = (uint64_t)(int64_t)(fabs((double)x) * 8388608.0); /* < 2^30: a signed conversion, one instruction */
     *i = (int)(q >> 23);
     return (uint32_t)(q & 0x7fffffu);
 }
@@ -479,9 +479,18 @@ static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, 
  * and every lane's entry fetched before the first is used, and the grid
  * reference without libm (exp2_grid.h); a lane outside (-127, 128), or at
  * a saturated entry, is ex2_ftz's own. */
+/* Grid point j's delta from the packed table p2 (vkrr_hw_tables_delta2),
+ * or from the table itself d where p2 says another */
+static int8_t delta_at(const uint8_t *p2, const int8_t *d, uint32_t j)
+{
+    unsigned c = (p2[j / 4] >> (2 * (j % 4))) & 3u;
+    return c < 3 ? (int8_t)((int)c - 1) : d[j];
+}
+
 static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
     const int8_t *tab[2] = {table(t, VKRR_HWT_EX2_POS), table(t, VKRR_HWT_EX2_NEG)};
+    const uint8_t *p2[2] = {vkrr_hw_tables_delta2(t, VKRR_HWT_EX2_POS), vkrr_hw_tables_delta2(t, VKRR_HWT_EX2_NEG)};
     const double *ref[2] = {vkrr_hw_ex2_grid_table(false), vkrr_hw_ex2_grid_table(true)};
     uint32_t j[32];
     int i[32];
@@ -489,13 +498,13 @@ static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n
     for (unsigned k = 0; k < n; k++) {
         float v = ftz(x[k]);
         neg[k] = v < 0.0f; /* a flushed -subnormal is -0: E+ */
-        in[k] = tab[0] && tab[1] && v < 128.0f && v > -127.0f; /* a NaN fails both */
+        in[k] = p2[0] && p2[1] && v < 128.0f && v > -127.0f; /* a NaN fails both */
         j[k] = in[k] ? ex2_grid(v, &i[k]) : 0;
         if (in[k])
-            __builtin_prefetch(tab[neg[k]] + j[k]);
+            __builtin_prefetch(p2[neg[k]] + j[k] / 4);
     }
     for (unsigned k = 0; k < n; k++) {
-        int8_t d = in[k] ? tab[neg[k]][j[k]] : 127;
+        int8_t d = in[k] ? delta_at(p2[neg[k]], tab[neg[k]], j[k]) : 127;
         if (d == 127 || d == -127) {
             y[k] = ex2_ftz(t, x[k]);
             continue;
@@ -511,11 +520,12 @@ static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n
 static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
     const int8_t *c = table(t, VKRR_HWT_RCP);
-    for (unsigned k = 0; c && k < n; k++)
-        __builtin_prefetch(c + rcp_grid(x[k]));
+    const uint8_t *p2 = vkrr_hw_tables_delta2(t, VKRR_HWT_RCP);
+    for (unsigned k = 0; p2 && k < n; k++)
+        __builtin_prefetch(p2 + rcp_grid(x[k]) / 4);
     for (unsigned k = 0; k < n; k++) {
         uint32_t b = fbits(ftz(x[k])), ef = (b >> 23) & 0xffu, j = rcp_grid(x[k]);
-        int8_t d = c && ef != 0 && ef != 0xffu ? c[j] : 127;
+        int8_t d = p2 && ef != 0 && ef != 0xffu ? delta_at(p2, c, j) : 127;
         if (d == 127 || d == -127) {
             y[k] = rcp_ftz(t, x[k]);
             continue;

@@ -85,6 +85,7 @@ struct vkrr_hw_tables {
     const uint8_t *blob[VKRR_HWT_COUNT]; /* built in: the .xz bytes */
     size_t blob_size[VKRR_HWT_COUNT];
     _Atomic(const void *) map[VKRR_HWT_COUNT];
+    _Atomic(const uint8_t *) delta2[VKRR_HWT_COUNT]; /* vkrr_hw_tables_delta2 */
     bool failed[VKRR_HWT_COUNT];
     pthread_mutex_t lock;
     bool has_err;
@@ -342,6 +343,9 @@ void vkrr_hw_tables_close(vkrr_hw_tables *t)
         const void *m = atomic_load(&t->map[i]);
         if (m && m != (const void *)empty_table)
             munmap((void *)m, t->bytes[i]);
+        const uint8_t *p = atomic_load(&t->delta2[i]);
+        if (p)
+            munmap((void *)p, (t->bytes[i] + 3) / 4);
     }
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -675,6 +679,31 @@ const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *b
     if (bytes)
         *bytes = m ? t->bytes[id] : 0;
     return m;
+}
+
+const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id)
+{
+    const uint8_t *p = (unsigned)id < VKRR_HWT_COUNT ? atomic_load_explicit(&t->delta2[id], memory_order_acquire)
+                                                     : NULL;
+    size_t n = 0;
+    const int8_t *d = p || (unsigned)id >= VKRR_HWT_COUNT ? NULL : vkrr_hw_tables_get(t, id, &n);
+    if (p || !d || n == 0)
+        return p;
+    pthread_mutex_lock(&t->lock);
+    p = atomic_load_explicit(&t->delta2[id], memory_order_relaxed);
+    uint8_t *q = p ? MAP_FAILED : mmap(NULL, (n + 3) / 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+        madvise(q, (n + 3) / 4, MADV_HUGEPAGE);
+#endif
+        for (size_t j = 0; j < n; j++) /* fresh pages are zeros */
+            q[j / 4] |= (uint8_t)((d[j] >= -1 && d[j] <= 1 ? (unsigned)(d[j] + 1) : 3u) << (2 * (j % 4)));
+        mprotect(q, (n + 3) / 4, PROT_READ);
+        p = q;
+        atomic_store_explicit(&t->delta2[id], p, memory_order_release);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return p;
 }
 
 bool vkrr_hw_tables_error(vkrr_hw_tables *t, vkrr_error *err)

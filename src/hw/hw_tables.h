@@ -97,6 +97,15 @@ const char *vkrr_hw_tables_arch(const vkrr_hw_tables *t);   /* "sm_90" */
 const char *vkrr_hw_tables_device(const vkrr_hw_tables *t); /* the manifest's device line, or "" */
 const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the folder */
 
+/* Delta table id (an int8 a grid point) packed to 2 bits a point, four a
+ * byte (point j in bits 2 (j mod 4) of byte j / 4): 0, 1 and 2 are the
+ * deltas -1, 0 and +1, 3 says "another: read the table itself" (the H200's
+ * ex2 and rcp tables hold -1..+1 but for 1 % of ex2's negative one).  A
+ * warp's lanes read these at random points: a quarter of the bytes stays
+ * in the cache.  Built on first use; NULL where the table cannot be had.
+ * Thread-safe. */
+const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id);
+
 /* The hash tables.tsv records for a table (vkrr_fnv1a64w of its bytes). */
 uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id);
 /* The set's identity: the hash of its tables.tsv (which holds every table's). */
