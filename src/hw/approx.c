@@ -475,10 +475,6 @@ static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, 
     }
 }
 
-/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once
- * and every lane's entry fetched before the first is used, and the grid
- * reference without libm (exp2_grid.h); a lane outside (-127, 128), or at
- * a saturated entry, is ex2_ftz's own. */
 /* Grid point j's delta from the packed table p2 (vkrr_hw_tables_delta2),
  * or from the table itself d where p2 says another */
 static int8_t delta_at(const uint8_t *p2, const int8_t *d, uint32_t j)
@@ -487,6 +483,10 @@ static int8_t delta_at(const uint8_t *p2, const int8_t *d, uint32_t j)
     return c < 3 ? (int8_t)((int)c - 1) : d[j];
 }
 
+/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once
+ * and every lane's entry fetched before the first is used, and the grid
+ * reference without libm (exp2_grid.h); a lane outside (-127, 128), or at
+ * a saturated entry, is ex2_ftz's own. */
 static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
     const int8_t *tab[2] = {table(t, VKRR_HWT_EX2_POS), table(t, VKRR_HWT_EX2_NEG)};
@@ -530,7 +530,7 @@ static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n
             y[k] = rcp_ftz(t, x[k]);
             continue;
         }
-        float r = apply_delta((float)(1.0 / (1.0 + (double)j * 0x1p-23)), d); /* vkrr_hw_grid_ref's */
+        float r = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d);
         y[k] = flush_exact(copysign((double)r * pow2(127 - (int)ef), (double)x[k]));
     }
 }
