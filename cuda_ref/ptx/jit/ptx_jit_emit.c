@@ -491,13 +491,11 @@ static bool share_run(jit_emit *e, uint32_t pc)
         e->capshapes = cap;
     }
     uint64_t h = vkrr_fnv1a64(tok, (size_t)ntok * sizeof *tok);
-    const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
-    bool checking = check && !strcmp(check, "1");
     uint32_t k = (uint32_t)h & (e->capshapes - 1u);
     for (; e->shapes[k].tok; k = (k + 1u) & (e->capshapes - 1u)) {
         bool same = e->shapes[k].hash == h && e->shapes[k].ntok == ntok &&
                     !memcmp(e->shapes[k].tok, tok, (size_t)ntok * sizeof *tok);
-        if (checking)
+        if (e->share_check)
             share_check(e->fn, e->fns[e->shapes[k].pc], same);
         if (same) {
             tb->rep[pc] = e->shapes[k].pc;

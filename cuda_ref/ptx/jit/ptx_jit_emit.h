@@ -55,6 +55,7 @@ typedef struct jit_emit {
     bool tab_full;     /* out of memory for tabs: the run is not shared */
     jit_shape *shapes; /* this module's functions by their IR (open addressing) */
     uint32_t nshapes, capshapes;
+    bool share_check;  /* VKRR_PTX_JIT_SHARE_CHECK=1, read once an emit */
 } jit_emit;
 
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */

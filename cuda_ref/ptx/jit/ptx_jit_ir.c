@@ -23,6 +23,8 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->ctx = ctx;
     e->mod = mod;
     e->f = f;
+    const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
+    e->share_check = check && !strcmp(check, "1");
     e->b = LLVMCreateBuilderInContext(ctx);
     e->i1 = LLVMInt1TypeInContext(ctx);
     e->i8 = LLVMInt8TypeInContext(ctx);
