@@ -603,29 +603,7 @@ static const void *build_in_memory(vkrr_hw_tables *t, int id, vkrr_error *err)
     return p;
 }
 
-/* A table read at scattered points (the delta tables: 8 MiB and more) in
- * memory of its own on huge pages where the kernel gives them: a warp's
- * lanes each read one at a random page, and on the 4 KiB pages the
- * kernel maps the cache's files with nearly every read missed the TLB as
- * well as the cache.  m itself where that fails. */
-static const void *on_huge_pages(const void *m, size_t bytes)
-{
-    if (bytes < ((size_t)4 << 20))
-        return m;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return m;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    memcpy(p, m, bytes);
-    mprotect(p, bytes, PROT_READ);
-    munmap((void *)m, bytes); /* a mapping of the cache or of memory: both mmap's */
-    return p;
-}
-
-/* Table id mapped from the cache, or decompressed into memory where there is none. */
-static const void *load_mapped(vkrr_hw_tables *t, int id, vkrr_error *err)
+static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
 {
     char dir[1024], path[1100];
     if (t->bytes[id] == 0) { /* nothing to map: the file must decompress to nothing */
@@ -645,12 +623,6 @@ static const void *load_mapped(vkrr_hw_tables *t, int id, vkrr_error *err)
             return m;
     }
     return build_in_memory(t, id, err);
-}
-
-static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
-{
-    const void *m = load_mapped(t, id, err);
-    return m && m != (const void *)empty_table ? on_huge_pages(m, t->bytes[id]) : m;
 }
 
 const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *bytes)
@@ -683,10 +655,11 @@ const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *b
 
 const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id)
 {
-    const uint8_t *p = (unsigned)id < VKRR_HWT_COUNT ? atomic_load_explicit(&t->delta2[id], memory_order_acquire)
-                                                     : NULL;
+    if ((unsigned)id >= VKRR_HWT_COUNT)
+        return NULL;
+    const uint8_t *p = atomic_load_explicit(&t->delta2[id], memory_order_acquire);
     size_t n = 0;
-    const int8_t *d = p || (unsigned)id >= VKRR_HWT_COUNT ? NULL : vkrr_hw_tables_get(t, id, &n);
+    const int8_t *d = p ? NULL : vkrr_hw_tables_get(t, id, &n);
     if (p || !d || n == 0)
         return p;
     pthread_mutex_lock(&t->lock);
