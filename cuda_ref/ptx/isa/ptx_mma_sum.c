@@ -405,8 +405,8 @@ INLINE void cols8_of(const facs *b, unsigned n, unsigned k, cols8 *o)
 #define VMIN(x, y) (((x) & ((x) < (y))) | ((y) & ~((x) < (y))))
 #define VSPLAT(x) ((v8){0} + (int32_t)(x))
 
-/* c of eight outputs decoded as decode does (an f16 or an f32 each); *bad
- * -1 where c is NaN or Inf (its m 0) */
+/* c of eight outputs (an f16 or an f32 each), decoded by decode, as
+ * vectors; *bad -1 where c is NaN or Inf (its m 0) */
 typedef struct c8 {
     v8 m, e, s;
     int mb;
@@ -415,15 +415,16 @@ typedef struct c8 {
 INLINE void c8_decode(const v8 *bits, bool is16, c8 *c, v8 *bad)
 {
     const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
-    v8 x = *bits, emask = VSPLAT((1u << f->ebits) - 1u);
-    v8 ef = (x >> f->mb) & emask, mant = x & VSPLAT((1u << f->mb) - 1u);
-    v8 normal = ef != VSPLAT(0);
-    *bad = ef == emask;
-    v8 mm = (mant | (normal & VSPLAT(1u << f->mb))) & ~*bad;
-    v8 ee = (normal & (ef - f->bias)) | (~normal & VSPLAT(1 - f->bias));
-    c->m = mm;
-    c->e = ((mm != VSPLAT(0)) & ee) | ((mm == VSPLAT(0)) & VSPLAT(ZERO_EXP));
-    c->s = -((x >> (f->mb + f->ebits)) & VSPLAT(1));
+    uint32_t x[8];
+    facs o;
+    v8 cls;
+    memcpy(x, bits, sizeof x);
+    decode(x, 8, f, &o);
+    memcpy(&c->m, o.m, sizeof c->m);
+    memcpy(&c->e, o.e, sizeof c->e);
+    memcpy(&c->s, o.s, sizeof c->s);
+    memcpy(&cls, o.cls, sizeof cls);
+    *bad = cls != VSPLAT(FINITE);
     c->mb = (int)f->mb;
 }
 
