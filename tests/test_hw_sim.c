@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "approx.h"
+#include "approx_lanes.h"
 #include "capture_write.h"
 #include "cuformat.h"
 #include "hw_model.h"
@@ -737,7 +738,10 @@ static unsigned lanes_match(const char *model)
         {VKRR_APPROX_RCP, 0, VKRR_HWT_RCP}, {VKRR_APPROX_RSQRT, 1, VKRR_HWT_RSQRT}};
     static const uint32_t edge[] = {0, 0x80000000u, 1, 0x807fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
                                     0xffffffffu, 0x43000000u, 0x42ffffffu, 0xc2fe0000u, 0xc2fdffffu,
-                                    0x7f7fffffu, 0x00800000u, 0x3f800000u, 0xbf800000u};
+                                    0x7f7fffffu, 0x00800000u, 0x3f800000u, 0xbf800000u,
+                                    /* ex2 grid points whose reference lies next to a
+                                       halfway point (exp2_grid.h: libm's there) */
+                                    0x39b8b000u, 0xbf7fe8eau, 0x3e96975cu, 0xbf34b452u};
     uint64_t rng = 0x9e3779b97f4a7c15u;
     unsigned bad = 0;
     for (unsigned r = 0; r < ROUNDS; r++)
@@ -773,6 +777,23 @@ static unsigned lanes_match(const char *model)
     return bad;
 }
 
+/* lanes_match over both of approx_lanes.h's paths: AVX2's where the CPU
+ * has it, and every CPU's */
+static unsigned lanes_both(const char *model)
+{
+    char name[96];
+    bool avx2 = vkrr_approx_lanes_set_simd(true);
+    snprintf(name, sizeof name, "%s, %s lanes", model, avx2 ? "AVX2" : "portable (no AVX2 here: AVX2 lanes SKIPPED)");
+    unsigned bad = lanes_match(name);
+    if (avx2) {
+        vkrr_approx_lanes_set_simd(false);
+        snprintf(name, sizeof name, "%s, portable lanes", model);
+        bad += lanes_match(name);
+        vkrr_approx_lanes_set_simd(true);
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     /* `test_hw_sim --write DIR`: only the simulated GPU's set, into DIR (for
@@ -785,7 +806,7 @@ int main(int argc, char **argv)
     }
     char *root = test_tmpdir("hw_sim"), sim[4200];
     snprintf(sim, sizeof sim, "%s/sim", root);
-    CHECK_EQ_U64(lanes_match("the shipped model"), 0);
+    CHECK_EQ_U64(lanes_both("the shipped model"), 0);
     double t0 = now();
     if (make_sim(sim)) {
         printf("simulated GPU written in %.1f s\n", now() - t0);
@@ -794,7 +815,7 @@ int main(int argc, char **argv)
         if (CHECK(vkrr_hw_model_open(&(vkrr_hw_choice){.approx = "sm_89", .tables_dir = sim}, &m, &err) ==
                   VKRR_OK)) {
             vkrr_hw_use(m);
-            CHECK_EQ_U64(lanes_match("the simulated model"), 0);
+            CHECK_EQ_U64(lanes_both("the simulated model"), 0);
             vkrr_hw_use(NULL);
             vkrr_hw_model_close(m);
         }

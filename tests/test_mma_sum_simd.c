@@ -17,7 +17,8 @@
  *   - c the negation of the largest product (fused: what is left aligned
  *     to it; rounded: e5m2's exact sum past a double's 53 bits);
  *   - whole tiles (m16n8k32 fp8, m16n8k16 f16, m32n8k16 and m16n16k8 as
- *     wmma's) through ptx_dot_tile_sum;
+ *     wmma's) through ptx_dot_tile_sum, and tiles of one scale (most cut
+ *     no term: the tile summed in doubles; some cut one);
  *   - every e4m3 x e4m3 and e5m2 x e5m2 code pair as one product, with
  *     several c.
  * test_mma_sum_portable runs this file again over the sum built without its
@@ -185,6 +186,19 @@ static void check_random(const char *model, unsigned per)
             }
 }
 
+/* Each output of tile t, summed, against the oracle's sum of its row and
+ * column (d: the sum's types and widths; its factors and c are set here) */
+static void compare_tile(const ptx_dot_tile *t, ptx_dot *d, const char *model, const char *what)
+{
+    for (unsigned r = 0; r < t->m; r++)
+        for (unsigned j = 0; j < t->n; j++) {
+            memcpy(d->a, t->a + r * t->k, t->k * sizeof *t->a);
+            memcpy(d->b, t->b + j * t->k, t->k * sizeof *t->b);
+            d->c = t->c[r * t->n + j];
+            compare(d, t->d[r * t->n + j], model, what);
+        }
+}
+
 /* Whole tiles through ptx_dot_tile_sum, each output against the oracle */
 static void check_tiles(const char *model, unsigned per)
 {
@@ -216,13 +230,47 @@ static void check_tiles(const char *model, unsigned per)
             ptx_dot_tile t = {.ta = d.ta, .tb = d.tb, .m = M, .n = N, .k = K, .a = a, .b = b, .c = c, .d = out,
                               .c16 = d.c16, .d16 = d.d16, .split = d.split};
             ptx_dot_tile_sum(&t, &ar);
-            for (unsigned r = 0; r < M; r++)
-                for (unsigned j = 0; j < N; j++) {
-                    memcpy(d.a, a + r * K, K * sizeof *a);
-                    memcpy(d.b, b + j * K, K * sizeof *b);
-                    d.c = c[r * N + j];
-                    compare(&d, out[r * N + j], model, "tile");
-                }
+            compare_tile(&t, &d, model, "tile");
+        }
+}
+
+/* Tiles of one scale, as a layer's activations and weights are: every
+ * factor's exponent field within w (1 to 8) of one base, c near the
+ * products' scale with a mantissa cut short or not, zeros now and then.
+ * Most such tiles cut no term, which ptx_dot_tile_sum sums in doubles
+ * (tile_uncut); the rest, a term's low bits below the cut, go the usual
+ * way: each output against the oracle either way. */
+static void check_scaled_tiles(const char *model, unsigned per)
+{
+    static const struct { ptx_dot_type t; unsigned m, n, k; } tiles[] = {
+        {DOT_E4M3, 16, 8, 32}, {DOT_E5M2, 16, 8, 32}, {DOT_F16, 16, 8, 16}, {DOT_BF16, 16, 8, 8}, {DOT_TF32, 16, 16, 8},
+    };
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    uint32_t a[16 * 32], b[16 * 32], c[16 * 16], out[16 * 16];
+    for (size_t s = 0; s < sizeof tiles / sizeof *tiles; s++)
+        for (unsigned i = 0; i < per; i++) {
+            ptx_dot_type t = tiles[s].t;
+            unsigned M = tiles[s].m, N = tiles[s].n, K = tiles[s].k, w = 1 + below(8);
+            layout l = lay(t);
+            int bias = (1 << (l.ebits - 1)) - 1;
+            unsigned base = 1 + below((1u << l.ebits) - 2 - w); /* fields base..base+w-1: finite */
+            bool c16 = i & 1u, d16 = (i >> 1) & 1u;
+            for (unsigned e = 0; e < M * K; e++)
+                a[e] = below(16) == 0 ? 0 : make(t, base + below(w), ANY);
+            for (unsigned e = 0; e < N * K; e++)
+                b[e] = below(16) == 0 ? 0 : make(t, base + below(w), ANY);
+            for (unsigned e = 0; e < M * N; e++) { /* about the products' exponent, 2 (base - bias) */
+                int cb = c16 ? 15 : 127, ef = 2 * ((int)base - bias) + cb + (int)below(2 * w + 2) - (int)w;
+                int top = c16 ? 30 : 254, mb = c16 ? 10 : 23;
+                ef = ef < 1 ? 1 : ef > top ? top : ef;
+                uint32_t frac = rnd() & ((1u << mb) - 1u) & ~0u << below((unsigned)mb + 1); /* cut short, or not */
+                c[e] = below(8) == 0 ? 0 : (rnd() & 1u) << (c16 ? 15 : 31) | (uint32_t)ef << mb | frac;
+            }
+            ptx_dot_tile tile = {.ta = t, .tb = t, .m = M, .n = N, .k = K, .a = a, .b = b, .c = c, .d = out,
+                                 .c16 = c16, .d16 = d16, .split = true};
+            ptx_dot_tile_sum(&tile, &ar);
+            ptx_dot d = {.ta = t, .tb = t, .n = K, .c16 = c16, .d16 = d16, .split = true};
+            compare_tile(&tile, &d, model, "scaled tile");
         }
 }
 
@@ -294,6 +342,7 @@ static void check_fp8_pairs(const char *model)
 int main(void)
 {
     vkrr_warn_set_stream(NULL);
+    ptx_dot_tile_try_every(true); /* every tile of one scale through the exact-sum path it fits */
     static const struct { const char *approx, *arch; } models[] = {
         {NULL, NULL}, {NULL, "sm_89"}, {NULL, "sm_86"}, {NULL, "sm_80"},
         {NULL, "sm_75"}, {NULL, "sm_70"}, {"rounded", NULL},
@@ -314,6 +363,7 @@ int main(void)
         unsigned long long before = mismatched, n0 = compared;
         check_random(name, 600);
         check_tiles(name, 24);
+        check_scaled_tiles(name, 60);
         check_cancel_c(name, 1000);
         check_fp8_pairs(name);
         printf("%s: %llu sums compared, %llu differ from the oracle\n", name, compared - n0, mismatched - before);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approx_lanes.h"
 #include "cuformat.h"
 #include "exp2_grid.h"
 #include "hw_internal.h"
@@ -475,64 +476,23 @@ static void prefetch_grid(vkrr_hw_tables *t, vkrr_approx_op op, const float *x, 
     }
 }
 
-/* Grid point j's delta from the packed table p2 (vkrr_hw_tables_delta2),
- * or from the table itself d where p2 says another */
-static int8_t delta_at(const uint8_t *p2, const int8_t *d, uint32_t j)
-{
-    unsigned c = (p2[j / 4] >> (2 * (j % 4))) & 3u;
-    return c < 3 ? (int8_t)((int)c - 1) : d[j];
-}
-
-/* ex2.approx.ftz.f32 of n lanes: ex2_ftz's law with the tables read once
- * and every lane's entry fetched before the first is used, and the grid
- * reference without libm (exp2_grid.h); a lane outside (-127, 128), or at
- * a saturated entry, is ex2_ftz's own. */
+/* ex2.approx.ftz.f32 and rcp.approx.ftz.f32 of n lanes: the tables read
+ * once, eight or four lanes at a time (approx_lanes.h: AVX2 or not); a lane
+ * those leave is the one-value law's. */
 static void ex2_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
     const int8_t *tab[2] = {table(t, VKRR_HWT_EX2_POS), table(t, VKRR_HWT_EX2_NEG)};
     const uint8_t *p2[2] = {vkrr_hw_tables_delta2(t, VKRR_HWT_EX2_POS), vkrr_hw_tables_delta2(t, VKRR_HWT_EX2_NEG)};
     const double *ref[2] = {vkrr_hw_ex2_grid_table(false), vkrr_hw_ex2_grid_table(true)};
-    uint32_t j[32];
-    int i[32];
-    bool in[32], neg[32];
-    for (unsigned k = 0; k < n; k++) {
-        float v = ftz(x[k]);
-        neg[k] = v < 0.0f; /* a flushed -subnormal is -0: E+ */
-        in[k] = p2[0] && p2[1] && v < 128.0f && v > -127.0f; /* a NaN fails both */
-        j[k] = in[k] ? ex2_grid(v, &i[k]) : 0;
-        if (in[k])
-            __builtin_prefetch(p2[neg[k]] + j[k] / 4);
-    }
-    for (unsigned k = 0; k < n; k++) {
-        int8_t d = in[k] ? delta_at(p2[neg[k]], tab[neg[k]], j[k]) : 127;
-        if (d == 127 || d == -127) {
-            y[k] = ex2_ftz(t, x[k]);
-            continue;
-        }
-        float e = apply_delta(vkrr_hw_ex2_grid_ref_at(ref[neg[k]], neg[k], j[k]), d);
-        y[k] = neg[k] ? flush_exact((double)e * pow2(-i[k])) : e * pow2f(i[k]);
-    }
+    for (uint32_t rest = vkrr_approx_ex2_lanes(tab, p2, ref, x, y, n); rest; rest &= rest - 1)
+        y[__builtin_ctz(rest)] = ex2_ftz(t, x[__builtin_ctz(rest)]);
 }
 
-/* rcp.approx.ftz.f32 of n lanes: rcp_ftz's law with the table read once
- * and every lane's entry fetched before the first is used; a zero, Inf or
- * NaN lane, or one at a saturated entry, is rcp_ftz's own. */
 static void rcp_ftz_many(vkrr_hw_tables *t, const float *x, float *y, unsigned n)
 {
-    const int8_t *c = table(t, VKRR_HWT_RCP);
-    const uint8_t *p2 = vkrr_hw_tables_delta2(t, VKRR_HWT_RCP);
-    for (unsigned k = 0; p2 && k < n; k++)
-        __builtin_prefetch(p2 + rcp_grid(x[k]) / 4);
-    for (unsigned k = 0; k < n; k++) {
-        uint32_t b = fbits(ftz(x[k])), ef = (b >> 23) & 0xffu, j = rcp_grid(x[k]);
-        int8_t d = p2 && ef != 0 && ef != 0xffu ? delta_at(p2, c, j) : 127;
-        if (d == 127 || d == -127) {
-            y[k] = rcp_ftz(t, x[k]);
-            continue;
-        }
-        float r = apply_delta(vkrr_hw_grid_ref(VKRR_HWT_RCP, j), d);
-        y[k] = flush_exact(copysign((double)r * pow2(127 - (int)ef), (double)x[k]));
-    }
+    uint32_t rest = vkrr_approx_rcp_lanes(table(t, VKRR_HWT_RCP), vkrr_hw_tables_delta2(t, VKRR_HWT_RCP), x, y, n);
+    for (; rest; rest &= rest - 1)
+        y[__builtin_ctz(rest)] = rcp_ftz(t, x[__builtin_ctz(rest)]);
 }
 
 void vkrr_approx_f32_many(vkrr_approx_op op, const float *x, float *y, unsigned n, int flush,

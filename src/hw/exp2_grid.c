@@ -5,21 +5,21 @@
 #include <math.h>
 #include <pthread.h>
 
-static double t_pos[2048], t_neg[2048]; /* 2^(+-hi 2^-11), libm's */
+static double t[2][2048]; /* 2^(hi 2^-11) and 2^(-hi 2^-11), libm's: one array, [1] right after [0] (approx_lanes.c gathers from both at once) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void)
 {
     for (int hi = 0; hi < 2048; hi++) {
-        t_pos[hi] = exp2(hi * 0x1p-11);
-        t_neg[hi] = exp2(-hi * 0x1p-11);
+        t[0][hi] = exp2(hi * 0x1p-11);
+        t[1][hi] = exp2(-hi * 0x1p-11);
     }
 }
 
 const double *vkrr_hw_ex2_grid_table(bool neg)
 {
     pthread_once(&once, fill);
-    return neg ? t_neg : t_pos;
+    return t[neg];
 }
 
 float vkrr_hw_ex2_grid_ref(bool neg, uint32_t j)

@@ -25,20 +25,29 @@
 
 #include "approx.h"
 
-/* T: 2^(hi 2^-11), or 2^(-hi 2^-11) where neg, hi < 2^11; filled once. */
+/* T: 2^(hi 2^-11), or 2^(-hi 2^-11) where neg, hi < 2^11; filled once.
+ * The negative table follows the positive one: table(true) is
+ * table(false) + 2048. */
 const double *vkrr_hw_ex2_grid_table(bool neg);
+
+/* The series' step, ln2 2^-23, and the window about a halfway point where
+ * libm's value is taken: r's low VKRR_EX2_DROP bits (those f32 drops)
+ * within VKRR_EX2_NEAR of 2^(VKRR_EX2_DROP - 1) (r is within 2^-49
+ * relative, under 16 of them).  approx_lanes.c's vector copies of this
+ * function use the same. */
+#define VKRR_EX2_LN2_ULP 0x1.62e42fefa39efp-24
+#define VKRR_EX2_DROP 29
+#define VKRR_EX2_NEAR 64
 
 static inline float vkrr_hw_ex2_grid_ref_at(const double *tab, bool neg, uint32_t j)
 {
-    double y = (double)(j & 4095u) * (neg ? -0x1.62e42fefa39efp-24 : 0x1.62e42fefa39efp-24); /* lo ln2 2^-23 */
+    double y = (double)(j & 4095u) * (neg ? -VKRR_EX2_LN2_ULP : VKRR_EX2_LN2_ULP); /* lo ln2 2^-23 */
     double p = 1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6.0 + y * (1.0 / 24.0))));
     double r = tab[j >> 12] * p;
     uint64_t b;
     memcpy(&b, &r, 8);
-    /* the 29 bits f32 drops: 2^28 is the halfway point; r is within 2^-49
-     * relative, under 16 of them */
-    uint64_t low = b & ((UINT64_C(1) << 29) - 1u), half = UINT64_C(1) << 28;
-    if (low > half - 64 && low < half + 64)
+    uint64_t low = b & ((UINT64_C(1) << VKRR_EX2_DROP) - 1u), half = UINT64_C(1) << (VKRR_EX2_DROP - 1);
+    if (low > half - VKRR_EX2_NEAR && low < half + VKRR_EX2_NEAR)
         return vkrr_hw_grid_ref(neg ? VKRR_HWT_EX2_NEG : VKRR_HWT_EX2_POS, j);
     return (float)r;
 }

@@ -660,7 +660,7 @@ const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id)
     const uint8_t *p = atomic_load_explicit(&t->delta2[id], memory_order_acquire);
     size_t n = 0;
     const int8_t *d = p ? NULL : vkrr_hw_tables_get(t, id, &n);
-    if (p || !d || n == 0)
+    if (p || !d || n == 0 || n % (UINT32_C(1) << 23) != 0) /* vkrr_hw_delta2_pos maps [0, n) to itself */
         return p;
     pthread_mutex_lock(&t->lock);
     p = atomic_load_explicit(&t->delta2[id], memory_order_relaxed);
@@ -669,8 +669,10 @@ const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id)
 #ifdef MADV_HUGEPAGE
         madvise(q, (n + 3) / 4, MADV_HUGEPAGE);
 #endif
-        for (size_t j = 0; j < n; j++) /* fresh pages are zeros */
-            q[j / 4] |= (uint8_t)((d[j] >= -1 && d[j] <= 1 ? (unsigned)(d[j] + 1) : 3u) << (2 * (j % 4)));
+        for (size_t j = 0; j < n; j++) { /* fresh pages are zeros */
+            uint32_t pos = vkrr_hw_delta2_pos((uint32_t)j);
+            q[pos / 4] |= (uint8_t)((d[j] >= -1 && d[j] <= 1 ? (unsigned)(d[j] + 1) : 3u) << (2 * (pos % 4)));
+        }
         mprotect(q, (n + 3) / 4, PROT_READ);
         p = q;
         atomic_store_explicit(&t->delta2[id], p, memory_order_release);

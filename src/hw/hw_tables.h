@@ -98,13 +98,26 @@ const char *vkrr_hw_tables_device(const vkrr_hw_tables *t); /* the manifest's de
 const char *vkrr_hw_tables_origin(const vkrr_hw_tables *t); /* "built in" or the folder */
 
 /* Delta table id (an int8 a grid point) packed to 2 bits a point, four a
- * byte (point j in bits 2 (j mod 4) of byte j / 4): 0, 1 and 2 are the
- * deltas -1, 0 and +1, 3 says "another: read the table itself" (the H200's
- * ex2 and rcp tables hold -1..+1 but for 1 % of ex2's negative one).  A
- * warp's lanes read these at random points: a quarter of the bytes stays
- * in the cache.  Built on first use; NULL where the table cannot be had.
+ * byte (point j in bits 2 (p mod 4) of byte p / 4, p = vkrr_hw_delta2_pos(j)):
+ * 0, 1 and 2 are the deltas -1, 0 and +1, 3 says "another: read the table
+ * itself" (the H200's ex2 and rcp tables hold -1..+1 but for 1 % of ex2's
+ * negative one).  A warp's lanes read these at scattered points: a quarter
+ * of the bytes stays in the cache.  Built on first use; NULL where the
+ * table cannot be had or its length is not a multiple of 2^23.
  * Thread-safe. */
 const uint8_t *vkrr_hw_tables_delta2(vkrr_hw_tables *t, vkrr_hw_table_id id);
+
+/* Where point j sits in vkrr_hw_tables_delta2's copy: its low 23 bits
+ * rotated by 13.  An f16 value as f32 (an activation, most often) has at
+ * most 10 fraction bits, so its grid point's low 13 bits are zero: in j's
+ * own order a warp's points lie 2 KiB apart, each in a line of its own and
+ * all in two of the L1 cache's sets, so every look-up missed; rotated,
+ * 1024 such points share four lines.  Points with no such zeros are
+ * scattered either way. */
+static inline uint32_t vkrr_hw_delta2_pos(uint32_t j)
+{
+    return (j & ~UINT32_C(0x7fffff)) | (j & 0x1fffu) << 10 | (j >> 13 & 0x3ffu);
+}
 
 /* The hash tables.tsv records for a table (vkrr_fnv1a64w of its bytes). */
 uint64_t vkrr_hw_tables_hash(const vkrr_hw_tables *t, vkrr_hw_table_id id);

@@ -28,7 +28,10 @@
  * <= 2^27: an int32 shifted by an int32 in a loop with no branches, which
  * the compiler vectorises (with AVX2 where the CPU has it: the entries are
  * cloned for it).  The terms sum in an int64 and the sum, times 2^(X - F),
- * is rounded to d's type by integer shifts.  tests/mma_sum_ref.c keeps the
+ * is rounded to d's type by integer shifts.  A whole tile none of whose
+ * terms the alignment cuts (tile_uncut: its factors and c of one scale, as
+ * a layer's are) has the exact sum for each output, and that is summed in
+ * doubles instead, then rounded the same way.  tests/mma_sum_ref.c keeps the
  * model as it was written first, in doubles (ldexp, ilogb, trunc): the
  * oracle test_mma_sum_simd checks this against bit for bit.
  *
@@ -36,6 +39,7 @@
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ptx_internal.h"
@@ -94,25 +98,54 @@ typedef struct facs {
     uint32_t special;
 } facs;
 
-/* Every step a select, no branch: the loops vectorise. */
+/* Eight lanes of 32 bits: the tile's vectors (below) and the decoding's */
+typedef int32_t v8 __attribute__((vector_size(32)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+#define VSPLAT(x) ((v8){0} + (int32_t)(x))
+
+/* Eight factors of format F (the v8u X) decoded, lane by lane, into the
+ * v8s M, E, S and CLS: value (-1)^s m 2^(e - mb), a zero's e ZERO_EXP, a
+ * NaN or Inf m 0 and its class in CLS.  Every step a select, no branch.  A
+ * macro (as VMAX below): a function returning vectors would be an ABI of
+ * its own in the baseline build.  decode and rows_double both use it: the
+ * formats' one decoding. */
+#define DECODE8(X, F, M, E, S, CLS)                                                                 \
+    do {                                                                                            \
+        const fmt *f_ = (F);                                                                        \
+        v8u x_ = (X) >> f_->shift, emask_ = (v8u){0} + ((1u << f_->ebits) - 1u);                    \
+        v8u ef_ = (x_ >> f_->mb) & emask_, mant_ = x_ & ((1u << f_->mb) - 1u);                      \
+        v8 normal_ = ef_ != 0;                                                                      \
+        v8 m_ = (v8)mant_ | (normal_ & VSPLAT(1 << f_->mb));                                        \
+        v8 e_ = (normal_ & ((v8)ef_ - f_->bias)) | (~normal_ & VSPLAT(1 - f_->bias));               \
+        v8 nonfinite_ = f_->e4m3 ? (v8)((x_ & 0x7fu) == 0x7fu) : (v8)(ef_ == emask_);               \
+        v8 nan_ = f_->e4m3 ? VSPLAT(-1) : (v8)(mant_ != 0);                                         \
+        (CLS) = nonfinite_ & ((nan_ & VSPLAT(NAN_)) | (~nan_ & VSPLAT(INF)));                       \
+        m_ &= ~nonfinite_;                                                                          \
+        (M) = m_;                                                                                   \
+        (E) = ((m_ != 0) & e_) | (~(m_ != 0) & VSPLAT(ZERO_EXP));                                   \
+        (S) = -(v8)((x_ >> (f_->mb + f_->ebits)) & 1u);                                            \
+    } while (0)
+
 INLINE void decode(const uint32_t *restrict v, unsigned n, const fmt *restrict f, facs *restrict o)
 {
-    const uint32_t emask = (1u << f->ebits) - 1u, mmask = (1u << f->mb) - 1u;
-    for (unsigned k = 0; k < n; k++) {
-        uint32_t x = v[k] >> f->shift, ef = (x >> f->mb) & emask, mant = x & mmask;
-        int32_t normal = ef != 0;
-        int32_t m = (int32_t)mant | normal << f->mb;
-        int32_t e = normal ? (int32_t)ef - f->bias : 1 - f->bias;
-        int32_t nonfinite = f->e4m3 ? (x & 0x7fu) == 0x7fu : ef == emask;
-        o->cls[k] = nonfinite ? (f->e4m3 || mant ? NAN_ : INF) : FINITE;
-        m = nonfinite ? 0 : m;
-        o->m[k] = m;
-        o->e[k] = m ? e : ZERO_EXP;
-        o->s[k] = -(int32_t)((x >> (f->mb + f->ebits)) & 1u);
-    }
     uint32_t special = 0;
-    for (unsigned k = 0; k < n; k++)
-        special |= (uint32_t)(o->cls[k] != FINITE) << k;
+    for (unsigned k0 = 0; k0 < n; k0 += 8) { /* o's arrays hold 32: a last part of 8 fits */
+        unsigned c = n - k0 < 8 ? n - k0 : 8;
+        v8u x = {0}; /* past n: +0 (m 0, e ZERO_EXP, FINITE) */
+        if (c == 8)
+            memcpy(&x, v + k0, sizeof x);
+        else
+            for (unsigned j = 0; j < c; j++)
+                x[j] = v[k0 + j];
+        v8 m, e, s, cls;
+        DECODE8(x, f, m, e, s, cls);
+        memcpy(o->m + k0, &m, sizeof m);
+        memcpy(o->e + k0, &e, sizeof e);
+        memcpy(o->s + k0, &s, sizeof s);
+        memcpy(o->cls + k0, &cls, sizeof cls);
+        for (unsigned j = 0; j < c; j++)
+            special |= (uint32_t)(cls[j] != FINITE) << (k0 + j);
+    }
     o->special = special;
 }
 
@@ -381,7 +414,6 @@ uint32_t ptx_dot_sum(const ptx_dot *d)
  * AVX2 in the avx2 clone, SSE or scalar code elsewhere, the same integers),
  * with no sum across a vector (fused_n's loops reduce over k: a max and a
  * sum across lanes each output).  Columns past the tile's are zeros. */
-typedef int32_t v8 __attribute__((vector_size(32)));
 typedef struct cols8 {
     v8 m[32], e[32], s[32];
 } cols8;
@@ -403,10 +435,9 @@ INLINE void cols8_of(const facs *b, unsigned n, unsigned k, cols8 *o)
  * returning a v8 would be an ABI of its own in the baseline build) */
 #define VMAX(x, y) (((x) & ((x) > (y))) | ((y) & ~((x) > (y))))
 #define VMIN(x, y) (((x) & ((x) < (y))) | ((y) & ~((x) < (y))))
-#define VSPLAT(x) ((v8){0} + (int32_t)(x))
 
-/* c of eight outputs (an f16 or an f32 each), decoded by decode, as
- * vectors; *bad -1 where c is NaN or Inf (its m 0) */
+/* c of eight outputs (an f16 or an f32 each), decoded by DECODE8; *bad -1
+ * where c is NaN or Inf (its m 0) */
 typedef struct c8 {
     v8 m, e, s;
     int mb;
@@ -415,15 +446,8 @@ typedef struct c8 {
 INLINE void c8_decode(const v8 *bits, bool is16, c8 *c, v8 *bad)
 {
     const fmt *f = is16 ? &fmts[DOT_F16] : &fmt_f32;
-    uint32_t x[8];
-    facs o;
     v8 cls;
-    memcpy(x, bits, sizeof x);
-    decode(x, 8, f, &o);
-    memcpy(&c->m, o.m, sizeof c->m);
-    memcpy(&c->e, o.e, sizeof c->e);
-    memcpy(&c->s, o.s, sizeof c->s);
-    memcpy(&cls, o.cls, sizeof cls);
+    DECODE8((v8u)*bits, f, c->m, c->e, c->s, cls);
     *bad = cls != VSPLAT(FINITE);
     c->mb = (int)f->mb;
 }
@@ -442,17 +466,12 @@ typedef int32_t i4 __attribute__((vector_size(16)));
  * result is out_bits's, from m at 2^(ve - 52) (ve the value's exponent)
  * rather than from |s| at 2^E, the same bits.  Every shift is of at least
  * 29 (f32) or 42 (f16) bits to the right: none is to the left. */
-INLINE void out_bits4(const v8 *c, const v8 *p, const v8 *q, const v8 *E, unsigned lo, bool d16, bool e8m13,
-                      uint32_t *bits)
+/* d's bits of four exact values v 2^E (v normal doubles or zeros) */
+INLINE void round4(const d4 *v, const i4 *E, bool d16, bool e8m13, uint32_t *bits)
 {
-    i4 c4, p4, q4, e4;
-    memcpy(&c4, (const int32_t *)c + lo, 16);
-    memcpy(&p4, (const int32_t *)p + lo, 16);
-    memcpy(&q4, (const int32_t *)q + lo, 16);
-    memcpy(&e4, (const int32_t *)E + lo, 16);
-    d4 d = __builtin_convertvector(c4, d4) + __builtin_convertvector(p4, d4) + __builtin_convertvector(q4, d4);
+    i4 e4 = *E;
     u4 b;
-    memcpy(&b, &d, 32);
+    memcpy(&b, v, 32);
     u4 sign = b >> 63, zero = (b << 1) == USPLAT(0);
     u4 m = (b & USPLAT((UINT64_C(1) << 52) - 1u)) | USPLAT(UINT64_C(1) << 52);
     s4 sve = (s4)((b >> 52) & USPLAT(0x7ffu)) - 1023 + __builtin_convertvector(e4, s4);
@@ -485,6 +504,18 @@ INLINE void out_bits4(const v8 *c, const v8 *p, const v8 *q, const v8 *E, unsign
     r &= ~zero; /* s = 0: +0 */
     for (unsigned j = 0; j < 4; j++)
         bits[j] = (uint32_t)r[j];
+}
+
+INLINE void out_bits4(const v8 *c, const v8 *p, const v8 *q, const v8 *E, unsigned lo, bool d16, bool e8m13,
+                      uint32_t *bits)
+{
+    i4 c4, p4, q4, e4;
+    memcpy(&c4, (const int32_t *)c + lo, 16);
+    memcpy(&p4, (const int32_t *)p + lo, 16);
+    memcpy(&q4, (const int32_t *)q + lo, 16);
+    memcpy(&e4, (const int32_t *)E + lo, 16);
+    d4 d = __builtin_convertvector(c4, d4) + __builtin_convertvector(p4, d4) + __builtin_convertvector(q4, d4);
+    round4(&d, &e4, d16, e8m13, bits);
 }
 
 /* fused_n for row a against eight columns, products k0..k0+n, each c
@@ -563,8 +594,131 @@ INLINE void row8(const ptx_dot_tile *t, const facs *a, const facs *b, const cols
     }
 }
 
+/* ---- a tile that cuts no term ------------------------------------------------------ */
+
+/* nrow rows of k factors of format f (row r's at v + r k, k a multiple of
+ * 8) as exact doubles, +-m 2^(e - mb), into out[r][0..k): decode's steps
+ * eight at a time; the least and the largest exponent of the nonzero ones
+ * into *lo and *hi (*lo > *hi: all zero).  False where one is a NaN or an
+ * Inf. */
+INLINE bool rows_double(const uint32_t *v, unsigned nrow, unsigned k, const fmt *f, double (*out)[32],
+                        int32_t *lo, int32_t *hi)
+{
+    v8 mn = VSPLAT(INT32_MAX), mx = VSPLAT(INT32_MIN), bad = {0};
+    for (unsigned r = 0; r < nrow; r++)
+        for (unsigned kk = 0; kk < k; kk += 8) {
+            v8u x;
+            memcpy(&x, v + r * k + kk, 32);
+            v8 m, e, s, cls;
+            DECODE8(x, f, m, e, s, cls);
+            bad |= cls;
+            v8 nz = m != 0;
+            mn = VMIN(mn, (e & nz) | (VSPLAT(INT32_MAX) & ~nz));
+            mx = VMAX(mx, (e & nz) | (VSPLAT(INT32_MIN) & ~nz));
+            v8 sc = ((e - (int32_t)f->mb) & nz) + 1023; /* 2^(e - mb)'s field, e - mb >= -149 (an f32 c); a zero's 2^0 */
+            for (unsigned h = 0; h < 2; h++) {
+                i4 m4, c4, s4v;
+                memcpy(&m4, (const int32_t *)&m + 4 * h, 16);
+                memcpy(&c4, (const int32_t *)&sc + 4 * h, 16);
+                memcpy(&s4v, (const int32_t *)&s + 4 * h, 16);
+                d4 val = __builtin_convertvector(m4, d4) * (d4)(__builtin_convertvector(c4, s4) << 52);
+                val = (d4)((s4)val ^ (__builtin_convertvector(s4v, s4) << 63)); /* s: 0 or -1 */
+                memcpy(out[r] + kk + 4 * h, &val, 32);
+            }
+        }
+    *lo = INT32_MAX;
+    *hi = INT32_MIN;
+    int32_t any = 0;
+    for (unsigned j = 0; j < 8; j++) {
+        *lo = mn[j] < *lo ? mn[j] : *lo;
+        *hi = mx[j] > *hi ? mx[j] : *hi;
+        any |= bad[j];
+    }
+    return !any;
+}
+
+/* The tile when no output cuts a term: with X the largest exponent any
+ * output aligns to (the largest product exponent the factors allow, or a
+ * c's), every nonzero product's lowest bit (ea + eb - mba - mbb) and every
+ * nonzero c's (its e - mb) at or above X - F.  Each output's terms are then
+ * its exact products and c, and its d the exact sum rounded as out_bits4
+ * rounds it; that sum is exact in doubles (every partial sum a multiple of
+ * 2^(X - F) under 2^(X + 8): F + 8 < 53 bits), so it is summed there,
+ * without the exponents' alignment.  Activations and weights of one scale
+ * make such tiles (enc0_bench's held-out kernel: every one).  No NaN or Inf
+ * among the inputs; one sum of k (not the split halves); k and n multiples
+ * of 8.  False, with nothing written, where the tile is not such a tile. */
+INLINE bool tile_uncut(const ptx_dot_tile *t, const sumcfg *g)
+{
+    const fmt *fa = &fmts[t->ta], *fb = &fmts[t->tb], *fc = t->c16 ? &fmts[DOT_F16] : &fmt_f32;
+    if (g->e8m13 || t->k % 8 || t->n % 8)
+        return false;
+    double ad[32][32], bd[32][32], cd[32][32]; /* rows of a and c, columns of b, as doubles */
+    int32_t alo, ahi, blo, bhi, clo, chi;
+    if (!rows_double(t->a, t->m, t->k, fa, ad, &alo, &ahi) || !rows_double(t->b, t->n, t->k, fb, bd, &blo, &bhi) ||
+        !rows_double(t->c, t->m, t->n, fc, cd, &clo, &chi))
+        return false;
+    bool products = alo <= ahi && blo <= bhi, cs = clo <= chi;
+    if (!products && !cs)
+        return false; /* all zero: the usual path's +0 */
+    int32_t x = products ? ahi + bhi : INT32_MIN / 2;
+    x = cs && chi > x ? chi : x;
+    int32_t cut = x - g->frac;
+    if ((products && alo + blo - (int32_t)(fa->mb + fb->mb) < cut) || (cs && clo - (int32_t)fc->mb < cut))
+        return false;
+    i4 e0 = {0, 0, 0, 0};
+    for (unsigned i = 0; i < t->m; i++)
+        for (unsigned j0 = 0; j0 < t->n; j0 += 4) { /* four outputs: four dot products, then across */
+            d4 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}; /* in registers: an array here stayed in memory */
+            for (unsigned k = 0; k < t->k; k += 4) { /* exact: any order gives the same sums */
+                d4 av, b0, b1, b2, b3;
+                memcpy(&av, ad[i] + k, 32);
+                memcpy(&b0, bd[j0] + k, 32);
+                memcpy(&b1, bd[j0 + 1] + k, 32);
+                memcpy(&b2, bd[j0 + 2] + k, 32);
+                memcpy(&b3, bd[j0 + 3] + k, 32);
+                s0 += av * b0;
+                s1 += av * b1;
+                s2 += av * b2;
+                s3 += av * b3;
+            }
+            /* each vector's lanes summed, four sums a vector (__builtin_shufflevector: GCC 12 and clang) */
+            d4 t0 = __builtin_shufflevector(s0, s1, 0, 4, 2, 6) + __builtin_shufflevector(s0, s1, 1, 5, 3, 7);
+            d4 t1 = __builtin_shufflevector(s2, s3, 0, 4, 2, 6) + __builtin_shufflevector(s2, s3, 1, 5, 3, 7);
+            d4 sum = __builtin_shufflevector(t0, t1, 0, 1, 4, 5) + __builtin_shufflevector(t0, t1, 2, 3, 6, 7), cv;
+            memcpy(&cv, cd[i] + j0, 32);
+            sum += cv;
+            uint32_t bits[4];
+            round4(&sum, &e0, g->d16, false, bits);
+            memcpy(t->d + i * t->n + j0, bits, sizeof bits);
+        }
+    return true;
+}
+
+static _Atomic bool try_every;
+
+void ptx_dot_tile_try_every(bool on)
+{
+    atomic_store(&try_every, on);
+}
+
 SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
 {
+    /* A tile that is not uncut costs its try (a sixth of the usual path);
+     * after one such, the thread's next 15 tiles go straight the usual way
+     * (unless ptx_dot_tile_try_every).  Both ways give the same bits: this
+     * changes the time alone. */
+    static _Thread_local unsigned skip_uncut;
+    unsigned halves;
+    sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
+    if (!ar->rounded && halves == 1) {
+        if (skip_uncut && !atomic_load_explicit(&try_every, memory_order_relaxed))
+            skip_uncut--;
+        else if (tile_uncut(t, &g))
+            return;
+        else
+            skip_uncut = 15;
+    }
     facs a[32], b[32]; /* rows and columns, decoded once */
     for (unsigned i = 0; i < t->m; i++)
         decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);
@@ -577,8 +731,6 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar
                                                  t->d16);
         return;
     }
-    unsigned halves;
-    sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
     cols8 bt;
     for (unsigned j0 = 0; j0 < t->n; j0 += 8) {
         unsigned nj = t->n - j0 < 8 ? t->n - j0 : 8;

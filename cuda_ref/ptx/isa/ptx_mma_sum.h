@@ -3,7 +3,8 @@
  * hardware model's GPU make it, one output (ptx_dot_sum_in) or a whole
  * instruction's tile (ptx_dot_tile_sum), bit for bit the same.  The caller
  * reads the model once an instruction (ptx_dot_arith_current) and passes it
- * to every sum of it.  Thread-safe: nothing is kept between calls.
+ * to every sum of it.  Thread-safe: nothing that a result depends on is
+ * kept between calls (a thread keeps which way it tries a tile first).
  * ptx_mma_sum.c's top comment states the model. */
 #ifndef VKRR_PTX_MMA_SUM_H
 #define VKRR_PTX_MMA_SUM_H
@@ -47,5 +48,8 @@ typedef struct ptx_dot_tile {
     bool c16, d16, split;
 } ptx_dot_tile;
 void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar);
+/* Tests: every tile tries the exact-sum path first (on), or a thread skips
+ * it for 15 tiles after one it did not fit (off, the default). */
+void ptx_dot_tile_try_every(bool on);
 
 #endif
