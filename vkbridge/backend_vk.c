@@ -223,22 +223,21 @@ static vkrr_status get_module(vk_backend *b, const char *kernel, uint32_t *out, 
 }
 
 /* The specialisation constants of r's pipeline: bindings.glsl's (0..2:
- * CUDA's block as the local size; 3, 4: the address of the
- * approximate-instruction tables, math.glsl, low and high word; 5..8: the
- * hardware model's tensor core for tensorcore.glsl, src/hw/tensorcore.h),
- * or an own interface's (the port's, and the workgroup where the shader's
- * local size is local_size_*_id). */
-static uint32_t spec_of(const vk_backend *b, const vkrr_replay *r, const vk_module *m, uint32_t pass,
+ * CUDA's block as the local size; 5..8: the hardware model's tensor core
+ * for tensorcore.glsl, src/hw/tensorcore.h; nothing that changes from one
+ * process to the next, such as a device address, so the driver's shader
+ * cache finds the pipeline again), or an own interface's (the port's, and
+ * the workgroup where the shader's local size is local_size_*_id). */
+static uint32_t spec_of(const vkrr_replay *r, const vk_module *m, uint32_t pass,
                         const vkrr_port_iface_run *run, uint32_t *id, uint32_t *val)
 {
     uint32_t n = 0;
     if (!m->has_own) {
-        uint32_t v[9] = {r->block[0], r->block[1], r->block[2], (uint32_t)b->dev.approx.addr,
-                         (uint32_t)(b->dev.approx.addr >> 32)};
+        uint32_t v[7] = {r->block[0], r->block[1], r->block[2]};
         vkrr_tensorcore tc = vkrr_tensorcore_current();
-        vkrr_tensorcore_glsl_fp8(&tc, v + 5);
-        for (; n < 9; n++)
-            id[n] = n, val[n] = v[n];
+        vkrr_tensorcore_glsl_fp8(&tc, v + 3);
+        for (; n < 7; n++)
+            id[n] = n < 3 ? n : n + 2, val[n] = v[n];
         return n;
     }
     for (uint32_t i = 0; i < run->nspec; i++)
@@ -259,7 +258,7 @@ static vkrr_status get_pipeline(vk_backend *b, const vkrr_replay *r, uint32_t pa
         (st = get_module(b, r->kernel, &m, err)) != VKRR_OK)
         return st;
     vk_pipe key = {.module = m, .pass = pass};
-    key.nspec = spec_of(b, r, &b->modules[m], pass, run, key.spec_id, key.spec);
+    key.nspec = spec_of(r, &b->modules[m], pass, run, key.spec_id, key.spec);
     for (uint32_t i = 0; i < b->npipes; i++)
         if (b->pipes[i].module == m && b->pipes[i].pass == pass && b->pipes[i].nspec == key.nspec &&
             !memcmp(b->pipes[i].spec_id, key.spec_id, key.nspec * sizeof *key.spec_id) &&

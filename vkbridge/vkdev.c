@@ -89,8 +89,8 @@ vkrr_status vkrr_vk_dev_init(vkrr_vk_ctx *vk, vkrr_vk_dev *d, vkrr_error *err)
     if ((st = vkrr_vk_check(vk->fn.vkCreateDescriptorSetLayout(vk->device, &li, NULL, &d->dsl),
                             "vkCreateDescriptorSetLayout", err)) != VKRR_OK)
         goto fail;
-    /* push constants: one word per float texture slot (bindings.glsl vkrr_texinfo) */
-    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKRR_VK_MAX_TEXTURES * 4};
+    /* push constants: bindings.glsl's VkrrPush (VKRR_VK_PUSH_WORDS) */
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKRR_VK_PUSH_WORDS * 4};
     VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                       .setLayoutCount = 1, .pSetLayouts = &d->dsl,
                                       .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};

@@ -25,6 +25,9 @@
 
 /* bindings.glsl: table sizes and the binding numbers. */
 #define VKRR_VK_MAX_TEXTURES 16u
+/* bindings.glsl's push constants: a word per float texture slot, then the
+ * approximate-instruction tables' address, low and high word (math.glsl). */
+#define VKRR_VK_PUSH_WORDS (VKRR_VK_MAX_TEXTURES + 2u)
 #define VKRR_VK_MAX_INT_TEXTURES 8u
 #define VKRR_VK_MAX_SURFACES 8u
 enum {
@@ -47,8 +50,8 @@ typedef struct vkrr_vk_dev {
     vkrr_vk_image dummy[VKRR_VK_BIND_COUNT]; /* [1..8]: one per table binding */
     VkQueryPool timestamps;  /* 2 queries: before and after the dispatch; NULL: none */
     uint32_t timestamp_bits; /* timestampValidBits of the queue family */
-    vkrr_vk_buffer approx;   /* src/hw/approx.h port tables; ports get its address as
-                              * specialization constants 3 (low) and 4 (high) */
+    vkrr_vk_buffer approx;   /* src/hw/approx.h port tables; ports get its address in the
+                              * push constants after the texture words (VKRR_VK_PUSH_WORDS) */
     const uint32_t *approx_src; /* the model's tables approx holds a copy of */
 } vkrr_vk_dev;
 

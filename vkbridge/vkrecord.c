@@ -103,10 +103,16 @@ static void upload_barrier(vkrr_vk_ctx *vk, VkCommandBuffer cmd)
  * whether it is an array (not linear memory), and the sampler state the
  * original ran with (logged, or found by running it: sampler_fit.h), so a
  * port samples as it did, whatever the state; and the current hardware
- * model's filter weight bits (texfilter.h). */
-static void texinfo(const vkrr_replay *r, const vkrr_vk_launch *L, uint32_t info[VKRR_VK_MAX_TEXTURES])
+ * model's filter weight bits (texfilter.h).  After them, the address of the
+ * approximate-instruction tables (math.glsl): a push constant, not a
+ * specialisation constant, so the shader is the same in every process and
+ * the driver's shader cache (lavapipe's on disk) finds it. */
+static void push_words(const vkrr_vk_dev *d, const vkrr_replay *r, const vkrr_vk_launch *L,
+                       uint32_t info[VKRR_VK_PUSH_WORDS])
 {
-    memset(info, 0, VKRR_VK_MAX_TEXTURES * sizeof *info);
+    memset(info, 0, VKRR_VK_PUSH_WORDS * sizeof *info);
+    info[VKRR_VK_MAX_TEXTURES] = (uint32_t)d->approx.addr;
+    info[VKRR_VK_MAX_TEXTURES + 1] = (uint32_t)(d->approx.addr >> 32);
     for (uint32_t i = 0; i < r->nimages; i++) {
         const vkrr_replay_image *im = &r->images[i];
         if (im->kind != VKRR_IMAGE_TEXTURE || L->binding[i] != VKRR_VK_BIND_TEX ||
@@ -144,7 +150,7 @@ static void record_pass(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_vk_pass *P)
 static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *r,
                             const vkrr_vk_launch *L, VkPipeline pipe)
 {
-    uint32_t info[VKRR_VK_MAX_TEXTURES];
+    uint32_t info[VKRR_VK_PUSH_WORDS];
     vk->fn.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     if (L->own) { /* the shader's own sets, its push constants, its grid */
         const vkrr_port_iface_run *run = &L->own_run;
@@ -159,7 +165,7 @@ static void record_dispatch(vkrr_vk_ctx *vk, vkrr_vk_dev *d, const vkrr_replay *
             record_pass(vk, d, &L->passes[p]);
         return;
     }
-    texinfo(r, L, info);
+    push_words(d, r, L, info);
     vk->fn.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 1, &L->set,
                                    0, NULL);
     vk->fn.vkCmdPushConstants(d->cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof info, info);

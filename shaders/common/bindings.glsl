@@ -39,8 +39,9 @@
 // Every table slot is always bound (slots without a resource get a 1x1 dummy),
 // because lavapipe has no descriptor indexing / partially bound descriptors.
 // Local size comes from specialization constants 0, 1, 2 = CUDA's block;
-// 3, 4 are math.glsl's tables, 5-8 tensorcore.glsl's model (the capture's
-// hardware model's tensor core).
+// 5-8 are tensorcore.glsl's model (the capture's hardware model's tensor
+// core).  The push constants: a word per float texture slot (tex.glsl),
+// then the address of math.glsl's tables, low and high word.
 #ifndef VKRR_BINDINGS_GLSL
 #define VKRR_BINDINGS_GLSL
 
@@ -66,7 +67,10 @@ layout(set = 0, binding = 6, r32ui) uniform writeonly uimage2D vkrr_surf32[VKRR_
 layout(set = 0, binding = 7, rg32ui) uniform writeonly uimage2D vkrr_surf64[VKRR_MAX_SURFACES];
 layout(set = 0, binding = 8, rgba32ui) uniform writeonly uimage2D vkrr_surf128[VKRR_MAX_SURFACES];
 
-layout(push_constant, std430) uniform VkrrTexInfo { uint vkrr_texinfo[VKRR_MAX_TEXTURES]; };
+layout(push_constant, std430) uniform VkrrPush {
+    uint vkrr_texinfo[VKRR_MAX_TEXTURES];
+    uint vkrr_approx_lo, vkrr_approx_hi;
+};
 
 #define VKRR_PARAMS(T) \
     layout(set = 0, binding = 0, scalar) readonly buffer VkrrParamBlock { T vkrr_p; }

@@ -185,14 +185,14 @@ float vkrr_fma(float a, float b, float c)
 
 // The approximate instructions are defined once, in src/hw/approx.h
 // (the CPU backend calls it).  vkbridge hands every port the tabulation of
-// that definition over all f16 inputs, through a device address in
-// specialization constants 3 and 4: f32 bits, [0, 65536) ex2, [65536,
+// that definition over all f16 inputs, through a device address in the
+// push constants (bindings.glsl vkrr_approx_lo, _hi; a push constant, not
+// a specialization constant, so the shader is the same in every process
+// and the driver's shader cache finds it): f32 bits, [0, 65536) ex2, [65536,
 // 131072) rsqrt and [131072, 196608) rcp, indexed by the input's f16 code
 // (vkrr_approx_port_tables).  An input that is not an f16 value (or no
 // table: address 0) falls back to GLSL's exp2 / inversesqrt / 1.0 / x,
 // which may differ from the CPU in the last bits.
-layout(constant_id = 3) const uint vkrr_approx_lo = 0u;
-layout(constant_id = 4) const uint vkrr_approx_hi = 0u;
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer VkrrApproxTable { uint v[]; };
 
 // The table entry for x when x is exactly an f16 value and a table is bound.
