@@ -18,7 +18,8 @@
  *     to it; rounded: e5m2's exact sum past a double's 53 bits);
  *   - whole tiles (m16n8k32 fp8, m16n8k16 f16, m32n8k16 and m16n16k8 as
  *     wmma's) through ptx_dot_tile_sum, and tiles of one scale (most cut
- *     no term: the tile summed in doubles; some cut one);
+ *     no term: the tile summed in doubles; some cut one); fp8 tiles a
+ *     second time with their factors as bytes (ptx_dot_tile.a8, b8);
  *   - every e4m3 x e4m3 and e5m2 x e5m2 code pair as one product, with
  *     several c.
  * test_mma_sum_portable runs this file again over the sum built without its
@@ -199,6 +200,36 @@ static void compare_tile(const ptx_dot_tile *t, ptx_dot *d, const char *model, c
         }
 }
 
+/* ptx_dot_tile_sum of t, each output against the oracle; for 8-bit
+ * factors a second time from their low bytes (ptx_dot_tile.a8, b8, as an
+ * mma's fragments give them; a and b NULL), A's, B's or both in turn */
+static void sum_tile(ptx_dot_tile *t, ptx_dot *d, const ptx_dot_arith *ar, const char *model, const char *what)
+{
+    static unsigned turn;
+    static uint8_t a8[32 * 32], b8[32 * 32];
+    static uint32_t d8[32 * 32];
+    ptx_dot_tile_sum(t, ar);
+    compare_tile(t, d, model, what);
+    if (t->ta < DOT_E4M3 || t->tb < DOT_E4M3)
+        return;
+    for (unsigned i = 0; i < t->m * t->k; i++)
+        a8[i] = (uint8_t)t->a[i];
+    for (unsigned j = 0; j < t->n * t->k; j++)
+        b8[j] = (uint8_t)t->b[j];
+    ptx_dot_tile bt = *t;
+    unsigned which = turn++ % 3; /* 0 both, 1 A's, 2 B's */
+    if (which != 2)
+        bt.a8 = a8, bt.a = NULL;
+    if (which != 1)
+        bt.b8 = b8, bt.b = NULL;
+    bt.d = d8;
+    ptx_dot_tile_sum(&bt, ar);
+    bt.a = t->a, bt.b = t->b; /* for the oracle */
+    char w[64];
+    snprintf(w, sizeof w, "%s, as bytes", what);
+    compare_tile(&bt, d, model, w);
+}
+
 /* Whole tiles through ptx_dot_tile_sum, each output against the oracle */
 static void check_tiles(const char *model, unsigned per)
 {
@@ -229,8 +260,7 @@ static void check_tiles(const char *model, unsigned per)
             }
             ptx_dot_tile t = {.ta = d.ta, .tb = d.tb, .m = M, .n = N, .k = K, .a = a, .b = b, .c = c, .d = out,
                               .c16 = d.c16, .d16 = d.d16, .split = d.split};
-            ptx_dot_tile_sum(&t, &ar);
-            compare_tile(&t, &d, model, "tile");
+            sum_tile(&t, &d, &ar, model, "tile");
         }
 }
 
@@ -268,9 +298,8 @@ static void check_scaled_tiles(const char *model, unsigned per)
             }
             ptx_dot_tile tile = {.ta = t, .tb = t, .m = M, .n = N, .k = K, .a = a, .b = b, .c = c, .d = out,
                                  .c16 = c16, .d16 = d16, .split = true};
-            ptx_dot_tile_sum(&tile, &ar);
             ptx_dot d = {.ta = t, .tb = t, .n = K, .c16 = c16, .d16 = d16, .split = true};
-            compare_tile(&tile, &d, model, "scaled tile");
+            sum_tile(&tile, &d, &ar, model, "scaled tile");
         }
 }
 
@@ -326,6 +355,13 @@ static void check_fp8_pairs(const char *model)
                     }
                     tile.a = a, tile.b = b, tile.c = c, tile.d = out;
                     ptx_dot_tile_sum(&tile, &ar);
+                    uint8_t a8[32], b8[32 * 32]; /* the same as bytes (ptx_dot_tile.a8, b8) */
+                    uint32_t out8[32];
+                    for (unsigned j = 0; j < 32 * 32; j++)
+                        b8[j] = (uint8_t)b[j], a8[j % 32] = (uint8_t)a[j % 32];
+                    ptx_dot_tile bt = {.ta = t, .tb = t, .m = 1, .n = 32, .k = 32, .a8 = a8, .b8 = b8, .c = c,
+                                       .d = out8, .c16 = cs[ci].c16, .d16 = cs[ci].d16, .split = true};
+                    ptx_dot_tile_sum(&bt, &ar);
                     ptx_dot d = {.ta = t, .tb = t, .n = 32, .c = cs[ci].c, .c16 = cs[ci].c16, .d16 = cs[ci].d16,
                                  .split = true};
                     for (unsigned j = 0; j < 32; j++) {
@@ -334,6 +370,7 @@ static void check_fp8_pairs(const char *model)
                         d.a[at] = x;
                         d.b[at] = y0 + j;
                         compare(&d, out[j], model, "fp8 pair");
+                        compare(&d, out8[j], model, "fp8 pair, as bytes");
                     }
                 }
             }

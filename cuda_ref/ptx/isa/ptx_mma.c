@@ -139,25 +139,29 @@ static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, 
 }
 
 /* a register's four bytes, low first, to four elements */
-static inline void put_bytes(uint32_t *e, uint32_t v)
+static inline void put_bytes(uint8_t *e, uint32_t v)
 {
-    e[0] = v & 0xffu;
-    e[1] = v >> 8 & 0xffu;
-    e[2] = v >> 16 & 0xffu;
-    e[3] = v >> 24;
+    e[0] = (uint8_t)v;
+    e[1] = (uint8_t)(v >> 8);
+    e[2] = (uint8_t)(v >> 16);
+    e[3] = (uint8_t)(v >> 24);
+}
+
+/* fp8 m16n8k32's A by row and B by column as bytes (ptx_dot_tile.a8, b8):
+ * tile_gather_ew's loops with ew, M and K put in, a register's four
+ * elements side by side */
+static void tile_gather_fp8(const frag *f, uint8_t *A, uint8_t *B)
+{
+    for (unsigned l = 0; l < 32; l++) {
+        for (unsigned r = 0; r < 4; r++)
+            put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, f->a[l][r]);
+        for (unsigned r = 0; r < 2; r++)
+            put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, f->b[l][r]);
+    }
 }
 
 static void tile_gather(const frag *f, unsigned ew, unsigned M, unsigned K, uint32_t *A, uint32_t *B)
 {
-    if (ew == 8 && M == 16 && K == 32) { /* fp8 m16n8k32, tile_gather_ew's loops with ew, M and K put in */
-        for (unsigned l = 0; l < 32; l++) {
-            for (unsigned r = 0; r < 4; r++)
-                put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, f->a[l][r]);
-            for (unsigned r = 0; r < 2; r++)
-                put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, f->b[l][r]);
-        }
-        return;
-    }
     switch (ew) {
     case 8: tile_gather_ew(f, 8, M, K, A, B); break;
     case 16: tile_gather_ew(f, 16, M, K, A, B); break;
@@ -197,7 +201,12 @@ static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K
 {
     bool fp8 = ka == MK_E4M3 || ka == MK_E5M2;
     uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
-    tile_gather(f, kind_bits(ka), M, K, A, B);
+    uint8_t A8[16 * 32], B8[8 * 32];
+    bool bytes = fp8 && M == 16 && K == 32;
+    if (bytes)
+        tile_gather_fp8(f, A8, B8);
+    else
+        tile_gather(f, kind_bits(ka), M, K, A, B);
     for (unsigned l = 0; l < 32; l++) /* c_elem inverted: lane l's elements to their places */
         for (unsigned idx = 0; idx < 4; idx++) {
             unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
@@ -206,7 +215,8 @@ static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K
         }
     ptx_dot_arith ar = ptx_dot_arith_current();
     ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = K,
-                      .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
+                      .a = bytes ? NULL : A, .b = bytes ? NULL : B, .a8 = bytes ? A8 : NULL,
+                      .b8 = bytes ? B8 : NULL, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
                       .split = K == (fp8 ? 32u : ka == MK_TF32 ? 8u : 16u)};
     ptx_dot_tile_sum(&t, &ar);
     for (unsigned l = 0; l < 32; l++)

@@ -39,6 +39,7 @@
  * rounded once: products in double in k order and c last, rounded to
  * nearest (fp8: the products summed exactly, then c). */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -637,6 +638,76 @@ INLINE bool rows_double(const uint32_t *v, unsigned nrow, unsigned k, const fmt 
     return !any;
 }
 
+/* Every e4m3 and e5m2 byte decoded (by decode: the formats' one decoding):
+ * its exact value (a NaN's or an Inf's is never read), its exponent e, and
+ * whether it is a NaN or an Inf; for rows_bytes. */
+static struct {
+    double val[256];
+    int32_t e[256];
+    bool bad[256];
+} bytes_of[2]; /* e4m3, e5m2 */
+static pthread_once_t bytes_once = PTHREAD_ONCE_INIT;
+
+static void bytes_fill(void)
+{
+    for (unsigned t = 0; t < 2; t++) {
+        const fmt *f = &fmts[DOT_E4M3 + t];
+        for (uint32_t x0 = 0; x0 < 256; x0 += 32) {
+            uint32_t v[32];
+            facs o;
+            for (uint32_t j = 0; j < 32; j++)
+                v[j] = x0 + j;
+            decode(v, 32, f, &o);
+            for (uint32_t j = 0; j < 32; j++) {
+                bytes_of[t].val[x0 + j] = (o.s[j] ? -1.0 : 1.0) * ldexp(o.m[j], o.e[j] - (int)f->mb);
+                bytes_of[t].e[x0 + j] = o.e[j];
+                bytes_of[t].bad[x0 + j] = o.cls[j] != FINITE;
+            }
+        }
+    }
+}
+
+/* rows_double of 8-bit factors given as bytes: their values from
+ * bytes_of; the least and the largest exponent of the nonzero ones those of
+ * the least nonzero and the largest magnitude (a byte's low seven bits: its
+ * exponent grows with them), and a NaN or an Inf is among them when the
+ * largest magnitude is one (they are e4m3's and e5m2's largest). */
+INLINE bool rows_bytes(const uint8_t *v, unsigned nrow, unsigned k, ptx_dot_type t, double (*out)[32],
+                       int32_t *lo, int32_t *hi)
+{
+    typedef uint8_t u8x32 __attribute__((vector_size(32)));
+    const unsigned n = nrow * k;
+    u8x32 mnv = (u8x32){0} + 0xff, mxv = {0}; /* mn: 0xff, no nonzero one (0xff & 0x7f is no magnitude) */
+    unsigned i = 0;
+    for (; i + 32 <= n; i += 32) { /* 32 at a time: selects, no branch */
+        u8x32 mag;
+        memcpy(&mag, v + i, 32);
+        mag &= 0x7f;
+        u8x32 nz = mag | (u8x32)(mag == 0), gt = (u8x32)(mag > mxv), lt = (u8x32)(nz < mnv);
+        mxv = (mag & gt) | (mxv & ~gt);
+        mnv = (nz & lt) | (mnv & ~lt);
+    }
+    uint8_t mn = 0xff, mx = 0;
+    for (unsigned j = 0; j < 32; j++) {
+        mx = mxv[j] > mx ? mxv[j] : mx;
+        mn = mnv[j] < mn ? mnv[j] : mn;
+    }
+    for (; i < n; i++) {
+        uint8_t mag = v[i] & 0x7fu, nz = mag ? mag : 0xffu;
+        mx = mag > mx ? mag : mx;
+        mn = nz < mn ? nz : mn;
+    }
+    const unsigned ti = t == DOT_E5M2;
+    if (bytes_of[ti].bad[mx])
+        return false;
+    for (unsigned r = 0; r < nrow; r++)
+        for (unsigned kk = 0; kk < k; kk++)
+            out[r][kk] = bytes_of[ti].val[v[r * k + kk]];
+    *lo = mn == 0xffu ? INT32_MAX : bytes_of[ti].e[mn];
+    *hi = mn == 0xffu ? INT32_MIN : bytes_of[ti].e[mx];
+    return true;
+}
+
 /* The tile when no output cuts a term: with X the largest exponent any
  * output aligns to (the largest product exponent the factors allow, or a
  * c's), every nonzero product's lowest bit (ea + eb - mba - mbb) and every
@@ -655,7 +726,10 @@ INLINE bool tile_uncut(const ptx_dot_tile *t, const sumcfg *g)
         return false;
     double ad[32][32], bd[32][32], cd[32][32]; /* rows of a and c, columns of b, as doubles */
     int32_t alo, ahi, blo, bhi, clo, chi;
-    if (!rows_double(t->a, t->m, t->k, fa, ad, &alo, &ahi) || !rows_double(t->b, t->n, t->k, fb, bd, &blo, &bhi) ||
+    if (!(t->a8 ? rows_bytes(t->a8, t->m, t->k, t->ta, ad, &alo, &ahi)
+                : rows_double(t->a, t->m, t->k, fa, ad, &alo, &ahi)) ||
+        !(t->b8 ? rows_bytes(t->b8, t->n, t->k, t->tb, bd, &blo, &bhi)
+                : rows_double(t->b, t->n, t->k, fb, bd, &blo, &bhi)) ||
         !rows_double(t->c, t->m, t->n, fc, cd, &clo, &chi))
         return false;
     bool products = alo <= ahi && blo <= bhi, cs = clo <= chi;
@@ -702,7 +776,25 @@ void ptx_dot_tile_try_every(bool on)
     atomic_store(&try_every, on);
 }
 
-SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar)
+/* A tile's bytes (ptx_dot_tile.a8, b8) as the words the usual path reads */
+INLINE const ptx_dot_tile *tile_words(const ptx_dot_tile *t, ptx_dot_tile *w, uint32_t *a, uint32_t *b)
+{
+    if (!t->a8 && !t->b8)
+        return t;
+    *w = *t;
+    if (t->a8)
+        for (unsigned i = 0; i < t->m * t->k; i++)
+            a[i] = t->a8[i];
+    if (t->b8)
+        for (unsigned i = 0; i < t->n * t->k; i++)
+            b[i] = t->b8[i];
+    w->a = t->a8 ? a : t->a;
+    w->b = t->b8 ? b : t->b;
+    w->a8 = w->b8 = NULL;
+    return w;
+}
+
+SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t0, const ptx_dot_arith *ar)
 {
     /* A tile that is not uncut costs its try (a sixth of the usual path);
      * after one such, the thread's next 15 tiles go straight the usual way
@@ -710,15 +802,20 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t, const ptx_dot_arith *ar
      * changes the time alone. */
     static _Thread_local unsigned skip_uncut;
     unsigned halves;
-    sumcfg g = sum_config(t->ta, t->tb, t->d16, ar, &halves, t->split);
+    sumcfg g = sum_config(t0->ta, t0->tb, t0->d16, ar, &halves, t0->split);
+    if (t0->a8 || t0->b8)
+        pthread_once(&bytes_once, bytes_fill);
     if (!ar->rounded && halves == 1) {
         if (skip_uncut && !atomic_load_explicit(&try_every, memory_order_relaxed))
             skip_uncut--;
-        else if (tile_uncut(t, &g))
+        else if (tile_uncut(t0, &g))
             return;
         else
             skip_uncut = 15;
     }
+    ptx_dot_tile words;
+    uint32_t aw[32 * 32], bw[32 * 32];
+    const ptx_dot_tile *t = tile_words(t0, &words, aw, bw);
     facs a[32], b[32]; /* rows and columns, decoded once */
     for (unsigned i = 0; i < t->m; i++)
         decode_n(t->a + i * t->k, t->k, t->ta, &a[i]);

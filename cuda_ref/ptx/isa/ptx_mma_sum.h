@@ -43,6 +43,9 @@ typedef struct ptx_dot_tile {
     unsigned m, n, k;  /* k at most 32; m, n at most 32 */
     const uint32_t *a; /* m x k: row i's factors at a + i k */
     const uint32_t *b; /* n x k: column j's factors at b + j k */
+    const uint8_t *a8, *b8; /* e4m3/e5m2 only, optional: the factors as bytes (a8 + i k, b8 + j k),
+                             * read instead of a and b (which may then be NULL): an mma's fragments
+                             * are bytes already, and the tile sum reads bytes faster */
     const uint32_t *c; /* m x n, c's bits */
     uint32_t *d;       /* m x n, d's bits */
     bool c16, d16, split;
