@@ -195,8 +195,10 @@ static void d_store(ptx_warp *w, const uint32_t *ox, unsigned nd, bool d32, cons
 }
 
 /* The floating-point forms' D (out[lane][idx], idx as C's c0..c3): as the
- * tensor cores sum (ptx_mma_sum.c), the whole tile at once. */
-static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K, bool c32, bool d32,
+ * tensor cores sum (ptx_mma_sum.c), the whole tile at once.  Inlined, so
+ * a call with constant shape and widths (the fp8 m16n8k32 .f16 form's, an
+ * enc0 layer's every mma) has its loops unrolled. */
+static inline __attribute__((always_inline)) void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K, bool c32, bool d32,
                            uint64_t (*out)[4])
 {
     bool fp8 = ka == MK_E4M3 || ka == MK_E5M2;
@@ -260,7 +262,9 @@ HANDLER(x_mma)
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
-    if (!integer)
+    if (!integer && ka == MK_E4M3 && kb == MK_E4M3 && M == 16 && K == 32 && !c32 && !d32)
+        mma_float_tile(&f, MK_E4M3, MK_E4M3, 16, 32, false, false, out);
+    else if (!integer)
         mma_float_tile(&f, ka, kb, M, (unsigned)K, c32, d32, out);
     for (unsigned row = 0; row < M && integer; row++) {
         for (unsigned col = 0; col < 8; col++) { /* exact; s32 wraps, or clamps with .satfinite */
