@@ -147,19 +147,6 @@ static inline void put_bytes(uint8_t *e, uint32_t v)
     e[3] = (uint8_t)(v >> 24);
 }
 
-/* fp8 m16n8k32's A by row and B by column as bytes (ptx_dot_tile.a8, b8):
- * tile_gather_ew's loops with ew, M and K put in, a register's four
- * elements side by side */
-static void tile_gather_fp8(const frag *f, uint8_t *A, uint8_t *B)
-{
-    for (unsigned l = 0; l < 32; l++) {
-        for (unsigned r = 0; r < 4; r++)
-            put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, f->a[l][r]);
-        for (unsigned r = 0; r < 2; r++)
-            put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, f->b[l][r]);
-    }
-}
-
 static void tile_gather(const frag *f, unsigned ew, unsigned M, unsigned K, uint32_t *A, uint32_t *B)
 {
     switch (ew) {
@@ -195,20 +182,14 @@ static void d_store(ptx_warp *w, const uint32_t *ox, unsigned nd, bool d32, cons
 }
 
 /* The floating-point forms' D (out[lane][idx], idx as C's c0..c3): as the
- * tensor cores sum (ptx_mma_sum.c), the whole tile at once.  Inlined, so
- * a call with constant shape and widths (the fp8 m16n8k32 .f16 form's, an
- * enc0 layer's every mma) has its loops unrolled. */
-static inline __attribute__((always_inline)) void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K, bool c32, bool d32,
+ * tensor cores sum (ptx_mma_sum.c), the whole tile at once (fp8 m16n8k32:
+ * mma_fp8 instead). */
+static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K, bool c32, bool d32,
                            uint64_t (*out)[4])
 {
     bool fp8 = ka == MK_E4M3 || ka == MK_E5M2;
     uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
-    uint8_t A8[16 * 32], B8[8 * 32];
-    bool bytes = fp8 && M == 16 && K == 32;
-    if (bytes)
-        tile_gather_fp8(f, A8, B8);
-    else
-        tile_gather(f, kind_bits(ka), M, K, A, B);
+    tile_gather(f, kind_bits(ka), M, K, A, B);
     for (unsigned l = 0; l < 32; l++) /* c_elem inverted: lane l's elements to their places */
         for (unsigned idx = 0; idx < 4; idx++) {
             unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
@@ -217,8 +198,7 @@ static inline __attribute__((always_inline)) void mma_float_tile(const frag *f, 
         }
     ptx_dot_arith ar = ptx_dot_arith_current();
     ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = K,
-                      .a = bytes ? NULL : A, .b = bytes ? NULL : B, .a8 = bytes ? A8 : NULL,
-                      .b8 = bytes ? B8 : NULL, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
+                      .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
                       .split = K == (fp8 ? 32u : ka == MK_TF32 ? 8u : 16u)};
     ptx_dot_tile_sum(&t, &ar);
     for (unsigned l = 0; l < 32; l++)
@@ -226,25 +206,60 @@ static inline __attribute__((always_inline)) void mma_float_tile(const frag *f, 
             out[l][idx] = D[(l / 4 + 8 * (idx / 2)) * 8 + (l % 4) * 2 + idx % 2];
 }
 
+/* fp8 m16n8k32 (e4m3/e5m2 A and B, f16 or f32 C and D) straight from the
+ * registers, without the frag copy: reg[s] holds operand register s's 32
+ * lanes, in in->ox's order (d's nd, a's 4, b's 2, c's nc).  A by row and B
+ * by column go to the tile as bytes, a register's four elements side by
+ * side (ptx_dot_tile.a8, b8); C and D are placed as c_elem and d_store
+ * place them.  D is written last: its registers may be any of the others. */
+static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
+{
+    const unsigned nd = d32 ? 4 : 2;
+    uint64_t *const *ra = reg + nd, *const *rb = ra + 4, *const *rc = rb + 2;
+    uint8_t A[16 * 32], B[8 * 32];
+    uint32_t C[16 * 8], D[16 * 8];
+    for (unsigned l = 0; l < 32; l++) {
+        for (unsigned r = 0; r < 4; r++)
+            put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, (uint32_t)ra[r][l]);
+        for (unsigned r = 0; r < 2; r++)
+            put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, (uint32_t)rb[r][l]);
+        for (unsigned idx = 0; idx < 4; idx++) {
+            unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
+            C[row * 8 + col] = c32 ? (uint32_t)rc[idx][l] : (uint32_t)(rc[idx / 2][l] >> (16 * (idx % 2)));
+        }
+    }
+    ptx_dot_arith ar = ptx_dot_arith_current();
+    ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = 16, .n = 8, .k = 32, .a8 = A, .b8 = B,
+                      .c = C, .d = D, .c16 = !c32, .d16 = !d32, .split = true};
+    ptx_dot_tile_sum(&t, &ar);
+    for (unsigned r = 0; r < nd; r++)
+        for (unsigned l = 0; l < 32; l++) {
+            unsigned row = l / 4 + 8 * (d32 ? r / 2 : r), col = (l % 4) * 2 + (d32 ? r % 2 : 0);
+            reg[r][l] = d32 ? D[row * 8 + col] : (D[row * 8 + col] | (uint64_t)D[row * 8 + col + 1] << 16);
+        }
+}
+
 /* ptx_models.h: the CPU backend's mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16,
  * this handler's own path */
 void vkrr_ptx_mma_e4m3_f16(const uint32_t a[32][4], const uint32_t b[32][2], const uint32_t c[32][2],
                            uint32_t d[32][2])
 {
-    frag f;
+    uint64_t regs[10][32]; /* d, a, b, c: a register's lanes side by side */
+    uint64_t *reg[10];
+    for (unsigned s = 0; s < 10; s++)
+        reg[s] = regs[s];
     for (unsigned l = 0; l < 32; l++) {
         for (unsigned r = 0; r < 4; r++)
-            f.a[l][r] = a[l][r];
+            regs[2 + r][l] = a[l][r];
         for (unsigned r = 0; r < 2; r++) {
-            f.b[l][r] = b[l][r];
-            f.c[l][r] = c[l][r];
+            regs[6 + r][l] = b[l][r];
+            regs[8 + r][l] = c[l][r];
         }
     }
-    uint64_t out[32][4];
-    mma_float_tile(&f, MK_E4M3, MK_E4M3, 16, 32, false, false, out);
+    mma_fp8(reg, MK_E4M3, MK_E4M3, false, false);
     for (unsigned l = 0; l < 32; l++)
         for (unsigned r = 0; r < 2; r++)
-            d[l][r] = (uint32_t)(out[l][2 * r] | out[l][2 * r + 1] << 16);
+            d[l][r] = (uint32_t)regs[r][l];
 }
 
 HANDLER(x_mma)
@@ -259,12 +274,17 @@ HANDLER(x_mma)
     unsigned na = a_regs(ka, M, (unsigned)K), nb = b_regs(kb, (unsigned)K);
     unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     const uint32_t *ox = in->ox;
+    if ((ka == MK_E4M3 || ka == MK_E5M2) && (kb == MK_E4M3 || kb == MK_E5M2) && M == 16 && K == 32) {
+        uint64_t *reg[12];
+        for (unsigned s = 0; s < nd + na + nb + nc; s++)
+            reg[s] = PTX_R(w, ox[s]);
+        mma_fp8(reg, ka, kb, c32, d32);
+        return 0;
+    }
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
-    if (!integer && ka == MK_E4M3 && kb == MK_E4M3 && M == 16 && K == 32 && !c32 && !d32)
-        mma_float_tile(&f, MK_E4M3, MK_E4M3, 16, 32, false, false, out);
-    else if (!integer)
+    if (!integer)
         mma_float_tile(&f, ka, kb, M, (unsigned)K, c32, d32, out);
     for (unsigned row = 0; row < M && integer; row++) {
         for (unsigned col = 0; col < 8; col++) { /* exact; s32 wraps, or clamps with .satfinite */
