@@ -4,8 +4,10 @@
 # memory grow with the kernel (what each worker thread holds, and the JIT's compiled runs
 # against the functions they share), beside both engines' ms a warp.
 # Usage: bench/enc0.sh [BUILD_DIR] [PHASES...]   (default build, 64 128 256 512
-#        phases: about 10k, 20k, 40k and 83k instructions; ENC0_ARGS adds
-#        enc0_bench options, e.g. ENC0_ARGS="--warps 8 --reps 5")
+#        phases: about 10k, 20k, 40k and 83k instructions; ENC0_ARGS gives
+#        enc0_bench options, default "--warps 16 --reps 7": on a shared 2-core
+#        host enc0_bench's own 4 warps, best of 3, put a JIT figure off by up to
+#        half now and then; ENC0_ARGS="" for those)
 # Sizes not checked in under bench/enc0/ need nvcc; without it they print
 # SKIPPED.  Each size's full output is printed after the table.
 # ENC0_STANDIN=1 (needs nvcc) adds a second table: the same kernels with
@@ -15,6 +17,7 @@ set -u
 BUILD=${1:-build}
 shift || true
 PHASES=("$@")
+ENC0_ARGS=${ENC0_ARGS---warps 16 --reps 7}
 [ ${#PHASES[@]} -eq 0 ] && PHASES=(64 128 256 512)
 BENCH=$BUILD/enc0_bench
 [ -x "$BENCH" ] || { echo "enc0.sh: no $BENCH (build it: ninja -C $BUILD enc0_bench)" >&2; exit 2; }
@@ -26,7 +29,7 @@ printf "%-7s %7s %5s %10s %8s %10s %15s %13s %9s %11s\n" phases insts mma compil
 for p in "${PHASES[@]}"; do
     log=$WORK/p$p.log
     # shellcheck disable=SC2086
-    "$BENCH" --phases "$p" ${ENC0_ARGS:-} >"$log" 2>&1
+    "$BENCH" --phases "$p" $ENC0_ARGS >"$log" 2>&1
     rc=$?
     if [ $rc -eq 77 ]; then
         printf "%-7s SKIPPED: %s\n" "$p" "$(sed -n 's/.*SKIPPED: //p' "$log")"
@@ -53,7 +56,7 @@ if [ "${ENC0_STANDIN:-0}" = 1 ]; then
             continue
         fi
         # shellcheck disable=SC2086
-        "$BENCH" --ptx "$WORK/s$p.ptx" --threads 1 ${ENC0_ARGS:-} >"$log" 2>&1
+        "$BENCH" --ptx "$WORK/s$p.ptx" --threads 1 $ENC0_ARGS >"$log" 2>&1
         sed -n 's/^summary: /&/p' "$log" >"$log.sum"
         si=$(get "$log.sum" interp_ms_warp) sj=$(get "$log.sum" jit_ms_warp)
         fi=$(get "$WORK/p$p.log.sum" interp_ms_warp 2>/dev/null) fj=$(get "$WORK/p$p.log.sum" jit_ms_warp 2>/dev/null)
