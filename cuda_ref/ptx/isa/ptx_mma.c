@@ -275,7 +275,7 @@ HANDLER(x_mma)
     unsigned nd = (d32 ? 4 : 2) * M / 16, nc = (c32 ? 4 : 2) * M / 16;
     const uint32_t *ox = in->ox;
     if ((ka == MK_E4M3 || ka == MK_E5M2) && (kb == MK_E4M3 || kb == MK_E5M2) && M == 16 && K == 32) {
-        uint64_t *reg[12];
+        uint64_t *reg[4 + 4 + 2 + 4]; /* d, a, b, c: at most 14 (f32 d and c) */
         for (unsigned s = 0; s < nd + na + nb + nc; s++)
             reg[s] = PTX_R(w, ox[s]);
         mma_fp8(reg, ka, kb, c32, d32);
