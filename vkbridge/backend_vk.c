@@ -233,11 +233,12 @@ static uint32_t spec_of(const vkrr_replay *r, const vk_module *m, uint32_t pass,
 {
     uint32_t n = 0;
     if (!m->has_own) {
+        static const uint32_t ids[7] = {0, 1, 2, 5, 6, 7, 8};
         uint32_t v[7] = {r->block[0], r->block[1], r->block[2]};
         vkrr_tensorcore tc = vkrr_tensorcore_current();
         vkrr_tensorcore_glsl_fp8(&tc, v + 3);
         for (; n < 7; n++)
-            id[n] = n < 3 ? n : n + 2, val[n] = v[n];
+            id[n] = ids[n], val[n] = v[n];
         return n;
     }
     for (uint32_t i = 0; i < run->nspec; i++)

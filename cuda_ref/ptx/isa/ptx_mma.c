@@ -103,13 +103,6 @@ static inline uint32_t b_elem(const frag *f, unsigned ew, unsigned k, unsigned c
     return (f->b[col * 4 + t][reg] >> (ew * (k % per))) & ((1u << ew) - 1u);
 }
 
-/* element (row, col) of C, .f32 one a register, .f16 two */
-static uint32_t c_elem(const frag *f, bool c32, unsigned row, unsigned col)
-{
-    unsigned lane = (row % 8) * 4 + col / 2, idx = (row / 8) * 2 + col % 2;
-    return c32 ? (uint32_t)f->c[lane][idx] : (uint32_t)(f->c[lane][idx / 2] >> (16 * (idx % 2)));
-}
-
 /* A by row (A[row K + k]) and B by column (B[col K + k]), for the
  * floating-point forms' tile sum; ew a constant in each copy, a_elem's and
  * b_elem's divisions shifts */
@@ -136,6 +129,18 @@ static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, 
     for (unsigned col = 0; col < 8; col++)
         for (unsigned k = 0; k < K; k++)
             B[col * K + k] = b_elem(f, ew, k, col);
+}
+
+/* Lane l's C elements (its registers' values c[0..3]: .f32 one element a
+ * register, .f16 two; element idx at row l / 4 + 8 (idx / 2), column
+ * 2 (l % 4) + idx % 2) to their places in C by row, rows under M */
+static inline void c_put(uint32_t *C, unsigned M, bool c32, unsigned l, const uint64_t c[4])
+{
+    for (unsigned idx = 0; idx < 4; idx++) {
+        unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
+        if (row < M)
+            C[row * 8 + col] = c32 ? (uint32_t)c[idx] : (uint32_t)(c[idx / 2] >> (16 * (idx % 2)));
+    }
 }
 
 /* a register's four bytes, low first, to four elements */
@@ -190,12 +195,8 @@ static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K
     bool fp8 = ka == MK_E4M3 || ka == MK_E5M2;
     uint32_t A[16 * 32], B[8 * 32], C[16 * 8], D[16 * 8]; /* A by row, B by column */
     tile_gather(f, kind_bits(ka), M, K, A, B);
-    for (unsigned l = 0; l < 32; l++) /* c_elem inverted: lane l's elements to their places */
-        for (unsigned idx = 0; idx < 4; idx++) {
-            unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
-            if (row < M)
-                C[row * 8 + col] = c32 ? (uint32_t)f->c[l][idx] : (uint32_t)(f->c[l][idx / 2] >> (16 * (idx % 2)));
-        }
+    for (unsigned l = 0; l < 32; l++)
+        c_put(C, M, c32, l, f->c[l]);
     ptx_dot_arith ar = ptx_dot_arith_current();
     ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = M, .n = 8, .k = K,
                       .a = A, .b = B, .c = C, .d = D, .c16 = !c32, .d16 = !d32,
@@ -210,8 +211,8 @@ static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K
  * registers, without the frag copy: reg[s] holds operand register s's 32
  * lanes, in in->ox's order (d's nd, a's 4, b's 2, c's nc).  A by row and B
  * by column go to the tile as bytes, a register's four elements side by
- * side (ptx_dot_tile.a8, b8); C and D are placed as c_elem and d_store
- * place them.  D is written last: its registers may be any of the others. */
+ * side (ptx_dot_tile.a8, b8); C is placed by c_put, D as d_store places
+ * it.  D is written last: its registers may be any of the others. */
 static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
 {
     const unsigned nd = d32 ? 4 : 2;
@@ -223,10 +224,7 @@ static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
             put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, (uint32_t)ra[r][l]);
         for (unsigned r = 0; r < 2; r++)
             put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, (uint32_t)rb[r][l]);
-        for (unsigned idx = 0; idx < 4; idx++) {
-            unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
-            C[row * 8 + col] = c32 ? (uint32_t)rc[idx][l] : (uint32_t)(rc[idx / 2][l] >> (16 * (idx % 2)));
-        }
+        c_put(C, 16, c32, l, (const uint64_t[4]){rc[0][l], rc[1][l], c32 ? rc[2][l] : 0, c32 ? rc[3][l] : 0});
     }
     ptx_dot_arith ar = ptx_dot_arith_current();
     ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = 16, .n = 8, .k = 32, .a8 = A, .b8 = B,
@@ -284,11 +282,14 @@ HANDLER(x_mma)
     frag f;
     frag_load(w, ox, nd, na, nb, nc, &f);
     uint64_t out[32][4];
+    uint32_t C[16 * 8];
     if (!integer)
         mma_float_tile(&f, ka, kb, M, (unsigned)K, c32, d32, out);
+    for (unsigned l = 0; l < 32 && integer; l++)
+        c_put(C, M, c32, l, f.c[l]);
     for (unsigned row = 0; row < M && integer; row++) {
         for (unsigned col = 0; col < 8; col++) { /* exact; s32 wraps, or clamps with .satfinite */
-            int64_t s = (int32_t)c_elem(&f, c32, row, col);
+            int64_t s = (int32_t)C[row * 8 + col];
             for (int k = 0; k < K; k++) {
                 uint32_t x = a_elem(&f, ea, row, (unsigned)k), y = b_elem(&f, eb, (unsigned)k, col);
                 s += ka == MK_B1 ? (int64_t)((in->imm & 2u) ? (x & y) : (x ^ y)) : ival(x, ka) * ival(y, kb);

@@ -633,8 +633,6 @@ SIMD_CLONES void ptx_dot_tile_sum(const ptx_dot_tile *t0, const ptx_dot_arith *a
     static _Thread_local unsigned skip_uncut;
     unsigned halves;
     sumcfg g = sum_config(t0->ta, t0->tb, t0->d16, ar, &halves, t0->split);
-    if (t0->a8 || t0->b8)
-        pthread_once(&bytes_once, bytes_fill);
     if (!ar->rounded && halves == 1) {
         if (skip_uncut && !atomic_load_explicit(&try_every, memory_order_relaxed))
             skip_uncut--;

@@ -87,6 +87,7 @@ INLINE bool rows_bytes(const uint8_t *v, unsigned nrow, unsigned k, ptx_dot_type
                        int32_t *lo, int32_t *hi)
 {
     typedef uint8_t u8x32 __attribute__((vector_size(32)));
+    pthread_once(&bytes_once, bytes_fill);
     const unsigned n = nrow * k;
     u8x32 mnv = (u8x32){0} + 0xff, mxv = {0}; /* mn: 0xff, no nonzero one (0xff & 0x7f is no magnitude) */
     unsigned i = 0;
