@@ -45,7 +45,8 @@ if len(a["launches"]) != len(b["launches"]):
 for la, lb in zip(a["launches"], b["launches"]):
     if norm(la) != norm(lb):
         print(f"{what}: launch {la['sequence']} differs in",
-              [k for k in la if norm(la[k]) != norm(lb.get(k))]); bad += 1
+              [k for k in la if norm(la[k]) != norm(lb.get(k))],
+              f"({la['status']} unstreamed, {lb['status']} streamed: {lb.get('note')!r})"); bad += 1
 said = sum("streamed: " in (l.get("note") or "") for l in b["launches"])
 if said != want:
     print(f"{what}: {said} launches say they were streamed, expected {want}"); bad += 1

@@ -622,10 +622,15 @@ typedef struct ptx_region_rt {
 } ptx_region_rt;
 enum { PTX_RG_GLOBALS = -1, PTX_RG_CONST = -2, PTX_RG_HEAP = -3 };
 
+/* n zeroed bytes the kernel addresses as host memory (windows, variables, heap), where
+ * it sees no allocation of l's if a place is found; NULL: no memory (ptx_host_mem.c) */
+void *ptx_host_mem(const vkrr_ptx_launch *l, size_t n);
+void ptx_host_mem_free(void *p, size_t n);
+
 /* The device heap malloc and free use (ptx_launch_mem.c): one arena per launch. */
 typedef struct ptx_heap ptx_heap;
 #define PTX_HEAP_BYTES (8u << 20) /* CUDA's default cudaLimitMallocHeapSize */
-ptx_heap *ptx_heap_new(void);
+ptx_heap *ptx_heap_new(const vkrr_ptx_launch *l); /* its memory: ptx_host_mem's */
 void ptx_heap_free(ptx_heap *h);
 void ptx_heap_span(const ptx_heap *h, uintptr_t *lo, uintptr_t *hi);
 uint8_t *ptx_heap_base(const ptx_heap *h);

@@ -495,8 +495,10 @@ static void *worker_main(void *arg)
     cta.warps = calloc(nwarps, sizeof *cta.warps);
     uint64_t *R = calloc((size_t)nwarps * f->nslots * 32u, sizeof *R);
     uint32_t *P = calloc((size_t)nwarps * (f->npreds ? f->npreds : 1), sizeof *P);
-    uint8_t *local = calloc((size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1), 1);
-    cta.shared = calloc(rt->shared_bytes ? rt->shared_bytes : 1, 1);
+    /* the windows: host memory the kernel's generic addresses reach */
+    size_t nlocal = (size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1);
+    uint8_t *local = ptx_host_mem(l, nlocal);
+    cta.shared = ptx_host_mem(l, rt->shared_bytes);
     if (!cta.warps || !R || !P || !local || !cta.shared) {
         pthread_mutex_lock(&rt->lock);
         if (!atomic_load(&rt->failed)) {
@@ -508,8 +510,7 @@ static void *worker_main(void *arg)
         goto done;
     }
     /* generic addresses of the shared and local windows are host addresses */
-    if (ptx_rt_windows_clash(rt, cta.shared, rt->shared_bytes ? rt->shared_bytes : 1, local,
-                             (size_t)nwarps * 32u * (rt->local_bytes ? rt->local_bytes : 1)))
+    if (ptx_rt_windows_clash(rt, cta.shared, rt->shared_bytes ? rt->shared_bytes : 1, local, nlocal))
         goto done;
     for (uint32_t i = 0; i < nwarps; i++) {
         ptx_warp *w = &cta.warps[i];
@@ -573,8 +574,8 @@ done:
     free(cta.warps);
     free(R);
     free(P);
-    free(local);
-    free(cta.shared);
+    ptx_host_mem_free(local, nlocal);
+    ptx_host_mem_free(cta.shared, rt->shared_bytes);
     return NULL;
 }
 
@@ -657,11 +658,11 @@ vkrr_status ptx_run_launch(const vkrr_ptx_module *m, const char *entry, const vk
     rt->f = f;
     rt->l = l;
     rt->params_bytes = l->params_bytes;
-    rt->params = malloc(l->params_bytes ? l->params_bytes : 1);
-    rt->globals = malloc(m->global_bytes ? m->global_bytes : 1);
-    rt->constmem = malloc(m->const_bytes ? m->const_bytes : 1);
+    rt->params = ptx_host_mem(l, l->params_bytes);
+    rt->globals = ptx_host_mem(l, m->global_bytes);
+    rt->constmem = ptx_host_mem(l, m->const_bytes);
     rt->consts = calloc(f->nconst ? f->nconst : 1, sizeof *rt->consts);
-    rt->heap = f->uses_heap ? ptx_heap_new() : NULL;
+    rt->heap = f->uses_heap ? ptx_heap_new(l) : NULL;
     if (!rt->params || !rt->globals || !rt->constmem || !rt->consts || (f->uses_heap && !rt->heap))
         goto nomem;
     if (l->params_bytes)
@@ -733,9 +734,9 @@ nomem:
     st = vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory for the launch");
 out:
     free(ws);
-    free(rt->params);
-    free(rt->globals);
-    free(rt->constmem);
+    ptx_host_mem_free(rt->params, l->params_bytes);
+    ptx_host_mem_free(rt->globals, m->global_bytes);
+    ptx_host_mem_free(rt->constmem, m->const_bytes);
     free(rt->regions);
     free(rt->ihint);
     free(rt->memory_note);

@@ -32,10 +32,10 @@ struct ptx_heap {
     uint32_t n, cap;
 };
 
-ptx_heap *ptx_heap_new(void)
+ptx_heap *ptx_heap_new(const vkrr_ptx_launch *l)
 {
     ptx_heap *h = calloc(1, sizeof *h);
-    if (h && !(h->base = calloc(1, PTX_HEAP_BYTES))) {
+    if (h && !(h->base = ptx_host_mem(l, PTX_HEAP_BYTES))) {
         free(h);
         h = NULL;
     }
@@ -45,7 +45,7 @@ ptx_heap *ptx_heap_new(void)
 void ptx_heap_free(ptx_heap *h)
 {
     if (h) {
-        free(h->base);
+        ptx_host_mem_free(h->base, PTX_HEAP_BYTES);
         free(h->b);
         free(h);
     }
@@ -161,7 +161,8 @@ bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
             /* host addresses are the host's choice: another run places them elsewhere */
             vkrr_fail(err, VKRR_ERR_INTERNAL, rt->m->name, 0, -1,
                       "this host's memory for the launch (0x%llx, %zu bytes) lies where the kernel "
-                      "sees %s: generic addresses would be ambiguous; run again",
+                      "sees %s, and no free place outside the launch's allocations was found: "
+                      "generic addresses would be ambiguous",
                       (unsigned long long)lo, n, name);
             return true;
         }
@@ -227,7 +228,7 @@ vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err)
         return vkrr_fail(err, a->index >= 0 && b->index >= 0 ? VKRR_ERR_UNSUPPORTED
                                                                : VKRR_ERR_INTERNAL,
                          m->name, 0, -1, "%s and %s overlap where the kernel sees them%s", na, nb,
-                         a->index >= 0 && b->index >= 0 ? "" : " (this host's memory: run again)");
+                         a->index >= 0 && b->index >= 0 ? "" : " (this host's memory, placed where no free place outside the launch's allocations was found)");
     }
     if (rt->params_bytes && ptx_rt_clashes(rt, rt->params, rt->params_bytes, err))
         return err ? err->status : VKRR_ERR_INTERNAL;
