@@ -8,10 +8,12 @@
  * rrref's arena (0x7f3b00000000), and every launch of it failed "run
  * again".  Here the launch's allocations are made to cover, at the
  * addresses the kernel sees, the places this process's next memory would
- * take: its brk heap (and 256 MiB past its end) and a 512 MiB hole just
- * unmapped at the top of its mmap area, where the next mappings go (a
+ * take: its brk heap (and 256 MiB past its end) and everything from a
+ * 512 MiB hole just unmapped below its mappings to the top of its mmap
+ * area, gaps between mappings included: where the next mappings go (a
  * second worker thread's malloc arena among them).  Memory from malloc
- * would land there, and so would a plain mmap; the launches must still run,
+ * would land there, and so would a plain mmap, so the memory must be
+ * placed beside the covering allocations; the launches must still run,
  * on two threads, in the interpreter and the JIT, and compute what the
  * test computes itself:
  *
@@ -83,17 +85,26 @@ typedef struct cover {
     uint32_t n;
 } cover;
 
-/* [lo, hi) of this process's brk heap, false when it has none (a
- * sanitizer's allocator maps its own) */
-static bool brk_heap(uintptr_t *lo, uintptr_t *hi)
+/* From /proc/self/maps: [lo, hi) of this process's brk heap (false when it
+ * has none: a sanitizer's allocator maps its own), or with top the end of
+ * its highest mapping but the stack's and the kernel's pages (the top of
+ * the area its mmap hands out from). */
+static bool maps_find(bool top, uintptr_t *lo, uintptr_t *hi)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
     bool found = false;
     unsigned long a, b;
-    while (f && !found && fgets(line, sizeof line, f))
-        if (strstr(line, "[heap]") && sscanf(line, "%lx-%lx", &a, &b) == 2)
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx", &a, &b) != 2)
+            continue;
+        if (!top && strstr(line, "[heap]")) {
             *lo = a, *hi = b, found = true;
+            break;
+        }
+        if (top && !strstr(line, "[stack") && !strstr(line, "[v") && (!found || b > *hi))
+            *hi = b, found = true;
+    }
     if (f)
         fclose(f);
     return found;
@@ -105,23 +116,30 @@ static void *reserve(size_t n)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* Made just before the launch: the hole is where the next mappings go. */
+/* Made just before the launch: the first covers the brk heap and past it,
+ * the second a hole just unmapped below every mapping and every gap
+ * between mappings up to the top of the mmap area, where the next
+ * mappings go. */
 static bool make_cover(cover *c)
 {
     c->n = 0;
-    uintptr_t lo = 0, hi = 0;
-    if (brk_heap(&lo, &hi)) {
+    uintptr_t lo = 0, hi = 0, top = 0;
+    if (maps_find(false, &lo, &hi)) {
         size_t n = hi - lo + PAST_HEAP;
         void *host = reserve(n);
         if (!CHECK(host))
             return false;
         c->r[c->n++] = (vkrr_ptx_region){host, n, false, lo};
     }
-    void *host = reserve(HOLE), *probe = reserve(HOLE);
-    if (!CHECK(host && probe))
+    void *probe = reserve(HOLE);
+    if (!CHECK(probe && maps_find(true, &lo, &top) && top > (uintptr_t)probe))
         return false;
+    size_t n = top - (uintptr_t)probe;
+    void *host = reserve(n); /* lands in another gap: not where the next ones go */
     munmap(probe, HOLE);
-    c->r[c->n++] = (vkrr_ptx_region){host, HOLE, false, (uint64_t)(uintptr_t)probe};
+    if (!CHECK(host))
+        return false;
+    c->r[c->n++] = (vkrr_ptx_region){host, n, false, (uint64_t)(uintptr_t)probe};
     return true;
 }
 

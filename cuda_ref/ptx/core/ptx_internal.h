@@ -623,9 +623,9 @@ typedef struct ptx_region_rt {
 enum { PTX_RG_GLOBALS = -1, PTX_RG_CONST = -2, PTX_RG_HEAP = -3 };
 
 /* n zeroed bytes the kernel addresses as host memory (windows, variables, heap), where
- * it sees no allocation of l's if a place is found; NULL: no memory (ptx_host_mem.c) */
+ * it sees no allocation of l's if any place is; NULL: no memory (ptx_host_mem.c) */
 void *ptx_host_mem(const vkrr_ptx_launch *l, size_t n);
-void ptx_host_mem_free(void *p, size_t n);
+void ptx_host_mem_free(void *p);
 
 /* The device heap malloc and free use (ptx_launch_mem.c): one arena per launch. */
 typedef struct ptx_heap ptx_heap;

@@ -574,8 +574,8 @@ done:
     free(cta.warps);
     free(R);
     free(P);
-    ptx_host_mem_free(local, nlocal);
-    ptx_host_mem_free(cta.shared, rt->shared_bytes);
+    ptx_host_mem_free(local);
+    ptx_host_mem_free(cta.shared);
     return NULL;
 }
 
@@ -734,9 +734,9 @@ nomem:
     st = vkrr_fail(err, VKRR_ERR_NOMEM, m->name, 0, -1, "out of memory for the launch");
 out:
     free(ws);
-    ptx_host_mem_free(rt->params, l->params_bytes);
-    ptx_host_mem_free(rt->globals, m->global_bytes);
-    ptx_host_mem_free(rt->constmem, m->const_bytes);
+    ptx_host_mem_free(rt->params);
+    ptx_host_mem_free(rt->globals);
+    ptx_host_mem_free(rt->constmem);
     free(rt->regions);
     free(rt->ihint);
     free(rt->memory_note);

@@ -45,7 +45,7 @@ ptx_heap *ptx_heap_new(const vkrr_ptx_launch *l)
 void ptx_heap_free(ptx_heap *h)
 {
     if (h) {
-        ptx_host_mem_free(h->base, PTX_HEAP_BYTES);
+        ptx_host_mem_free(h->base);
         free(h->b);
         free(h);
     }
