@@ -43,7 +43,8 @@ static bool seen(const vkrr_ptx_launch *l, uintptr_t a, size_t n)
     for (uint32_t i = 0; l && i < l->nregions; i++) {
         const vkrr_ptx_region *r = &l->regions[i];
         uintptr_t lo = (uintptr_t)r->device;
-        if (lo && r->size && lo != (uintptr_t)r->base && a < lo + r->size && lo < a + n)
+        uintptr_t hi = r->size > UINTPTR_MAX - lo ? UINTPTR_MAX : lo + r->size;
+        if (lo && r->size && lo != (uintptr_t)r->base && a < hi && lo < a + n)
             return true;
     }
     return false;

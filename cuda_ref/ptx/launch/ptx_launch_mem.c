@@ -158,7 +158,7 @@ bool ptx_rt_clashes(const ptx_rt *rt, const void *p, size_t n, vkrr_error *err)
         if (rg->index >= 0 && rg->delta && lo < rg->hi && rg->lo < hi) {
             char name[96];
             ptx_region_name(rg, name, sizeof name);
-            /* host addresses are the host's choice: another run places them elsewhere */
+            /* ptx_host_mem places host memory elsewhere: here only where it found no place */
             vkrr_fail(err, VKRR_ERR_INTERNAL, rt->m->name, 0, -1,
                       "this host's memory for the launch (0x%llx, %zu bytes) lies where the kernel "
                       "sees %s, and no free place outside the launch's allocations was found: "
@@ -228,7 +228,10 @@ vkrr_status ptx_rt_regions(ptx_rt *rt, vkrr_error *err)
         return vkrr_fail(err, a->index >= 0 && b->index >= 0 ? VKRR_ERR_UNSUPPORTED
                                                                : VKRR_ERR_INTERNAL,
                          m->name, 0, -1, "%s and %s overlap where the kernel sees them%s", na, nb,
-                         a->index >= 0 && b->index >= 0 ? "" : " (this host's memory, placed where no free place outside the launch's allocations was found)");
+                         a->index >= 0 && b->index >= 0
+                             ? ""
+                             : " (this host's memory: no free place outside the launch's "
+                               "allocations was found)");
     }
     if (rt->params_bytes && ptx_rt_clashes(rt, rt->params, rt->params_bytes, err))
         return err ? err->status : VKRR_ERR_INTERNAL;
