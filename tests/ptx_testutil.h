@@ -109,6 +109,18 @@ static inline bool ptxt_run_standins(const vkrr_ptx_module *m, const char *entry
     return CHECK(st == VKRR_OK);
 }
 
+/* What heap_ops's k_heap (tests/ptx/heap_ops.cu) leaves in out[b * threads
+ * + t]: the sum of i * gid over the n + 1 ints it malloc'd (n = t % 7 + 1),
+ * plus what its neighbour wrote to the block's malloc'd buffer. */
+static inline int ptxt_heap_want(unsigned b, unsigned t, unsigned threads)
+{
+    unsigned gid = b * threads + t, n = t % 7 + 1;
+    int want = 0;
+    for (unsigned i = 0; i <= n; i++)
+        want += (int)(i * gid);
+    return want + (int)(((t + 1) % threads) * 3 + b);
+}
+
 /* deterministic inputs with plenty of edge cases */
 static inline uint32_t ptxt_rand(uint64_t *s)
 {

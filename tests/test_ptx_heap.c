@@ -22,11 +22,8 @@ static void check_heap(const vkrr_ptx_module *m)
     unsigned bad = 0;
     for (unsigned b = 0; b < BLOCKS; b++)
         for (unsigned t = 0; t < THREADS; t++) {
-            unsigned gid = b * THREADS + t, n = t % 7 + 1;
-            int want = 0;
-            for (unsigned i = 0; i <= n; i++)
-                want += (int)(i * gid);
-            want += (int)(((t + 1) % THREADS) * 3 + b);
+            unsigned gid = b * THREADS + t;
+            int want = ptxt_heap_want(b, t, THREADS);
             if (out[gid] != want && bad++ < 4)
                 fprintf(stderr, "  k_heap thread %u: %d, want %d\n", gid, out[gid], want);
         }

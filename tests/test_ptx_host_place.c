@@ -213,14 +213,8 @@ static void check_heap(const vkrr_ptx_module *m, vkrr_ptx_engine engine)
         return;
     unsigned bad = 0;
     for (unsigned b = 0; b < B; b++)
-        for (unsigned t = 0; t < T; t++) {
-            unsigned gid = b * T + t, n = t % 7 + 1;
-            int want = 0;
-            for (unsigned i = 0; i <= n; i++)
-                want += (int)(i * gid);
-            want += (int)(((t + 1) % T) * 3 + b);
-            bad += out[gid] != want;
-        }
+        for (unsigned t = 0; t < T; t++)
+            bad += out[b * T + t] != ptxt_heap_want(b, t, T);
     CHECK_EQ_U64(bad, 0);
     CHECK_EQ_U64(flags[0], 1);
     CHECK_EQ_U64(flags[1], 1);
