@@ -10,6 +10,8 @@
 #        half now and then; ENC0_ARGS="" for those)
 # Sizes not checked in under bench/enc0/ need nvcc; without it they print
 # SKIPPED.  Each size's full output is printed after the table.
+# VKRR_PTX_JIT_CPU=x86-64-v3 (or another CPU this host can run) measures the
+# JIT's code for that CPU: an AVX2 host's figures on an AVX-512 one.
 # ENC0_STANDIN=1 (needs nvcc) adds a second table: the same kernels with
 # --mma-standin (xor where the mma was), 1 thread, and the mma's share of a
 # warp's time in each engine.

@@ -348,7 +348,9 @@ static void host_cpu(char *buf, size_t cap)
     }
     if (f)
         fclose(f);
-    snprintf(buf, cap, "%s, %s", model, vec);
+    const char *jit_cpu = getenv("VKRR_PTX_JIT_CPU"); /* the JIT's code for another CPU */
+    snprintf(buf, cap, "%s, %s%s%s%s", model, vec, jit_cpu && *jit_cpu ? "; the JIT's code for " : "",
+             jit_cpu && *jit_cpu ? jit_cpu : "", jit_cpu && *jit_cpu ? " (VKRR_PTX_JIT_CPU)" : "");
 }
 
 static void project(const char *engine, double ms_warp)

@@ -5,7 +5,8 @@
 # nothing; a damaged entry (truncated, a flipped byte) is compiled again and
 # rewritten, never loaded; --no-cache writes nothing; the JIT and the
 # interpreter agree (--ptx-engine both); a kernel the JIT leaves to the
-# interpreter still passes and its row says so; a bad engine is a usage error
+# interpreter still passes and its row says so; code for another CPU
+# (VKRR_PTX_JIT_CPU) is its own entry; a bad engine is a usage error
 # (exit 2, no crash).  In a build without the JIT, `--ptx-engine jit` is a
 # usage error naming the fix and the rest is skipped: exit 77, ctest's
 # Skipped (a failure where CMake configured the JIT, VKRR_TEST_PTX_JIT_LLVM,
@@ -100,6 +101,19 @@ grep -q "12 PASS" "$WORK/max.out" || fail "VKRR_PTX_JIT_MAX: $(tail -1 "$WORK/ma
 grep -q "note: the original ran in the PTX interpreter: the JIT did not compile it: its [0-9]* instructions are more than the JIT compiles (200, VKRR_PTX_JIT_MAX)" "$WORK/max.out" ||
     fail "no row says the interpreter ran it: $(cat "$WORK/max.out")"
 grep -q "cuda_dldn_rrref_expo1_kernel" "$WORK/max.out" || fail "rows missing"
+
+# 7: code for another CPU (VKRR_PTX_JIT_CPU; x86-64, which every x86-64 host
+# runs): another cache key, so compiled, not the host's code loaded; the
+# JIT and the interpreter still agree byte for byte
+if [ "$(uname -m)" = x86_64 ]; then
+    VKRR_PTX_JIT_CPU=x86-64 vkrr rerun "$cap" "${mods[@]}" "${small[@]}" --ptx-engine both \
+        --heatmaps none >"$WORK/cpu.out" 2>"$WORK/cpu.err" || fail "VKRR_PTX_JIT_CPU=x86-64: $(cat "$WORK/cpu.out")"
+    grep -q "1 PASS" "$WORK/cpu.out" || fail "VKRR_PTX_JIT_CPU=x86-64: $(tail -1 "$WORK/cpu.out")"
+    grep -q "compiled (cached)" "$WORK/cpu.err" && ! grep -q "loaded from the cache" "$WORK/cpu.err" ||
+        fail "VKRR_PTX_JIT_CPU=x86-64 did not compile its own code: $(cat "$WORK/cpu.err")"
+else
+    echo "e2e_ptx_jit: VKRR_PTX_JIT_CPU check SKIPPED (not an x86-64 host)"
+fi
 
 [ $fails = 0 ] && echo "e2e_ptx_jit: all checks passed"
 exit $((fails > 0))

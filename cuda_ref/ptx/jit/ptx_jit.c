@@ -260,11 +260,18 @@ static jit_tier tier_of(const ptx_func *f)
 }
 
 /* This host's target machine (CPU and features: vectors as wide as it has)
- * for tier t; env (optional) gets what identifies it. */
+ * for tier t; env (optional) gets what identifies it.  VKRR_PTX_JIT_CPU
+ * names another CPU, with its own features alone, which this host must be
+ * able to run (x86-64-v3: AVX2 without AVX-512): the JIT's figures depend
+ * on the vectors more than on anything else, so a bench measures another
+ * host's code on this one (bench/enc0.sh). */
 static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t cap)
 {
-    char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(),
-         *features = LLVMGetHostCPUFeatures(), *terr = NULL;
+    const char *want = getenv("VKRR_PTX_JIT_CPU");
+    bool other = want && *want;
+    char *triple = LLVMGetDefaultTargetTriple(), *host = LLVMGetHostCPUName(),
+         *host_features = LLVMGetHostCPUFeatures(), *terr = NULL;
+    const char *cpu = other ? want : host, *features = other ? "" : host_features;
     LLVMTargetRef target;
     LLVMTargetMachineRef tm = NULL;
     if (!LLVMGetTargetFromTriple(triple, &target, &terr))
@@ -275,8 +282,8 @@ static LLVMTargetMachineRef host_machine(const jit_tier *t, char *env, size_t ca
                  LLVM_VERSION_STRING, triple, cpu, features, t->name, t->passes, (int)t->codegen,
                  t->inline_pct, t->budget, (int)t->share);
     LLVMDisposeMessage(triple);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
+    LLVMDisposeMessage(host);
+    LLVMDisposeMessage(host_features);
     LLVMDisposeMessage(terr);
     return tm;
 }
