@@ -55,10 +55,15 @@ HANDLER(x_ld)
         PTX_LANES(m, {                                                                        \
             uint64_t a = A[l] + in->imm;                                                      \
             const void *p;                                                                    \
-            if (have && a >= rg->lo && a < rg->hi && rg->hi - a >= EB && !(a & (EB - 1)))     \
+            if (have && a >= rg->lo && a < rg->hi && rg->hi - a >= EB && !(a & (EB - 1))) {   \
                 p = (const void *)(uintptr_t)(a + rg->delta);                                 \
-            else if (!(p = ptx_addr(w, in, (int)l, in->d, a, EB, EB, false)))                 \
-                return -1;                                                                    \
+            } else { /* the next lanes check the region this one found */                     \
+                if (!(p = ptx_addr(w, in, (int)l, in->d, a, EB, EB, false)))                  \
+                    return -1;                                                                \
+                k_ = __atomic_load_n(&rt_->ihint[in - rt_->f->code], __ATOMIC_RELAXED);       \
+                have = k_ < rt_->nregions;                                                    \
+                rg = &rt_->regions[have ? k_ : 0];                                            \
+            }                                                                                 \
             T v;                                                                              \
             memcpy(&v, p, EB);                                                                \
             D[l] = (SX ? (uint64_t)(int64_t)v : (uint64_t)v) & rmask;                        \

@@ -407,6 +407,28 @@ static void run_end(jit_emit *e, uint32_t pc)
     stop_at(e, pc);
 }
 
+/* The instructions of the run whose handlers it calls, asked for at its
+ * start: a handler's first reads are its ptx_inst (in->fn for the call
+ * itself, then its operands), each on a line of its own in a large
+ * kernel's code, which nothing else brought near; fetched together they
+ * overlap, where one after another each call would wait for its own. */
+static void prefetch_calls(jit_emit *e, uint32_t pc, uint32_t len)
+{
+    if (!e->prefetch)
+        return;
+    LLVMTypeRef tys[1] = {e->ptr};
+    unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", strlen("llvm.prefetch"));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 1);
+    for (uint32_t k = 0; k < len; k++) {
+        const ptx_inst *in = &e->f->code[pc + k];
+        if (jop_of(in->fn))
+            continue;
+        LLVMValueRef args[4] = {jit_inst_ptr(e, in), LLVMConstInt(e->i32, 0, 0), LLVMConstInt(e->i32, 3, 0),
+                                LLVMConstInt(e->i32, 1, 0)};
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    }
+}
+
 static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
 {
     e->fn = e->fns[pc];
@@ -426,6 +448,7 @@ static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
     e->R = LLVMBuildLoad2(e->b, e->ptr, jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, R)), "R");
     e->P = LLVMBuildLoad2(e->b, e->ptr, jit_field_ptr(e, e->w, e->i8, offsetof(ptx_warp, P)), "P");
     e->mrun = LLVMBuildBitCast(e->b, e->active, e->vmask, "run");
+    prefetch_calls(e, pc, len);
     for (uint32_t k = 0; k < len; k++) {
         const ptx_inst *in = &e->f->code[pc + k];
         LLVMValueRef m = e->active;

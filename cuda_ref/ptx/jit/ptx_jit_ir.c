@@ -25,6 +25,8 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->f = f;
     const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
     e->share_check = check && !strcmp(check, "1");
+    const char *pf = getenv("VKRR_PTX_JIT_PREFETCH");
+    e->prefetch = !(pf && !strcmp(pf, "0"));
     e->b = LLVMCreateBuilderInContext(ctx);
     e->i1 = LLVMInt1TypeInContext(ctx);
     e->i8 = LLVMInt8TypeInContext(ctx);
