@@ -409,24 +409,53 @@ static void run_end(jit_emit *e, uint32_t pc)
 
 /* The instructions of the run whose handlers it calls, asked for at its
  * start: a handler's first reads are its ptx_inst (in->fn for the call
- * itself, then its operands), each on a line of its own in a large
- * kernel's code, which nothing else brought near; fetched together they
- * overlap, where one after another each call would wait for its own. */
+ * itself, then its operands), on lines of their own in a large kernel's
+ * code, which nothing else brought near; fetched together they overlap,
+ * where one after another each call would wait for its own.  A ptx_inst
+ * (80 bytes) mostly spans two lines: both are asked for. */
+static void prefetch(jit_emit *e, LLVMValueRef at, size_t bytes)
+{
+    LLVMTypeRef tys[1] = {e->ptr};
+    unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", strlen("llvm.prefetch"));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 1);
+    LLVMValueRef last = LLVMConstInt(e->i64, bytes - 1u, 0);
+    LLVMValueRef ends[2] = {at, LLVMBuildGEP2(e->b, e->i8, at, &last, 1, "")};
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef args[4] = {ends[h], LLVMConstInt(e->i32, 0, 0), LLVMConstInt(e->i32, 3, 0),
+                                LLVMConstInt(e->i32, 1, 0)};
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+    }
+}
+
 static void prefetch_calls(jit_emit *e, uint32_t pc, uint32_t len)
 {
     if (!e->prefetch)
         return;
-    LLVMTypeRef tys[1] = {e->ptr};
-    unsigned id = LLVMLookupIntrinsicID("llvm.prefetch", strlen("llvm.prefetch"));
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 1);
     for (uint32_t k = 0; k < len; k++) {
         const ptx_inst *in = &e->f->code[pc + k];
-        if (jop_of(in->fn))
-            continue;
-        LLVMValueRef args[4] = {jit_inst_ptr(e, in), LLVMConstInt(e->i32, 0, 0), LLVMConstInt(e->i32, 3, 0),
-                                LLVMConstInt(e->i32, 1, 0)};
-        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+        if (!jop_of(in->fn))
+            prefetch(e, jit_inst_ptr(e, in), sizeof *in);
     }
+    /* and the instruction that ends it (a .sync it runs, a bra), and where
+     * it will most likely stop (run_end: after a converged .sync, at a
+     * branch target, at a uniform branch's target): that instruction and
+     * the scheduler's entry for it, which its loop reads next */
+    const ptx_func *f = e->f;
+    uint32_t end = pc + len, at = end;
+    if (end < f->ncode && f->code[end].kind == K_SYNC)
+        at = end + 1;
+    else if (end < f->ncode && f->code[end].kind == K_BRA)
+        at = f->code[end].target;
+    if (at >= f->ncode)
+        return;
+    if (at != end)
+        prefetch(e, jit_inst_ptr(e, &f->code[end]), sizeof(ptx_inst));
+    prefetch(e, jit_inst_ptr(e, &f->code[at]), sizeof(ptx_inst));
+    LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+    LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+    LLVMValueRef seq = jit_field(e, rt, offsetof(ptx_rt, jit), e->ptr);
+    LLVMValueRef off = jit_k(e, e->i64, (uint64_t)at * sizeof(ptx_jit_seq));
+    prefetch(e, LLVMBuildGEP2(e->b, e->i8, seq, &off, 1, ""), sizeof(ptx_jit_seq));
 }
 
 static void emit_run(jit_emit *e, uint32_t pc, uint32_t len)
