@@ -78,6 +78,34 @@ static LLVMValueRef window(jit_emit *e, LLVMValueRef a, unsigned bytes, LLVMValu
     return LLVMBuildGEP2(b, e->i8, base, &a, 1, "");
 }
 
+/* The region a global or generic access at in hit last (regions has room
+ * past nregions), and in *have whether there is one (for a store, one that
+ * may be written): its lo, hi and delta (to its host memory) at
+ * ptx_region_rt's offsets. */
+static LLVMValueRef hinted_region(jit_emit *e, const ptx_inst *in, bool st, LLVMValueRef *have)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
+    LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
+    LLVMValueRef regions = jit_field(e, rt, offsetof(ptx_rt, regions), e->ptr);
+    LLVMValueRef nreg = jit_field(e, rt, offsetof(ptx_rt, nregions), e->i32);
+    LLVMValueRef ihint = jit_field(e, rt, offsetof(ptx_rt, ihint), e->ptr);
+    LLVMValueRef at = jit_k(e, e->i64, (uint64_t)(in - e->f->code) * sizeof(uint32_t));
+    LLVMValueRef hint = LLVMBuildLoad2(b, e->i32, LLVMBuildGEP2(b, e->i8, ihint, &at, 1, ""), "");
+    LLVMSetAlignment(hint, 4);
+    LLVMSetOrdering(hint, LLVMAtomicOrderingMonotonic); /* other host threads store it */
+    *have = LLVMBuildICmp(b, LLVMIntULT, hint, nreg, "");
+    hint = LLVMBuildSelect(b, *have, hint, LLVMConstInt(e->i32, 0, 0), "");
+    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, hint, e->i64, ""),
+                                    LLVMConstInt(e->i64, sizeof(ptx_region_rt), 0), "");
+    LLVMValueRef rg = LLVMBuildGEP2(b, e->i8, regions, &off, 1, "");
+    if (st) {
+        LLVMValueRef wr = jit_field(e, rg, offsetof(ptx_region_rt, writable), e->i8);
+        *have = LLVMBuildAnd(b, *have, LLVMBuildICmp(b, LLVMIntNE, wr, LLVMConstInt(e->i8, 0, 0), ""), "");
+    }
+    return rg;
+}
+
 /* The lanes' host addresses of a ld/st at addresses a, and in *ok the
  * lanes whose access is in bounds and aligned (the checks of ptx_addr.c);
  * NULL when the space has no fast path.  A load of less than 4 bytes gets
@@ -120,22 +148,8 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
         return window(e, a, bytes, jit_field(e, rt, offsetof(ptx_rt, params), e->ptr), size, ok);
     }
     case SP_GLOBAL:
-    case SP_GENERIC: { /* the region this instruction hit last (regions has room past nregions),
-                        * moved to its host memory by the region's delta */
-        LLVMValueRef cta = jit_field(e, e->w, offsetof(ptx_warp, cta), e->ptr);
-        LLVMValueRef rt = jit_field(e, cta, offsetof(ptx_cta, rt), e->ptr);
-        LLVMValueRef regions = jit_field(e, rt, offsetof(ptx_rt, regions), e->ptr);
-        LLVMValueRef nreg = jit_field(e, rt, offsetof(ptx_rt, nregions), e->i32);
-        LLVMValueRef ihint = jit_field(e, rt, offsetof(ptx_rt, ihint), e->ptr);
-        LLVMValueRef at = jit_k(e, e->i64, (uint64_t)(in - e->f->code) * sizeof(uint32_t));
-        LLVMValueRef hint = LLVMBuildLoad2(b, e->i32, LLVMBuildGEP2(b, e->i8, ihint, &at, 1, ""), "");
-        LLVMSetAlignment(hint, 4);
-        LLVMSetOrdering(hint, LLVMAtomicOrderingMonotonic); /* other host threads store it */
-        LLVMValueRef have = LLVMBuildICmp(b, LLVMIntULT, hint, nreg, "");
-        hint = LLVMBuildSelect(b, have, hint, LLVMConstInt(e->i32, 0, 0), "");
-        LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, hint, e->i64, ""),
-                                        LLVMConstInt(e->i64, sizeof(ptx_region_rt), 0), "");
-        LLVMValueRef rg = LLVMBuildGEP2(b, e->i8, regions, &off, 1, "");
+    case SP_GENERIC: {
+        LLVMValueRef have, rg = hinted_region(e, in, st, &have);
         LLVMValueRef lo = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, lo), e->i64));
         LLVMValueRef hi = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, hi), e->i64));
         LLVMValueRef in_rg = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, a, lo, ""),
@@ -143,10 +157,6 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
         LLVMValueRef room = LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a, ""),
                                           jit_splat(e, 64, bytes), "");
         *ok = LLVMBuildAnd(b, *ok, LLVMBuildAnd(b, in_rg, room, ""), "");
-        if (st) {
-            LLVMValueRef wr = jit_field(e, rg, offsetof(ptx_region_rt, writable), e->i8);
-            have = LLVMBuildAnd(b, have, LLVMBuildICmp(b, LLVMIntNE, wr, LLVMConstInt(e->i8, 0, 0), ""), "");
-        }
         *ok = LLVMBuildAnd(b, *ok, jit_splat_of(e, have), "");
         LLVMValueRef delta = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, delta), e->i64));
         return LLVMBuildIntToPtr(b, LLVMBuildAdd(b, a, delta, ""), LLVMVectorType(e->ptr, 32), "");
@@ -233,10 +243,75 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
     }
 }
 
+/* The loads of a global or generic ld whose 32 lanes all hold one address
+ * (weights, constants: most of an unrolled layer's loads): that address
+ * alone checked (as mem_ptrs checks each lane's, against the region the
+ * instruction hit last) and read once, the running lanes (mv) given the
+ * values: dests' values in uv (as jit_store_slot leaves them; e->rval as
+ * it was), the builder left in the block where it is not such a ld.
+ * Returns the block that ends with the values (no branch yet). */
+static LLVMBasicBlockRef uniform_ld(jit_emit *e, const ptx_inst *in, LLVMValueRef a, LLVMValueRef mv,
+                                    const uint32_t *dests, unsigned nd, LLVMValueRef *uv)
+{
+    LLVMBuilderRef b = e->b;
+    unsigned eb = in->a, n = in->b, bytes = eb * n;
+    LLVMValueRef a0 = LLVMBuildExtractElement(b, a, LLVMConstInt(e->i32, 0, 0), "");
+    LLVMValueRef same = LLVMBuildBitCast(b, LLVMBuildICmp(b, LLVMIntEQ, a, jit_splat_of(e, a0), ""), e->i32, "");
+    LLVMValueRef uni = LLVMBuildICmp(b, LLVMIntEQ, same, LLVMConstInt(e->i32, 0xffffffffu, 0), "");
+    LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldunicheck");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "lduni");
+    LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldlanes");
+    LLVMBuildCondBr(b, uni, check, other);
+    LLVMPositionBuilderAtEnd(b, check);
+    LLVMValueRef have, rg = hinted_region(e, in, false, &have);
+    LLVMValueRef lo = jit_field(e, rg, offsetof(ptx_region_rt, lo), e->i64);
+    LLVMValueRef hi = jit_field(e, rg, offsetof(ptx_region_rt, hi), e->i64);
+    LLVMValueRef k0 = LLVMConstInt(e->i64, 0, 0);
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, a0, LLVMConstInt(e->i64, bytes - 1u, 0), ""), k0, "");
+    ok = LLVMBuildAnd(b, ok, have, "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntUGE, a0, lo, ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, a0, hi, ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a0, ""),
+                                           LLVMConstInt(e->i64, bytes, 0), ""), "");
+    LLVMBuildCondBr(b, ok, one, other);
+    LLVMPositionBuilderAtEnd(b, one);
+    LLVMValueRef delta = jit_field(e, rg, offsetof(ptx_region_rt, delta), e->i64);
+    LLVMValueRef p0 = LLVMBuildIntToPtr(b, LLVMBuildAdd(b, a0, delta, ""), e->ptr, "");
+    LLVMValueRef keep[4];
+    uint8_t dirty[4];
+    for (unsigned q = 0; q < nd; q++) {
+        keep[q] = e->rval[dests[q]];
+        dirty[q] = e->rdirty[dests[q]];
+    }
+    unsigned rb = in->e;
+    uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
+    for (unsigned k = 0; k < n; k++) {
+        if (in->o[1 + k] == UINT32_MAX)
+            continue;
+        LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
+        LLVMTypeRef t = LLVMIntTypeInContext(e->ctx, eb * 8u);
+        LLVMValueRef x = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, e->i8, p0, &off, 1, ""), "");
+        LLVMSetAlignment(x, eb);
+        if (eb < 8)
+            x = in->c ? LLVMBuildSExt(b, x, e->i64, "") : LLVMBuildZExt(b, x, e->i64, "");
+        x = LLVMBuildAnd(b, x, LLVMConstInt(e->i64, rmask, 0), "");
+        jit_store_slot(e, in->o[1 + k], jit_splat_of(e, x), mv);
+    }
+    for (unsigned q = 0; q < nd; q++) { /* the other paths start from the values as they were */
+        uv[q] = e->rval[dests[q]];
+        e->rval[dests[q]] = keep[q];
+        e->rdirty[dests[q]] = dirty[q];
+    }
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
+    LLVMPositionBuilderAtEnd(b, other);
+    return end;
+}
+
 /* ld/st: the lanes' accesses through the helpers when every lane of the
  * mask is in bounds and aligned, else the handler (which faults as the
  * interpreter does); the registers it reads are in memory for it, and the
- * ones it writes are read back after it. */
+ * ones it writes are read back after it.  A global or generic ld of one
+ * address for the whole warp checks that address alone (uniform_ld). */
 bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
                      LLVMValueRef mv)
 {
@@ -254,8 +329,22 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
             jit_load_slot(e, in->o[1 + k]);
             spill(e, in->o[1 + k]);
         }
+    uint32_t slots[4]; /* each destination once (a ld's values: its last) */
+    unsigned ns = 0;
+    for (unsigned k = 0; !st && k < n; k++) {
+        uint32_t sl = in->o[1 + k];
+        bool seen = sl == UINT32_MAX;
+        for (unsigned q = 0; q < ns; q++)
+            seen |= slots[q] == sl;
+        if (!seen)
+            slots[ns++] = sl;
+    }
     LLVMValueRef ok;
     LLVMValueRef a = LLVMBuildAdd(b, jit_load_slot(e, in->o[0]), jit_splat_k(e, 64, in->imm), "");
+    LLVMValueRef univ[4];
+    LLVMBasicBlockRef uni_end = NULL;
+    if (!st && (in->d == SP_GLOBAL || in->d == SP_GENERIC))
+        uni_end = uniform_ld(e, in, a, mv, slots, ns, univ);
     LLVMValueRef ptrs = mem_ptrs(e, in, a, bytes, st, &ok);
     if (!ptrs)
         return false;
@@ -266,9 +355,8 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "memdone");
     LLVMBuildCondBr(b, bad, slow, fast);
     LLVMPositionBuilderAtEnd(b, fast);
-    uint32_t slots[4];
     LLVMValueRef fastv[4], slowv[4];
-    unsigned ns = 0, rb = in->e;
+    unsigned rb = in->e;
     uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
     LLVMValueRef vals[4] = {NULL, NULL, NULL, NULL};
     if (st) {
@@ -280,16 +368,8 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
     for (unsigned k = 0; k < n; k++)
         if (vals[k])
             jit_store_slot(e, in->o[1 + k], LLVMBuildAnd(b, vals[k], jit_splat(e, 64, rmask), ""), mv);
-    for (unsigned k = 0; !st && k < n; k++) { /* each destination once (its last value) */
-        uint32_t sl = in->o[1 + k];
-        bool seen = sl == UINT32_MAX;
-        for (unsigned q = 0; q < ns; q++)
-            seen |= slots[q] == sl;
-        if (!seen) {
-            slots[ns] = sl;
-            fastv[ns++] = e->rval[sl];
-        }
-    }
+    for (unsigned q = 0; q < ns; q++)
+        fastv[q] = e->rval[slots[q]];
     LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, slow);
@@ -300,12 +380,16 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
     }
     LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, join);
+    if (uni_end) {
+        LLVMPositionBuilderAtEnd(b, uni_end);
+        LLVMBuildBr(b, join);
+    }
     LLVMPositionBuilderAtEnd(b, join);
     for (unsigned q = 0; q < ns; q++) {
         LLVMValueRef phi = LLVMBuildPhi(b, e->v64, "");
-        LLVMValueRef vals[2] = {fastv[q], slowv[q]};
-        LLVMBasicBlockRef from[2] = {fast_end, slow_end};
-        LLVMAddIncoming(phi, vals, from, 2);
+        LLVMValueRef vals[3] = {fastv[q], slowv[q], uni_end ? univ[q] : NULL};
+        LLVMBasicBlockRef from[3] = {fast_end, slow_end, uni_end};
+        LLVMAddIncoming(phi, vals, from, uni_end ? 3 : 2);
         e->rval[slots[q]] = phi;
         e->rdirty[slots[q]] = 1;
     }
