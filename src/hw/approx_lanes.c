@@ -184,6 +184,15 @@ AVX2_FN static inline __m256i ftz8(__m256i b)
 #define LO128(v) _mm256_castsi256_si128(v)
 #define HI128(v) _mm256_extracti128_si256(v, 1)
 
+/* xs[n] up to the next multiple of eight (what the loops read past n) set
+ * to 0: not the whole array, whose zeroing GCC makes a rep stos, slow to
+ * start on every call of a warp's 32 lanes */
+static inline void zero_tail(float *xs, unsigned n)
+{
+    for (unsigned k = n; k % 8u; k++)
+        xs[k] = 0.0f;
+}
+
 /* ex2_portable's lanes, eight at a time: the same operations on the same
  * values, so the same bits; a lane at a code 3 (another delta: the int8
  * table's, or a saturated entry) is left to the caller, whose one-value
@@ -191,8 +200,9 @@ AVX2_FN static inline __m256i ftz8(__m256i b)
 AVX2_FN static uint32_t ex2_avx2(const uint8_t *const p2[2], const double *ref0, const float *x, float *y,
                                  unsigned n)
 {
-    float xs[32] = {0}, ys[32]; /* lanes past n: x = 0, their results dropped */
+    float xs[32], ys[32]; /* lanes past n, to the next eight: x = 0, their results dropped */
     memcpy(xs, x, 4 * (size_t)n);
+    zero_tail(xs, n);
     __m256i other = _mm256_set1_epi64x(((intptr_t)p2[1] - (intptr_t)p2[0]) / 4); /* E-'s words from E+'s */
     uint32_t rest = 0;
     for (unsigned k = 0; k < n; k += 8) {
@@ -239,8 +249,9 @@ AVX2_FN static uint32_t ex2_avx2(const uint8_t *const p2[2], const double *ref0,
 /* rcp_portable's lanes, eight at a time (as ex2_avx2) */
 AVX2_FN static uint32_t rcp_avx2(const uint8_t *p2, const float *x, float *y, unsigned n)
 {
-    float xs[32] = {0}, ys[32];
+    float xs[32], ys[32];
     memcpy(xs, x, 4 * (size_t)n);
+    zero_tail(xs, n);
     uint32_t rest = 0;
     for (unsigned k = 0; k < n; k += 8) {
         __m256i b = ftz8(_mm256_loadu_si256((const __m256i *)(const void *)(xs + k)));
