@@ -187,7 +187,7 @@ int main(void)
     check_uni(m, VKRR_PTX_ENGINE_INTERP, "interp");
     check_uni(m, VKRR_PTX_ENGINE_JIT, "jit");
     check_fault(m, sizeof(uint32_t) * WORDS, sizeof(uint32_t) * WORDS + 64, "64 bytes past the end");
-    check_fault(m, sizeof(uint32_t) * WORDS - 2, sizeof(uint32_t) * WORDS - 4, "allocation 0");
+    check_fault(m, sizeof(uint32_t) * WORDS - 2, sizeof(uint32_t) * WORDS - 4, "runs 2 bytes past the end");
     check_fault(m, sizeof(uint32_t) * WORDS, 2, "misaligned");
     vkrr_ptx_module_free(m);
     return test_finish("ptx_uniform_ld");

@@ -184,6 +184,26 @@ static LLVMValueRef sub_word(jit_emit *e, LLVMValueRef ptrs, LLVMValueRef a, LLV
     return sx ? LLVMBuildSExt(b, v, e->v64, "") : LLVMBuildZExt(b, v, e->v64, "");
 }
 
+/* Element k of a ld (in->a bytes each) at host address p0, extended to 64
+ * bits (sign when in->c). */
+static LLVMValueRef load_one(jit_emit *e, const ptx_inst *in, LLVMValueRef p0, unsigned k)
+{
+    unsigned eb = in->a;
+    LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
+    LLVMValueRef x = LLVMBuildLoad2(e->b, LLVMIntTypeInContext(e->ctx, eb * 8u),
+                                    LLVMBuildGEP2(e->b, e->i8, p0, &off, 1, ""), "");
+    LLVMSetAlignment(x, eb);
+    if (eb < 8)
+        x = in->c ? LLVMBuildSExt(e->b, x, e->i64, "") : LLVMBuildZExt(e->b, x, e->i64, "");
+    return x;
+}
+
+/* The bits of a ld's destination register (in->e of them). */
+static uint64_t reg_mask(const ptx_inst *in)
+{
+    return in->e >= 64 ? ~0ull : (1ull << in->e) - 1u;
+}
+
 /* The values a ld reads (vals[k] for each destination, NULL for a sink):
  * when the whole warp runs it at one address (weights, constants), one
  * load broadcast; else gathers (of words, for elements under 4 bytes). */
@@ -211,17 +231,9 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
     LLVMBuildCondBr(b, uni, one, each);
     LLVMValueRef v1[4], v2[4];
     LLVMPositionBuilderAtEnd(b, one);
-    for (unsigned k = 0; k < n; k++) {
-        if (in->o[1 + k] == UINT32_MAX)
-            continue;
-        LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
-        LLVMTypeRef t = LLVMIntTypeInContext(e->ctx, eb * 8u);
-        LLVMValueRef x = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, e->i8, p0, &off, 1, ""), "");
-        LLVMSetAlignment(x, eb);
-        if (eb < 8)
-            x = in->c ? LLVMBuildSExt(b, x, e->i64, "") : LLVMBuildZExt(b, x, e->i64, "");
-        v1[k] = jit_splat_of(e, x);
-    }
+    for (unsigned k = 0; k < n; k++)
+        if (in->o[1 + k] != UINT32_MAX)
+            v1[k] = jit_splat_of(e, load_one(e, in, p0, k));
     LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, each);
@@ -283,18 +295,10 @@ static LLVMBasicBlockRef uniform_ld(jit_emit *e, const ptx_inst *in, LLVMValueRe
         keep[q] = e->rval[dests[q]];
         dirty[q] = e->rdirty[dests[q]];
     }
-    unsigned rb = in->e;
-    uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
     for (unsigned k = 0; k < n; k++) {
         if (in->o[1 + k] == UINT32_MAX)
             continue;
-        LLVMValueRef off = LLVMConstInt(e->i64, (uint64_t)k * eb, 0);
-        LLVMTypeRef t = LLVMIntTypeInContext(e->ctx, eb * 8u);
-        LLVMValueRef x = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, e->i8, p0, &off, 1, ""), "");
-        LLVMSetAlignment(x, eb);
-        if (eb < 8)
-            x = in->c ? LLVMBuildSExt(b, x, e->i64, "") : LLVMBuildZExt(b, x, e->i64, "");
-        x = LLVMBuildAnd(b, x, LLVMConstInt(e->i64, rmask, 0), "");
+        LLVMValueRef x = LLVMBuildAnd(b, load_one(e, in, p0, k), LLVMConstInt(e->i64, reg_mask(in), 0), "");
         jit_store_slot(e, in->o[1 + k], jit_splat_of(e, x), mv);
     }
     for (unsigned q = 0; q < nd; q++) { /* the other paths start from the values as they were */
@@ -356,8 +360,7 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
     LLVMBuildCondBr(b, bad, slow, fast);
     LLVMPositionBuilderAtEnd(b, fast);
     LLVMValueRef fastv[4], slowv[4];
-    unsigned rb = in->e;
-    uint64_t rmask = rb >= 64 ? ~0ull : (1ull << rb) - 1u;
+    uint64_t rmask = reg_mask(in);
     LLVMValueRef vals[4] = {NULL, NULL, NULL, NULL};
     if (st) {
         for (unsigned k = 0; k < n; k++)
