@@ -437,7 +437,7 @@ enum {
     JOP_F32_GEN, /* ptx_float.c's x_f32_gen: inline for add/sub/mul/fma .rn (.ftz, .sat) */
     JOP_F32_F16, /* cvt.rn.f16.f32 (vkrr_f32_to_f16_rne) */
     JOP_FSETP, /* ptx_float.c's x_fsetp: inline for .f32 */
-    JOP_FMINMAX, JOP_FABSNEG, /* x_minmax, x_absneg: inline for .f32 (and abs/neg .f64) */
+    JOP_FMINMAX, JOP_FABSNEG, JOP_APPROX, /* inline .f32 (abs/neg .f64 too); x_approx: ptx_jcalls.h */
 };
 typedef struct ptx_jop {
     ptx_fn fn;
@@ -609,7 +609,7 @@ struct ptx_warp {
     bool yielded;                 /* the last turn ended so */
     uint32_t ylanes;              /* lanes that waited this turn: the others run first */
     uint64_t jbudget;             /* compiled runs: steps a run may still take */
-    int (*jsync)(ptx_warp *, const ptx_inst *); /* ptx_sync_converged, for compiled code */
+    const struct ptx_jcalls *jcalls; /* what compiled code calls directly (ptx_jcalls.h) */
 };
 
 /* A region as the kernel sees it: device addresses [lo, hi), at host

@@ -15,6 +15,9 @@
 
 #include "cores.h"
 #include "ptx_internal.h"
+#include "ptx_jcalls.h"
+
+const ptx_jcalls ptx_jcalls_all = {ptx_sync_converged, ptx_approx32};
 
 /* ---- scheduling within a warp --------------------------------------------------- */
 /* Chooses the next group: 1, or 0 when no lane of the warp can run now. */
@@ -519,7 +522,7 @@ static void *worker_main(void *arg)
         w->local = local + (size_t)i * 32u * rt->local_bytes;
         w->cta = &cta;
         w->index = i;
-        w->jsync = ptx_sync_converged;
+        w->jcalls = &ptx_jcalls_all;
         for (uint32_t k = 0; k < f->nconst; k++) {
             uint64_t *s = PTX_R(w, f->nsreg + k);
             for (unsigned lane = 0; lane < 32; lane++)

@@ -56,7 +56,7 @@ int ptx_sync_groups(ptx_warp *w, const ptx_inst *in, uint32_t m)
 /* Where every live lane is running and none is parked, no lane can wait
  * for another: the scheduler's K_SYNC step (ptx_exec.c) is then the
  * instruction run for the running lanes under its guard, and nothing else.
- * Compiled runs take it without going back to the scheduler (ptx_warp.jsync). */
+ * Compiled runs take it without going back to the scheduler (ptx_jcalls.h). */
 int ptx_sync_converged(ptx_warp *w, const ptx_inst *in)
 {
     if (w->parked || (w->live & ~w->active))

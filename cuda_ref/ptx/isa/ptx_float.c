@@ -11,6 +11,7 @@
 
 #include "approx.h"
 #include "ptx_internal.h"
+#include "ptx_jcalls.h"
 
 #define A_(i) PTX_R(w, in->o[i])
 #define HANDLER(name) static int name(ptx_warp *w, const ptx_inst *in, uint32_t m)
@@ -270,6 +271,26 @@ HANDLER(x_harith)
     return 0;
 }
 
+/* x_approx's .f32 law for the lanes m of a into d: the running lanes'
+ * values in one call; the stand-ins it meets noted in the launch */
+static void approx_f32(ptx_warp *w, vkrr_approx_op op, int ftz, uint32_t m, uint64_t *d, const uint64_t *A)
+{
+    float x[32], y[32]; /* n read: not zeroed (a rep stos, half the handler's time) */
+    unsigned n = 0, si = 0;
+    x[0] = 0.0f; /* (GCC cannot see that n lanes are written) */
+    PTX_LANES(m, { x[n++] = ptx_f(A[l]); });
+    vkrr_approx_f32_many(op, x, y, n, ftz, &si);
+    n = 0;
+    PTX_LANES(m, { d[l] = ptx_fb(y[n++]); });
+    if (si)
+        atomic_fetch_or(&w->cta->rt->standins, si);
+}
+
+void ptx_approx32(ptx_warp *w, uint32_t op_ftz, uint64_t *d, const uint64_t *a)
+{
+    approx_f32(w, (vkrr_approx_op)(op_ftz & 0xffu), (int)(op_ftz >> 8), 0xffffffffu, d, a);
+}
+
 /* approximate: in->a vkrr_approx_op, in->c ftz, in->d 0 f32 1 f16 2 f16x2 3 f64,
  * in->e bf16.  The stand-ins it meets are noted in the launch (ptx_rt). */
 HANDLER(x_approx)
@@ -278,14 +299,8 @@ HANDLER(x_approx)
     const uint64_t *A = A_(1);
     vkrr_approx_op op = (vkrr_approx_op)in->a;
     unsigned si = 0;
-    if (in->d == 0) { /* f32: the running lanes' values in one call */
-        float x[32], y[32]; /* n read: not zeroed (a rep stos, half the handler's time) */
-        unsigned n = 0;
-        x[0] = 0.0f; /* (GCC cannot see that n lanes are written) */
-        PTX_LANES(m, { x[n++] = ptx_f(A[l]); });
-        vkrr_approx_f32_many(op, x, y, n, in->c, &si);
-        n = 0;
-        PTX_LANES(m, { d[l] = ptx_fb(y[n++]); });
+    if (in->d == 0) {
+        approx_f32(w, op, in->c, m, d, A);
     } else if (in->d == 3) {
         PTX_LANES(m, { d[l] = ptx_db(vkrr_approx_f64(op, ptx_d(A[l]), in->c, &si)); });
     } else {
@@ -354,7 +369,8 @@ HANDLER(x_fsetp)
 const ptx_jop ptx_float_jops[] = {{x_fadd, JOP_FADD, 32, 0}, {x_fsub, JOP_FSUB, 32, 0},
                                   {x_fmul, JOP_FMUL, 32, 0}, {x_ffma, JOP_FFMA, 32, 0},
                                   {x_f32_gen, JOP_F32_GEN, 32, 0}, {x_fsetp, JOP_FSETP, 32, 0},
-                                  {x_minmax, JOP_FMINMAX, 32, 0}, {x_absneg, JOP_FABSNEG, 32, 0}};
+                                  {x_minmax, JOP_FMINMAX, 32, 0}, {x_absneg, JOP_FABSNEG, 32, 0},
+                                  {x_approx, JOP_APPROX, 32, 0}};
 const unsigned ptx_float_njops = sizeof ptx_float_jops / sizeof ptx_float_jops[0];
 
 /* set.cmp{.bool}{.ftz}.dtype.stype with float sources (cuda_fp16.h's

@@ -37,7 +37,7 @@ static const ptx_jop *jop_of(ptx_fn fn)
 unsigned ptx_jit_emit_weight(const ptx_inst *in)
 {
     const ptx_jop *j = jop_of(in->fn); /* (emit_jop may still call the handler for a few forms) */
-    return !j ? 0 : j->op == JOP_LD || j->op == JOP_ST ? 4 : 1;
+    return !j || j->op == JOP_APPROX ? 0 : j->op == JOP_LD || j->op == JOP_ST ? 4 : 1; /* a call either way */
 }
 
 /* Source slot as <32 x iN> (its low N bits). */
@@ -153,6 +153,8 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         return true;
     case JOP_LD: case JOP_ST:
         return jit_emit_mem(e, in, j, m, mv);
+    case JOP_APPROX:
+        return jit_emit_approx(e, in, m);
     case JOP_F16_F32:
         jit_store_slot(e, in->o[0], LLVMBuildZExt(b, f16_to_f32(e, src(e, in->o[1], 16)), e->v64, ""), mv);
         return true;
@@ -304,7 +306,7 @@ static LLVMValueRef all_here(jit_emit *e)
 }
 
 /* A .sync instruction at pc, after a run (mma, shfl, ldmatrix, ...): run
- * here, as the scheduler would, through ptx_sync_converged (ptx_warp.jsync)
+ * here, as the scheduler would, through ptx_sync_converged (ptx_warp.jcalls)
  * where the warp is converged and the chain's budgets allow it (one step)
  * and the run after it, which it goes on into; else (lanes parked or
  * elsewhere, budgets spent) the scheduler's. */
@@ -325,7 +327,8 @@ static void sync_end(jit_emit *e, uint32_t pc)
     LLVMPositionBuilderAtEnd(b, yes);
     LLVMTypeRef params[2] = {e->ptr, e->ptr};
     LLVMTypeRef st = LLVMFunctionType(e->i32, params, 2, 0);
-    LLVMValueRef fp = jit_field(e, e->w, offsetof(ptx_warp, jsync), e->ptr);
+    LLVMValueRef jc = jit_field(e, e->w, offsetof(ptx_warp, jcalls), e->ptr);
+    LLVMValueRef fp = jit_field(e, jc, offsetof(ptx_jcalls, sync), e->ptr);
     LLVMValueRef args[2] = {e->w, jit_inst_ptr(e, &f->code[pc])};
     LLVMValueRef r = LLVMBuildCall2(b, st, fp, args, 2, "");
     LLVMBasicBlockRef notfault = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "syncok");

@@ -8,6 +8,7 @@
 #include <llvm-c/Core.h>
 
 #include "ptx_internal.h"
+#include "ptx_jcalls.h"
 
 /* Runs of one shape share one function (the quick tier: an unrolled
  * kernel's phases are the same code over other registers): what differs
@@ -123,11 +124,18 @@ void jit_store_pred(jit_emit *e, uint32_t p, LLVMValueRef bits, LLVMValueRef m);
 void jit_flush(jit_emit *e, bool forget);
 void jit_call_handler(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
 void jit_emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
+/* jit_emit_call, but a whole warp calls ptx_warp.jcalls' routine at off
+ * (type ft) with w and args instead of in's handler. */
+void jit_emit_call_whole(jit_emit *e, const ptx_inst *in, LLVMValueRef m, size_t off, LLVMTypeRef ft,
+                         LLVMValueRef *args, unsigned nargs);
 /* ---- ptx_jit_mem.c ---- */
 /* ld/st (ptx_mem_jops) for lanes m (mv as <32 x i1>); false: not inline. */
 bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRef m,
                   LLVMValueRef mv);
 /* ---- ptx_jit_float.c ---- */
+/* x_approx (JOP_APPROX): a direct call where the whole warp runs its .f32
+ * forms (ptx_approx32); false: the handler is called. */
+bool jit_emit_approx(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
 /* f32 add/sub/mul/fma, setp.f32 and cvt.rn.f16.f32 (ptx_float_jops,
  * JOP_F32_F16) for lanes m (mv as <32 x i1>); false: not inline (the
  * handler is called). */

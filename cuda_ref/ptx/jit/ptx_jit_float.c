@@ -103,6 +103,21 @@ static void arith(jit_emit *e, const ptx_inst *in, int op, bool ftz_, bool sat, 
     jit_store_slot(e, in->o[0], LLVMBuildZExt(b, ri, e->v64, ""), mv);
 }
 
+/* x_approx: its .f32 forms for a whole warp call ptx_approx32 directly
+ * (ptx_jcalls.h), on the registers in memory, as the handler reads them;
+ * the others, and a partial warp, call the handler. */
+bool jit_emit_approx(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+{
+    if (in->d != 0 || in->o[0] >= e->f->nslots || in->o[1] >= e->f->nslots)
+        return false;
+    LLVMTypeRef params[4] = {e->ptr, e->i32, e->ptr, e->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 4, 0);
+    LLVMValueRef args[3] = {LLVMConstInt(e->i32, (uint64_t)in->a | (uint64_t)in->c << 8, 0),
+                            jit_slot_ptr(e, in->o[0]), jit_slot_ptr(e, in->o[1])};
+    jit_emit_call_whole(e, in, m, offsetof(ptx_jcalls, approx32), ft, args, 3);
+    return true;
+}
+
 /* vkrr_f32_to_f16_rne over the lanes, as <32 x i32> holding the f16 code. */
 static LLVMValueRef f32_to_f16(jit_emit *e, LLVMValueRef x)
 {

@@ -288,6 +288,37 @@ void jit_emit_call(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
     after_call(e, in);
 }
 
+/* As jit_emit_call, but where every lane runs in (m all 32) a call of the
+ * routine at offset off of ptx_warp.jcalls (type ft: void, w then args)
+ * in place of the handler: the routine's law for a whole warp needs none
+ * of the handler's decoding of in or its loop over the lanes. */
+void jit_emit_call_whole(jit_emit *e, const ptx_inst *in, LLVMValueRef m, size_t off, LLVMTypeRef ft,
+                         LLVMValueRef *args, unsigned nargs)
+{
+    before_call(e, in);
+    LLVMBuilderRef b = e->b;
+    LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "whole");
+    LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "part");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "call");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, m, LLVMConstInt(e->i32, 0xffffffffu, 0), ""), whole, part);
+    LLVMPositionBuilderAtEnd(b, whole);
+    LLVMValueRef jc = jit_field(e, e->w, offsetof(ptx_warp, jcalls), e->ptr);
+    LLVMValueRef fn = jit_field(e, jc, off, e->ptr);
+    LLVMValueRef all[8] = {e->w};
+    for (unsigned i = 0; i < nargs && i < 7; i++)
+        all[1 + i] = args[i];
+    LLVMBuildCall2(b, ft, fn, all, 1 + nargs, "");
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, part);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, m, LLVMConstInt(e->i32, 0, 0), ""), run, next);
+    LLVMPositionBuilderAtEnd(b, run);
+    jit_call_handler(e, in, m);
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    after_call(e, in);
+}
+
 /* A run-time scalar in every lane. */
 LLVMValueRef jit_splat_of(jit_emit *e, LLVMValueRef x)
 {
