@@ -236,22 +236,31 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
             v1[k] = jit_splat_of(e, load_one(e, in, p0, k));
     LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, done);
+    /* gathers: a whole warp's by a constant mask, which LLVM makes plain
+     * loads where the target has no masked gather (AVX2: a branch a lane) */
+    LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldwhole");
+    LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldpart");
     LLVMPositionBuilderAtEnd(b, each);
-    LLVMValueRef words[4] = {NULL, NULL, NULL, NULL};
-    for (unsigned k = 0; k < n; k++)
-        if (in->o[1 + k] != UINT32_MAX)
-            v2[k] = eb < 4 ? sub_word(e, ptrs, a, mv, eb, eb * n, in->c, k, words)
-                           : gather(e, ptrs, mv, eb, in->c, k * eb);
-    LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, done);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""), whole, part);
+    LLVMBasicBlockRef from[3] = {one_end, whole, part};
+    LLVMValueRef v3[4], masks[2] = {LLVMConstAllOnes(e->vmask), mv}, *into[2] = {v2, v3};
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMPositionBuilderAtEnd(b, h ? part : whole);
+        LLVMValueRef words[4] = {NULL, NULL, NULL, NULL};
+        for (unsigned k = 0; k < n; k++)
+            if (in->o[1 + k] != UINT32_MAX)
+                into[h][k] = eb < 4 ? sub_word(e, ptrs, a, masks[h], eb, eb * n, in->c, k, words)
+                                    : gather(e, ptrs, masks[h], eb, in->c, k * eb);
+        from[1 + h] = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, done);
+    }
     LLVMPositionBuilderAtEnd(b, done);
     for (unsigned k = 0; k < n; k++) {
         if (in->o[1 + k] == UINT32_MAX)
             continue;
         vals[k] = LLVMBuildPhi(b, e->v64, "");
-        LLVMValueRef in_v[2] = {v1[k], v2[k]};
-        LLVMBasicBlockRef from[2] = {one_end, each_end};
-        LLVMAddIncoming(vals[k], in_v, from, 2);
+        LLVMValueRef in_v[3] = {v1[k], v2[k], v3[k]};
+        LLVMAddIncoming(vals[k], in_v, from, 3);
     }
 }
 
