@@ -410,12 +410,8 @@ static void run_end(jit_emit *e, uint32_t pc)
     stop_at(e, pc);
 }
 
-/* The instructions of the run whose handlers it calls, asked for at its
- * start: a handler's first reads are its ptx_inst (in->fn for the call
- * itself, then its operands), on lines of their own in a large kernel's
- * code, which nothing else brought near; fetched together they overlap,
- * where one after another each call would wait for its own.  A ptx_inst
- * (80 bytes) mostly spans two lines: both are asked for. */
+/* Asks for the lines of [at, at + bytes), bytes at most a line (a ptx_inst
+ * of 80 bytes mostly spans two). */
 static void prefetch(jit_emit *e, LLVMValueRef at, size_t bytes)
 {
     LLVMTypeRef tys[1] = {e->ptr};
@@ -430,6 +426,11 @@ static void prefetch(jit_emit *e, LLVMValueRef at, size_t bytes)
     }
 }
 
+/* The instructions of the run whose handlers it calls, asked for at its
+ * start: a handler's first reads are its ptx_inst (in->fn for the call
+ * itself, then its operands), on lines of their own in a large kernel's
+ * code, which nothing else brought near; fetched together they overlap,
+ * where one after another each call would wait for its own. */
 static void prefetch_calls(jit_emit *e, uint32_t pc, uint32_t len)
 {
     if (!e->prefetch)

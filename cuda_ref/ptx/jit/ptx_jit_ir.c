@@ -306,7 +306,8 @@ void jit_emit_call_whole(jit_emit *e, const ptx_inst *in, LLVMValueRef m, size_t
     LLVMValueRef jc = jit_field(e, e->w, offsetof(ptx_warp, jcalls), e->ptr);
     LLVMValueRef fn = jit_field(e, jc, off, e->ptr);
     LLVMValueRef all[8] = {e->w};
-    for (unsigned i = 0; i < nargs && i < 7; i++)
+    nargs = nargs < 7 ? nargs : 7; /* (ft's: at most 7 besides w) */
+    for (unsigned i = 0; i < nargs; i++)
         all[1 + i] = args[i];
     LLVMBuildCall2(b, ft, fn, all, 1 + nargs, "");
     LLVMBuildBr(b, next);
