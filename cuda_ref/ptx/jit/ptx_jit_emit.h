@@ -57,7 +57,8 @@ typedef struct jit_emit {
     jit_shape *shapes; /* this module's functions by their IR (open addressing) */
     uint32_t nshapes, capshapes;
     bool share_check;  /* VKRR_PTX_JIT_SHARE_CHECK=1, read once an emit */
-    bool prefetch;     /* a run asks early for the instructions it calls (VKRR_PTX_JIT_PREFETCH=0: not) */
+    bool prefetch;     /* a run asks early for the instructions it calls: kernels of 8,192
+                        * instructions or more (VKRR_PTX_JIT_PREFETCH=0: none) */
 } jit_emit;
 
 /* Types and builder for module mod; ptx_jit_emit_done frees the builder. */

@@ -25,8 +25,11 @@ bool ptx_jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const
     e->f = f;
     const char *check = getenv("VKRR_PTX_JIT_SHARE_CHECK");
     e->share_check = check && !strcmp(check, "1");
+    /* prefetch only where the decoded instructions (80 bytes each) outgrow
+     * what a core's caches keep: on rrref's kernels it cost compile time
+     * (e2e_ptx_jit 12%) and saved nothing */
     const char *pf = getenv("VKRR_PTX_JIT_PREFETCH");
-    e->prefetch = !(pf && !strcmp(pf, "0"));
+    e->prefetch = !(pf && !strcmp(pf, "0")) && f->ncode >= 8192u;
     e->b = LLVMCreateBuilderInContext(ctx);
     e->i1 = LLVMInt1TypeInContext(ctx);
     e->i8 = LLVMInt8TypeInContext(ctx);
