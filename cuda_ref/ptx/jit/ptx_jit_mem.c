@@ -106,6 +106,16 @@ static LLVMValueRef hinted_region(jit_emit *e, const ptx_inst *in, bool st, LLVM
     return rg;
 }
 
+/* Whether an access of room bytes at a lies in [lo, hi): scalars or
+ * vectors alike (room of a's type). */
+static LLVMValueRef fits(jit_emit *e, LLVMValueRef a, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef room)
+{
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef in_rg = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, a, lo, ""),
+                                      LLVMBuildICmp(b, LLVMIntULT, a, hi, ""), "");
+    return LLVMBuildAnd(b, in_rg, LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a, ""), room, ""), "");
+}
+
 /* The lanes' host addresses of a ld/st at addresses a, and in *ok the
  * lanes whose access is in bounds and aligned (the checks of ptx_addr.c);
  * NULL when the space has no fast path.  A load of less than 4 bytes gets
@@ -152,11 +162,7 @@ static LLVMValueRef mem_ptrs(jit_emit *e, const ptx_inst *in, LLVMValueRef a, un
         LLVMValueRef have, rg = hinted_region(e, in, st, &have);
         LLVMValueRef lo = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, lo), e->i64));
         LLVMValueRef hi = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, hi), e->i64));
-        LLVMValueRef in_rg = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, a, lo, ""),
-                                          LLVMBuildICmp(b, LLVMIntULT, a, hi, ""), "");
-        LLVMValueRef room = LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a, ""),
-                                          jit_splat(e, 64, bytes), "");
-        *ok = LLVMBuildAnd(b, *ok, LLVMBuildAnd(b, in_rg, room, ""), "");
+        *ok = LLVMBuildAnd(b, *ok, fits(e, a, lo, hi, jit_splat(e, 64, bytes)), "");
         *ok = LLVMBuildAnd(b, *ok, jit_splat_of(e, have), "");
         LLVMValueRef delta = jit_splat_of(e, jit_field(e, rg, offsetof(ptx_region_rt, delta), e->i64));
         return LLVMBuildIntToPtr(b, LLVMBuildAdd(b, a, delta, ""), LLVMVectorType(e->ptr, 32), "");
@@ -208,7 +214,7 @@ static uint64_t reg_mask(const ptx_inst *in)
  * when the whole warp runs it at one address (weights, constants), one
  * load broadcast; else gathers (of words, for elements under 4 bytes). */
 static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef a,
-                        LLVMValueRef m, LLVMValueRef mv, LLVMValueRef *vals)
+                        LLVMValueRef m, LLVMValueRef mv, bool one_done, LLVMValueRef *vals)
 {
     LLVMBuilderRef b = e->b;
     unsigned eb = in->a, n = in->b;
@@ -228,6 +234,8 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
     LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldone");
     LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldeach");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "lddone");
+    if (one_done) /* uniform_ld took the one-address case: never here */
+        uni = LLVMConstInt(e->i1, 0, 0);
     LLVMBuildCondBr(b, uni, one, each);
     LLVMValueRef v1[4], v2[4];
     LLVMPositionBuilderAtEnd(b, one);
@@ -290,10 +298,7 @@ static LLVMBasicBlockRef uniform_ld(jit_emit *e, const ptx_inst *in, LLVMValueRe
     LLVMValueRef k0 = LLVMConstInt(e->i64, 0, 0);
     LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, a0, LLVMConstInt(e->i64, bytes - 1u, 0), ""), k0, "");
     ok = LLVMBuildAnd(b, ok, have, "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntUGE, a0, lo, ""), "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntULT, a0, hi, ""), "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildSub(b, hi, a0, ""),
-                                           LLVMConstInt(e->i64, bytes, 0), ""), "");
+    ok = LLVMBuildAnd(b, ok, fits(e, a0, lo, hi, LLVMConstInt(e->i64, bytes, 0)), "");
     LLVMBuildCondBr(b, ok, one, other);
     LLVMPositionBuilderAtEnd(b, one);
     LLVMValueRef delta = jit_field(e, rg, offsetof(ptx_region_rt, delta), e->i64);
@@ -375,7 +380,7 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
         for (unsigned k = 0; k < n; k++)
             scatter(e, ptrs, jit_load_slot(e, in->o[1 + k]), mv, eb, k * eb);
     } else {
-        load_values(e, in, ptrs, a, m, mv, vals);
+        load_values(e, in, ptrs, a, m, mv, uni_end != NULL, vals);
     }
     for (unsigned k = 0; k < n; k++)
         if (vals[k])
