@@ -50,10 +50,8 @@ INLINE bool rows_double(const uint32_t *v, unsigned nrow, unsigned k, const fmt 
 }
 
 /* Every e4m3 and e5m2 byte decoded (by decode: the formats' one decoding):
- * its exact value (a NaN's or an Inf's is never read), its exponent e, and
- * whether it is a NaN or an Inf; for rows_bytes. */
+ * its exponent e, and whether it is a NaN or an Inf; for rows_bytes. */
 static struct {
-    double val[256];
     int32_t e[256];
     bool bad[256];
 } bytes_of[2]; /* e4m3, e5m2 */
@@ -70,7 +68,6 @@ static void bytes_fill(void)
                 v[j] = x0 + j;
             decode(v, 32, f, &o);
             for (uint32_t j = 0; j < 32; j++) {
-                bytes_of[t].val[x0 + j] = (o.s[j] ? -1.0 : 1.0) * ldexp(o.m[j], o.e[j] - (int)f->mb);
                 bytes_of[t].e[x0 + j] = o.e[j];
                 bytes_of[t].bad[x0 + j] = o.cls[j] != FINITE;
             }
@@ -78,8 +75,34 @@ static void bytes_fill(void)
     }
 }
 
-/* rows_double of 8-bit factors given as bytes: their values from
- * bytes_of; the least and the largest exponent of the nonzero ones those of
+/* Eight finite 8-bit factors of format f (e4m3 or e5m2) as exact doubles,
+ * into out: the byte's magnitude bits are an f32's exponent and fraction's
+ * top bits, its exponent field rebased (+ 127 - bias), and the f32 widened.
+ * A subnormal (field 0) is made normal at field 1, 2^(1 - bias) (1 + m
+ * 2^-mb), less 2^(1 - bias): m 2^(1 - bias - mb), exactly; no f32 is
+ * subnormal, so no DAZ or FTZ setting changes a value.  The sign last (a
+ * -0 stays -0).  Eight lanes of 32 bits, each byte shifted down from its
+ * word (__builtin_convertvector of bytes: GCC inserts them one by one). */
+INLINE void bytes8_double(const uint8_t *v, const fmt *f, double *out)
+{
+    typedef float f8 __attribute__((vector_size(32)));
+    uint32_t w[2];
+    memcpy(w, v, 8);
+    v8u x = (v8u){w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]} >> (v8u){0, 8, 16, 24, 0, 8, 16, 24};
+    x &= 0xffu;
+    v8u mag = x & 0x7fu;
+    v8u sub = (v8u)((mag >> f->mb) == 0); /* -1 where the exponent field is 0 */
+    v8u bits = (mag << (23 - f->mb)) + (uint32_t)((127 - f->bias) << 23) + (sub & (1u << 23));
+    f8 val = (f8)bits - (f8)(sub & (uint32_t)((127 + 1 - f->bias) << 23));
+    val = (f8)((v8u)val ^ ((x >> 7) << 31));
+    d4 d0 = __builtin_convertvector(__builtin_shufflevector(val, val, 0, 1, 2, 3), d4);
+    d4 d1 = __builtin_convertvector(__builtin_shufflevector(val, val, 4, 5, 6, 7), d4);
+    memcpy(out, &d0, 32);
+    memcpy(out + 4, &d1, 32);
+}
+
+/* rows_double of 8-bit factors given as bytes: their values by
+ * bytes8_double; the least and the largest exponent of the nonzero ones those of
  * the least nonzero and the largest magnitude (a byte's low seven bits: its
  * exponent grows with them), and a NaN or an Inf is among them when the
  * largest magnitude is one (they are e4m3's and e5m2's largest). */
@@ -113,8 +136,8 @@ INLINE bool rows_bytes(const uint8_t *v, unsigned nrow, unsigned k, ptx_dot_type
     if (bytes_of[ti].bad[mx])
         return false;
     for (unsigned r = 0; r < nrow; r++)
-        for (unsigned kk = 0; kk < k; kk++)
-            out[r][kk] = bytes_of[ti].val[v[r * k + kk]];
+        for (unsigned kk = 0; kk < k; kk += 8) /* k: a multiple of 8 (tile_uncut) */
+            bytes8_double(v + r * k + kk, &fmts[t], out[r] + kk);
     *lo = mn == 0xffu ? INT32_MAX : bytes_of[ti].e[mn];
     *hi = mn == 0xffu ? INT32_MIN : bytes_of[ti].e[mx];
     return true;
