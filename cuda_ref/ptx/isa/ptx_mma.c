@@ -136,6 +136,7 @@ static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, 
  * 2 (l % 4) + idx % 2) to their places in C by row, rows under M */
 static inline void c_put(uint32_t *C, unsigned M, bool c32, unsigned l, const uint64_t c[4])
 {
+#pragma GCC unroll 4
     for (unsigned idx = 0; idx < 4; idx++) {
         unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
         if (row < M)
@@ -146,10 +147,8 @@ static inline void c_put(uint32_t *C, unsigned M, bool c32, unsigned l, const ui
 /* a register's four bytes, low first, to four elements */
 static inline void put_bytes(uint8_t *e, uint32_t v)
 {
-    e[0] = (uint8_t)v;
-    e[1] = (uint8_t)(v >> 8);
-    e[2] = (uint8_t)(v >> 16);
-    e[3] = (uint8_t)(v >> 24);
+    for (unsigned i = 0; i < 4; i++) /* GCC: one 32-bit store (x86's order) */
+        e[i] = (uint8_t)(v >> 8 * i);
 }
 
 static void tile_gather(const frag *f, unsigned ew, unsigned M, unsigned K, uint32_t *A, uint32_t *B)
@@ -219,7 +218,9 @@ static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
     uint64_t *const *ra = reg + nd, *const *rb = ra + 4, *const *rc = rb + 2;
     uint8_t A[16 * 32], B[8 * 32];
     uint32_t C[16 * 8], D[16 * 8];
+#pragma GCC unroll 2
     for (unsigned l = 0; l < 32; l++) {
+#pragma GCC unroll 4
         for (unsigned r = 0; r < 4; r++)
             put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, (uint32_t)ra[r][l]);
         for (unsigned r = 0; r < 2; r++)
@@ -231,6 +232,7 @@ static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
                       .c = C, .d = D, .c16 = !c32, .d16 = !d32, .split = true};
     ptx_dot_tile_sum(&t, &ar);
     for (unsigned r = 0; r < nd; r++)
+#pragma GCC unroll 4
         for (unsigned l = 0; l < 32; l++) {
             unsigned row = l / 4 + 8 * (d32 ? r / 2 : r), col = (l % 4) * 2 + (d32 ? r % 2 : 0);
             reg[r][l] = d32 ? D[row * 8 + col] : (D[row * 8 + col] | (uint64_t)D[row * 8 + col + 1] << 16);
@@ -255,9 +257,8 @@ void vkrr_ptx_mma_e4m3_f16(const uint32_t a[32][4], const uint32_t b[32][2], con
         }
     }
     mma_fp8(reg, MK_E4M3, MK_E4M3, false, false);
-    for (unsigned l = 0; l < 32; l++)
-        for (unsigned r = 0; r < 2; r++)
-            d[l][r] = (uint32_t)regs[r][l];
+    for (unsigned i = 0; i < 64; i++)
+        d[i / 2][i % 2] = (uint32_t)regs[i % 2][i / 2];
 }
 
 HANDLER(x_mma)
