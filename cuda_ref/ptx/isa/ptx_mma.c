@@ -131,24 +131,26 @@ static inline __attribute__((always_inline)) void tile_gather_ew(const frag *f, 
             B[col * K + k] = b_elem(f, ew, k, col);
 }
 
-/* Lane l's C elements (its registers' values c[0..3]: .f32 one element a
- * register, .f16 two; element idx at row l / 4 + 8 (idx / 2), column
- * 2 (l % 4) + idx % 2) to their places in C by row, rows under M */
+/* Lane l's C elements (its registers' values c[0..3]: .f32 one element a register, .f16 two;
+ * element idx at row l / 4 + 8 (idx / 2), column 2 (l % 4) + idx % 2) to C by row, rows under M */
 static inline void c_put(uint32_t *C, unsigned M, bool c32, unsigned l, const uint64_t c[4])
 {
-#pragma GCC unroll 4
-    for (unsigned idx = 0; idx < 4; idx++) {
-        unsigned row = l / 4 + 8 * (idx / 2), col = (l % 4) * 2 + idx % 2;
-        if (row < M)
-            C[row * 8 + col] = c32 ? (uint32_t)c[idx] : (uint32_t)(c[idx / 2] >> (16 * (idx % 2)));
+    unsigned o = (l / 4) * 8 + (l % 4) * 2; /* c0's place; c2's and c3's 8 rows down, when M is 16 */
+    C[o] = (uint32_t)c[0];
+    C[o + 1] = (uint32_t)(c32 ? c[1] : c[0] >> 16);
+    if (M > 8) {
+        C[o + 64] = (uint32_t)c[c32 ? 2 : 1];
+        C[o + 65] = (uint32_t)(c32 ? c[3] : c[1] >> 16);
     }
 }
 
 /* a register's four bytes, low first, to four elements */
 static inline void put_bytes(uint8_t *e, uint32_t v)
 {
-    for (unsigned i = 0; i < 4; i++) /* GCC: one 32-bit store (x86's order) */
-        e[i] = (uint8_t)(v >> 8 * i);
+    e[0] = (uint8_t)v; /* (four stores GCC merges into one, on a little-endian host) */
+    e[1] = (uint8_t)(v >> 8);
+    e[2] = (uint8_t)(v >> 16);
+    e[3] = (uint8_t)(v >> 24);
 }
 
 static void tile_gather(const frag *f, unsigned ew, unsigned M, unsigned K, uint32_t *A, uint32_t *B)
@@ -215,28 +217,25 @@ static void mma_float_tile(const frag *f, int ka, int kb, unsigned M, unsigned K
 static void mma_fp8(uint64_t *const *reg, int ka, int kb, bool c32, bool d32)
 {
     const unsigned nd = d32 ? 4 : 2;
-    uint64_t *const *ra = reg + nd, *const *rb = ra + 4, *const *rc = rb + 2;
+    uint64_t *const *ra = reg + nd, *const *rc = ra + 6; /* (b's two registers: ra[4], ra[5]) */
     uint8_t A[16 * 32], B[8 * 32];
     uint32_t C[16 * 8], D[16 * 8];
-#pragma GCC unroll 2
-    for (unsigned l = 0; l < 32; l++) {
-#pragma GCC unroll 4
-        for (unsigned r = 0; r < 4; r++)
-            put_bytes(A + (l / 4 + 8 * (r % 2)) * 32 + (r / 2) * 16 + (l % 4) * 4, (uint32_t)ra[r][l]);
-        for (unsigned r = 0; r < 2; r++)
-            put_bytes(B + (l / 4) * 32 + r * 16 + (l % 4) * 4, (uint32_t)rb[r][l]);
-        c_put(C, 16, c32, l, (const uint64_t[4]){rc[0][l], rc[1][l], c32 ? rc[2][l] : 0, c32 ? rc[3][l] : 0});
+    for (unsigned r = 0; r < 6; r++) { /* a register's lanes in turn (A's 4, B's 2): simple strides */
+        uint8_t *at = r < 4 ? A + 8 * (r % 2) * 32 + (r / 2) * 16 : B + (r - 4) * 16;
+        for (unsigned l = 0; l < 32; l++)
+            put_bytes(at + (l / 4) * 32 + (l % 4) * 4, (uint32_t)ra[r][l]);
     }
+    for (unsigned l = 0; l < 32; l++)
+        c_put(C, 16, c32, l, (const uint64_t[4]){rc[0][l], rc[1][l], c32 ? rc[2][l] : 0, c32 ? rc[3][l] : 0});
     ptx_dot_arith ar = ptx_dot_arith_current();
     ptx_dot_tile t = {.ta = dot_type(ka), .tb = dot_type(kb), .m = 16, .n = 8, .k = 32, .a8 = A, .b8 = B,
                       .c = C, .d = D, .c16 = !c32, .d16 = !d32, .split = true};
     ptx_dot_tile_sum(&t, &ar);
-    for (unsigned r = 0; r < nd; r++)
-#pragma GCC unroll 4
-        for (unsigned l = 0; l < 32; l++) {
-            unsigned row = l / 4 + 8 * (d32 ? r / 2 : r), col = (l % 4) * 2 + (d32 ? r % 2 : 0);
-            reg[r][l] = d32 ? D[row * 8 + col] : (D[row * 8 + col] | (uint64_t)D[row * 8 + col + 1] << 16);
-        }
+    for (unsigned r = 0; r < nd; r++) {
+        const uint32_t *at = D + 8 * 8 * (d32 ? r / 2 : r) + (d32 ? r % 2 : 0);
+        for (unsigned l = 0, o = 0; l < 32; l++, o = (l / 4) * 8 + (l % 4) * 2) /* o: lane l's place */
+            reg[r][l] = d32 ? at[o] : (at[o] | (uint64_t)at[o + 1] << 16);
+    }
 }
 
 /* ptx_models.h: the CPU backend's mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16,
