@@ -437,7 +437,7 @@ enum {
     JOP_F32_GEN, /* ptx_float.c's x_f32_gen: inline for add/sub/mul/fma .rn (.ftz, .sat) */
     JOP_F32_F16, /* cvt.rn.f16.f32 (vkrr_f32_to_f16_rne) */
     JOP_FSETP, /* ptx_float.c's x_fsetp: inline for .f32 */
-    JOP_FMINMAX, JOP_FABSNEG, JOP_APPROX, /* inline .f32 (abs/neg .f64 too); x_approx: ptx_jcalls.h */
+    JOP_FMINMAX, JOP_FABSNEG, JOP_APPROX, JOP_CVT_F8X2, /* inline .f32 (abs/neg .f64 too); direct calls: ptx_jcalls.h */
 };
 typedef struct ptx_jop {
     ptx_fn fn;

@@ -17,7 +17,7 @@
 #include "ptx_internal.h"
 #include "ptx_jcalls.h"
 
-const ptx_jcalls ptx_jcalls_all = {ptx_sync_converged, ptx_approx32};
+const ptx_jcalls ptx_jcalls_all = {ptx_sync_converged, ptx_approx32, ptx_cvt_f8x2_32};
 
 /* ---- scheduling within a warp --------------------------------------------------- */
 /* Chooses the next group: 1, or 0 when no lane of the warp can run now. */

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "ptx_internal.h"
+#include "ptx_jcalls.h"
 #include "ptx_models.h"
 
 #define A_(i) PTX_R(w, in->o[i])
@@ -117,11 +118,14 @@ HANDLER(x_cvt_f64_f32) /* cvt.f64.f32 */
 }
 
 /* What the JIT emits inline (ptx_jit_emit.c) */
+HANDLER(x_cvt_pack); /* (below: the JIT's table names it) */
+
 const ptx_jop ptx_cvt_jops[] = {{x_cvt_zext, JOP_ZEXT, 64, 0},
                                 {x_cvt_sext, JOP_SEXT, 64, 1},
                                 {x_cvt_f16_f32, JOP_F16_F32, 16, 0},
                                 {x_cvt_f64_f32, JOP_F32_F64, 32, 0},
-                                {x_cvt_rn_f16, JOP_F32_F16, 32, 0}};
+                                {x_cvt_rn_f16, JOP_F32_F16, 32, 0},
+                                {x_cvt_pack, JOP_CVT_F8X2, 16, 0}};
 const unsigned ptx_cvt_njops = sizeof ptx_cvt_jops / sizeof ptx_cvt_jops[0];
 
 /* value kinds */
@@ -295,24 +299,47 @@ static void f8_fill01(void) { f8_fill(0, 1); }
 static void f8_fill10(void) { f8_fill(1, 0); }
 static void f8_fill11(void) { f8_fill(1, 1); }
 
-/* The table for c, NULL when c is not a form it holds. */
-static const uint8_t *f8_table(const ptx_inst *in, cvt_desc c)
+/* The table of a form, filled on first use */
+static const uint8_t *f8_of(bool e5m2, bool relu)
 {
     static void (*const fill[2][2])(void) = {{f8_fill00, f8_fill01}, {f8_fill10, f8_fill11}};
-    if (in->a != 1 || c.sk != K_F16 || (c.dk != K_E4M3 && c.dk != K_E5M2) || c.rnd != RND_RN ||
-        (c.flags & ~CV_RELU) != CV_SATFINITE)
-        return NULL;
-    unsigned e5 = c.dk == K_E5M2, relu = (c.flags & CV_RELU) != 0;
-    pthread_once(&f8_once[e5][relu], fill[e5][relu]);
-    return f8[e5][relu];
+    pthread_once(&f8_once[e5m2][relu], fill[e5m2][relu]);
+    return f8[e5m2][relu];
+}
+
+/* ptx_cvt_f8x2_form of in, described by c */
+static int f8_form(const ptx_inst *in, cvt_desc c)
+{
+    if (in->fn != x_cvt_pack || in->a != 1 || c.sk != K_F16 || (c.dk != K_E4M3 && c.dk != K_E5M2) ||
+        c.rnd != RND_RN || (c.flags & ~CV_RELU) != CV_SATFINITE)
+        return -1;
+    return (c.dk == K_E5M2) | ((c.flags & CV_RELU) != 0) << 1;
+}
+
+int ptx_cvt_f8x2_form(const ptx_inst *in)
+{
+    return f8_form(in, desc_of(in));
+}
+
+/* The table for in (described by c), NULL when in is not a form it holds. */
+static const uint8_t *f8_table(const ptx_inst *in, cvt_desc c)
+{
+    int form = f8_form(in, c);
+    return form < 0 ? NULL : f8_of(form & 1, form >> 1);
 }
 
 uint16_t vkrr_ptx_cvt_f8x2_f16x2(uint32_t a, bool e5m2, bool relu)
 {
-    static void (*const fill[2][2])(void) = {{f8_fill00, f8_fill01}, {f8_fill10, f8_fill11}};
-    pthread_once(&f8_once[e5m2][relu], fill[e5m2][relu]);
-    const uint8_t *t = f8[e5m2][relu];
+    const uint8_t *t = f8_of(e5m2, relu);
     return (uint16_t)(t[(a >> 16) & 0xffffu] << 8 | t[a & 0xffffu]);
+}
+
+void ptx_cvt_f8x2_32(ptx_warp *w, uint32_t form, uint64_t *d, const uint64_t *a)
+{
+    (void)w;
+    const uint8_t *t = f8_of(form & 1, form >> 1 & 1);
+    for (unsigned l = 0; l < 32; l++) /* each lane's a read before its d is written (d may be a) */
+        d[l] = (uint64_t)t[(a[l] >> 16) & 0xffffu] << 8 | t[a[l] & 0xffffu];
 }
 
 HANDLER(x_cvt_pack)
@@ -322,7 +349,7 @@ HANDLER(x_cvt_pack)
     cvt_desc c = desc_of(in);
     unsigned h = c.dbits;
     const uint8_t *t = f8_table(in, c);
-    if (t) { /* the same as vkrr_ptx_cvt_f8x2_f16x2 (ptx_models.h), without its once a lane */
+    if (t) { /* the same as vkrr_ptx_cvt_f8x2_f16x2 (ptx_models.h) and ptx_cvt_f8x2_32 */
         PTX_LANES(m, d[l] = (uint64_t)t[(A[l] >> 16) & 0xffffu] << 8 | t[A[l] & 0xffffu]);
         return 0;
     }

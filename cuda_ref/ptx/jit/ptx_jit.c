@@ -221,10 +221,11 @@ static const char *llvm_why(ptx_func *f, const char *what, LLVMErrorRef e)
  * every kernel; tests); VKRR_PTX_JIT_INLINE_PCT and VKRR_PTX_JIT_BUDGET its
  * share of inline instructions and its budget (0: every run, no budget;
  * benches).  The tier is part of the cache key. */
-#define JIT_VERSION "vkrr-ptx-jit 9" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs;
-                                           * 7: a run returns where it went on into the next;
-                                           * 8: runs of one shape share a function;
-                                           * 9: direct calls through ptx_warp.jcalls */
+#define JIT_VERSION "vkrr-ptx-jit 10" /* 4: regions at device addresses; 5: tiers; 6: .sync in runs;
+                                            * 7: a run returns where it went on into the next;
+                                            * 8: runs of one shape share a function;
+                                            * 9: direct calls through ptx_warp.jcalls;
+                                            * 10: cvt f8x2.f16x2 a direct call */
 #define JIT_QUICK_MIN 8192u
 #define JIT_QUICK_INLINE_PCT 25u
 #define JIT_QUICK_BUDGET 16384u

@@ -37,7 +37,7 @@ static const ptx_jop *jop_of(ptx_fn fn)
 unsigned ptx_jit_emit_weight(const ptx_inst *in)
 {
     const ptx_jop *j = jop_of(in->fn); /* (emit_jop may still call the handler for a few forms) */
-    return !j || j->op == JOP_APPROX ? 0 : j->op == JOP_LD || j->op == JOP_ST ? 4 : 1; /* a call either way */
+    return !j || j->op == JOP_APPROX || j->op == JOP_CVT_F8X2 ? 0 : j->op == JOP_LD || j->op == JOP_ST ? 4 : 1; /* a call either way */
 }
 
 /* Source slot as <32 x iN> (its low N bits). */
@@ -155,6 +155,8 @@ static bool emit_jop(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValu
         return jit_emit_mem(e, in, j, m, mv);
     case JOP_APPROX:
         return jit_emit_approx(e, in, m);
+    case JOP_CVT_F8X2:
+        return jit_emit_cvt_f8x2(e, in, m);
     case JOP_F16_F32:
         jit_store_slot(e, in->o[0], LLVMBuildZExt(b, f16_to_f32(e, src(e, in->o[1], 16)), e->v64, ""), mv);
         return true;

@@ -137,6 +137,9 @@ bool jit_emit_mem(jit_emit *e, const ptx_inst *in, const ptx_jop *j, LLVMValueRe
 /* x_approx (JOP_APPROX): a direct call where the whole warp runs its .f32
  * forms (ptx_approx32); false: the handler is called. */
 bool jit_emit_approx(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
+/* x_cvt_pack's f8x2.f16x2 forms (JOP_CVT_F8X2): a direct call where the
+ * whole warp runs it (ptx_cvt_f8x2_32); false: the handler is called. */
+bool jit_emit_cvt_f8x2(jit_emit *e, const ptx_inst *in, LLVMValueRef m);
 /* f32 add/sub/mul/fma, setp.f32 and cvt.rn.f16.f32 (ptx_float_jops,
  * JOP_F32_F16) for lanes m (mv as <32 x i1>); false: not inline (the
  * handler is called). */

@@ -118,6 +118,22 @@ bool jit_emit_approx(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
     return true;
 }
 
+/* x_cvt_pack's cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2, for a whole
+ * warp: a direct call of ptx_cvt_f8x2_32 (its tables, as the handler's);
+ * the other forms, and a partial warp, call the handler. */
+bool jit_emit_cvt_f8x2(jit_emit *e, const ptx_inst *in, LLVMValueRef m)
+{
+    int form = ptx_cvt_f8x2_form(in);
+    if (form < 0 || in->o[0] >= e->f->nslots || in->o[1] >= e->f->nslots)
+        return false;
+    LLVMTypeRef params[4] = {e->ptr, e->i32, e->ptr, e->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 4, 0);
+    LLVMValueRef args[3] = {LLVMConstInt(e->i32, (uint64_t)form, 0), jit_slot_ptr(e, in->o[0]),
+                            jit_slot_ptr(e, in->o[1])};
+    jit_emit_call_whole(e, in, m, offsetof(ptx_jcalls, cvt_f8x2), ft, args, 3);
+    return true;
+}
+
 /* vkrr_f32_to_f16_rne over the lanes, as <32 x i32> holding the f16 code. */
 static LLVMValueRef f32_to_f16(jit_emit *e, LLVMValueRef x)
 {
