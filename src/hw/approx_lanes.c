@@ -184,13 +184,16 @@ AVX2_FN static inline __m256i ftz8(__m256i b)
 #define LO128(v) _mm256_castsi256_si128(v)
 #define HI128(v) _mm256_extracti128_si256(v, 1)
 
-/* xs[n] up to the next multiple of eight (what the loops read past n) set
- * to 0: not the whole array, whose zeroing GCC makes a rep stos, slow to
- * start on every call of a warp's 32 lanes */
-static inline void zero_tail(float *xs, unsigned n)
+/* x[0..n) (n not a multiple of eight) copied to xs, and xs[n] up to the
+ * next multiple of eight (what the loops read past n) set to 0: not the
+ * whole array, whose zeroing GCC makes a rep stos.  A multiple of eight
+ * lanes (a whole warp: 32) is read and written in place, no copy. */
+static inline const float *lanes_in(const float *x, float *xs, unsigned n)
 {
+    memcpy(xs, x, 4 * (size_t)n);
     for (unsigned k = n; k % 8u; k++)
         xs[k] = 0.0f;
+    return xs;
 }
 
 /* ex2_portable's lanes, eight at a time: the same operations on the same
@@ -200,9 +203,9 @@ static inline void zero_tail(float *xs, unsigned n)
 AVX2_FN static uint32_t ex2_avx2(const uint8_t *const p2[2], const double *ref0, const float *x, float *y,
                                  unsigned n)
 {
-    float xs[32], ys[32]; /* lanes past n, to the next eight: x = 0, their results dropped */
-    memcpy(xs, x, 4 * (size_t)n);
-    zero_tail(xs, n);
+    float xb[32], yb[32]; /* lanes past n, to the next eight: x = 0, their results dropped */
+    const float *xs = n % 8 ? lanes_in(x, xb, n) : x;
+    float *ys = n % 8 ? yb : y;
     __m256i other = _mm256_set1_epi64x(((intptr_t)p2[1] - (intptr_t)p2[0]) / 4); /* E-'s words from E+'s */
     uint32_t rest = 0;
     for (unsigned k = 0; k < n; k += 8) {
@@ -242,16 +245,17 @@ AVX2_FN static uint32_t ex2_avx2(const uint8_t *const p2[2], const double *ref0,
         uint32_t esc = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(code, _mm256_set1_epi32(3))));
         rest |= ((~(uint32_t)_mm256_movemask_ps(in) | esc | near) & 0xffu) << k;
     }
-    memcpy(y, ys, 4 * (size_t)n);
+    if (ys != y)
+        memcpy(y, ys, 4 * (size_t)n);
     return rest & all_lanes(n);
 }
 
 /* rcp_portable's lanes, eight at a time (as ex2_avx2) */
 AVX2_FN static uint32_t rcp_avx2(const uint8_t *p2, const float *x, float *y, unsigned n)
 {
-    float xs[32], ys[32];
-    memcpy(xs, x, 4 * (size_t)n);
-    zero_tail(xs, n);
+    float xb[32], yb[32];
+    const float *xs = n % 8 ? lanes_in(x, xb, n) : x;
+    float *ys = n % 8 ? yb : y;
     uint32_t rest = 0;
     for (unsigned k = 0; k < n; k += 8) {
         __m256i b = ftz8(_mm256_loadu_si256((const __m256i *)(const void *)(xs + k)));
@@ -275,7 +279,8 @@ AVX2_FN static uint32_t rcp_avx2(const uint8_t *p2, const float *x, float *y, un
         _mm256_storeu_ps(ys + k, _mm256_set_m128(out[1], out[0]));
         rest |= ((uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & 0xffu) << k;
     }
-    memcpy(y, ys, 4 * (size_t)n);
+    if (ys != y)
+        memcpy(y, ys, 4 * (size_t)n);
     return rest & all_lanes(n);
 }
 

@@ -625,29 +625,37 @@ static const void *load(vkrr_hw_tables *t, int id, vkrr_error *err)
     return build_in_memory(t, id, err);
 }
 
+/* vkrr_hw_tables_get's first use of table id: loaded under the lock.  A
+ * function of its own, so that the look-up every approximate instruction
+ * makes does not set up this one's frame (its error record). */
+static __attribute__((noinline)) const void *get_first(vkrr_hw_tables *t, vkrr_hw_table_id id)
+{
+    pthread_mutex_lock(&t->lock);
+    const void *m = atomic_load_explicit(&t->map[id], memory_order_relaxed);
+    if (!m && !t->failed[id]) {
+        vkrr_error e = {0};
+        m = load(t, id, &e);
+        if (m) {
+            atomic_store_explicit(&t->map[id], m, memory_order_release);
+        } else {
+            t->failed[id] = true;
+            if (!t->has_err) {
+                t->err = e;
+                t->has_err = true;
+            }
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    return m;
+}
+
 const void *vkrr_hw_tables_get(vkrr_hw_tables *t, vkrr_hw_table_id id, size_t *bytes)
 {
     if ((unsigned)id >= VKRR_HWT_COUNT)
         return NULL;
     const void *m = atomic_load_explicit(&t->map[id], memory_order_acquire);
-    if (!m) {
-        pthread_mutex_lock(&t->lock);
-        m = atomic_load_explicit(&t->map[id], memory_order_relaxed);
-        if (!m && !t->failed[id]) {
-            vkrr_error e = {0};
-            m = load(t, id, &e);
-            if (m) {
-                atomic_store_explicit(&t->map[id], m, memory_order_release);
-            } else {
-                t->failed[id] = true;
-                if (!t->has_err) {
-                    t->err = e;
-                    t->has_err = true;
-                }
-            }
-        }
-        pthread_mutex_unlock(&t->lock);
-    }
+    if (!m)
+        m = get_first(t, id);
     if (bytes)
         *bytes = m ? t->bytes[id] : 0;
     return m;
