@@ -14,7 +14,8 @@
 
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask: o[0] d, o[1] p (P, UINT32_MAX none),
  * o[2] a, o[3] b, o[4] c; in->a mode 0 up 1 down 2 bfly 3 idx */
-uint32_t vkrr_ptx_shfl_source(unsigned mode, uint32_t l, uint32_t b, uint32_t c, bool *ok)
+/* vkrr_ptx_shfl_source's law, inline in x_shfl's loop over the lanes */
+static inline uint32_t shfl_source(unsigned mode, uint32_t l, uint32_t b, uint32_t c, bool *ok)
 {
     uint32_t clamp = c & 31u, seg = (c >> 8) & 31u;
     uint32_t maxl = (l & seg) | (clamp & ~seg), minl = l & seg;
@@ -29,6 +30,11 @@ uint32_t vkrr_ptx_shfl_source(unsigned mode, uint32_t l, uint32_t b, uint32_t c,
     return !*ok || j < 0 || j > 31 ? l : (uint32_t)j;
 }
 
+uint32_t vkrr_ptx_shfl_source(unsigned mode, uint32_t l, uint32_t b, uint32_t c, bool *ok)
+{
+    return shfl_source(mode, l, b, c, ok);
+}
+
 HANDLER(x_shfl)
 {
     uint64_t src[32];
@@ -38,7 +44,7 @@ HANDLER(x_shfl)
     uint32_t pbits = 0;
     PTX_LANES(m, {
         bool ok;
-        uint32_t j = vkrr_ptx_shfl_source(in->a, l, (uint32_t)B[l], (uint32_t)C[l], &ok);
+        uint32_t j = shfl_source(in->a, l, (uint32_t)B[l], (uint32_t)C[l], &ok);
         d[l] = (uint32_t)src[j];
         pbits |= (uint32_t)ok << l;
     });
