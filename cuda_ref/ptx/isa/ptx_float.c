@@ -278,18 +278,10 @@ static void approx_f32(ptx_warp *w, vkrr_approx_op op, int ftz, uint32_t m, uint
     float x[32], y[32]; /* n read: not zeroed (a rep stos, half the handler's time) */
     unsigned n = 0, si = 0;
     x[0] = 0.0f; /* (GCC cannot see that n lanes are written) */
-    if (m == 0xffffffffu) { /* a whole warp: plain loops, which GCC makes vector moves */
-        for (unsigned l = 0; l < 32; l++)
-            x[l] = ptx_f(A[l]);
-        vkrr_approx_f32_many(op, x, y, 32, ftz, &si);
-        for (unsigned l = 0; l < 32; l++)
-            d[l] = ptx_fb(y[l]);
-    } else {
-        PTX_LANES(m, { x[n++] = ptx_f(A[l]); });
-        vkrr_approx_f32_many(op, x, y, n, ftz, &si);
-        n = 0;
-        PTX_LANES(m, { d[l] = ptx_fb(y[n++]); });
-    }
+    PTX_LANES(m, { x[n++] = ptx_f(A[l]); });
+    vkrr_approx_f32_many(op, x, y, n, ftz, &si);
+    n = 0;
+    PTX_LANES(m, { d[l] = ptx_fb(y[n++]); });
     if (si)
         atomic_fetch_or(&w->cta->rt->standins, si);
 }
