@@ -212,54 +212,59 @@ static uint64_t reg_mask(const ptx_inst *in)
 
 /* The values a ld reads (vals[k] for each destination, NULL for a sink):
  * when the whole warp runs it at one address (weights, constants), one
- * load broadcast; else gathers (of words, for elements under 4 bytes). */
+ * load broadcast, unless one_done (uniform_ld has taken that case before,
+ * so no such block is built); else gathers (of words, for elements under
+ * 4 bytes). */
 static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVMValueRef a,
                         LLVMValueRef m, LLVMValueRef mv, bool one_done, LLVMValueRef *vals)
 {
     LLVMBuilderRef b = e->b;
     unsigned eb = in->a, n = in->b;
-    LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
-    LLVMValueRef p0 = LLVMBuildExtractElement(b, ptrs, zero, "");
-    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, ptrs, jit_splat_of(e, p0), "");
-    if (eb * n < 4) { /* ptrs hold the words' addresses; a's low bits the place in them */
-        LLVMValueRef low = LLVMBuildAnd(b, a, jit_splat(e, 64, 3), "");
-        LLVMValueRef low0 = LLVMBuildExtractElement(b, low, zero, "");
-        same = LLVMBuildAnd(b, same, LLVMBuildICmp(b, LLVMIntEQ, low, jit_splat_of(e, low0), ""), "");
-        p0 = LLVMBuildGEP2(b, e->i8, p0, &low0, 1, "");
-    }
     LLVMValueRef all = LLVMConstInt(e->i32, 0xffffffffu, 0);
-    LLVMValueRef uni = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""),
-                                    LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, same, e->i32, ""),
-                                                  all, ""), "");
-    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldone");
     LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldeach");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "lddone");
-    if (one_done) /* uniform_ld took the one-address case: never here */
-        uni = LLVMConstInt(e->i1, 0, 0);
-    LLVMBuildCondBr(b, uni, one, each);
-    LLVMValueRef v1[4], v2[4];
-    LLVMPositionBuilderAtEnd(b, one);
-    for (unsigned k = 0; k < n; k++)
-        if (in->o[1 + k] != UINT32_MAX)
-            v1[k] = jit_splat_of(e, load_one(e, in, p0, k));
-    LLVMBasicBlockRef one_end = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, done);
+    LLVMBasicBlockRef from[3];
+    LLVMValueRef got[3][4]; /* each way's values: one address, then gathers whole and part */
+    unsigned nways = 0;
+    if (one_done) {
+        LLVMBuildBr(b, each);
+    } else {
+        LLVMValueRef zero = LLVMConstInt(e->i32, 0, 0);
+        LLVMValueRef p0 = LLVMBuildExtractElement(b, ptrs, zero, "");
+        LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, ptrs, jit_splat_of(e, p0), "");
+        if (eb * n < 4) { /* ptrs hold the words' addresses; a's low bits the place in them */
+            LLVMValueRef low = LLVMBuildAnd(b, a, jit_splat(e, 64, 3), "");
+            LLVMValueRef low0 = LLVMBuildExtractElement(b, low, zero, "");
+            same = LLVMBuildAnd(b, same, LLVMBuildICmp(b, LLVMIntEQ, low, jit_splat_of(e, low0), ""), "");
+            p0 = LLVMBuildGEP2(b, e->i8, p0, &low0, 1, "");
+        }
+        LLVMValueRef uni = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""),
+                                        LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, same, e->i32, ""),
+                                                      all, ""), "");
+        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldone");
+        LLVMBuildCondBr(b, uni, one, each);
+        LLVMPositionBuilderAtEnd(b, one);
+        for (unsigned k = 0; k < n; k++)
+            if (in->o[1 + k] != UINT32_MAX)
+                got[nways][k] = jit_splat_of(e, load_one(e, in, p0, k));
+        from[nways++] = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, done);
+    }
     /* gathers: a whole warp's by a constant mask, which LLVM makes plain
      * loads where the target has no masked gather (AVX2: a branch a lane) */
     LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldwhole");
     LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "ldpart");
     LLVMPositionBuilderAtEnd(b, each);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, m, all, ""), whole, part);
-    LLVMBasicBlockRef from[3] = {one_end, whole, part};
-    LLVMValueRef v3[4], masks[2] = {LLVMConstAllOnes(e->vmask), mv}, *into[2] = {v2, v3};
-    for (unsigned h = 0; h < 2; h++) {
+    LLVMValueRef masks[2] = {LLVMConstAllOnes(e->vmask), mv};
+    for (unsigned h = 0; h < 2; h++, nways++) {
         LLVMPositionBuilderAtEnd(b, h ? part : whole);
         LLVMValueRef words[4] = {NULL, NULL, NULL, NULL};
         for (unsigned k = 0; k < n; k++)
             if (in->o[1 + k] != UINT32_MAX)
-                into[h][k] = eb < 4 ? sub_word(e, ptrs, a, masks[h], eb, eb * n, in->c, k, words)
-                                    : gather(e, ptrs, masks[h], eb, in->c, k * eb);
-        from[1 + h] = LLVMGetInsertBlock(b);
+                got[nways][k] = eb < 4 ? sub_word(e, ptrs, a, masks[h], eb, eb * n, in->c, k, words)
+                                       : gather(e, ptrs, masks[h], eb, in->c, k * eb);
+        from[nways] = LLVMGetInsertBlock(b);
         LLVMBuildBr(b, done);
     }
     LLVMPositionBuilderAtEnd(b, done);
@@ -267,8 +272,10 @@ static void load_values(jit_emit *e, const ptx_inst *in, LLVMValueRef ptrs, LLVM
         if (in->o[1 + k] == UINT32_MAX)
             continue;
         vals[k] = LLVMBuildPhi(b, e->v64, "");
-        LLVMValueRef in_v[3] = {v1[k], v2[k], v3[k]};
-        LLVMAddIncoming(vals[k], in_v, from, 3);
+        LLVMValueRef in_v[3];
+        for (unsigned w = 0; w < nways; w++)
+            in_v[w] = got[w][k];
+        LLVMAddIncoming(vals[k], in_v, from, nways);
     }
 }
 
